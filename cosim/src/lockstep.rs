@@ -1,0 +1,160 @@
+//! The lock-step harness every co-simulation test uses: a [`Dut`] and its behavioural model
+//! take the same input each cycle and must give the same outputs.
+//!
+//! - The Verilated model starts from random state ([`DutOptions::x_seed`] from the test
+//!   seed); both sides then take the model's reset input for one cycle, whose outputs are not
+//!   compared. A register that the reset does not define shows up as a mismatch.
+//! - The seed is printed; `SEED` and `CYCLES` override it and the cycle count.
+//! - The model names what each cycle did ([`npu_model::Block::event`]); those names, and any
+//!   the test adds, are counted in a [`Coverage`] that the test asserts.
+use crate::{Dut, DutOptions, In, Out};
+use npu_model::Block;
+use rand::{rngs::SmallRng, SeedableRng};
+use std::{collections::BTreeMap, collections::VecDeque, fmt};
+
+/// Seed and length of one test run.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub test: String,
+    pub seed: u64,
+    pub cycles: u64,
+}
+
+impl Run {
+    /// `default_cycles` cycles from a fresh random seed, unless `CYCLES` or `SEED` say
+    /// otherwise. Prints both, so any run can be repeated.
+    pub fn from_env(test: &str, default_cycles: u64) -> Self {
+        let env = |name: &str| {
+            std::env::var(name).ok().map(|v| v.parse::<u64>().unwrap_or_else(|_| panic!("{name}={v} is not a number")))
+        };
+        let seed = env("SEED").unwrap_or_else(rand::random);
+        let cycles = env("CYCLES").unwrap_or(default_cycles);
+        eprintln!("{test}: SEED={seed} CYCLES={cycles}");
+        Self { test: test.into(), seed, cycles }
+    }
+
+    /// A run over a fixed sequence of `cycles` inputs (no randomness).
+    pub fn fixed(test: &str, cycles: usize) -> Self {
+        Self { test: test.into(), seed: 0, cycles: cycles as u64 }
+    }
+
+    pub fn rng(&self) -> SmallRng {
+        SmallRng::seed_from_u64(self.seed)
+    }
+}
+
+/// Named counters of what a run exercised.
+#[derive(Clone, Debug, Default)]
+pub struct Coverage {
+    counts: BTreeMap<String, u64>,
+}
+
+impl Coverage {
+    pub fn hit(&mut self, what: &str) {
+        match self.counts.get_mut(what) {
+            Some(n) => *n += 1,
+            None => {
+                self.counts.insert(what.to_string(), 1);
+            }
+        }
+    }
+
+    pub fn count(&self, what: &str) -> u64 {
+        self.counts.get(what).copied().unwrap_or(0)
+    }
+
+    /// Panics, with the whole table, unless every item of `required` was seen.
+    pub fn require(&self, required: &[&str]) {
+        let missing: Vec<_> = required.iter().filter(|r| self.count(r) == 0).collect();
+        assert!(missing.is_empty(), "coverage holes: {missing:?}\n{self}");
+    }
+}
+
+impl fmt::Display for Coverage {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        for (what, n) in &self.counts {
+            writeln!(f, "  {n:>10}  {what}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The first cycle at which the Verilated block and its model disagreed.
+pub struct Mismatch<D: Dut> {
+    pub run: Run,
+    pub cycle: u64,
+    pub input: In<D>,
+    pub expected: Out<D>,
+    pub actual: Out<D>,
+    /// Up to eight inputs of the cycles before, oldest first.
+    pub before: Vec<In<D>>,
+}
+
+impl<D: Dut> fmt::Display for Mismatch<D> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let Run { test, seed, .. } = &self.run;
+        writeln!(f, "{}: Verilog and model differ at cycle {} of test {test}, seed {seed}", D::NAME, self.cycle)?;
+        writeln!(f, "  inputs:  {:?}", self.input)?;
+        writeln!(f, "  model:   {:?}", self.expected)?;
+        writeln!(f, "  verilog: {:?}", self.actual)?;
+        for (k, i) in self.before.iter().rev().enumerate() {
+            writeln!(f, "  cycle {}: {i:?}", self.cycle as i64 - 1 - k as i64)?;
+        }
+        write!(f, "  reproduce: SEED={seed} NPU_WAVES={}.fst cargo test {test}", D::NAME)
+    }
+}
+
+impl<D: Dut> fmt::Debug for Mismatch<D> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Steps `D` and its model in lock step for `run.cycles` cycles of `stimulus(rng, cycle)`.
+/// Returns the coverage, or the first mismatch.
+pub fn check<D: Dut>(
+    run: &Run,
+    mut stimulus: impl FnMut(&mut SmallRng, u64) -> In<D>,
+    mut cover: impl FnMut(&In<D>, &mut Coverage),
+) -> Result<Coverage, Box<Mismatch<D>>> {
+    let x_seed = run.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut dut = D::open(&DutOptions::from_env(x_seed));
+    let mut model = D::Model::default();
+    let mut rng = run.rng();
+    let mut coverage = Coverage::default();
+    let mut before = VecDeque::with_capacity(8);
+    if let Some(reset) = D::Model::reset_input() {
+        dut.step(&reset);
+        model.step(&reset);
+    }
+    for cycle in 0..run.cycles {
+        let input = stimulus(&mut rng, cycle);
+        let actual = dut.step(&input);
+        let expected = model.step(&input);
+        if actual != expected {
+            return Err(Box::new(Mismatch { run: run.clone(), cycle, input, expected, actual, before: before.into() }));
+        }
+        coverage.hit(model.event());
+        cover(&input, &mut coverage);
+        if before.len() == 8 {
+            before.pop_front();
+        }
+        before.push_back(input);
+    }
+    Ok(coverage)
+}
+
+/// [`check`], panicking with the mismatch report; prints the coverage table.
+pub fn assert_lockstep<D: Dut>(
+    run: &Run,
+    stimulus: impl FnMut(&mut SmallRng, u64) -> In<D>,
+    cover: impl FnMut(&In<D>, &mut Coverage),
+) -> Coverage {
+    match check::<D>(run, stimulus, cover) {
+        Ok(coverage) => {
+            eprintln!("{}: {} cycles match; coverage:\n{coverage}", run.test, run.cycles);
+            coverage
+        }
+        Err(mismatch) => panic!("{mismatch}"),
+    }
+}

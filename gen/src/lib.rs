@@ -1,0 +1,178 @@
+//! Verilog export of every top-level block.
+//!
+//! [`tops`] is the one list of exported tops. For each, rust-hdl's Verilog is renamed so the
+//! top module carries the block's name and every internal module is prefixed with it
+//! (`mac`, `mac__adder`, ...): all exported files can be read into one Verilator or yosys run
+//! with no name clash. The port list, parsed back from the export, is the manifest from which
+//! the co-simulation bridge generates its C++ shim and Rust handle.
+use npu_hdl::mnist;
+use rust_hdl::prelude::{generate_verilog, Block};
+
+/// One exported top.
+pub struct Top {
+    /// Module and file name.
+    pub name: &'static str,
+    /// Path of the behavioural model (a `npu_model::Block`) the top is co-simulated against.
+    pub model: &'static str,
+    /// The rust-hdl source, for the file header.
+    pub source: &'static str,
+    /// False for tops that exist only to test the test bench (deliberately broken copies):
+    /// they are verilated but never written to the user's Verilog folder.
+    pub for_users: bool,
+    /// Complete file text: header, waivers, modules.
+    pub verilog: String,
+    pub ports: Vec<Port>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    In,
+    Out,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Port {
+    pub name: String,
+    pub direction: Direction,
+    pub width: usize,
+    pub signed: bool,
+}
+
+/// Every exported top, in a stable order.
+pub fn tops() -> Vec<Top> {
+    vec![
+        export("two_casc", "npu_model::mnist::two_casc::TwoCasc", "hdl/src/mnist/two_casc.rs", true, mnist::TwoCasc::default()),
+        export("mac", "npu_model::mnist::mac::Mac", "hdl/src/mnist/mac.rs", true, mnist::Mac::default()),
+        export("piso_deb", "npu_model::mnist::piso_deb::PisoDeb", "hdl/src/mnist/piso_deb.rs", true, mnist::PisoDeb::default()),
+        // The 2CASC with a wrong positive limit (0x7FFE): tests/two_casc.rs shows the harness
+        // reports it against the correct model.
+        export(
+            "two_casc_broken",
+            "npu_model::mnist::two_casc::TwoCasc",
+            "hdl/src/mnist/two_casc.rs",
+            false,
+            mnist::TwoCasc::with_limits(0x7FFE, -0x8000),
+        ),
+    ]
+}
+
+/// Verilator warning classes that rust-hdl's output style forces, waived in every exported
+/// file from this one list. Functional classes (LATCH, MULTIDRIVEN, WIDTH, CMPCONST,
+/// UNSIGNED, COMBDLY, ...) are never waived: WIDTH in Verilator 5.006 covers truncation too,
+/// so the blocks are written not to raise it at all (see `npu_hdl`).
+pub const LINT_WAIVERS: &[(&str, &str)] = &[
+    (
+        "DECLFILENAME",
+        "rust-hdl writes a top and all its sub-modules into one file, so only the top's name can match the file name",
+    ),
+];
+
+fn export(name: &'static str, model: &'static str, source: &'static str, for_users: bool, mut block: impl Block) -> Top {
+    block.connect_all();
+    let body = rename_modules(&generate_verilog(&block), name);
+    let ports = parse_ports(&body, name);
+    let mut verilog = format!(
+        "// {name}: generated from {source} by npu-gen. Do not edit: change the rust-hdl source and run `make verilog`.\n\
+         // Waivers, one list for the whole project (gen/src/lib.rs, LINT_WAIVERS):\n"
+    );
+    for (rule, why) in LINT_WAIVERS {
+        verilog += &format!("//   {rule}: {why}.\n/* verilator lint_off {rule} */\n");
+    }
+    verilog += body.trim_start();
+    Top { name, model, source, for_users, verilog, ports }
+}
+
+/// rust-hdl names the top `top` and sub-modules `top$path$to$child`; make them `name` and
+/// `name__path__to__child`.
+fn rename_modules(verilog: &str, name: &str) -> String {
+    let mut out = String::with_capacity(verilog.len());
+    let mut rest = verilog;
+    while let Some(at) = rest.find("top") {
+        out += &rest[..at];
+        let starts_ident = !out.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+        let tail = &rest[at + 3..];
+        let ident_len = tail
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+            .unwrap_or(tail.len());
+        let suffix = &tail[..ident_len];
+        if starts_ident && (suffix.is_empty() || suffix.starts_with('$')) {
+            out += name;
+            out += &suffix.replace('$', "__");
+        } else {
+            out += "top";
+            out += suffix;
+        }
+        rest = &tail[ident_len..];
+    }
+    out + rest
+}
+
+/// The ports of the first (top) module, from rust-hdl's "Module arguments" declarations,
+/// e.g. `input wire signed [7:0] data_a;`.
+fn parse_ports(verilog: &str, name: &str) -> Vec<Port> {
+    let start = verilog.find("// Module arguments").unwrap_or_else(|| panic!("{name}: no module arguments"));
+    verilog[start..]
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .take_while(|l| l.starts_with("input") || l.starts_with("output"))
+        .map(|line| {
+            let words: Vec<&str> = line.trim_end_matches(';').split_whitespace().collect();
+            let direction = if words[0] == "input" { Direction::In } else { Direction::Out };
+            let width = words
+                .iter()
+                .find_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(":0]")))
+                .map_or(1, |msb| msb.parse::<usize>().expect("port range") + 1);
+            Port {
+                name: words.last().unwrap().to_string(),
+                direction,
+                width,
+                signed: words.contains(&"signed"),
+            }
+        })
+        .collect()
+}
+
+/// The port manifest of all tops as JSON (written by `make verilog` next to the Verilog).
+pub fn manifest_json(tops: &[Top]) -> String {
+    let mut json = String::from("{\n");
+    for (i, top) in tops.iter().enumerate() {
+        json += &format!("  \"{}\": {{\n    \"source\": \"{}\",\n    \"model\": \"{}\",\n    \"ports\": [\n", top.name, top.source, top.model);
+        for (j, p) in top.ports.iter().enumerate() {
+            json += &format!(
+                "      {{\"name\": \"{}\", \"direction\": \"{}\", \"width\": {}, \"signed\": {}}}{}\n",
+                p.name,
+                if p.direction == Direction::In { "input" } else { "output" },
+                p.width,
+                p.signed,
+                if j + 1 < top.ports.len() { "," } else { "" }
+            );
+        }
+        json += &format!("    ]\n  }}{}\n", if i + 1 < tops.len() { "," } else { "" });
+    }
+    json + "}\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renames_top_and_submodules_only() {
+        let v = "module top(a);\n top$adder$x adder(.a(stop$d));\nendmodule // top\nmodule top$adder$x(a);\n";
+        assert_eq!(
+            rename_modules(v, "mac"),
+            "module mac(a);\n mac__adder__x adder(.a(stop$d));\nendmodule // mac\nmodule mac__adder__x(a);\n"
+        );
+    }
+
+    #[test]
+    fn parses_port_declarations() {
+        let v = "module m(clock,a,y);\n    // Module arguments\n    input wire  clock;\n    input wire signed [7:0] a;\n    output reg  [95:0] y;\n\n";
+        let p = parse_ports(v, "m");
+        assert_eq!(p.len(), 3);
+        assert_eq!((p[1].name.as_str(), p[1].width, p[1].signed), ("a", 8, true));
+        assert_eq!((p[2].direction, p[2].width, p[2].signed), (Direction::Out, 96, false));
+        assert_eq!(p[0].width, 1);
+    }
+}

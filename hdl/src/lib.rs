@@ -1,0 +1,14 @@
+//! rust-hdl descriptions of the NPU datapath blocks.
+//!
+//! This crate is the single source of truth for the RTL: Verilog, port manifests and the
+//! co-simulation handles are all generated from the structs defined here (see `npu-gen`).
+//!
+//! Conventions every block follows, so that the exported Verilog lints clean under
+//! `verilator -Wall` without waiving any functional warning class:
+//! - registers are [`primitives::Reg`]: synchronous reset to a stated value, no `initial` block;
+//! - no integer literals inside `#[hdl_gen]` (rust-hdl prints them 32 bits wide): every
+//!   constant is a sized `Constant<_>` field;
+//! - narrowing is a bit slice of a `Bits` signal, never a cast; sign extension and the 8x8
+//!   multiplier are the primitives [`primitives::SignExtend`] and [`primitives::MulS8`].
+pub mod mnist;
+pub mod primitives;

@@ -1,0 +1,28 @@
+//! Cycle-accurate behavioural models of the NPU blocks, in pure Rust.
+//!
+//! Each model has the file name of its RTL block in `npu-hdl` and implements [`Block`], the
+//! narrow interface through which the co-simulation harness, the benchmarks and the drivers
+//! use it. Port structs name their fields exactly as the rust-hdl ports, so the Verilator
+//! bridge maps them with no per-block glue.
+use std::fmt::Debug;
+
+pub mod mnist;
+
+/// One clocked (or combinational) block, stepped one clock cycle at a time.
+pub trait Block: Default {
+    /// Every input port but the clock, named as in the rust-hdl struct.
+    type In: Clone + Debug;
+    /// Every output port, named as in the rust-hdl struct.
+    type Out: Clone + Debug + PartialEq;
+
+    /// An input that resets the block in one cycle, or `None` for a combinational block.
+    fn reset_input() -> Option<Self::In>;
+
+    /// One clock cycle: returns the outputs as they are before the rising edge, with `input`
+    /// applied (a Mealy output may depend on it), then takes the edge.
+    fn step(&mut self, input: &Self::In) -> Self::Out;
+
+    /// What the last `step` did, in a few words ("accumulate", "saturate +", ...): the
+    /// harness counts these, and a test asserts that each one was seen.
+    fn event(&self) -> &'static str;
+}

@@ -1,0 +1,55 @@
+//! PISO_DEB debugging chain (seeds/002 §6.8, §11). RTL: `hdl/src/mnist/piso_deb.rs`.
+use crate::Block;
+
+/// Mask of the 96 chain bits.
+pub const CHAIN_MASK: u128 = (1 << 96) - 1;
+
+#[derive(Clone, Debug, Default)]
+pub struct In {
+    pub reset: bool,
+    pub en_piso_deb: bool,
+    pub clr_piso_deb: bool,
+    pub shift_deb: bool,
+    /// Twelve bytes, the first to leave in bits 95:88.
+    pub samples: u128,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Out {
+    pub d_out: u8,
+}
+
+#[derive(Default)]
+pub struct PisoDeb {
+    chain: u128,
+    event: &'static str,
+}
+
+impl Block for PisoDeb {
+    type In = In;
+    type Out = Out;
+
+    fn reset_input() -> Option<In> {
+        Some(In { reset: true, ..In::default() })
+    }
+
+    fn step(&mut self, i: &In) -> Out {
+        let out = Out { d_out: (self.chain >> 88) as u8 };
+        (self.chain, self.event) = if i.reset {
+            (0, "reset")
+        } else if i.clr_piso_deb {
+            (0, "clear")
+        } else if !i.en_piso_deb {
+            (self.chain, "hold")
+        } else if i.shift_deb {
+            ((self.chain << 8) & CHAIN_MASK, "shift")
+        } else {
+            (i.samples & CHAIN_MASK, "load")
+        };
+        out
+    }
+
+    fn event(&self) -> &'static str {
+        self.event
+    }
+}

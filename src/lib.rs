@@ -1,0 +1,6 @@
+//! The NPU reference project: behavioural models ([`model`]) and the Verilator
+//! co-simulation of the exported RTL ([`cosim`]). The RTL itself is in `npu-hdl`, the
+//! Verilog export in `npu-gen`; this package holds the regressions (`tests/`) and the
+//! benchmarks (`benches/`).
+pub use npu_cosim as cosim;
+pub use npu_model as model;
