@@ -6,13 +6,15 @@
 
 VERILOG_DIR := build/verilog
 CARGO ?= cargo
+SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEBIAN_PACKAGES := verilator zlib1g-dev gtkwave
+DEBIAN_PACKAGES := verilator zlib1g-dev gtkwave yosys
 
 .PHONY: deps verilog test bench waves clean
 
-# Installs the Debian packages that are missing (gtkwave without its recommends: only
-# fst2vcd and the viewer are needed). Nothing is installed when everything is present.
+# Installs the Debian packages that are missing: Verilator and zlib for the co-simulation,
+# gtkwave for fst2vcd and viewing, yosys for the per-block synthesis checks; without their
+# recommends. Nothing is installed when everything is present.
 deps:
 	@missing=""; for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -26,8 +28,11 @@ verilog: deps
 	@for f in $(VERILOG_DIR)/*.v; do verilator --lint-only -Wall $$f || exit 1; done
 	@echo "lint clean: $(VERILOG_DIR)/*.v (verilator --lint-only -Wall)"
 
+# Ends with one total line over all test binaries ("total: N passed, N failed").
 test: deps
-	$(CARGO) test --workspace --release
+	@mkdir -p build
+	set -o pipefail; $(CARGO) test --workspace --release --tests 2>&1 | tee build/test.log
+	@awk '/^test result:/ { p += $$4; f += $$6 } END { printf "total: %d passed, %d failed\n", p, f }' build/test.log
 
 bench: deps
 	$(CARGO) bench --bench cosim_speed

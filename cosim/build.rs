@@ -9,13 +9,11 @@
 use npu_gen::{Direction, Port, Top};
 use std::{env, fmt::Write as _, fs, path::Path, path::PathBuf, process::Command};
 
-const VERILATOR_ROOT: &str = "/usr/share/verilator";
-
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let tops = npu_gen::tops();
-    check_verilator();
+    let root = verilator_root();
 
     // Verilate the tops in parallel (make runs in each folder).
     std::thread::scope(|s| {
@@ -25,14 +23,14 @@ fn main() {
         }
     });
 
-    build_runtime(&out);
+    build_runtime(&out, &root);
     let shim = out.join("shim.cpp");
     write_if_changed(&shim, &shim_cpp(&tops));
     let mut cc = cc::Build::new();
     cc.cpp(true)
         .file(&shim)
-        .include(format!("{VERILATOR_ROOT}/include"))
-        .include(format!("{VERILATOR_ROOT}/include/vltstd"))
+        .include(format!("{root}/include"))
+        .include(format!("{root}/include/vltstd"))
         .flag("-std=c++17")
         .flag("-O2")
         .flag("-Wno-unused-parameter")
@@ -54,10 +52,11 @@ fn main() {
     write_if_changed(&out.join("handles.rs"), &handles_rs(&tops));
 }
 
-fn check_verilator() {
-    let ok = Command::new("verilator").arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
-    if !ok {
-        panic!("\n\nnpu-cosim needs Verilator 5 and zlib: run `make deps` (Debian: apt-get install verilator zlib1g-dev)\n\n");
+/// Where Verilator's runtime sources are, as the installed Verilator reports it.
+fn verilator_root() -> String {
+    match Command::new("verilator").args(["--getenv", "VERILATOR_ROOT"]).output() {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+        _ => panic!("\n\nnpu-cosim needs Verilator 5 and zlib: run `make deps` (Debian: apt-get install verilator zlib1g-dev)\n\n"),
     }
 }
 
@@ -114,15 +113,15 @@ fn verilate(top: &Top, out: &Path) {
 }
 
 /// Verilator's runtime (context, FST writer, thread pool), compiled once per `OUT_DIR`.
-fn build_runtime(out: &Path) {
+fn build_runtime(out: &Path, root: &str) {
     if out.join("libverilated_runtime.a").exists() {
         return;
     }
     cc::Build::new()
         .cpp(true)
-        .files(["verilated.cpp", "verilated_fst_c.cpp", "verilated_threads.cpp"].map(|f| format!("{VERILATOR_ROOT}/include/{f}")))
-        .include(format!("{VERILATOR_ROOT}/include"))
-        .include(format!("{VERILATOR_ROOT}/include/vltstd"))
+        .files(["verilated.cpp", "verilated_fst_c.cpp", "verilated_threads.cpp"].map(|f| format!("{root}/include/{f}")))
+        .include(format!("{root}/include"))
+        .include(format!("{root}/include/vltstd"))
         .flag("-std=c++17")
         .flag("-O2")
         .flag("-w")

@@ -12,3 +12,5 @@
 //!   multiplier are the primitives [`primitives::SignExtend`] and [`primitives::MulS8`].
 pub mod mnist;
 pub mod primitives;
+#[cfg(test)]
+mod synth_check;

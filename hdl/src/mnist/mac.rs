@@ -84,3 +84,9 @@ impl Logic for Mac {
         self.acc.next = self.accumulator.q.val();
     }
 }
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(Mac::default(), "mac");
+}

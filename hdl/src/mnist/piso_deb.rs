@@ -60,3 +60,9 @@ impl Logic for PisoDeb {
         self.d_out.next = self.chain.q.val().get_bits::<8>(88);
     }
 }
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(PisoDeb::default(), "piso_deb");
+}

@@ -61,3 +61,9 @@ impl Logic for TwoCasc {
         }
     }
 }
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(TwoCasc::default(), "two_casc");
+}

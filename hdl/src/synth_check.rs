@@ -1,0 +1,24 @@
+//! The synthesis check each block file runs on itself (`cargo test -p npu-hdl`): yosys
+//! synthesises the block's Verilog and must find no latch, no combinational loop, and no
+//! net with several drivers or none.
+use rust_hdl::prelude::{generate_verilog, Block};
+use std::process::Command;
+
+pub fn assert_synthesizes(mut block: impl Block, name: &str) {
+    block.connect_all();
+    let dir = std::env::temp_dir().join(format!("npu-synth-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("top.v");
+    std::fs::write(&file, generate_verilog(&block)).unwrap();
+    let script = format!(
+        "read_verilog -sv {}; synth -top top; check -assert; select -assert-none t:$dlatch t:$_DLATCH*",
+        file.display()
+    );
+    let out = Command::new("yosys").args(["-q", "-p", &script]).output().expect("yosys is installed by make deps");
+    assert!(
+        out.status.success(),
+        "{name} does not synthesise cleanly:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
