@@ -26,16 +26,8 @@ fn main() {
     build_runtime(&out, &root);
     let shim = out.join("shim.cpp");
     write_if_changed(&shim, &shim_cpp(&tops));
-    let mut cc = cc::Build::new();
-    cc.cpp(true)
-        .file(&shim)
-        .include(format!("{root}/include"))
-        .include(format!("{root}/include/vltstd"))
-        .flag("-std=c++17")
-        .flag("-O2")
-        .flag("-Wno-unused-parameter")
-        .define("VM_TRACE", "1")
-        .define("VM_TRACE_FST", "1");
+    let mut cc = verilator_cc(&root);
+    cc.file(&shim).flag("-Wno-unused-parameter");
     for top in &tops {
         cc.include(out.join(format!("obj_{}", top.name)));
     }
@@ -61,7 +53,7 @@ fn verilator_root() -> String {
 }
 
 fn write_if_changed(path: &Path, text: &str) -> bool {
-    if fs::read_to_string(path).map_or(false, |old| old == text) {
+    if fs::read_to_string(path).is_ok_and(|old| old == text) {
         return false;
     }
     fs::write(path, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
@@ -117,18 +109,24 @@ fn build_runtime(out: &Path, root: &str) {
     if out.join("libverilated_runtime.a").exists() {
         return;
     }
-    cc::Build::new()
-        .cpp(true)
+    verilator_cc(root)
         .files(["verilated.cpp", "verilated_fst_c.cpp", "verilated_threads.cpp"].map(|f| format!("{root}/include/{f}")))
+        .flag("-w")
+        .cargo_metadata(false)
+        .compile("verilated_runtime");
+}
+
+/// A C++ build against Verilator's headers, with FST tracing compiled in.
+fn verilator_cc(root: &str) -> cc::Build {
+    let mut cc = cc::Build::new();
+    cc.cpp(true)
         .include(format!("{root}/include"))
         .include(format!("{root}/include/vltstd"))
         .flag("-std=c++17")
         .flag("-O2")
-        .flag("-w")
         .define("VM_TRACE", "1")
-        .define("VM_TRACE_FST", "1")
-        .cargo_metadata(false)
-        .compile("verilated_runtime");
+        .define("VM_TRACE_FST", "1");
+    cc
 }
 
 fn words(p: &Port) -> usize {

@@ -72,7 +72,7 @@ fn mac_short_sequences() {
 /// Drives one inference frame (bias load, then products) through the Verilated MAC and
 /// returns the accumulator after the last product.
 fn frame(bias: i8, pairs: &[(i8, i8)]) -> i16 {
-    let mut mac = Mac::open(&DutOptions { x_seed: 7, waves: None });
+    let mut mac = Mac::open(&DutOptions::from_env(7));
     mac.step(&<Mac as Dut>::Model::reset_input().unwrap());
     mac.step(&In { bias, en_mac: true, rst_mac: true, ..In::default() });
     for &(data_a, data_b) in pairs {

@@ -28,7 +28,7 @@ fn piso_deb_reads_out_twelve_bytes_in_datasheet_order() {
     // SSFR[15:8], SSFR[7:0], CON_SIG[15:8], CON_SIG[7:0], MAC2, MAC1, DD, DC, DB, DA.
     let bytes: [u8; 12] = [0x22, 0x80, 0xB0, 0x00, 0x7F, 0xFF, 0x80, 0x01, 0xDD, 0xCC, 0xBB, 0xAA];
     let samples = bytes.iter().fold(0u128, |acc, &b| acc << 8 | u128::from(b));
-    let mut piso = PisoDeb::open(&DutOptions { x_seed: 11, waves: None });
+    let mut piso = PisoDeb::open(&DutOptions::from_env(11));
     piso.step(&<PisoDeb as Dut>::Model::reset_input().unwrap());
     piso.step(&In { clr_piso_deb: true, ..In::default() });
     // §11: EN_PISO_DEB high for 14 cycles, SHIFT_DEB low in the second.
