@@ -1,17 +1,9 @@
 //! The exported Verilog itself: lint-clean under `verilator -Wall` alone and all together,
 //! every register defined by reset whatever its power-up state, waveforms on request.
-use npu::cosim::tops::{mac::Mac, piso_deb::PisoDeb, two_casc::TwoCasc, two_casc_broken::TwoCascBroken};
+use npu::cosim::tops::{self, input_buffer::InputBuffer, mac::Mac, piso_deb::PisoDeb, ssfr::Ssfr};
 use npu::cosim::{Dut, DutOptions, Out};
 use npu::model::Block;
 use std::{path::PathBuf, process::Command};
-
-/// (name, Verilog) of every top the bridge knows, the test-only ones included.
-const TOPS: &[(&str, &str)] = &[
-    (TwoCasc::NAME, TwoCasc::VERILOG),
-    (Mac::NAME, Mac::VERILOG),
-    (PisoDeb::NAME, PisoDeb::VERILOG),
-    (TwoCascBroken::NAME, TwoCascBroken::VERILOG),
-];
 
 fn scratch(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("npu-{test}-{}", std::process::id()));
@@ -29,7 +21,7 @@ fn verilator_lint(args: &[&std::ffi::OsStr]) -> String {
 #[test]
 fn every_top_lints_clean_alone_and_together() {
     let dir = scratch("lint");
-    let files: Vec<PathBuf> = TOPS
+    let files: Vec<PathBuf> = tops::ALL
         .iter()
         .map(|(name, verilog)| {
             let path = dir.join(format!("{name}.v"));
@@ -41,12 +33,12 @@ fn every_top_lints_clean_alone_and_together() {
         verilator_lint(&[file.as_os_str()]);
     }
     // All files in one run, each top in turn: a module defined twice would be an error.
-    for (name, _) in TOPS {
+    for (name, _) in tops::ALL {
         let mut args: Vec<&std::ffi::OsStr> = vec!["--top-module".as_ref(), name.as_ref()];
         args.extend(files.iter().map(|f| f.as_os_str()));
         verilator_lint(&args);
     }
-    for (name, verilog) in TOPS {
+    for (name, verilog) in tops::ALL {
         assert!(verilog.contains(&format!("module {name}(")), "{name}: top module is not named after the block");
         assert!(!verilog.contains("module top"), "{name}: a module is still called top");
         assert!(!verilog.contains("initial"), "{name}: state must come from reset, not from an initial block");
@@ -70,8 +62,10 @@ fn reset_defines_state<D: Dut>() {
 
 #[test]
 fn reset_defines_every_register() {
+    reset_defines_state::<InputBuffer>();
     reset_defines_state::<Mac>();
     reset_defines_state::<PisoDeb>();
+    reset_defines_state::<Ssfr>();
 }
 
 #[test]

@@ -41,9 +41,11 @@ pub struct Port {
 /// Every exported top, in a stable order.
 pub fn tops() -> Vec<Top> {
     vec![
+        export("input_buffer", "npu_model::mnist::input_buffer::InputBuffer", "hdl/src/mnist/input_buffer.rs", true, mnist::InputBuffer::default()),
         export("two_casc", "npu_model::mnist::two_casc::TwoCasc", "hdl/src/mnist/two_casc.rs", true, mnist::TwoCasc::default()),
         export("mac", "npu_model::mnist::mac::Mac", "hdl/src/mnist/mac.rs", true, mnist::Mac::default()),
         export("piso_deb", "npu_model::mnist::piso_deb::PisoDeb", "hdl/src/mnist/piso_deb.rs", true, mnist::PisoDeb::default()),
+        export("ssfr", "npu_model::mnist::ssfr::Ssfr", "hdl/src/mnist/ssfr.rs", true, mnist::Ssfr::default()),
         // The 2CASC with a wrong positive limit (0x7FFE): tests/two_casc.rs shows the harness
         // reports it against the correct model.
         export(
@@ -71,6 +73,9 @@ fn export(name: &'static str, model: &'static str, source: &'static str, for_use
     block.connect_all();
     let body = rename_modules(&generate_verilog(&block), name);
     let ports = parse_ports(&body, name);
+    for p in &ports {
+        assert!(p.name != name && p.name != "top", "{name}: a port may not be called {:?} (Verilator rejects a port named like its module)", p.name);
+    }
     let mut verilog = format!(
         "// {name}: generated from {source} by npu-gen. Do not edit: change the rust-hdl source and run `make verilog`.\n\
          // Waivers, one list for the whole project (gen/src/lib.rs, LINT_WAIVERS):\n"

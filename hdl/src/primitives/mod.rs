@@ -1,9 +1,11 @@
 //! Primitives shared by every NPU: the few places where rust-hdl's own constructs would
 //! export Verilog with width mismatches or without a reset, written once.
+mod concat;
 mod mul_s8;
 mod reg;
 mod sign_extend;
 
+pub use concat::Concat;
 pub use mul_s8::MulS8;
 pub use reg::Reg;
 pub use sign_extend::SignExtend;

@@ -1,0 +1,56 @@
+//! SSFR (seeds/002 §7, Table 5). RTL: `hdl/src/mnist/ssfr.rs`.
+use crate::Block;
+
+/// Table 5's reset value: SSFR[15:8] = 0010_0010, SSFR[7:0] = 1000_0000.
+pub const RESET_VALUE: u16 = 0b0010_0010_1000_0000;
+/// SSFR[6:0] are unused and read 0.
+pub const USED_BITS: u16 = 0xFF80;
+
+#[derive(Clone, Debug, Default)]
+pub struct In {
+    pub reset: bool,
+    pub en_config: bool,
+    pub da: u8,
+    pub db: u8,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Out {
+    pub value: u16,
+}
+
+pub struct Ssfr {
+    value: u16,
+    event: &'static str,
+}
+
+impl Default for Ssfr {
+    fn default() -> Self {
+        Self { value: RESET_VALUE, event: "" }
+    }
+}
+
+impl Block for Ssfr {
+    type In = In;
+    type Out = Out;
+
+    fn reset_input() -> Option<In> {
+        Some(In { reset: true, ..In::default() })
+    }
+
+    fn step(&mut self, i: &In) -> Out {
+        let out = Out { value: self.value };
+        (self.value, self.event) = if i.reset {
+            (RESET_VALUE, "reset")
+        } else if i.en_config {
+            (u16::from_be_bytes([i.da, i.db]) & USED_BITS, "write")
+        } else {
+            (self.value, "hold")
+        };
+        out
+    }
+
+    fn event(&self) -> &'static str {
+        self.event
+    }
+}
