@@ -5,7 +5,7 @@
 //!   seed); both sides then take the model's reset input for one cycle, whose outputs are not
 //!   compared. A register that the reset does not define shows up as a mismatch.
 //! - The seed is printed; `SEED` and `CYCLES` override it and the cycle count.
-//! - The model names what each cycle did ([`npu_model::Block::event`]); those names, and any
+//! - The model names what each cycle did ([`npu_model::Block::events`]); those names, and any
 //!   the test adds, are counted in a [`Coverage`] that the test asserts.
 use crate::{Dut, DutOptions, In, Out};
 use npu_model::Block;
@@ -134,7 +134,9 @@ pub fn check<D: Dut>(
         if actual != expected {
             return Err(Box::new(Mismatch { run: run.clone(), cycle, input, expected, actual, before: before.into() }));
         }
-        coverage.hit(model.event());
+        for event in model.events() {
+            coverage.hit(event);
+        }
         cover(&input, &mut coverage);
         if before.len() == 8 {
             before.pop_front();

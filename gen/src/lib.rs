@@ -46,6 +46,15 @@ pub fn tops() -> Vec<Top> {
         export("mac", "npu_model::mnist::mac::Mac", "hdl/src/mnist/mac.rs", true, mnist::Mac::default()),
         export("piso_deb", "npu_model::mnist::piso_deb::PisoDeb", "hdl/src/mnist/piso_deb.rs", true, mnist::PisoDeb::default()),
         export("ssfr", "npu_model::mnist::ssfr::Ssfr", "hdl/src/mnist/ssfr.rs", true, mnist::Ssfr::default()),
+        export("relu", "npu_model::mnist::relu::Relu", "hdl/src/mnist/relu.rs", true, mnist::Relu::default()),
+        export("piso_out", "npu_model::mnist::piso_out::PisoOut", "hdl/src/mnist/piso_out.rs", true, mnist::PisoOut::default()),
+        export("output_mux", "npu_model::mnist::output_mux::OutputMux", "hdl/src/mnist/output_mux.rs", true, mnist::OutputMux::default()),
+        export("fifo", "npu_model::mnist::fifo::Fifo", "hdl/src/mnist/fifo.rs", true, mnist::Fifo::default()),
+        export("comparator", "npu_model::mnist::comparator::Comparator", "hdl/src/mnist/comparator.rs", true, mnist::Comparator::default()),
+        export("downcounter", "npu_model::mnist::downcounter::Downcounter", "hdl/src/mnist/downcounter.rs", true, mnist::Downcounter::default()),
+        export("fsm_acc", "npu_model::mnist::fsm_acc::FsmAcc", "hdl/src/mnist/fsm_acc.rs", true, mnist::FsmAcc::default()),
+        export("fsm_out", "npu_model::mnist::fsm_out::FsmOut", "hdl/src/mnist/fsm_out.rs", true, mnist::FsmOut::default()),
+        export("mnist_npu", "npu_model::mnist::chip::Chip", "hdl/src/mnist/chip.rs", true, mnist::Chip::default()),
         // The 2CASC with a wrong positive limit (0x7FFE): tests/two_casc.rs shows the harness
         // reports it against the correct model.
         export(

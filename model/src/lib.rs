@@ -22,7 +22,8 @@ pub trait Block: Default {
     /// applied (a Mealy output may depend on it), then takes the edge.
     fn step(&mut self, input: &Self::In) -> Self::Out;
 
-    /// What the last `step` did, in a few words ("accumulate", "saturate +", ...): the
-    /// harness counts these, and a test asserts that each one was seen.
-    fn event(&self) -> &'static str;
+    /// What the last `step` did, in a few words each ("accumulate", "saturate +", ...): the
+    /// harness counts these, and a test asserts that each one was seen. A block reports one
+    /// event a cycle; a composition (the chip) reports those of its parts.
+    fn events(&self) -> &[&'static str];
 }

@@ -2,10 +2,14 @@
 //! export Verilog with width mismatches or without a reset, written once.
 mod concat;
 mod mul_s8;
+mod pack8;
+mod ram;
 mod reg;
 mod sign_extend;
 
 pub use concat::Concat;
 pub use mul_s8::MulS8;
+pub use pack8::Pack8;
+pub use ram::Ram;
 pub use reg::Reg;
 pub use sign_extend::SignExtend;

@@ -26,6 +26,14 @@ pub struct InputBuffer {
     event: &'static str,
 }
 
+impl InputBuffer {
+    /// The outputs, which depend only on the state.
+    pub fn outputs(&self) -> Out {
+        let [buf_a, buf_b, buf_c, buf_d] = self.channels;
+        Out { buf_a, buf_b, buf_c, buf_d }
+    }
+}
+
 impl Block for InputBuffer {
     type In = In;
     type Out = Out;
@@ -35,7 +43,7 @@ impl Block for InputBuffer {
     }
 
     fn step(&mut self, i: &In) -> Out {
-        let [buf_a, buf_b, buf_c, buf_d] = self.channels;
+        let out = self.outputs();
         (self.channels, self.event) = if i.reset {
             ([0; 4], "reset")
         } else if i.clr_buf_in {
@@ -45,10 +53,10 @@ impl Block for InputBuffer {
         } else {
             (self.channels, "hold")
         };
-        Out { buf_a, buf_b, buf_c, buf_d }
+        out
     }
 
-    fn event(&self) -> &'static str {
-        self.event
+    fn events(&self) -> &[&'static str] {
+        std::slice::from_ref(&self.event)
     }
 }

@@ -34,8 +34,9 @@ pub struct Mac {
 }
 
 impl Mac {
-    pub fn acc(&self) -> i16 {
-        self.acc
+    /// The outputs, which depend only on the state.
+    pub fn outputs(&self) -> Out {
+        Out { acc: self.acc }
     }
 }
 
@@ -48,7 +49,7 @@ impl Block for Mac {
     }
 
     fn step(&mut self, i: &In) -> Out {
-        let out = Out { acc: self.acc };
+        let out = self.outputs();
         (self.acc, self.event) = if i.reset {
             (0, "reset")
         } else if !i.en_mac {
@@ -65,8 +66,8 @@ impl Block for Mac {
         out
     }
 
-    fn event(&self) -> &'static str {
-        self.event
+    fn events(&self) -> &[&'static str] {
+        std::slice::from_ref(&self.event)
     }
 }
 

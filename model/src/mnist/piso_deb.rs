@@ -25,6 +25,13 @@ pub struct PisoDeb {
     event: &'static str,
 }
 
+impl PisoDeb {
+    /// The outputs, which depend only on the state.
+    pub fn outputs(&self) -> Out {
+        Out { d_out: (self.chain >> 88) as u8 }
+    }
+}
+
 impl Block for PisoDeb {
     type In = In;
     type Out = Out;
@@ -34,7 +41,7 @@ impl Block for PisoDeb {
     }
 
     fn step(&mut self, i: &In) -> Out {
-        let out = Out { d_out: (self.chain >> 88) as u8 };
+        let out = self.outputs();
         (self.chain, self.event) = if i.reset {
             (0, "reset")
         } else if i.clr_piso_deb {
@@ -49,7 +56,7 @@ impl Block for PisoDeb {
         out
     }
 
-    fn event(&self) -> &'static str {
-        self.event
+    fn events(&self) -> &[&'static str] {
+        std::slice::from_ref(&self.event)
     }
 }

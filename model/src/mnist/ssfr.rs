@@ -30,6 +30,13 @@ impl Default for Ssfr {
     }
 }
 
+impl Ssfr {
+    /// The outputs, which depend only on the state.
+    pub fn outputs(&self) -> Out {
+        Out { value: self.value }
+    }
+}
+
 impl Block for Ssfr {
     type In = In;
     type Out = Out;
@@ -39,7 +46,7 @@ impl Block for Ssfr {
     }
 
     fn step(&mut self, i: &In) -> Out {
-        let out = Out { value: self.value };
+        let out = self.outputs();
         (self.value, self.event) = if i.reset {
             (RESET_VALUE, "reset")
         } else if i.en_config {
@@ -50,7 +57,7 @@ impl Block for Ssfr {
         out
     }
 
-    fn event(&self) -> &'static str {
-        self.event
+    fn events(&self) -> &[&'static str] {
+        std::slice::from_ref(&self.event)
     }
 }

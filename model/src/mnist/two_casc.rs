@@ -37,7 +37,7 @@ pub struct Out {
 /// The combinational 2CASC as a block.
 #[derive(Default)]
 pub struct TwoCasc {
-    last: Option<Saturation>,
+    event: &'static str,
 }
 
 impl Block for TwoCasc {
@@ -50,17 +50,16 @@ impl Block for TwoCasc {
 
     fn step(&mut self, input: &In) -> Out {
         let (sum, saturation) = add(input.a, input.b);
-        self.last = Some(saturation);
+        self.event = match saturation {
+            Saturation::None => "in range",
+            Saturation::Positive => "saturate +",
+            Saturation::Negative => "saturate -",
+        };
         Out { sum }
     }
 
-    fn event(&self) -> &'static str {
-        match self.last {
-            None => "idle",
-            Some(Saturation::None) => "in range",
-            Some(Saturation::Positive) => "saturate +",
-            Some(Saturation::Negative) => "saturate -",
-        }
+    fn events(&self) -> &[&'static str] {
+        std::slice::from_ref(&self.event)
     }
 }
 
