@@ -4,3 +4,5 @@
 //! benchmarks (`benches/`).
 pub use npu_cosim as cosim;
 pub use npu_model as model;
+
+pub mod mnist;

@@ -114,8 +114,17 @@ impl<D: Dut> fmt::Debug for Mismatch<D> {
 /// Returns the coverage, or the first mismatch.
 pub fn check<D: Dut>(
     run: &Run,
-    mut stimulus: impl FnMut(&mut SmallRng, u64) -> In<D>,
+    stimulus: impl FnMut(&mut SmallRng, u64) -> In<D>,
     mut cover: impl FnMut(&In<D>, &mut Coverage),
+) -> Result<Coverage, Box<Mismatch<D>>> {
+    drive::<D>(run, stimulus, |input, _, coverage| cover(input, coverage))
+}
+
+/// [`check`] with every cycle's input and (agreed) output handed to `each`.
+pub fn drive<D: Dut>(
+    run: &Run,
+    mut stimulus: impl FnMut(&mut SmallRng, u64) -> In<D>,
+    mut each: impl FnMut(&In<D>, &Out<D>, &mut Coverage),
 ) -> Result<Coverage, Box<Mismatch<D>>> {
     let x_seed = run.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut dut = D::open(&DutOptions::from_env(x_seed));
@@ -137,13 +146,24 @@ pub fn check<D: Dut>(
         for event in model.events() {
             coverage.hit(event);
         }
-        cover(&input, &mut coverage);
+        each(&input, &actual, &mut coverage);
         if before.len() == 8 {
             before.pop_front();
         }
         before.push_back(input);
     }
     Ok(coverage)
+}
+
+/// Runs a fixed input sequence (after the reset cycle) on `D` and its model in lock step,
+/// panicking with the report at a mismatch, and returns the outputs of every cycle with the
+/// coverage.
+pub fn run_fixed<D: Dut>(test: &str, inputs: &[In<D>]) -> (Vec<Out<D>>, Coverage) {
+    let mut outputs = Vec::with_capacity(inputs.len());
+    match drive::<D>(&Run::fixed(test, inputs.len()), |_, cycle| inputs[cycle as usize].clone(), |_, out, _| outputs.push(out.clone())) {
+        Ok(coverage) => (outputs, coverage),
+        Err(mismatch) => panic!("{mismatch}"),
+    }
 }
 
 /// [`check`], panicking with the mismatch report; prints the coverage table.

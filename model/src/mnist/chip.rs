@@ -128,6 +128,8 @@ impl Block for Chip {
         let run = !freeze;
         let auto = p.SEL_CON;
 
+        let busy = self.fsm_acc.state() != fsm_acc::State::Idle;
+
         // Outputs of every block, from state.
         let ssfr = self.ssfr.outputs().value;
         let ctr_out = self.counter.outputs().ctr_out;
@@ -230,6 +232,12 @@ impl Block for Chip {
 
         self.events.clear();
         self.events.push(if auto { "auto mode" } else { "manual mode" });
+        if reset && busy {
+            self.events.push("RST_GLO mid-frame");
+        }
+        if freeze && busy {
+            self.events.push("freeze mid-frame");
+        }
         for block in [
             self.fsm_acc.events(),
             self.fsm_out.events(),
