@@ -6,3 +6,4 @@ pub use npu_cosim as cosim;
 pub use npu_model as model;
 
 pub mod mnist;
+pub mod waves;
