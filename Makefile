@@ -2,6 +2,7 @@
 #   make verilog            one Verilog file per top in build/verilog/, linted, plus ports.json
 #   make test               all co-simulation regressions (cargo test)
 #   make bench              speed of the Verilator bridge against the behavioural models
+#   make docs               redraw the frame timing in docs/mnist.md and docs/mnist/ from the RTL
 #   make waves TEST=name    run one test writing build/waves/name.fst (all internal signals)
 
 VERILOG_DIR := build/verilog
@@ -10,7 +11,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := verilator zlib1g-dev gtkwave yosys
 
-.PHONY: deps verilog test bench waves clean
+.PHONY: deps verilog test bench docs waves clean
 
 # Installs the Debian packages that are missing: Verilator and zlib for the co-simulation,
 # gtkwave for fst2vcd and viewing, yosys for the per-block synthesis checks; without their
@@ -36,6 +37,9 @@ test: deps
 
 bench: deps
 	$(CARGO) bench --bench cosim_speed
+
+docs: deps
+	UPDATE_DOCS=1 $(CARGO) test --release --test frame_timing
 
 waves: deps
 	@[ -n "$(TEST)" ] || { echo "usage: make waves TEST=<test name>"; exit 1; }

@@ -3,7 +3,9 @@
 //! by a plain C++ loop inside the shim, all on the same stimulus in one run. The three
 //! output checksums must agree, or the numbers mean nothing.
 use npu::cosim::{Dut, DutOptions, In, FOLD_START};
-use npu::cosim::tops::{mac::Mac, piso_deb::PisoDeb, two_casc::TwoCasc};
+use npu::cosim::tops::{mac::Mac, mnist_npu::MnistNpu, piso_deb::PisoDeb, two_casc::TwoCasc};
+use npu::mnist::program::{random_legal, Frame, Program, Ssfr, FIRST_BYTE_AFTER_SSFR_WINDOW};
+use npu::model::mnist::output_mux::sel_out;
 use npu::model::{mnist, Block};
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 use std::time::Instant;
@@ -23,10 +25,16 @@ fn measure(mut f: impl FnMut() -> u64) -> (f64, u64) {
     (CYCLES as f64 / best, sum)
 }
 
-fn bench<D: Dut>(stimulus: impl Fn(&mut SmallRng) -> In<D>) {
+/// `CYCLES` inputs: the reset, then `stimulus`.
+fn random_inputs<D: Dut>(stimulus: impl Fn(&mut SmallRng) -> In<D>) -> Vec<In<D>> {
     let mut rng = SmallRng::seed_from_u64(1);
     let mut inputs: Vec<In<D>> = D::Model::reset_input().into_iter().collect();
     inputs.extend((inputs.len()..CYCLES).map(|_| stimulus(&mut rng)));
+    inputs
+}
+
+fn bench<D: Dut>(inputs: Vec<In<D>>) {
+    assert_eq!(inputs.len(), CYCLES);
     let raw: Vec<D::RawIn> = inputs.iter().map(D::pack).collect();
     let quiet = DutOptions::default();
 
@@ -56,20 +64,60 @@ fn main() {
     println!("{CYCLES} cycles per engine, best of {REPEATS}, same stimulus; cycles/s:\n");
     println!("| top       | model      | bridge     | C++ loop   | model / bridge | C++ loop / bridge (target <= 1.5) |");
     println!("|-----------|------------|------------|------------|---------|-------|");
-    bench::<TwoCasc>(|r| mnist::two_casc::In { a: r.gen(), b: r.gen() });
-    bench::<Mac>(|r| mnist::mac::In {
+    bench::<TwoCasc>(random_inputs::<TwoCasc>(|r| mnist::two_casc::In { a: r.gen(), b: r.gen() }));
+    bench::<Mac>(random_inputs::<Mac>(|r| mnist::mac::In {
         reset: false,
         data_a: r.gen(),
         data_b: r.gen(),
         bias: r.gen(),
         en_mac: r.gen_ratio(9, 10),
         rst_mac: r.gen_ratio(1, 64),
-    });
-    bench::<PisoDeb>(|r| mnist::piso_deb::In {
+    }));
+    bench::<PisoDeb>(random_inputs::<PisoDeb>(|r| mnist::piso_deb::In {
         reset: false,
         en_piso_deb: r.gen_ratio(3, 4),
         clr_piso_deb: r.gen_ratio(1, 64),
         shift_deb: r.gen_ratio(7, 8),
         samples: r.gen::<u128>() & mnist::piso_deb::CHAIN_MASK,
-    });
+    }));
+    // The whole chip on a random legal program (frames, manual mode, SSFR writes, FIFO
+    // reads, debug dumps, resets), the stimulus of tests/mnist_npu.rs.
+    let mut chip = vec![mnist::chip::In { RST_GLO: true, ..Default::default() }];
+    chip.extend(random_legal(&mut SmallRng::seed_from_u64(1), CYCLES).cycles);
+    chip.truncate(CYCLES);
+    bench::<MnistNpu>(chip);
+    frame_overhead();
+}
+
+/// Back-to-back frames of N MAC cycles (§9.2), measured on the Verilated chip: the frame
+/// period is the distance between consecutive frames' first PISO_OUT bytes, found by giving
+/// every frame a result whose first byte is 0x7F and checking that D_OUT shows it exactly
+/// FIRST_BYTE_AFTER_SSFR_WINDOW cycles after each SSFR window.
+fn frame_overhead() {
+    const FRAMES: usize = 16;
+    println!("\nBack-to-back frames on the Verilated chip ({FRAMES} frames each), from D_OUT:\n");
+    println!("| N (MAC cycles) | cycles per frame | overhead | MAC utilisation | first byte after trigger |");
+    println!("|---|---|---|---|---|");
+    for n in [4, 16, 64, 256, 784] {
+        // MAC2 = bias 0x7F → 0x07F0 plus 0·0: D_OUT's first byte (OUT2[15:8]) is 0x07.
+        let ssfr = Ssfr { sel_out: sel_out::PISO_OUT, ..Ssfr::default() };
+        let frame = Frame { bias1: 0, bias2: 0x7F, pairs: vec![[1, 1, 0, 0]; n], ssfr };
+        let mut p = Program::default();
+        p.reset();
+        let trigger = p.cycles.len();
+        let windows = p.frames(&vec![frame; FRAMES]);
+        let mut dut = MnistNpu::open(&DutOptions::default());
+        let d_out: Vec<u8> = p.cycles.iter().map(|pins| dut.step(pins).D_OUT).collect();
+        let firsts: Vec<usize> = windows.iter().map(|w| w + FIRST_BYTE_AFTER_SSFR_WINDOW).collect();
+        assert!(firsts.iter().all(|&c| d_out[c] == 0x07 && d_out[c - 1] != 0x07), "N = {n}: first bytes not where the timing says");
+        let periods: Vec<usize> = firsts.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(periods.iter().all(|&p| p == periods[0]), "N = {n}: uneven frame periods {periods:?}");
+        let period = periods[0];
+        println!(
+            "| {n} | {period} | {} | {:.1} % | {} |",
+            period - n,
+            100.0 * n as f64 / period as f64,
+            firsts[0] - trigger
+        );
+    }
 }
