@@ -27,3 +27,31 @@ pub trait Block: Default {
     /// event a cycle; a composition (the chip) reports those of its parts.
     fn events(&self) -> &[&'static str];
 }
+
+/// `Block` for a sequential block model with a `reset` input, outputs that depend only on its
+/// state (`fn outputs(&self) -> Out`), the edge as `fn clock(&mut self, &In) -> &'static str`
+/// returning what it did, and a field `event` to keep that in. `In` and `Out` are the
+/// model file's port structs.
+#[macro_export]
+macro_rules! sequential_block {
+    ($block:ty) => {
+        impl $crate::Block for $block {
+            type In = In;
+            type Out = Out;
+
+            fn reset_input() -> Option<In> {
+                Some(In { reset: true, ..In::default() })
+            }
+
+            fn step(&mut self, input: &In) -> Out {
+                let out = self.outputs();
+                self.event = self.clock(input);
+                out
+            }
+
+            fn events(&self) -> &[&'static str] {
+                std::slice::from_ref(&self.event)
+            }
+        }
+    };
+}

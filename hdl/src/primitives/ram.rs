@@ -19,7 +19,7 @@ pub struct Ram<const D: usize, const A: usize> {
     pub read_enable: Signal<In, Bit>,
     pub read_address: Signal<In, Bits<A>>,
     pub read_data: Signal<Out, Bits<D>>,
-    _mem: Box<Vec<Bits<D>>>,
+    _mem: Vec<Bits<D>>,
 }
 
 impl<const D: usize, const A: usize> Default for Ram<D, A> {
@@ -33,7 +33,7 @@ impl<const D: usize, const A: usize> Default for Ram<D, A> {
             read_enable: Default::default(),
             read_address: Default::default(),
             read_data: Default::default(),
-            _mem: Box::new(vec![Bits::default(); 1 << A]),
+            _mem: vec![Bits::default(); 1 << A],
         }
     }
 }

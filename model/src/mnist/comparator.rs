@@ -13,7 +13,6 @@
 //! - RST_COMP wins over a comparison in the same cycle; EN_COMP low skips the comparison and
 //!   does not count the neurons.
 //! - `freeze` (EN_PISO_DEB) holds everything, `trig_q` included.
-use crate::Block;
 
 pub const RESET_LARGEST: i16 = i16::MIN;
 
@@ -56,32 +55,9 @@ impl Comparator {
         Out { index: self.index, largest: self.largest }
     }
 
-    fn compare(&mut self, i: &In) -> &'static str {
-        let first = self.seen.saturating_add(1);
-        let (value, index) = if !i.single && i.relu2 > i.relu1 { (i.relu2, self.seen.saturating_add(2)) } else { (i.relu1, first) };
-        self.seen = if i.single { first } else { self.seen.saturating_add(2) };
-        if self.index == 0 || value > self.largest {
-            (self.index, self.largest) = (index, value);
-            if index == first { "update from relu1" } else { "update from relu2" }
-        } else if value == self.largest {
-            "tie keeps earlier"
-        } else {
-            "keep"
-        }
-    }
-}
-
-impl Block for Comparator {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
-    }
-
-    fn step(&mut self, i: &In) -> Out {
-        let out = self.outputs();
-        self.event = if i.reset {
+    /// The rising edge.
+    fn clock(&mut self, i: &In) -> &'static str {
+        if i.reset {
             *self = Self::default();
             "reset"
         } else if i.freeze {
@@ -99,18 +75,30 @@ impl Block for Comparator {
                 let event = self.compare(i);
                 if self.seen == u8::MAX { "index saturated" } else { event }
             }
-        };
-        out
+        }
     }
 
-    fn events(&self) -> &[&'static str] {
-        std::slice::from_ref(&self.event)
+    fn compare(&mut self, i: &In) -> &'static str {
+        let first = self.seen.saturating_add(1);
+        let (value, index) = if !i.single && i.relu2 > i.relu1 { (i.relu2, self.seen.saturating_add(2)) } else { (i.relu1, first) };
+        self.seen = if i.single { first } else { self.seen.saturating_add(2) };
+        if self.index == 0 || value > self.largest {
+            (self.index, self.largest) = (index, value);
+            if index == first { "update from relu1" } else { "update from relu2" }
+        } else if value == self.largest {
+            "tie keeps earlier"
+        } else {
+            "keep"
+        }
     }
 }
+
+crate::sequential_block!(Comparator);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Block;
 
     /// Table 4 of seeds/002 with rows 4 to 6 corrected to follow the text of §6.7: neurons
     /// are numbered 1, 2 in frame 2, 3, 4 in frame 3, and so on; a strictly larger value wins.

@@ -4,7 +4,6 @@
 //! (`count_down`). CTR_OUT is high while the count is 0. Loaded with N, ACC therefore lasts
 //! N + 1 cycles: the N data pairs plus the SSFR window, in which the MAC adds the last pair
 //! (the input buffer delays the data by one cycle). A count of 0 holds at 0.
-use crate::Block;
 
 #[derive(Clone, Debug, Default)]
 pub struct In {
@@ -31,19 +30,11 @@ impl Downcounter {
     pub fn outputs(&self) -> Out {
         Out { ctr_out: self.count == 0 }
     }
-}
 
-impl Block for Downcounter {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
-    }
-
-    fn step(&mut self, i: &In) -> Out {
-        let out = self.outputs();
-        (self.count, self.event) = if i.reset {
+    /// The rising edge.
+    fn clock(&mut self, i: &In) -> &'static str {
+        let event;
+        (self.count, event) = if i.reset {
             (0, "reset")
         } else if i.freeze {
             (self.count, "freeze")
@@ -56,10 +47,8 @@ impl Block for Downcounter {
         } else {
             (self.count, "hold")
         };
-        out
-    }
-
-    fn events(&self) -> &[&'static str] {
-        std::slice::from_ref(&self.event)
+        event
     }
 }
+
+crate::sequential_block!(Downcounter);

@@ -5,7 +5,6 @@
 //! the FIFO itself, whatever WR_EN and RD_EN say (§6.6): a write when full is dropped and a
 //! read when empty returns nothing new, and the stored bytes are untouched by either.
 //! When full, a simultaneous read and write reads only (FULL gates WR_EN, as §6.6 says).
-use crate::Block;
 use std::collections::VecDeque;
 
 pub const DEPTH: usize = 128;
@@ -42,19 +41,11 @@ impl Fifo {
     pub fn outputs(&self) -> Out {
         Out { rd_data: self.rd_data, full: self.bytes.len() == DEPTH, empty: self.bytes.is_empty() }
     }
-}
 
-impl Block for Fifo {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
-    }
-
-    fn step(&mut self, i: &In) -> Out {
-        let out = self.outputs();
-        self.event = if i.reset {
+    /// The rising edge.
+    fn clock(&mut self, i: &In) -> &'static str {
+        let now = self.outputs();
+        if i.reset {
             self.bytes.clear();
             self.rd_data = 0;
             "reset"
@@ -64,8 +55,8 @@ impl Block for Fifo {
         } else if !i.en_fifo {
             "disabled"
         } else {
-            let write = i.wr_en && !out.full;
-            let read = i.rd_en && !out.empty;
+            let write = i.wr_en && !now.full;
+            let read = i.rd_en && !now.empty;
             if read {
                 self.rd_data = self.bytes.pop_front().expect("not empty");
             }
@@ -80,11 +71,8 @@ impl Block for Fifo {
                 (_, _, false, true) => if self.bytes.is_empty() { "read last" } else { "read" },
                 _ => "idle",
             }
-        };
-        out
-    }
-
-    fn events(&self) -> &[&'static str] {
-        std::slice::from_ref(&self.event)
+        }
     }
 }
+
+crate::sequential_block!(Fifo);

@@ -6,7 +6,6 @@
 //! operation (§9.2), and LAST is the end of the last frame. `load_ctr` (BIAS) and
 //! `count_down` (ACC) drive the downcounter; Figure 4 draws those wires, Table 6 leaves them
 //! out. `freeze` (EN_PISO_DEB) holds the state.
-use crate::Block;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum State {
@@ -88,38 +87,28 @@ impl FsmAcc {
             count_down: s == State::Acc,
         }
     }
-}
 
-impl Block for FsmAcc {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
-    }
-
-    fn step(&mut self, i: &In) -> Out {
-        let out = self.outputs();
+    /// The rising edge.
+    fn clock(&mut self, i: &In) -> &'static str {
         if i.reset {
-            (self.state, self.acc_flag, self.event) = (State::Idle, false, "reset");
-        } else if i.freeze {
-            self.event = "freeze";
-        } else {
-            self.event = match (self.state, self.acc_flag) {
-                (State::Bias, true) => "BIAS after ACC",
-                (s, _) => s.name(),
-            };
-            self.acc_flag = match self.state {
-                State::Idle => false,
-                State::Acc => true,
-                _ => self.acc_flag,
-            };
-            self.state = self.state.next(i.en_fsm, i.ctr_out, i.out_done);
+            (self.state, self.acc_flag) = (State::Idle, false);
+            return "reset";
         }
-        out
-    }
-
-    fn events(&self) -> &[&'static str] {
-        std::slice::from_ref(&self.event)
+        if i.freeze {
+            return "freeze";
+        }
+        let event = match (self.state, self.acc_flag) {
+            (State::Bias, true) => "BIAS after ACC",
+            (s, _) => s.name(),
+        };
+        self.acc_flag = match self.state {
+            State::Idle => false,
+            State::Acc => true,
+            _ => self.acc_flag,
+        };
+        self.state = self.state.next(i.en_fsm, i.ctr_out, i.out_done);
+        event
     }
 }
+
+crate::sequential_block!(FsmAcc);

@@ -5,7 +5,6 @@
 //! OUT_DONE (FSM_ACC leaves WAIT on it) and returns to OUT_IDLE whatever EN_ReLU is: an
 //! EN_ReLU that arrives in S1..S5 is not seen, which is why continuous frames need N >= 4
 //! (docs/mnist.md). `freeze` (EN_PISO_DEB) holds the state.
-use crate::Block;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum State {
@@ -75,33 +74,23 @@ impl FsmOut {
             wr_en: matches!(s, State::S2 | State::S3 | State::S4 | State::S5),
         }
     }
-}
 
-impl Block for FsmOut {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
-    }
-
-    fn step(&mut self, i: &In) -> Out {
-        let out = self.outputs();
+    /// The rising edge.
+    fn clock(&mut self, i: &In) -> &'static str {
         if i.reset {
-            (self.state, self.event) = (State::OutIdle, "reset");
-        } else if i.freeze {
-            self.event = "freeze";
-        } else {
-            self.event = match (self.state, i.en_relu) {
-                (State::OutIdle, _) | (_, false) => self.state.name(),
-                (_, true) => "EN_ReLU while busy ignored",
-            };
-            self.state = self.state.next(i.en_relu);
+            self.state = State::OutIdle;
+            return "reset";
         }
-        out
-    }
-
-    fn events(&self) -> &[&'static str] {
-        std::slice::from_ref(&self.event)
+        if i.freeze {
+            return "freeze";
+        }
+        let event = match (self.state, i.en_relu) {
+            (State::OutIdle, _) | (_, false) => self.state.name(),
+            (_, true) => "EN_ReLU while busy ignored",
+        };
+        self.state = self.state.next(i.en_relu);
+        event
     }
 }
+
+crate::sequential_block!(FsmOut);

@@ -1,5 +1,4 @@
 //! Input buffer (seeds/002 §6.1). RTL: `hdl/src/mnist/input_buffer.rs`.
-use crate::Block;
 
 #[derive(Clone, Debug, Default)]
 pub struct In {
@@ -32,19 +31,11 @@ impl InputBuffer {
         let [buf_a, buf_b, buf_c, buf_d] = self.channels;
         Out { buf_a, buf_b, buf_c, buf_d }
     }
-}
 
-impl Block for InputBuffer {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
-    }
-
-    fn step(&mut self, i: &In) -> Out {
-        let out = self.outputs();
-        (self.channels, self.event) = if i.reset {
+    /// The rising edge.
+    fn clock(&mut self, i: &In) -> &'static str {
+        let event;
+        (self.channels, event) = if i.reset {
             ([0; 4], "reset")
         } else if i.clr_buf_in {
             ([0; 4], if i.en_buf_in { "clear beats enable" } else { "clear" })
@@ -53,10 +44,8 @@ impl Block for InputBuffer {
         } else {
             (self.channels, "hold")
         };
-        out
-    }
-
-    fn events(&self) -> &[&'static str] {
-        std::slice::from_ref(&self.event)
+        event
     }
 }
+
+crate::sequential_block!(InputBuffer);

@@ -1,6 +1,5 @@
 //! MAC module (seeds/002 §6.2). RTL: `hdl/src/mnist/mac.rs`, decisions in docs/mnist.md.
 use super::two_casc::{self, Saturation};
-use crate::Block;
 
 /// Q4.4 bias to the equivalent Q8.8 value: sign extension and 4 more fraction bits.
 pub fn bias_q44_to_q88(bias: i8) -> i16 {
@@ -38,19 +37,11 @@ impl Mac {
     pub fn outputs(&self) -> Out {
         Out { acc: self.acc }
     }
-}
 
-impl Block for Mac {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
-    }
-
-    fn step(&mut self, i: &In) -> Out {
-        let out = self.outputs();
-        (self.acc, self.event) = if i.reset {
+    /// The rising edge.
+    fn clock(&mut self, i: &In) -> &'static str {
+        let event;
+        (self.acc, event) = if i.reset {
             (0, "reset")
         } else if !i.en_mac {
             (self.acc, "hold")
@@ -63,13 +54,11 @@ impl Block for Mac {
                 (sum, Saturation::Negative) => (sum, "saturate -"),
             }
         };
-        out
-    }
-
-    fn events(&self) -> &[&'static str] {
-        std::slice::from_ref(&self.event)
+        event
     }
 }
+
+crate::sequential_block!(Mac);
 
 #[cfg(test)]
 mod tests {

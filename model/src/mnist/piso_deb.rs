@@ -1,5 +1,4 @@
 //! PISO_DEB debugging chain (seeds/002 §6.8, §11). RTL: `hdl/src/mnist/piso_deb.rs`.
-use crate::Block;
 
 /// Mask of the 96 chain bits.
 pub const CHAIN_MASK: u128 = (1 << 96) - 1;
@@ -30,19 +29,11 @@ impl PisoDeb {
     pub fn outputs(&self) -> Out {
         Out { d_out: (self.chain >> 88) as u8 }
     }
-}
 
-impl Block for PisoDeb {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
-    }
-
-    fn step(&mut self, i: &In) -> Out {
-        let out = self.outputs();
-        (self.chain, self.event) = if i.reset {
+    /// The rising edge.
+    fn clock(&mut self, i: &In) -> &'static str {
+        let event;
+        (self.chain, event) = if i.reset {
             (0, "reset")
         } else if i.clr_piso_deb {
             (0, "clear")
@@ -53,10 +44,8 @@ impl Block for PisoDeb {
         } else {
             (i.samples & CHAIN_MASK, "load")
         };
-        out
-    }
-
-    fn events(&self) -> &[&'static str] {
-        std::slice::from_ref(&self.event)
+        event
     }
 }
+
+crate::sequential_block!(PisoDeb);

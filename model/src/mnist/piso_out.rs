@@ -1,5 +1,4 @@
 //! PISO_OUT (seeds/002 §6.4, §9.3). RTL: `hdl/src/mnist/piso_out.rs`.
-use crate::Block;
 
 #[derive(Clone, Debug, Default)]
 pub struct In {
@@ -34,19 +33,11 @@ impl PisoOut {
     pub fn outputs(&self) -> Out {
         Out { d_out: (self.chain >> 24) as u8 }
     }
-}
 
-impl Block for PisoOut {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
-    }
-
-    fn step(&mut self, i: &In) -> Out {
-        let out = self.outputs();
-        (self.chain, self.event) = if i.reset {
+    /// The rising edge.
+    fn clock(&mut self, i: &In) -> &'static str {
+        let event;
+        (self.chain, event) = if i.reset {
             (0, "reset")
         } else if i.clr_piso_out {
             (0, "clear")
@@ -57,10 +48,8 @@ impl Block for PisoOut {
         } else {
             (chain(i.out1, i.out2), "load")
         };
-        out
-    }
-
-    fn events(&self) -> &[&'static str] {
-        std::slice::from_ref(&self.event)
+        event
     }
 }
+
+crate::sequential_block!(PisoOut);

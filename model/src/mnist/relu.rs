@@ -5,7 +5,6 @@
 //! in LAST (or BIAS), when the MAC register holds the finished sum, and FSM_OUT loads PISO_OUT
 //! one cycle later, when FSM_ACC has already moved on (EN_ReLU low, and in BIAS the MAC holds
 //! the next bias). A combinational ReLU gated by EN_ReLU would pass 0 or the wrong sum.
-use crate::Block;
 
 /// Eqn. 1.
 pub fn relu(x: i16) -> i16 {
@@ -36,19 +35,11 @@ impl Relu {
     pub fn outputs(&self) -> Out {
         Out { y: self.y }
     }
-}
 
-impl Block for Relu {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
-    }
-
-    fn step(&mut self, i: &In) -> Out {
-        let out = self.outputs();
-        (self.y, self.event) = if i.reset {
+    /// The rising edge.
+    fn clock(&mut self, i: &In) -> &'static str {
+        let event;
+        (self.y, event) = if i.reset {
             (0, "reset")
         } else if !i.en_relu {
             (self.y, "hold")
@@ -57,10 +48,8 @@ impl Block for Relu {
         } else {
             (relu(i.x), if i.x < 0 { "clamp negative" } else { "pass" })
         };
-        out
-    }
-
-    fn events(&self) -> &[&'static str] {
-        std::slice::from_ref(&self.event)
+        event
     }
 }
+
+crate::sequential_block!(Relu);

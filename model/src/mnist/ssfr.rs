@@ -1,5 +1,4 @@
 //! SSFR (seeds/002 §7, Table 5). RTL: `hdl/src/mnist/ssfr.rs`.
-use crate::Block;
 
 /// Table 5's reset value: SSFR[15:8] = 0010_0010, SSFR[7:0] = 1000_0000.
 pub const RESET_VALUE: u16 = 0b0010_0010_1000_0000;
@@ -35,29 +34,19 @@ impl Ssfr {
     pub fn outputs(&self) -> Out {
         Out { value: self.value }
     }
-}
 
-impl Block for Ssfr {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
-    }
-
-    fn step(&mut self, i: &In) -> Out {
-        let out = self.outputs();
-        (self.value, self.event) = if i.reset {
+    /// The rising edge.
+    fn clock(&mut self, i: &In) -> &'static str {
+        let event;
+        (self.value, event) = if i.reset {
             (RESET_VALUE, "reset")
         } else if i.en_config {
             (u16::from_be_bytes([i.da, i.db]) & USED_BITS, "write")
         } else {
             (self.value, "hold")
         };
-        out
-    }
-
-    fn events(&self) -> &[&'static str] {
-        std::slice::from_ref(&self.event)
+        event
     }
 }
+
+crate::sequential_block!(Ssfr);
