@@ -189,9 +189,8 @@ impl Block for Chip {
             dd: p.DD,
         });
         let en_mac = c.en_mac && run;
-        let bias_from = |bias: u8| bias as i8;
-        self.mac1.step(&mac::In { reset, data_a: buf.buf_a as i8, data_b: buf.buf_b as i8, bias: bias_from(p.DA), en_mac, rst_mac: c.rst_mac });
-        self.mac2.step(&mac::In { reset, data_a: buf.buf_c as i8, data_b: buf.buf_d as i8, bias: bias_from(p.DC), en_mac: en_mac && auto, rst_mac: c.rst_mac });
+        self.mac1.step(&mac::In { reset, data_a: buf.buf_a as i8, data_b: buf.buf_b as i8, bias: p.DA as i8, en_mac, rst_mac: c.rst_mac });
+        self.mac2.step(&mac::In { reset, data_a: buf.buf_c as i8, data_b: buf.buf_d as i8, bias: p.DC as i8, en_mac: en_mac && auto, rst_mac: c.rst_mac });
         let en_relu = c.en_relu && run;
         self.relu1.step(&relu::In { reset, en_relu, bypass: ssfr & BYPASS_RELU1 != 0, x: mac1 });
         self.relu2.step(&relu::In { reset, en_relu: en_relu && auto, bypass: ssfr & BYPASS_RELU2 != 0, x: mac2 });
