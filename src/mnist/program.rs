@@ -263,11 +263,11 @@ pub fn random_legal(rng: &mut impl Rng, min_cycles: usize) -> Program {
             }
         }
         if rng.gen_bool(0.15) && p.cycles.len() > start + 1 {
-            // A debug dump before a random cycle of this segment, if no reset or SSFR write
-            // comes before it in the segment: then the SSFR to restore is the one in force at
-            // the segment's start.
+            // A debug dump before a random cycle of this segment (an SSFR window too), if no
+            // reset or SSFR write comes earlier in the segment: then the SSFR to restore is the
+            // one in force at the segment's start.
             let at = rng.gen_range(start + 1..p.cycles.len());
-            if !p.cycles[start..=at].iter().any(|c| c.RST_GLO || c.EN_CONFIG) {
+            if !p.cycles[start..at].iter().any(|c| c.RST_GLO || c.EN_CONFIG) {
                 let tail = p.cycles.split_off(at);
                 p.debug_dump(&tail[0], ssfr_at_start);
                 p.cycles.extend(tail);
