@@ -1,4 +1,5 @@
 //! Driving the MNIST NPU chip at its pins: pin programs that follow the datasheet's timing
 //! ([`program`]) and the text trace format that stores any pin sequence ([`trace`]).
+pub mod driver;
 pub mod program;
 pub mod trace;
