@@ -28,6 +28,32 @@ pub trait Block: Default {
     fn events(&self) -> &[&'static str];
 }
 
+/// `Block` for a combinational block model with `fn eval(&In) -> (Out, &'static str)` (the
+/// outputs and what the inputs exercised) and a field `event` to keep the latter in.
+#[macro_export]
+macro_rules! combinational_block {
+    ($block:ty) => {
+        impl $crate::Block for $block {
+            type In = In;
+            type Out = Out;
+
+            fn reset_input() -> Option<In> {
+                None
+            }
+
+            fn step(&mut self, input: &In) -> Out {
+                let (out, event) = Self::eval(input);
+                self.event = event;
+                out
+            }
+
+            fn events(&self) -> &[&'static str] {
+                std::slice::from_ref(&self.event)
+            }
+        }
+    };
+}
+
 /// `Block` for a sequential block model with a `reset` input, outputs that depend only on its
 /// state (`fn outputs(&self) -> Out`), the edge as `fn clock(&mut self, &In) -> &'static str`
 /// returning what it did, and a field `event` to keep that in. `In` and `Out` are the

@@ -107,12 +107,6 @@ pub struct Chip {
     events: Vec<&'static str>,
 }
 
-impl Chip {
-    pub fn fsm_states(&self) -> (fsm_acc::State, fsm_out::State) {
-        (self.fsm_acc.state(), self.fsm_out.state())
-    }
-}
-
 impl Block for Chip {
     type In = In;
     type Out = Out;

@@ -18,8 +18,6 @@ pub enum State {
 }
 
 impl State {
-    pub const ALL: [State; 5] = [State::Idle, State::Bias, State::Acc, State::Last, State::Wait];
-
     pub fn name(self) -> &'static str {
         ["IDLE", "BIAS", "ACC", "LAST", "WAIT"][self as usize]
     }

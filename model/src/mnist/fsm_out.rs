@@ -18,8 +18,6 @@ pub enum State {
 }
 
 impl State {
-    pub const ALL: [State; 6] = [State::OutIdle, State::S1, State::S2, State::S3, State::S4, State::S5];
-
     pub fn name(self) -> &'static str {
         ["OUT_IDLE", "OUT_S1", "OUT_S2", "OUT_S3", "OUT_S4", "OUT_S5"][self as usize]
     }
@@ -60,10 +58,6 @@ pub struct FsmOut {
 }
 
 impl FsmOut {
-    pub fn state(&self) -> State {
-        self.state
-    }
-
     /// The outputs, which depend only on the state.
     pub fn outputs(&self) -> Out {
         let s = self.state;

@@ -1,5 +1,4 @@
 //! Output MUX (seeds/002 §6.5, Table 3). RTL: `hdl/src/mnist/output_mux.rs`.
-use crate::Block;
 
 /// SEL_OUT codes of Table 3.
 pub mod sel_out {
@@ -45,21 +44,11 @@ pub struct OutputMux {
     event: &'static str,
 }
 
-impl Block for OutputMux {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        None
-    }
-
-    fn step(&mut self, i: &In) -> Out {
-        self.event = ["fifo", "piso_out", "index", "largest msb", "largest lsb", "piso_deb", "ground 110", "ground 111"]
-            [usize::from(i.sel_out & 7)];
-        Out { d_out: select(i) }
-    }
-
-    fn events(&self) -> &[&'static str] {
-        std::slice::from_ref(&self.event)
+impl OutputMux {
+    fn eval(i: &In) -> (Out, &'static str) {
+        let event = ["fifo", "piso_out", "index", "largest msb", "largest lsb", "piso_deb", "ground 110", "ground 111"][usize::from(i.sel_out & 7)];
+        (Out { d_out: select(i) }, event)
     }
 }
+
+crate::combinational_block!(OutputMux);

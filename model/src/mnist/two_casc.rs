@@ -1,5 +1,4 @@
 //! 2CASC: 16-bit two's-complement adder with saturation control (seeds/002 §6.2).
-use crate::Block;
 
 /// Which way an addition saturated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,28 +39,19 @@ pub struct TwoCasc {
     event: &'static str,
 }
 
-impl Block for TwoCasc {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        None
-    }
-
-    fn step(&mut self, input: &In) -> Out {
+impl TwoCasc {
+    fn eval(input: &In) -> (Out, &'static str) {
         let (sum, saturation) = add(input.a, input.b);
-        self.event = match saturation {
+        let event = match saturation {
             Saturation::None => "in range",
             Saturation::Positive => "saturate +",
             Saturation::Negative => "saturate -",
         };
-        Out { sum }
-    }
-
-    fn events(&self) -> &[&'static str] {
-        std::slice::from_ref(&self.event)
+        (Out { sum }, event)
     }
 }
+
+crate::combinational_block!(TwoCasc);
 
 #[cfg(test)]
 mod tests {
