@@ -85,11 +85,34 @@ pub enum Row {
 }
 
 impl Row {
-    fn name(&self) -> &str {
+    pub fn name(&self) -> &str {
         match self {
             Row::Clock(n) | Row::Bit(n, _) | Row::Bus(n, _) => n,
         }
     }
+}
+
+/// A markdown table, one line per cycle: its number, `labels[cycle]`, then each row's value
+/// (1 or blank for a bit); clock rows are left out.
+pub fn markdown_table(label_heading: &str, labels: &[String], rows: &[Row]) -> String {
+    let rows: Vec<&Row> = rows.iter().filter(|r| !matches!(r, Row::Clock(_))).collect();
+    let mut s = format!("| cycle | {label_heading} |");
+    for row in &rows {
+        write!(s, " {} |", row.name()).unwrap();
+    }
+    s += &format!("\n|{}\n", " --- |".repeat(rows.len() + 2));
+    for (c, label) in labels.iter().enumerate() {
+        write!(s, "| {c} | {label} |").unwrap();
+        for row in &rows {
+            match row {
+                Row::Bit(_, v) => s += if v[c] { " 1 |" } else { "  |" },
+                Row::Bus(_, v) => write!(s, " {} |", v[c]).unwrap(),
+                Row::Clock(_) => {}
+            }
+        }
+        s += "\n";
+    }
+    s
 }
 
 /// WaveDrom JSON (https://wavedrom.com) of the rows over `cycles` cycles.

@@ -8,7 +8,7 @@ use npu::cosim::{Dut, DutOptions};
 use npu::mnist::program::{Frame, Program, Ssfr};
 use npu::model::mnist::chip::In;
 use npu::model::mnist::output_mux::sel_out;
-use npu::waves::{svg, wavedrom_json, Row, Vcd};
+use npu::waves::{markdown_table, svg, wavedrom_json, Row, Vcd};
 use std::path::Path;
 
 const PERIOD: u64 = 160;
@@ -91,7 +91,7 @@ fn frame_timing_in_docs_matches_the_rtl() {
     let title = "MNIST NPU: two back-to-back frames (N = 4) and the finishing sequence";
     let json = wavedrom_json(title, cycles, &rows);
     let picture = svg(title, cycles, &rows);
-    let table = cycle_table(&windows(&frames, cycles), &rows);
+    let table = markdown_table("window", &windows(&frames, cycles), &rows);
 
     let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
     let page = std::fs::read_to_string(docs.join("mnist.md")).unwrap();
@@ -110,33 +110,4 @@ fn frame_timing_in_docs_matches_the_rtl() {
         let committed = std::fs::read_to_string(docs.join(name)).unwrap_or_default();
         assert!(committed == *text, "docs/{name} does not match the RTL's frame timing: run `make docs` and review the diff");
     }
-}
-
-/// A markdown table, one line per cycle, of the rows' values (clock left out).
-fn cycle_table(windows: &[String], rows: &[Row]) -> String {
-    let mut s = String::from("| cycle | window |");
-    let mut rule = String::from("| --- | --- |");
-    for row in &rows[1..] {
-        let name = match row {
-            Row::Bit(n, _) | Row::Bus(n, _) | Row::Clock(n) => n,
-        };
-        s += &format!(" {name} |");
-        rule += " --- |";
-    }
-    s += "\n";
-    s += &rule;
-    s += "\n";
-    for (c, window) in windows.iter().enumerate() {
-        s += &format!("| {c} | {window} |");
-        for row in &rows[1..] {
-            let cell = match row {
-                Row::Bit(_, v) => if v[c] { "1".to_string() } else { "".to_string() },
-                Row::Bus(_, v) => v[c].clone(),
-                Row::Clock(_) => String::new(),
-            };
-            s += &format!(" {cell} |");
-        }
-        s += "\n";
-    }
-    s
 }

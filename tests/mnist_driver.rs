@@ -6,17 +6,12 @@ use npu::mnist::driver::{read_layer, run_layer, Layer};
 use npu::mnist::program::Program;
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 
-/// out[j] = bias[j]·16 + Σ w[j][i]·x[i], clamped to 16 bits after every addition, then ReLU.
+mod reference;
+
+/// out[j] = ReLU(Eqn. 2 of row j and x): a plain matrix-vector product.
 fn reference(layer: &Layer, x: &[i8]) -> Vec<i16> {
-    layer
-        .weights
-        .iter()
-        .zip(&layer.biases)
-        .map(|(row, &b)| {
-            let sum = row.iter().zip(x).fold(i32::from(b) * 16, |acc, (&w, &v)| (acc + i32::from(w) * i32::from(v)).clamp(-32768, 32767));
-            (if layer.relu { sum.max(0) } else { sum }) as i16
-        })
-        .collect()
+    let row = |w: &Vec<i8>, b: i8| reference::relu(reference::eqn2(b, w.iter().copied().zip(x.iter().copied())), !layer.relu);
+    layer.weights.iter().zip(&layer.biases).map(|(w, &b)| row(w, b)).collect()
 }
 
 fn random_layer(rng: &mut SmallRng, neurons: usize, inputs: usize, relu: bool) -> Layer {

@@ -11,22 +11,9 @@ use npu::mnist::trace;
 use npu::model::mnist::chip::{In, Out};
 use npu::model::mnist::output_mux::sel_out;
 use rand::{rngs::SmallRng, Rng, SeedableRng};
+use reference::{eqn2, relu};
 
-// ---- Independent arithmetic (seeds/002 §6.2, §6.3, Eqn. 1 and 2) ----
-
-/// Bias (Q4.4 → Q8.8) plus the products, clamped to 16 bits after every addition as the
-/// 2CASC does; raw integers throughout (Q4.4 · Q4.4 = Q8.8).
-fn eqn2(bias: i8, pairs: impl IntoIterator<Item = (i8, i8)>) -> i16 {
-    let mut acc = i32::from(bias) * 16;
-    for (a, b) in pairs {
-        acc = (acc + i32::from(a) * i32::from(b)).clamp(-32768, 32767);
-    }
-    acc as i16
-}
-
-fn relu(x: i16, bypass: bool) -> i16 {
-    if bypass || x >= 0 { x } else { 0 }
-}
+mod reference;
 
 /// The two results of a frame after the ReLUs.
 fn frame_results(f: &Frame) -> (i16, i16) {
