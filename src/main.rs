@@ -9,16 +9,21 @@
 use npu::cosim::tops::mnist_npu::MnistNpu;
 use npu::cosim::{Dut, DutOptions};
 use npu::mnist::trace;
-use npu::model::{mnist::chip::Chip, Block};
+use npu::model::mnist::chip::{Chip, In, Out};
+use npu::model::Block;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: npu mnist replay TRACE [--model]\n\
-    Plays a pin trace (one line per CLKEXT cycle: 8 flag characters for RST_GLO EN_CONFIG EN_FSM\n\
-    SEL_CON RD_EN EXT_EN_PISO_DEB EXT_CLR_PISO_DEB EXT_SHIFT_DEB, then DA DB DC DD in hex, an\n\
-    optional xN repeat, # comments) through the Verilated chip, or its model with --model, and\n\
-    prints 'cycle D_OUT FULL EMPTY' per cycle. Start the trace with RST_GLO: the chip powers up\n\
-    in a random state.";
+fn usage() -> String {
+    format!(
+        "usage: npu mnist replay TRACE [--model]\n\
+         Plays a pin trace (one line per CLKEXT cycle: 8 flag characters 0/1 for {}, then DA DB DC DD\n\
+         in hex, an optional xN repeat, # comments) through the Verilated chip, or its model with\n\
+         --model, and prints 'cycle D_OUT FULL EMPTY' per cycle. Start the trace with RST_GLO: the\n\
+         chip powers up in a random state.",
+        trace::FLAG_PINS.join(" ")
+    )
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,7 +31,7 @@ fn main() -> ExitCode {
     match words.as_slice() {
         ["mnist", "replay", path, rest @ ..] if rest.is_empty() || rest == ["--model"] => replay(path, !rest.is_empty()),
         _ => {
-            eprintln!("{USAGE}");
+            eprintln!("{}", usage());
             ExitCode::from(2)
         }
     }
@@ -49,18 +54,17 @@ fn replay(path: &str, model: bool) -> ExitCode {
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     writeln!(out, "# {} of {path}: cycle D_OUT FULL EMPTY", if model { "model" } else { "Verilated chip" }).unwrap();
-    let mut print = |cycle: usize, o| writeln!(out, "{}", trace::output_line(cycle, &o)).unwrap();
-    if model {
-        let mut chip = Chip::default();
-        for (cycle, pins) in cycles.iter().enumerate() {
-            print(cycle, chip.step(pins));
-        }
+    let (mut model_chip, mut verilated);
+    let step: &mut dyn FnMut(&In) -> Out = if model {
+        model_chip = Chip::default();
+        &mut |pins| model_chip.step(pins)
     } else {
         // x_seed 1: random power-up state, as on silicon.
-        let mut chip = MnistNpu::open(&DutOptions::from_env(1));
-        for (cycle, pins) in cycles.iter().enumerate() {
-            print(cycle, chip.step(pins));
-        }
+        verilated = MnistNpu::open(&DutOptions::from_env(1));
+        &mut |pins| verilated.step(pins)
+    };
+    for (cycle, pins) in cycles.iter().enumerate() {
+        writeln!(out, "{}", trace::output_line(cycle, &step(pins))).unwrap();
     }
     ExitCode::SUCCESS
 }

@@ -146,9 +146,10 @@ impl Program {
         self.push(manual(Controls { en_relu: true, ..none }));
         // S1 loads PISO_OUT, S2..S4 shift it: the bytes show in S2..S5.
         self.push(manual(Controls { en_piso_out: true, ..none }));
-        let first = self.push(manual(Controls { shift_out: true, en_piso_out: true, ..none }));
-        self.push(manual(Controls { shift_out: true, en_piso_out: true, ..none }));
-        self.push(manual(Controls { shift_out: true, en_piso_out: true, ..none }));
+        let first = self.cycles.len();
+        for _ in 0..3 {
+            self.push(manual(Controls { shift_out: true, en_piso_out: true, ..none }));
+        }
         self.push(manual(Controls { shift_out: true, ..none }));
         first
     }
