@@ -87,6 +87,31 @@ fn main() {
     chip.truncate(CYCLES);
     bench::<MnistNpu>(chip);
     frame_overhead();
+    mnist_demo();
+}
+
+/// The MNIST demo (`npu mnist`) on its first 300 held-out digits per output path: wall-clock
+/// images/s of the Verilated chip and of the chip model on the same host program, and chip
+/// cycles per image against the 2-MAC bound.
+fn mnist_demo() {
+    use npu::mnist::demo::{run, Options};
+    use npu::mnist::driver::OutputPath;
+    const IMAGES: usize = 300;
+    println!("\nMNIST demo, {IMAGES} held-out digits per output path, same host program on both engines:\n");
+    println!("| output path | cycles per image | over the 2-MAC bound | Verilated chip images/s | model images/s | model / chip |");
+    println!("|---|---|---|---|---|---|");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for path in OutputPath::ALL {
+        let r = run(&Options { images: Some(IMAGES), path, ..Options::in_project(root) }).unwrap_or_else(|e| panic!("{e}"));
+        let (chip, model) = (IMAGES as f64 / r.chip_time.as_secs_f64(), IMAGES as f64 / r.model_time.as_secs_f64());
+        println!(
+            "| {} | {} | {:+.2} % | {chip:.0} | {model:.0} | {:.1} |",
+            path.name(),
+            r.cycles_per_image,
+            100.0 * (r.cycles_per_image as f64 / r.cycle_bound as f64 - 1.0),
+            model / chip
+        );
+    }
 }
 
 /// Back-to-back frames of N MAC cycles (§9.2), measured on the Verilated chip: the frame

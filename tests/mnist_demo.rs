@@ -8,20 +8,14 @@ use npu::mnist::network::Network;
 use npu::mnist::{data, train};
 use std::path::{Path, PathBuf};
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+fn options(images: Option<usize>, path: OutputPath) -> Options {
+    Options { images, path, ..Options::in_project(Path::new(env!("CARGO_MANIFEST_DIR"))) }
 }
 
-fn options(images: Option<usize>, path: OutputPath) -> Options {
-    Options {
-        data: None,
-        data_dir: root().join("build/data"),
-        weights: root().join("data/mnist_mlp.txt"),
-        images,
-        path,
-        waves: None,
-        progress: false,
-    }
+/// All 5000 digits and the committed network.
+fn digits_and_network() -> (Vec<data::Digit>, Network) {
+    let defaults = options(None, OutputPath::PisoOut);
+    (data::load(&data::fetch(&defaults.data_dir).unwrap()).unwrap(), Network::load(&defaults.weights).unwrap())
 }
 
 fn run(options: &Options) -> demo::Report {
@@ -61,8 +55,7 @@ fn waveform_of_one_digit() {
     // the last one.
     let last = report.cycles_per_image as u64 * npu::waves::PERIOD;
     let index = vcd.value_at(vcd.find("D_OUT"), last).expect("D_OUT has a value in the digit's last cycle");
-    let digits = data::load(&data::fetch(&root().join("build/data")).unwrap()).unwrap();
-    let network = Network::load(&root().join("data/mnist_mlp.txt")).unwrap();
+    let (digits, network) = digits_and_network();
     let predicted = network.predict(&demo::held_out_digits(&digits)[1].pixels);
     assert_eq!(index, predicted as u64 + 1, "comparator index on D_OUT at the end of the digit");
 }
@@ -71,11 +64,10 @@ fn waveform_of_one_digit() {
 /// held-out digit.
 #[test]
 fn training_reproduces_the_committed_weights() {
-    let digits = data::load(&data::fetch(&root().join("build/data")).unwrap()).unwrap();
+    let (digits, committed) = digits_and_network();
     let training = training_digits(&digits);
     assert_eq!(training.len(), 4000);
     let held: Vec<_> = demo::held_out_digits(&digits);
     assert!(held.iter().all(|d| !training.contains(d)), "a held-out digit is among the training digits");
-    let committed = Network::load(&root().join("data/mnist_mlp.txt")).unwrap();
     assert!(train::train(&training, 1) == committed, "training (seed 1) no longer gives data/mnist_mlp.txt: run `cargo run --release -- mnist train`");
 }

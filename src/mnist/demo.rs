@@ -10,7 +10,7 @@ use npu_model::mnist::chip::Chip;
 use npu_model::Block;
 use std::fmt;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The datasheet's clock (seeds/002 §1): simulated time per image is cycles / 6.25 MHz.
@@ -29,6 +29,22 @@ pub struct Options {
     /// FST waveform to the file.
     pub waves: Option<(usize, PathBuf)>,
     pub progress: bool,
+}
+
+impl Options {
+    /// The defaults in the project at `root`: the committed weights, the digits cached in
+    /// `build/data/`, every held-out digit through PISO_OUT, no waveform, no progress bar.
+    pub fn in_project(root: &Path) -> Self {
+        Self {
+            data: None,
+            data_dir: root.join("build/data"),
+            weights: root.join("data/mnist_mlp.txt"),
+            images: None,
+            path: OutputPath::PisoOut,
+            waves: None,
+            progress: false,
+        }
+    }
 }
 
 /// The held-out digits, class by class in turn (0, 1, .., 9, 0, ..), so that every prefix
