@@ -175,15 +175,22 @@ fn check(
 ) -> Result<(), Error> {
     let mismatch = |m: String| {
         Err(Error::Mismatch(format!(
-            "image {image} (label {}), output path {}: {m}",
+            "image {image} (label {}), output path {}: {m}\nreproduce with a waveform: npu mnist --images {} --output {} --waves {image} digit.fst",
             digit.label,
+            path.name(),
+            image + 1,
             path.name()
         )))
     };
-    if chip != model {
-        let cycle = chip.pins.iter().zip(&model.pins).position(|(c, m)| c != m);
+    if let Some(cycle) = chip.pins.iter().zip(&model.pins).position(|(c, m)| c != m) {
         return mismatch(format!(
-            "Verilated chip and model differ (first differing pin cycle of this image: {cycle:?})\nchip:  {:?} index {:?}\nmodel: {:?} index {:?}",
+            "output pins differ in cycle {cycle} of the digit: Verilated chip {:?}, model {:?}",
+            chip.pins[cycle], model.pins[cycle]
+        ));
+    }
+    if chip != model {
+        return mismatch(format!(
+            "Verilated chip and model differ\nchip:  {:?} index {:?}\nmodel: {:?} index {:?}",
             chip.layers, chip.index, model.layers, model.index
         ));
     }
@@ -338,4 +345,36 @@ fn waves(
         file.display()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mnist::network::Layer;
+
+    /// `check` catches each kind of disagreement: a pin, a neuron, the prediction.
+    #[test]
+    fn check_reports_every_kind_of_mismatch() {
+        let layer = |neurons: usize, inputs: usize, relu| Layer { weights: vec![vec![3; inputs]; neurons], biases: (0..neurons as i8).collect(), relu, shift: 2 };
+        let network = Network { input_shift: 2, layers: vec![layer(3, 4, true), layer(10, 3, false)] };
+        let digit = Digit { pixels: vec![200, 10, 0, 90], label: 9 };
+        let mut chip = Chip::default();
+        let good = Host::new(|pins| chip.step(pins)).classify(&network, &digit.pixels, OutputPath::PisoOut);
+        assert!(check(0, &digit, &network, &good, &good, OutputPath::PisoOut).is_ok());
+
+        let mut pin = good.clone();
+        pin.pins[5].FULL = !pin.pins[5].FULL;
+        let mut neuron = good.clone();
+        neuron.layers[0][1] += 1;
+        let mut prediction = good.clone();
+        prediction.prediction = 3;
+        for (chip, model, expected) in [
+            (&pin, &good, "output pins differ in cycle 5"),
+            (&neuron, &neuron, "layer 1: chip"),
+            (&prediction, &prediction, "chip predicts 3"),
+        ] {
+            let error = check(4, &digit, &network, chip, model, OutputPath::PisoOut).unwrap_err().to_string();
+            assert!(error.contains(expected) && error.contains("image 4 (label 9)") && error.contains("--waves 4"), "{error}");
+        }
+    }
 }
