@@ -1,6 +1,8 @@
 # Entry points of the project. Every target installs what it needs first (`deps`).
 #   make mnist              main job: the held-out MNIST digits classified by the Verilated chip
 #   make verilog            one Verilog file per top in build/verilog/, linted, plus ports.json
+#   make synth              every top through yosys (iCE40) and nextpnr (HX8K): build/synth/report.md
+#   make bitstream          the MNIST NPU chip's bitstream for the iCE40-HX8K breakout board
 #   make test               all co-simulation regressions (cargo test)
 #   make bench              speed of the Verilator bridge against the behavioural models
 #   make docs               redraw the frame timing in docs/mnist.md and docs/mnist/ from the RTL
@@ -10,13 +12,14 @@ VERILOG_DIR := build/verilog
 CARGO ?= cargo
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEBIAN_PACKAGES := verilator zlib1g-dev gtkwave yosys
+DEBIAN_PACKAGES := verilator zlib1g-dev gtkwave yosys nextpnr-ice40 fpga-icestorm
 
-.PHONY: deps mnist verilog test bench docs waves clean
+.PHONY: deps mnist verilog synth bitstream test bench docs waves clean
 
 # Installs the Debian packages that are missing: Verilator and zlib for the co-simulation,
-# gtkwave for fst2vcd and viewing, yosys for the per-block synthesis checks; without their
-# recommends. Nothing is installed when everything is present.
+# gtkwave for fst2vcd and viewing, yosys for the synthesis checks and the gate-level netlist,
+# nextpnr-ice40 and fpga-icestorm (icepack) for place and route and the bitstream; without
+# their recommends. Nothing is installed when everything is present.
 deps:
 	@missing=""; for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -34,6 +37,14 @@ verilog: deps
 	$(CARGO) run -q -p npu-gen -- $(VERILOG_DIR)
 	@for f in $(VERILOG_DIR)/*.v; do verilator --lint-only -Wall $$f || exit 1; done
 	@echo "lint clean: $(VERILOG_DIR)/*.v (verilator --lint-only -Wall)"
+
+# Fails on a latch, a combinational loop, a net with several drivers or none, a FIFO not in
+# block RAM, or a clocked top below 50 MHz after routing.
+synth: deps
+	$(CARGO) run -q --release -p npu-gen -- synth build/synth
+
+bitstream: deps
+	$(CARGO) run -q --release -p npu-gen -- bitstream build/synth
 
 # Ends with one total line over all test binaries ("total: N passed, N failed").
 test: deps

@@ -12,7 +12,11 @@ use std::{env, fmt::Write as _, fs, path::Path, path::PathBuf, process::Command}
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
-    let tops = npu_gen::tops();
+    let mut tops = npu_gen::tops();
+    // The chip after iCE40 synthesis, with yosys's cell models: tests/gate_level.rs shows
+    // synthesis does not change its behaviour.
+    let chip = tops.iter().find(|t| t.name == "mnist_npu").expect("the chip is a top");
+    tops.push(npu_gen::fpga::gate_level(chip, &out.join("gates")).unwrap_or_else(|e| panic!("\n\n{e}\n\n")));
     let root = verilator_root();
 
     // Verilate the tops in parallel (make runs in each folder).
@@ -83,8 +87,10 @@ fn verilate(top: &Top, out: &Path) {
     let _ = fs::remove_dir_all(&obj);
     // --x-assign/--x-initial unique: every bit without a reset starts from a value chosen by
     // the seed given at run time, so tests prove that no state depends on `initial` values.
+    let warnings: &[&str] = if top.gate_level { &["-Wno-fatal", "-Wno-lint", "-Wno-style", "-DNO_ICE40_DEFAULT_ASSIGNMENTS", "--timescale", "1ns/1ps"] } else { &["-Wall"] };
     run(Command::new("verilator")
-        .args(["--cc", "--trace-fst", "-O3", "--x-assign", "unique", "--x-initial", "unique", "-Wall"])
+        .args(["--cc", "--trace-fst", "-O3", "--x-assign", "unique", "--x-initial", "unique"])
+        .args(warnings)
         .arg("--prefix")
         .arg(format!("V{}", top.name))
         .arg("--top-module")

@@ -6,6 +6,8 @@
 //! with no name clash. The port list, parsed back from the export, is the manifest from which
 //! the co-simulation bridge generates its C++ shim and Rust handle.
 use npu_hdl::mnist;
+
+pub mod fpga;
 use rust_hdl::prelude::{generate_verilog, Block};
 
 /// One exported top.
@@ -19,6 +21,9 @@ pub struct Top {
     /// False for tops that exist only to test the test bench (deliberately broken copies):
     /// they are verilated but never written to the user's Verilog folder.
     pub for_users: bool,
+    /// A netlist after synthesis with the vendor's cell models ([`fpga::gate_level`]), not
+    /// rust-hdl output: verilated without `-Wall`, as the cell library is not lint-clean.
+    pub gate_level: bool,
     /// Complete file text: header, waivers, modules.
     pub verilog: String,
     pub ports: Vec<Port>,
@@ -93,7 +98,7 @@ fn export(name: &'static str, model: &'static str, source: &'static str, for_use
         verilog += &format!("//   {rule}: {why}.\n/* verilator lint_off {rule} */\n");
     }
     verilog += body.trim_start();
-    Top { name, model, source, for_users, verilog, ports }
+    Top { name, model, source, for_users, gate_level: false, verilog, ports }
 }
 
 /// rust-hdl names the top `top` and sub-modules `top$path$to$child`; make them `name` and
@@ -145,6 +150,33 @@ fn parse_ports(verilog: &str, name: &str) -> Vec<Port> {
             }
         })
         .collect()
+}
+
+/// Writes into `out`, per top, its Verilog, its FuseSoC core, its SDC/XDC clock constraint
+/// (clocked tops) and its board pin constraints (from `root`/constraints), then `ports.json`.
+/// Returns the files written.
+pub fn write_user_files(tops: &[Top], out: &std::path::Path, root: &std::path::Path) -> Result<Vec<std::path::PathBuf>, String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let mut written = Vec::new();
+    let mut write = |name: String, text: &str| {
+        let path = out.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        written.push(path);
+        Ok::<(), String>(())
+    };
+    for top in tops {
+        write(format!("{}.v", top.name), &top.verilog)?;
+        write(format!("{}.core", top.name), &fpga::fusesoc_core(top))?;
+        if let Some(sdc) = fpga::sdc(top) {
+            write(format!("{}.sdc", top.name), &sdc)?;
+        }
+        if let Some(pcf) = fpga::pcf(top.name) {
+            let text = std::fs::read_to_string(root.join(pcf)).map_err(|e| format!("{pcf}: {e}"))?;
+            write(std::path::Path::new(pcf).file_name().unwrap().to_string_lossy().into(), &text)?;
+        }
+    }
+    write("ports.json".into(), &manifest_json(tops))?;
+    Ok(written)
 }
 
 /// The port manifest of all tops as JSON (written by `make verilog` next to the Verilog).

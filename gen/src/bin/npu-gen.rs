@@ -1,16 +1,66 @@
-//! `npu-gen OUT_DIR`: writes one Verilog file per user-facing top and `ports.json`.
-use std::{fs, path::PathBuf};
+//! `npu-gen [OUT_DIR]`: writes per user-facing top its Verilog, a FuseSoC core, an SDC/XDC
+//! clock constraint (clocked tops) and the board's pin constraints (the chip), and `ports.json`.
+//! `npu-gen synth OUT_DIR`: synthesises, checks, places and routes every user-facing top for
+//! the iCE40-HX8K (`npu_gen::fpga`) and writes `OUT_DIR/report.md`.
+//! `npu-gen bitstream OUT_DIR`: the same for the MNIST NPU chip alone, then its bitstream.
+use npu_gen::fpga;
+use std::{fs, path::Path, path::PathBuf, process::ExitCode};
 
-fn main() {
-    let out = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| "build/verilog".into()));
-    fs::create_dir_all(&out).unwrap_or_else(|e| panic!("cannot create {}: {e}", out.display()));
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
     let tops: Vec<_> = npu_gen::tops().into_iter().filter(|t| t.for_users).collect();
-    for top in &tops {
-        let path = out.join(format!("{}.v", top.name));
-        fs::write(&path, &top.verilog).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+    let result = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["synth", dir] => synth(&tops, Path::new(dir)),
+        ["bitstream", dir] => bitstream(&tops, Path::new(dir)),
+        [] => verilog(&tops, Path::new("build/verilog")),
+        [dir] => verilog(&tops, Path::new(dir)),
+        _ => Err("usage: npu-gen [OUT_DIR] | npu-gen synth OUT_DIR | npu-gen bitstream OUT_DIR".into()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn verilog(tops: &[npu_gen::Top], out: &Path) -> Result<(), String> {
+    for path in npu_gen::write_user_files(tops, out, &root())? {
         println!("{}", path.display());
     }
-    let manifest = out.join("ports.json");
-    fs::write(&manifest, npu_gen::manifest_json(&tops)).expect("write ports.json");
-    println!("{}", manifest.display());
+    Ok(())
+}
+
+/// The project root: the workspace above this crate.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn synth(tops: &[npu_gen::Top], dir: &Path) -> Result<(), String> {
+    // Two tops at a time: the build machine has two cores.
+    let results: Vec<Result<fpga::Synthesis, String>> = std::thread::scope(|s| {
+        let chunks: Vec<_> = tops.chunks(tops.len().div_ceil(2)).collect();
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| s.spawn(move || chunk.iter().map(|t| { eprintln!("synthesising {}", t.name); fpga::synthesize(t, dir, &root()) }).collect::<Vec<_>>()))
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    let results = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let report = fpga::report(&results);
+    let path = dir.join("report.md");
+    fs::write(&path, &report).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    print!("{report}");
+    println!("\nchecks passed for every top: no latch, check -assert (no loop, no multiple or missing driver), FIFO in block RAM\n{}", path.display());
+    let slow: Vec<_> = results.iter().filter(|r| r.fmax_mhz.is_some_and(|f| f < f64::from(fpga::TARGET_MHZ))).map(|r| r.top.as_str()).collect();
+    if slow.is_empty() { Ok(()) } else { Err(format!("below {} MHz after routing: {slow:?}", fpga::TARGET_MHZ)) }
+}
+
+fn bitstream(tops: &[npu_gen::Top], dir: &Path) -> Result<(), String> {
+    let chip = tops.iter().find(|t| t.name == "mnist_npu").expect("the chip is a top");
+    let r = fpga::synthesize(chip, dir, &root())?;
+    let bin = fpga::bitstream(dir, chip.name)?;
+    println!("{}: {} logic cells, {} I/O, Fmax {:.1} MHz; pins: {}", bin.display(), r.logic_cells, r.io, r.fmax_mhz.unwrap_or(0.0), fpga::pcf(chip.name).unwrap());
+    Ok(())
 }
