@@ -10,8 +10,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The board's FPGA and the clock every top is placed and routed for (MHz).
-pub const DEVICE: [&str; 4] = ["--hx8k", "--package", "ct256", "--seed"];
+/// The board's FPGA, and the clock every top is placed and routed for (MHz).
+pub const DEVICE: [&str; 3] = ["--hx8k", "--package", "ct256"];
 pub const TARGET_MHZ: u32 = 50;
 
 /// Pin constraints per top, relative to the project root; other tops are placed freely.
@@ -97,7 +97,7 @@ pub fn synthesize(top: &Top, dir: &Path, root: &Path) -> Result<Synthesis, Strin
     let generic_cells = generic.lines().rev().find_map(|l| l.trim().strip_prefix("Number of cells:")).and_then(|n| n.trim().parse().ok()).unwrap_or(0);
 
     let mut nextpnr = Command::new("nextpnr-ice40");
-    nextpnr.args(DEVICE).arg("1").arg("--freq").arg(TARGET_MHZ.to_string()).arg("--json").arg(&json).arg("--asc").arg(dir.join(format!("{name}.asc")));
+    nextpnr.args(DEVICE).args(["--seed", "1"]).arg("--freq").arg(TARGET_MHZ.to_string()).arg("--json").arg(&json).arg("--asc").arg(dir.join(format!("{name}.asc")));
     match pcf(name) {
         Some(p) => nextpnr.arg("--pcf").arg(root.join(p)),
         None => nextpnr.arg("--pcf-allow-unconstrained"),
