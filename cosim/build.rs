@@ -139,19 +139,12 @@ fn words(p: &Port) -> usize {
     p.width.div_ceil(32)
 }
 
-/// Names a clock input may have: `clock` in the blocks, `CLKEXT` at the chip's pins.
-const CLOCKS: [&str; 2] = ["clock", "CLKEXT"];
-
 fn inputs(top: &Top) -> impl Iterator<Item = &Port> {
-    top.ports.iter().filter(|p| p.direction == Direction::In && !CLOCKS.contains(&p.name.as_str()))
+    top.ports.iter().filter(|p| p.direction == Direction::In && !npu_gen::CLOCK_PORTS.contains(&p.name.as_str()))
 }
 
 fn outputs(top: &Top) -> impl Iterator<Item = &Port> {
     top.ports.iter().filter(|p| p.direction == Direction::Out)
-}
-
-fn clock(top: &Top) -> Option<&str> {
-    top.ports.iter().map(|p| p.name.as_str()).find(|n| CLOCKS.contains(n))
 }
 
 /// C++ to copy one port between the word array and the Verilated model.
@@ -209,7 +202,7 @@ fn shim_cpp(tops: &[Top]) -> String {
         }
         s += " }\n";
         s += "static inline void cycle(H* h, const In* i, Out* o) {\n    apply(h->m, i); h->m->eval(); sample(h->m, o);\n    if (h->fst) h->fst->dump(h->t);\n";
-        if let Some(clk) = clock(top) {
+        if let Some(clk) = top.clock() {
             // The falling edge is left for the next cycle's eval, which sees it before any
             // input change: one eval per edge.
             writeln!(s, "    h->m->{clk} = 1; h->m->eval();\n    if (h->fst) h->fst->dump(h->t + PERIOD / 2);\n    h->m->{clk} = 0;").unwrap();

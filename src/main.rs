@@ -44,7 +44,7 @@ fn main() -> ExitCode {
             replay(path, !rest.is_empty())
         }
         ["mnist", "train", rest @ ..] => match rest {
-            [] => retrain(&Options::in_project(Path::new("")).weights),
+            [] => retrain(&defaults().weights),
             ["--out", file] => retrain(Path::new(file)),
             _ => Err(usage()),
         },
@@ -64,8 +64,13 @@ fn main() -> ExitCode {
     }
 }
 
+/// The demo's files, relative to the project root (where `make` and `cargo run` start).
+fn defaults() -> Options {
+    Options::in_project(Path::new(""))
+}
+
 fn mnist(args: &[&str]) -> Result<(), String> {
-    let mut options = Options { progress: true, ..Options::in_project(Path::new("")) };
+    let mut options = Options { progress: true, ..defaults() };
     let mut rest = args;
     while !rest.is_empty() {
         rest = match rest {
@@ -115,7 +120,7 @@ fn mnist(args: &[&str]) -> Result<(), String> {
 
 /// Trains on the training digits, writes the weights and reports both accuracies.
 fn retrain(out: &Path) -> Result<(), String> {
-    let digits = data::load(&data::fetch(&Options::in_project(Path::new("")).data_dir).map_err(|e| e.to_string())?)
+    let digits = data::load(&data::fetch(&defaults().data_dir).map_err(|e| e.to_string())?)
         .map_err(|e| e.to_string())?;
     let (training, held_out) = (
         demo::training_digits(&digits),

@@ -4,7 +4,8 @@
 use npu::cosim::tops::mnist_npu::MnistNpu;
 use npu::cosim::{Dut, DutOptions};
 use npu::mnist::driver::{Host, OutputPath};
-use npu::mnist::network::{argmax, Layer, Network};
+use npu::mnist::demo::compare;
+use npu::mnist::network::{Layer, Network};
 use npu::model::mnist::chip::Chip;
 use npu::model::Block;
 use rand::{rngs::SmallRng, Rng, SeedableRng};
@@ -27,7 +28,8 @@ fn random_layer(
 }
 
 /// Runs `digits` through `network` on the chip and the model on `path`; returns the
-/// predictions after checking every neuron.
+/// predictions after checking every pin against the model and every neuron against the
+/// integer reference.
 fn run(network: &Network, digits: &[Vec<u8>], path: OutputPath) -> Vec<usize> {
     let mut dut = MnistNpu::open(&DutOptions::from_env(3));
     let mut chip = Host::new(|pins| dut.step(pins));
@@ -37,32 +39,7 @@ fn run(network: &Network, digits: &[Vec<u8>], path: OutputPath) -> Vec<usize> {
     for (k, pixels) in digits.iter().enumerate() {
         let on_chip = chip.classify(network, pixels, path);
         let on_model = model.classify(network, pixels, path);
-        let cycle = on_chip
-            .pins
-            .iter()
-            .zip(&on_model.pins)
-            .position(|(c, m)| c != m);
-        assert!(
-            cycle.is_none(),
-            "input {k}, path {path:?}: chip and model pins differ at cycle {cycle:?} of this input"
-        );
-        assert_eq!(on_chip, on_model, "input {k}, path {path:?}");
-        let reference = network.reference(pixels);
-        let read = if path == OutputPath::Comparator {
-            reference.len() - 1
-        } else {
-            reference.len()
-        };
-        assert_eq!(
-            on_chip.layers[..read],
-            reference[..read],
-            "input {k}, path {path:?}: layer outputs"
-        );
-        assert_eq!(
-            on_chip.prediction,
-            argmax(reference.last().unwrap()),
-            "input {k}, path {path:?}: prediction"
-        );
+        compare(network, pixels, &on_chip, &on_model).unwrap_or_else(|m| panic!("input {k}, path {path:?}: {m}"));
         predictions.push(on_chip.prediction);
     }
     predictions

@@ -29,6 +29,16 @@ pub struct Top {
     pub ports: Vec<Port>,
 }
 
+/// Names a clock input may have: `clock` in the blocks, `CLKEXT` at the chip's pins.
+pub const CLOCK_PORTS: [&str; 2] = ["clock", "CLKEXT"];
+
+impl Top {
+    /// The clock input, if the top has one.
+    pub fn clock(&self) -> Option<&str> {
+        self.ports.iter().map(|p| p.name.as_str()).find(|n| CLOCK_PORTS.contains(n))
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
     In,

@@ -164,53 +164,41 @@ impl Report {
     }
 }
 
-/// Compares the chip's inference with the model's and the integer reference's.
-fn check(
-    image: usize,
-    digit: &Digit,
-    network: &Network,
-    chip: &Inference,
-    model: &Inference,
-    path: OutputPath,
-) -> Result<(), Error> {
-    let mismatch = |m: String| {
-        Err(Error::Mismatch(format!(
+/// Compares one input's inference on the Verilated chip with the model's (every output
+/// pin, every cycle) and with the integer reference (every neuron the host read, the
+/// prediction); the message names what differs and both values.
+pub fn compare(network: &Network, pixels: &[u8], chip: &Inference, model: &Inference) -> Result<(), String> {
+    if let Some(cycle) = chip.pins.iter().zip(&model.pins).position(|(c, m)| c != m) {
+        return Err(format!("output pins differ in cycle {cycle} of the digit: Verilated chip {:?}, model {:?}", chip.pins[cycle], model.pins[cycle]));
+    }
+    if chip != model {
+        return Err(format!("Verilated chip and model differ\nchip:  {:?} index {:?}\nmodel: {:?} index {:?}", chip.layers, chip.index, model.layers, model.index));
+    }
+    let reference = network.reference(pixels);
+    for (k, (got, want)) in chip.layers.iter().zip(&reference).enumerate() {
+        // Empty: the last layer on the comparator path, where the host reads only the index.
+        if !got.is_empty() && got != want {
+            return Err(format!("layer {}: chip {got:?}, integer reference {want:?}", k + 1));
+        }
+    }
+    let predicted = argmax(reference.last().unwrap());
+    if chip.prediction != predicted {
+        return Err(format!("chip predicts {} (index {:?}), the integer reference {predicted}", chip.prediction, chip.index));
+    }
+    Ok(())
+}
+
+/// [`compare`] for image `image` of the run, with the command that reproduces it.
+fn check(image: usize, digit: &Digit, network: &Network, chip: &Inference, model: &Inference, path: OutputPath) -> Result<(), Error> {
+    compare(network, &digit.pixels, chip, model).map_err(|m| {
+        Error::Mismatch(format!(
             "image {image} (label {}), output path {}: {m}\nreproduce with a waveform: npu mnist --images {} --output {} --waves {image} digit.fst",
             digit.label,
             path.name(),
             image + 1,
             path.name()
-        )))
-    };
-    if let Some(cycle) = chip.pins.iter().zip(&model.pins).position(|(c, m)| c != m) {
-        return mismatch(format!(
-            "output pins differ in cycle {cycle} of the digit: Verilated chip {:?}, model {:?}",
-            chip.pins[cycle], model.pins[cycle]
-        ));
-    }
-    if chip != model {
-        return mismatch(format!(
-            "Verilated chip and model differ\nchip:  {:?} index {:?}\nmodel: {:?} index {:?}",
-            chip.layers, chip.index, model.layers, model.index
-        ));
-    }
-    let reference = network.reference(&digit.pixels);
-    for (k, (got, want)) in chip.layers.iter().zip(&reference).enumerate() {
-        if !got.is_empty() && got != want {
-            return mismatch(format!(
-                "layer {}: chip {got:?}, integer reference {want:?}",
-                k + 1
-            ));
-        }
-    }
-    let predicted = argmax(reference.last().unwrap());
-    if chip.prediction != predicted {
-        return mismatch(format!(
-            "chip predicts {} (index {:?}), the integer reference {predicted}",
-            chip.prediction, chip.index
-        ));
-    }
-    Ok(())
+        ))
+    })
 }
 
 fn progress(done: usize, total: usize, correct: usize, started: Instant, terminal: bool) {
