@@ -1,6 +1,6 @@
 # Entry points of the project. Every target installs what it needs first (`deps`).
 #   make mnist              main job: the held-out MNIST digits classified by the Verilated chip
-#   make verilog            one Verilog file per top in build/verilog/, linted, plus ports.json
+#   make verilog            per top in build/verilog/: Verilog (linted), FuseSoC core, SDC; ports.json
 #   make synth              every top through yosys (iCE40) and nextpnr (HX8K): build/synth/report.md
 #   make bitstream          the MNIST NPU chip's bitstream for the iCE40-HX8K breakout board
 #   make test               all co-simulation regressions (cargo test)
