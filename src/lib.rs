@@ -5,5 +5,6 @@
 pub use npu_cosim as cosim;
 pub use npu_model as model;
 
+pub mod ethos;
 pub mod mnist;
 pub mod waves;

@@ -117,14 +117,18 @@ pub fn check<D: Dut>(
     stimulus: impl FnMut(&mut SmallRng, u64) -> In<D>,
     mut cover: impl FnMut(&In<D>, &mut Coverage),
 ) -> Result<Coverage, Box<Mismatch<D>>> {
-    drive::<D>(run, stimulus, |input, _, coverage| cover(input, coverage))
+    drive::<D>(run, stimulus, |input, _, coverage| {
+        cover(input, coverage);
+        true
+    })
 }
 
-/// [`check`] with every cycle's input and (agreed) output handed to `each`.
+/// [`check`] with every cycle's input and (agreed) output handed to `each`, which returns
+/// whether to go on (`run.cycles` is then a limit).
 pub fn drive<D: Dut>(
     run: &Run,
     mut stimulus: impl FnMut(&mut SmallRng, u64) -> In<D>,
-    mut each: impl FnMut(&In<D>, &Out<D>, &mut Coverage),
+    mut each: impl FnMut(&In<D>, &Out<D>, &mut Coverage) -> bool,
 ) -> Result<Coverage, Box<Mismatch<D>>> {
     let x_seed = run.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut dut = D::open(&DutOptions::from_env(x_seed));
@@ -146,11 +150,14 @@ pub fn drive<D: Dut>(
         for event in model.events() {
             coverage.hit(event);
         }
-        each(&input, &actual, &mut coverage);
+        let go_on = each(&input, &actual, &mut coverage);
         if before.len() == 8 {
             before.pop_front();
         }
         before.push_back(input);
+        if !go_on {
+            break;
+        }
     }
     Ok(coverage)
 }
@@ -160,7 +167,10 @@ pub fn drive<D: Dut>(
 /// coverage.
 pub fn run_fixed<D: Dut>(test: &str, inputs: &[In<D>]) -> (Vec<Out<D>>, Coverage) {
     let mut outputs = Vec::with_capacity(inputs.len());
-    match drive::<D>(&Run::fixed(test, inputs.len()), |_, cycle| inputs[cycle as usize].clone(), |_, out, _| outputs.push(out.clone())) {
+    match drive::<D>(&Run::fixed(test, inputs.len()), |_, cycle| inputs[cycle as usize].clone(), |_, out, _| {
+        outputs.push(out.clone());
+        true
+    }) {
         Ok(coverage) => (outputs, coverage),
         Err(mismatch) => panic!("{mismatch}"),
     }

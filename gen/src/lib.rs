@@ -70,6 +70,13 @@ pub fn tops() -> Vec<Top> {
         export("fsm_acc", "npu_model::mnist::fsm_acc::FsmAcc", "hdl/src/mnist/fsm_acc.rs", true, mnist::FsmAcc::default()),
         export("fsm_out", "npu_model::mnist::fsm_out::FsmOut", "hdl/src/mnist/fsm_out.rs", true, mnist::FsmOut::default()),
         export("mnist_npu", "npu_model::mnist::chip::Chip", "hdl/src/mnist/chip.rs", true, mnist::Chip::default()),
+        export(
+            "weight_decoder",
+            "npu_model::ethos::weight_decoder::WeightDecoder",
+            "hdl/src/ethos/weight_decoder.rs",
+            true,
+            npu_hdl::ethos::WeightDecoder::default(),
+        ),
         // The 2CASC with a wrong positive limit (0x7FFE): tests/two_casc.rs shows the harness
         // reports it against the correct model.
         export(

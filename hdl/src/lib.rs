@@ -10,6 +10,7 @@
 //!   constant is a sized `Constant<_>` field;
 //! - narrowing is a bit slice of a `Bits` signal, never a cast; sign extension and the 8x8
 //!   multiplier are the primitives [`primitives::SignExtend`] and [`primitives::MulS8`].
+pub mod ethos;
 pub mod mnist;
 pub mod primitives;
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! bridge maps them with no per-block glue.
 use std::fmt::Debug;
 
+pub mod ethos;
 pub mod mnist;
 
 /// One clocked (or combinational) block, stepped one clock cycle at a time.

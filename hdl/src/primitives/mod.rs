@@ -6,6 +6,7 @@ mod pack8;
 mod ram;
 mod reg;
 mod sign_extend;
+mod zero_extend;
 
 pub use concat::Concat;
 pub use mul_s8::MulS8;
@@ -13,3 +14,4 @@ pub use pack8::Pack8;
 pub use ram::Ram;
 pub use reg::Reg;
 pub use sign_extend::SignExtend;
+pub use zero_extend::ZeroExtend;
