@@ -1,9 +1,10 @@
 //! `make bench`: cycles per second of each top's behavioural model, of its Verilated model
 //! through the Rust bridge (one FFI call per cycle), and of the same Verilated model driven
 //! by a plain C++ loop inside the shim, all on the same stimulus in one run. The three
-//! output checksums must agree, or the numbers mean nothing.
+//! output checksums must agree, or the numbers mean nothing. Then the MNIST demo's and the
+//! Ethos weight decoder's throughput on real workloads.
 use npu::cosim::{Dut, DutOptions, In, FOLD_START};
-use npu::cosim::tops::{mac::Mac, mnist_npu::MnistNpu, piso_deb::PisoDeb, two_casc::TwoCasc};
+use npu::cosim::tops::{mac::Mac, mnist_npu::MnistNpu, piso_deb::PisoDeb, two_casc::TwoCasc, weight_decoder::WeightDecoder};
 use npu::mnist::program::{random_legal, Frame, Program, Ssfr, FIRST_BYTE_AFTER_SSFR_WINDOW};
 use npu::model::mnist::output_mux::sel_out;
 use npu::model::{mnist, Block};
@@ -88,6 +89,7 @@ fn main() {
     bench::<MnistNpu>(chip);
     frame_overhead();
     mnist_demo();
+    weight_decoder();
 }
 
 /// The MNIST demo (`npu mnist`) on its first 300 held-out digits per output path: wall-clock
@@ -143,6 +145,70 @@ fn frame_overhead() {
             period - n,
             100.0 * n as f64 / period as f64,
             firsts[0] - trigger
+        );
+    }
+}
+
+/// Ethos-U65 weight decoder: weights per cycle on Vela-encoded streams (output always ready,
+/// input always offered), and the Verilated decoder's speed against its model's on the same
+/// streams.
+fn weight_decoder() {
+    use npu::ethos::driver::{decode, Outcome};
+    use npu::ethos::reorder::{ReorderParams, Traversal};
+    use npu::ethos::vela::Vela;
+    use npu::ethos::weights::{conv_weights, Distribution};
+    let vela = Vela::in_project(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"));
+    let mut rng = SmallRng::seed_from_u64(1);
+    let conv = |ofm, k, ifm, kind| ReorderParams {
+        ofm_depth: ofm,
+        kernel_height: k,
+        kernel_width: k,
+        ifm_depth: ifm,
+        ofm_block_depth: 16,
+        kind,
+        ifm_bitdepth: 8,
+        dilation_x: 1,
+        dilation_y: 1,
+    };
+    let kernels = [
+        ("conv 3x3, 64x64 channels", conv(64, 3, 64, Traversal::DepthFirst)),
+        ("conv 3x3 part-kernel-first, 32x32", conv(32, 3, 32, Traversal::PartKernelFirst)),
+        ("conv 1x1, 128x128 channels", conv(128, 1, 128, Traversal::DepthFirst)),
+        ("depth-wise 3x3, 128 channels", conv(128, 3, 1, Traversal::Depthwise)),
+    ];
+    let mut workloads: Vec<(String, Vec<u8>)> = Vec::new();
+    for (name, params) in kernels {
+        let weights = conv_weights(&mut rng, params.ofm_depth, params.kernel_height, params.kernel_width, params.ifm_depth);
+        let stream = vela.reorder_encode(&[(params, weights)]).unwrap().remove(0);
+        workloads.push((format!("{name} (Vela reorder_encode)"), stream));
+    }
+    for distribution in Distribution::ALL.into_iter().filter(|d| *d != Distribution::Single) {
+        let vectors: Vec<Vec<i16>> = (0..20).map(|_| distribution.sample(&mut rng, 5000)).collect();
+        let streams = vela.encode(&vectors).unwrap();
+        workloads.push((format!("{distribution:?}, 20 x 5000 weights"), streams.concat()));
+    }
+    println!("\nEthos-U65 weight decoder, Vela-encoded streams, output always ready (target: >= 2 weights per cycle on conv weights):\n");
+    println!("| stream | bits per weight | weights per cycle | Verilated cycles/s | model cycles/s | model / Verilated |");
+    println!("|---|---|---|---|---|---|");
+    for (name, stream) in workloads {
+        let mut dut = WeightDecoder::open(&DutOptions::default());
+        let start = Instant::now();
+        let rtl = decode(&stream, |i| dut.step(i));
+        let rtl_time = start.elapsed().as_secs_f64();
+        let mut model = npu::model::ethos::weight_decoder::WeightDecoder::default();
+        let start = Instant::now();
+        let reference = decode(&stream, |i| model.step(i));
+        let model_time = start.elapsed().as_secs_f64();
+        assert_eq!(rtl.outcome, Outcome::Done, "{name}");
+        assert!(rtl.weights == reference.weights && rtl.cycles == reference.cycles, "{name}: model and Verilog differ");
+        let n = rtl.weights.len() as f64;
+        println!(
+            "| {name} | {:.2} | {:.2} | {:.1} M | {:.1} M | {:.1}x |",
+            8.0 * stream.len() as f64 / n,
+            n / rtl.cycles as f64,
+            rtl.cycles as f64 / rtl_time / 1e6,
+            rtl.cycles as f64 / model_time / 1e6,
+            rtl_time / model_time,
         );
     }
 }

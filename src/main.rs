@@ -31,7 +31,16 @@ fn usage() -> String {
          \x20     DA DB DC DD in hex, an optional xN repeat, # comments) through the Verilated chip, or\n\
          \x20     its model with --model, and prints 'cycle D_OUT FULL EMPTY' per cycle. Start the\n\
          \x20     trace with RST_GLO: the chip powers up in a random state. NPU_WAVES=FILE.fst writes a\n\
-         \x20     waveform of the Verilated run.",
+         \x20     waveform of the Verilated run.\n\
+         \x20 npu ethos decode STREAM.bin [--model]\n\
+         \x20     Decodes an Ethos-U65 compressed weight stream (TRM 4.7; bytes as Vela writes them)\n\
+         \x20     through the Verilated weight decoder, or its model with --model, and prints one\n\
+         \x20     weight per line; cycles and weights per cycle go to stderr. A malformed stream\n\
+         \x20     prints the weights delivered before the fault, then the fault, and exits 2.\n\
+         \x20     NPU_WAVES=FILE.fst writes a waveform of the Verilated run.\n\
+         \x20 npu ethos encode WEIGHTS.txt STREAM.bin\n\
+         \x20     Encodes weights (integers -255..255, whitespace separated, # comments) into a\n\
+         \x20     stream with the project's own encoder.",
         trace::FLAG_PINS.join(" ")
     )
 }
@@ -49,6 +58,10 @@ fn main() -> ExitCode {
             _ => Err(usage()),
         },
         ["mnist", rest @ ..] => mnist(rest),
+        ["ethos", "decode", path, rest @ ..] if rest.is_empty() || rest == ["--model"] => {
+            ethos_decode(path, !rest.is_empty())
+        }
+        ["ethos", "encode", input, output] => ethos_encode(input, output),
         ["help" | "--help" | "-h"] => {
             println!("{}", usage());
             return ExitCode::SUCCESS;
@@ -178,5 +191,61 @@ fn replay(path: &str, model: bool) -> Result<(), String> {
     for (cycle, pins) in cycles.iter().enumerate() {
         writeln!(out, "{}", trace::output_line(cycle, &step(pins))).unwrap();
     }
+    Ok(())
+}
+
+fn ethos_decode(path: &str, model: bool) -> Result<(), String> {
+    use npu::cosim::tops::weight_decoder::WeightDecoder as Verilated;
+    use npu::ethos::driver::{decode, Outcome};
+    use npu::model::ethos::weight_decoder::WeightDecoder;
+    let stream = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    let decoded = if model {
+        let mut decoder = WeightDecoder::default();
+        decode(&stream, |i| decoder.step(i))
+    } else {
+        let mut decoder = Verilated::open(&DutOptions::from_env(1));
+        decode(&stream, |i| decoder.step(i))
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for w in &decoded.weights {
+        writeln!(out, "{w}").map_err(|e| e.to_string())?;
+    }
+    out.flush().map_err(|e| e.to_string())?;
+    let summary = format!(
+        "{path}: {} weights from {} bytes in {} cycles ({:.2} weights per cycle, {})",
+        decoded.weights.len(),
+        stream.len(),
+        decoded.cycles,
+        decoded.weights.len() as f64 / decoded.cycles.max(1) as f64,
+        if model { "model" } else { "Verilated RTL" }
+    );
+    match decoded.outcome {
+        Outcome::Done => {
+            eprintln!("{summary}");
+            Ok(())
+        }
+        Outcome::Error(e) => Err(format!("{summary}\n{path}: malformed stream: {} (error code {})", e.message(), e as u8)),
+        Outcome::Hung => Err(format!("{summary}\n{path}: the decoder neither finished nor reported a fault (a bug)")),
+    }
+}
+
+fn ethos_encode(input: &str, output: &str) -> Result<(), String> {
+    use npu::ethos::encoder::{encode, EncodeOptions};
+    let text = std::fs::read_to_string(input).map_err(|e| format!("{input}: {e}"))?;
+    let mut weights = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        for word in line.split('#').next().unwrap_or("").split_whitespace() {
+            let w: i16 = word.parse().map_err(|_| format!("{input}:{}: {word:?} is not a weight", n + 1))?;
+            weights.push(w);
+        }
+    }
+    let stream = encode(&weights, &EncodeOptions::default()).map_err(|e| format!("{input}: {e}"))?;
+    std::fs::write(output, &stream).map_err(|e| format!("{output}: {e}"))?;
+    eprintln!(
+        "{output}: {} weights in {} bytes ({:.2} bits per weight)",
+        weights.len(),
+        stream.len(),
+        8.0 * stream.len() as f64 / weights.len().max(1) as f64
+    );
     Ok(())
 }

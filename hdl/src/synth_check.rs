@@ -1,6 +1,7 @@
 //! The synthesis check each block file runs on itself (`cargo test -p npu-hdl`): yosys
-//! synthesises the block's Verilog and must find no latch, no combinational loop, and no
-//! net with several drivers or none.
+//! elaborates the block's Verilog (`prep`: processes to registers and logic, where a latch
+//! would appear as `$dlatch`) and must find no latch, no combinational loop, and no net with
+//! several drivers or none. The full technology mapping is `make synth` (npu_gen::fpga).
 use rust_hdl::prelude::{generate_verilog, Block};
 use std::process::Command;
 
@@ -11,7 +12,7 @@ pub fn assert_synthesizes(mut block: impl Block, name: &str) {
     let file = dir.join("top.v");
     std::fs::write(&file, generate_verilog(&block)).unwrap();
     let script = format!(
-        "read_verilog -sv {}; synth -top top; check -assert; select -assert-none t:$dlatch t:$_DLATCH*",
+        "read_verilog -sv {}; prep -top top; check -assert; select -assert-none t:$dlatch t:$_DLATCH*",
         file.display()
     );
     let out = Command::new("yosys").args(["-q", "-p", &script]).output().expect("yosys is installed by make deps");

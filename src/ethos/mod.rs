@@ -1,4 +1,9 @@
 //! Arm Ethos-U65 datapath: the compressed weight stream (TRM §4.7, digest
 //! `shared/spec/ethos-u65.md` §1). The decoder's RTL is `npu_hdl::ethos`, its model
-//! `npu_model::ethos`; this module drives streams through either.
+//! `npu_model::ethos`; this module holds what surrounds them: the project's own encoder and
+//! weight reordering, the Vela oracle, and weight distributions for tests and benchmarks.
 pub mod driver;
+pub mod encoder;
+pub mod reorder;
+pub mod vela;
+pub mod weights;

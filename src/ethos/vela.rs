@@ -1,0 +1,254 @@
+//! Arm's Vela compiler as the oracle of the weight codec: PyPI `ethos-u-vela` 5.2.0, whose
+//! `ethosu.mlw_codec` is the C encoder and decoder that Vela-compiled networks run with. It is
+//! installed once into a venv under `build/` and driven by `vela_oracle.py`: one Python
+//! process per batch, the data over stdin/stdout (framing described in that file).
+use crate::ethos::reorder::{ReorderParams, Traversal, UBLOCK_DEPTH};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const PACKAGE: &str = "ethos-u-vela==5.2.0";
+const ORACLE: &str = include_str!("vela_oracle.py");
+
+/// A venv's Python with Vela installed.
+#[derive(Clone, Debug)]
+pub struct Vela {
+    python: PathBuf,
+}
+
+impl Vela {
+    /// Vela in the venv `build/vela-venv` of the project at `root`, created on first use.
+    /// Several processes may race: each builds a venv of its own next to it and renames it
+    /// into place; whoever finds the place taken discards its copy.
+    pub fn in_project(root: &Path) -> Result<Vela, String> {
+        Self::in_venv(&root.join("build/vela-venv"))
+    }
+
+    /// Vela in the venv `venv`, created on first use (as [`Vela::in_project`]).
+    pub fn in_venv(venv: &Path) -> Result<Vela, String> {
+        static CREATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _one_thread_at_a_time = CREATING.lock().unwrap_or_else(|e| e.into_inner());
+        let vela = Vela {
+            python: venv.join("bin/python"),
+        };
+        if vela.python.exists() {
+            return Ok(vela);
+        }
+        let parent = venv
+            .parent()
+            .ok_or_else(|| format!("{} has no parent directory", venv.display()))?;
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        let partial = parent.join(format!(".vela-venv.{}", std::process::id()));
+        std::fs::remove_dir_all(&partial).ok();
+        eprintln!(
+            "installing the Vela oracle: pip install {PACKAGE} (once; into {})",
+            venv.display()
+        );
+        let staged = Vela {
+            python: partial.join("bin/python"),
+        };
+        let result = run(Command::new("python3").args(["-m", "venv"]).arg(&partial))
+            .and_then(|_| {
+                run(Command::new(&staged.python).args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    PACKAGE,
+                ]))
+            })
+            .and_then(|_| run(staged.command().args(["-c", "import ethosu.mlw_codec"])));
+        if let Err(e) = result {
+            std::fs::remove_dir_all(&partial).ok();
+            return Err(format!(
+                "cannot install the Vela oracle ({PACKAGE}) into a venv: {e}"
+            ));
+        }
+        // A venv still works after a rename when run as bin/python (its scripts do not).
+        if let Err(e) = std::fs::rename(&partial, venv) {
+            std::fs::remove_dir_all(&partial).ok();
+            if !vela.python.exists() {
+                return Err(format!("cannot move the venv to {}: {e}", venv.display()));
+            }
+        }
+        Ok(vela)
+    }
+
+    /// Vela's encoding of each weight vector (-255..=255), padded to 16 bytes.
+    pub fn encode(&self, batch: &[Vec<i16>]) -> Result<Vec<Vec<u8>>, String> {
+        let mut request = Request::new(batch.len());
+        for weights in batch {
+            request.i16s(weights);
+        }
+        let answer = self.call("encode", request)?;
+        answer.frames(batch.len(), |a| a.bytes())
+    }
+
+    /// Vela's decoding of each stream; `None` where Vela rejected it.
+    pub fn decode(&self, batch: &[Vec<u8>]) -> Result<Vec<Option<Vec<i16>>>, String> {
+        let mut request = Request::new(batch.len());
+        for stream in batch {
+            request.u32(stream.len());
+            request.0.extend_from_slice(stream);
+        }
+        let answer = self.call("decode", request)?;
+        answer.frames(batch.len(), |a| {
+            let n = a.u32()? as i32;
+            (n >= 0).then(|| a.i16s(n as usize)).transpose()
+        })
+    }
+
+    /// Vela's `reorder_encode` of each OHWI kernel, with the U65's micro-block depths.
+    pub fn reorder_encode(
+        &self,
+        batch: &[(ReorderParams, Vec<i16>)],
+    ) -> Result<Vec<Vec<u8>>, String> {
+        let mut request = Request::new(batch.len());
+        for (p, weights) in batch {
+            let flags = usize::from(p.kind == Traversal::Depthwise)
+                | usize::from(p.kind == Traversal::PartKernelFirst) << 1;
+            let fields = [
+                UBLOCK_DEPTH,
+                UBLOCK_DEPTH,
+                p.ofm_depth,
+                p.kernel_height,
+                p.kernel_width,
+                p.ifm_depth,
+                p.ofm_block_depth,
+                flags,
+                usize::from(p.ifm_bitdepth),
+                p.decomp_h() << 16 | p.decomp_w(),
+            ];
+            fields.into_iter().for_each(|f| request.u32(f));
+            request.i16s(weights);
+        }
+        let answer = self.call("reorder_encode", request)?;
+        answer.frames(batch.len(), |a| a.bytes())
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new(&self.python);
+        // Isolated from the user's Python settings; numpy's BLAS threads are not needed.
+        command.arg("-I").env("OPENBLAS_NUM_THREADS", "1");
+        command
+    }
+
+    fn call(&self, op: &str, request: Request) -> Result<Answer, String> {
+        let mut child = self
+            .command()
+            .args(["-c", ORACLE, op])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot run {}: {e}", self.python.display()))?;
+        let mut stdin = child.stdin.take().unwrap();
+        // Written from a thread so that a large answer cannot block a large request.
+        let writer = std::thread::spawn(move || stdin.write_all(&request.0));
+        let output = child
+            .wait_with_output()
+            .map_err(|e| format!("Vela oracle {op}: {e}"))?;
+        let written = writer.join().unwrap();
+        if !output.status.success() || written.is_err() {
+            return Err(format!(
+                "Vela oracle {op} failed ({}): {}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        Ok(Answer {
+            data: output.stdout,
+            pos: 0,
+        })
+    }
+}
+
+/// Runs a set-up command, its output kept for the error.
+fn run(command: &mut Command) -> Result<(), String> {
+    let output = command
+        .output()
+        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{command:?} failed ({}): {}{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ))
+    }
+}
+
+struct Request(Vec<u8>);
+
+impl Request {
+    fn new(count: usize) -> Self {
+        let mut request = Request(Vec::new());
+        request.u32(count);
+        request
+    }
+
+    fn u32(&mut self, value: usize) {
+        let value = u32::try_from(value).expect("oracle request field exceeds 32 bits");
+        self.0.extend_from_slice(&value.to_le_bytes());
+    }
+
+    fn i16s(&mut self, values: &[i16]) {
+        self.u32(values.len());
+        self.0.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    }
+}
+
+struct Answer {
+    data: Vec<u8>,
+    pos: usize,
+}
+
+impl Answer {
+    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+        let bytes = self
+            .data
+            .get(self.pos..self.pos + n)
+            .ok_or("the Vela oracle's answer is cut short")?;
+        self.pos += n;
+        Ok(bytes)
+    }
+
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+
+    fn bytes(&mut self) -> Result<Vec<u8>, String> {
+        let n = self.u32()? as usize;
+        Ok(self.take(n)?.to_vec())
+    }
+
+    fn i16s(&mut self, n: usize) -> Result<Vec<i16>, String> {
+        Ok(self
+            .take(2 * n)?
+            .chunks(2)
+            .map(|b| i16::from_le_bytes([b[0], b[1]]))
+            .collect())
+    }
+
+    /// `count` answers read by `item`, and nothing after them.
+    fn frames<T>(
+        mut self,
+        count: usize,
+        mut item: impl FnMut(&mut Self) -> Result<T, String>,
+    ) -> Result<Vec<T>, String> {
+        let items = (0..count)
+            .map(|_| item(&mut self))
+            .collect::<Result<Vec<_>, _>>()?;
+        if self.pos != self.data.len() {
+            return Err(format!(
+                "the Vela oracle answered {} bytes more than expected",
+                self.data.len() - self.pos
+            ));
+        }
+        Ok(items)
+    }
+}
