@@ -147,16 +147,15 @@ fn own_encoder_decodes_in_vela() {
         })
         .collect();
     // Slices of the largest length (slicelen = 0x7FFF), in both modes.
-    let mut rng2 = run.rng();
     cases.push((
-        Distribution::Laplacian.sample(&mut rng2, 70_000),
+        Distribution::Laplacian.sample(&mut rng, 70_000),
         EncodeOptions {
             zero_runs: Some(false),
             ..Default::default()
         },
     ));
     cases.push((
-        Distribution::Sparse.sample(&mut rng2, 200_000),
+        Distribution::Sparse.sample(&mut rng, 200_000),
         EncodeOptions {
             zero_runs: Some(true),
             reuse_palette: true,
@@ -169,7 +168,7 @@ fn own_encoder_decodes_in_vela() {
             if k % 2 == 0 {
                 vec![0; 300]
             } else {
-                Distribution::Dense.sample(&mut rng2, 300)
+                Distribution::Dense.sample(&mut rng, 300)
             }
         })
         .collect();
@@ -194,12 +193,12 @@ fn own_encoder_decodes_in_vela() {
         } else {
             vec![1 - (1 << (bits - 1)), (1 << (bits - 1)) - 1, 1, -1, 2]
         };
-        let weights = (0..rng2.gen_range(300..2000))
+        let weights = (0..rng.gen_range(300..2000))
             .map(|_| {
-                if rng2.gen_bool(0.6) {
+                if rng.gen_bool(0.6) {
                     0
                 } else {
-                    *set.choose(&mut rng2).unwrap()
+                    *set.choose(&mut rng).unwrap()
                 }
             })
             .collect();
@@ -384,12 +383,15 @@ fn reorder_matches_vela() {
                 (p.kernel_height > 8 || p.kernel_width > 8, "kernel side > 8"),
                 (p.ofm_depth > p.ofm_block_depth, "several OFM blocks"),
                 (
-                    p.ofm_block_depth % 8 != 0,
+                    !p.ofm_block_depth.is_multiple_of(8),
                     "OFM block depth not a multiple of 8",
                 ),
-                (p.ofm_depth % 8 != 0, "OFM depth not a multiple of 8"),
                 (
-                    p.ifm_depth > 32 && p.ifm_depth % 8 != 0,
+                    !p.ofm_depth.is_multiple_of(8),
+                    "OFM depth not a multiple of 8",
+                ),
+                (
+                    p.ifm_depth > 32 && !p.ifm_depth.is_multiple_of(8),
                     "IFM depth > 32, not a multiple of 8",
                 ),
             ] {

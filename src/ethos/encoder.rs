@@ -169,37 +169,35 @@ pub fn encode_with_report(
 
 impl EncodeOptions {
     fn check(&self) -> Result<(), EncodeError> {
-        let bad = |ok: bool, what: &str, value: Option<usize>| match (ok, value) {
-            (false, Some(v)) => Err(EncodeError::BadOption(format!("{what} = {v}"))),
+        let within = |value: Option<usize>, legal: &dyn Fn(usize) -> bool, what: &str| match value {
+            Some(v) if !legal(v) => Err(EncodeError::BadOption(format!("{what} = {v}"))),
             _ => Ok(()),
         };
-        let zdiv = self.zdiv.map(usize::from);
-        let wdiv = self.wdiv.map(usize::from);
-        let bits = self.palette_bits.map(usize::from);
-        let dirofs = self.dirofs.map(usize::from);
-        bad(zdiv.map_or(true, |z| z <= 3), "zdiv (0..=3)", zdiv)?;
-        bad(
-            wdiv.map_or(true, |w| w <= 5 || w == 7),
+        within(self.zdiv.map(usize::from), &|z| z <= 3, "zdiv (0..=3)")?;
+        within(
+            self.wdiv.map(usize::from),
+            &|w| w <= 5 || w == 7,
             "wdiv (0..=5 or 7)",
-            wdiv,
         )?;
-        bad(
-            self.palette_size
-                .map_or(true, |n| n == 0 || (2..=32).contains(&n)),
-            "palette_size (0 or 2..=32)",
+        within(
             self.palette_size,
+            &|n| n == 0 || (2..=32).contains(&n),
+            "palette_size (0 or 2..=32)",
         )?;
-        bad(
-            bits.map_or(true, |b| (2..=9).contains(&b)),
+        within(
+            self.palette_bits.map(usize::from),
+            &|b| (2..=9).contains(&b),
             "palette_bits (2..=9)",
-            bits,
         )?;
-        bad(dirofs.map_or(true, |d| d <= 31), "dirofs (0..=31)", dirofs)?;
-        bad(
-            self.max_slice_len
-                .map_or(true, |n| (1..=MAX_SLICE_LEN).contains(&n)),
-            "max_slice_len (1..=32768)",
+        within(
+            self.dirofs.map(usize::from),
+            &|d| d <= 31,
+            "dirofs (0..=31)",
+        )?;
+        within(
             self.max_slice_len,
+            &|n| (1..=MAX_SLICE_LEN).contains(&n),
+            "max_slice_len (1..=32768)",
         )
     }
 }
@@ -527,7 +525,7 @@ fn choose_weight_code(
                     .map(|b| bits += u64::from(b))
                     .map_err(|e| c.error(e))
             }) {
-                Ok(()) if best.map_or(true, |(b, _, _)| bits < b) => best = Some((bits, d, t)),
+                Ok(()) if best.is_none_or(|(b, _, _)| bits < b) => best = Some((bits, d, t)),
                 Ok(()) => {}
                 Err(e) => {
                     first_error.get_or_insert(e);
@@ -640,7 +638,7 @@ impl BitWriter {
     /// Appends the low `bits` bits of `value` (0..=32 bits).
     pub fn put(&mut self, value: u32, bits: u32) {
         for i in 0..bits {
-            if self.bit_len % 8 == 0 {
+            if self.bit_len.is_multiple_of(8) {
                 self.bytes.push(0);
             }
             self.bytes[self.bit_len / 8] |= (((value >> i) & 1) as u8) << (self.bit_len % 8);
@@ -656,10 +654,10 @@ impl BitWriter {
     /// 0xFF bytes to a whole number of 128-bit words.
     pub fn end_stream(&mut self) {
         self.put(ZDIV_END_OF_STREAM, 3);
-        while self.bit_len % 8 != 0 {
+        while !self.bit_len.is_multiple_of(8) {
             self.put(1, 1);
         }
-        while self.bytes.len() % 16 != 0 {
+        while !self.bytes.len().is_multiple_of(16) {
             self.put(0xFF, 8);
         }
     }

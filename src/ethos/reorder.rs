@@ -28,6 +28,8 @@ pub struct ReorderParams {
     pub kernel_height: usize,
     pub kernel_width: usize,
     pub ifm_depth: usize,
+    /// OFM channels per block, walked in micro-blocks of 8. As in Vela (and the TRM), a depth
+    /// that is not a multiple of 8 lets a block's last micro-block reach into the next block.
     pub ofm_block_depth: usize,
     pub kind: Traversal,
     /// 8 or 16.
