@@ -59,6 +59,13 @@ impl Coverage {
         }
     }
 
+    /// Adds the counts of another run (for a test made of several runs).
+    pub fn merge(&mut self, other: &Coverage) {
+        for (what, n) in &other.counts {
+            *self.counts.entry(what.clone()).or_default() += n;
+        }
+    }
+
     pub fn count(&self, what: &str) -> u64 {
         self.counts.get(what).copied().unwrap_or(0)
     }
