@@ -13,5 +13,6 @@
 pub mod ethos;
 pub mod mnist;
 pub mod primitives;
+pub mod scale;
 #[cfg(test)]
 mod synth_check;

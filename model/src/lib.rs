@@ -7,6 +7,7 @@
 use std::fmt::Debug;
 
 pub mod ethos;
+pub mod scale;
 pub mod mnist;
 
 /// One clocked (or combinational) block, stepped one clock cycle at a time.

@@ -1,0 +1,5 @@
+//! ScaleNPU models (`seeds/004`), one file per block, named as its RTL block in `npu-hdl`.
+
+/// Rows and columns of the systolic array: `npu_hdl::scale::SIZE`, which tests/scale_npu.rs
+/// checks is the same (the model crate does not depend on the RTL crate).
+pub const SIZE: usize = 8;
