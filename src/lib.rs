@@ -7,4 +7,5 @@ pub use npu_model as model;
 
 pub mod ethos;
 pub mod mnist;
+pub mod scale;
 pub mod waves;

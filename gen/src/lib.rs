@@ -77,6 +77,7 @@ pub fn tops() -> Vec<Top> {
             true,
             npu_hdl::ethos::WeightDecoder::default(),
         ),
+        export("scale_engine", "npu_model::scale::engine::Engine", "hdl/src/scale/engine.rs", true, npu_hdl::scale::Engine::default()),
         // The 2CASC with a wrong positive limit (0x7FFE): tests/two_casc.rs shows the harness
         // reports it against the correct model.
         export(

@@ -1,6 +1,7 @@
 //! Primitives shared by every NPU: the few places where rust-hdl's own constructs would
 //! export Verilog with width mismatches or without a reset, written once.
 mod concat;
+mod mul_s16;
 mod mul_s8;
 mod pack8;
 mod ram;
@@ -9,6 +10,7 @@ mod sign_extend;
 mod zero_extend;
 
 pub use concat::Concat;
+pub use mul_s16::MulS16;
 pub use mul_s8::MulS8;
 pub use pack8::Pack8;
 pub use ram::Ram;

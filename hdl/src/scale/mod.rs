@@ -5,3 +5,13 @@
 /// Rows and columns of the systolic array. A generation-time parameter: change it here and
 /// run `make verilog` (the memory word is `16 * SIZE` bits wide, one tile row).
 pub const SIZE: usize = 8;
+
+mod activation;
+mod engine;
+mod pe_column;
+mod systolic;
+
+pub use activation::Activation;
+pub use engine::Engine;
+pub use pe_column::{PeColumn, VECTOR};
+pub use systolic::Systolic;

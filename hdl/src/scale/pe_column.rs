@@ -1,0 +1,206 @@
+//! One column of ScaleNPU's weight-stationary systolic array, with its accumulator memory
+//! and output stage. Model and timing: `model/src/scale/pe_column.rs`; docs/scale.md.
+use super::{Activation, SIZE};
+use crate::primitives::{MulS16, Ram, Reg, ZeroExtend};
+use rust_hdl::prelude::*;
+
+/// Bits of a memory word / activation vector: one int16 lane per array row.
+pub const VECTOR: usize = 16 * SIZE;
+const LAST_ROW: usize = SIZE - 1;
+/// Bits of a bit index into a vector (Verilator wants part-select indexes exactly this wide).
+pub const VECTOR_INDEX: usize = VECTOR.trailing_zeros() as usize;
+
+/// Column `index` of the array: `SIZE` processing elements (weight, 16x16 multiplier,
+/// 32-bit partial-sum register) stacked from row 0 to row `SIZE - 1`, the column's
+/// accumulator memory (256 x 32 bits, one word per input row) and its output register.
+#[derive(LogicBlock)]
+pub struct PeColumn {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    /// Activations, lane `i` for row `i` (skewed), and the valid bit of the last row's lane.
+    pub a_in: Signal<In, Bits<VECTOR>>,
+    pub v_in: Signal<In, Bit>,
+    /// This column's lanes of the memory response word: int16 lane `index` (a weight), and
+    /// int32 lane `index % (SIZE / 2)` (a bias or sums value, if the word is `base_half`).
+    pub w_lane: Signal<In, Bits<16>>,
+    pub b_lane: Signal<In, Bits<32>>,
+    pub w_clear: Signal<In, Bit>,
+    pub w_load: Signal<In, Bit>,
+    pub w_row: Signal<In, Bits<SIZE>>,
+    pub base_clear: Signal<In, Bit>,
+    pub base_add: Signal<In, Bit>,
+    pub base_half: Signal<In, Bit>,
+    pub rows_clear: Signal<In, Bit>,
+    pub first_k: Signal<In, Bit>,
+    pub out_phase: Signal<In, Bit>,
+    pub out_read: Signal<In, Bit>,
+    pub out_row: Signal<In, Bits<8>>,
+    pub out_load: Signal<In, Bit>,
+    pub lanes_on: Signal<In, Bits<8>>,
+    pub relu: Signal<In, Bit>,
+    pub shift: Signal<In, Bits<8>>,
+    /// Registered `v_in`: for the next column, and the array's in-flight flag.
+    pub v_out: Signal<Out, Bit>,
+    /// The output register in this column's lane of a word, zero elsewhere.
+    pub placed: Signal<Out, Bits<VECTOR>>,
+
+    w: [Reg<Bits<16>>; SIZE],
+    psum: [Reg<Bits<32>>; SIZE],
+    mul: [MulS16; SIZE],
+    v: Reg<Bit>,
+    base: Reg<Bits<32>>,
+    row: Reg<Bits<8>>,
+    acc: Ram<32, 8>,
+    activation: Activation,
+    result: Reg<Bits<16>>,
+    result_wide: ZeroExtend<16, VECTOR>,
+
+    lane16_shift: Constant<Bits<VECTOR_INDEX>>,
+    half: Constant<Bit>,
+    index: Constant<Bits<8>>,
+    one: Constant<Bits<8>>,
+    zero8: Constant<Bits<8>>,
+    zero16: Constant<Bits<16>>,
+    zero32: Constant<Bits<32>>,
+
+    next_row: Signal<Local, Bits<8>>,
+    dot: Signal<Local, Bits<32>>,
+}
+
+impl PeColumn {
+    pub fn new(index: usize) -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            a_in: Default::default(),
+            v_in: Default::default(),
+            w_lane: Default::default(),
+            b_lane: Default::default(),
+            w_clear: Default::default(),
+            w_load: Default::default(),
+            w_row: Default::default(),
+            base_clear: Default::default(),
+            base_add: Default::default(),
+            base_half: Default::default(),
+            rows_clear: Default::default(),
+            first_k: Default::default(),
+            out_phase: Default::default(),
+            out_read: Default::default(),
+            out_row: Default::default(),
+            out_load: Default::default(),
+            lanes_on: Default::default(),
+            relu: Default::default(),
+            shift: Default::default(),
+            v_out: Default::default(),
+            placed: Default::default(),
+            w: Default::default(),
+            psum: Default::default(),
+            mul: Default::default(),
+            v: Default::default(),
+            base: Default::default(),
+            row: Default::default(),
+            acc: Default::default(),
+            activation: Default::default(),
+            result: Default::default(),
+            result_wide: Default::default(),
+            lane16_shift: Constant::new(((16 * index) as u64).into()),
+            half: Constant::new(index >= SIZE / 2),
+            index: Constant::new((index as u64).into()),
+            one: Constant::new(1.into()),
+            zero8: Constant::new(0.into()),
+            zero16: Constant::new(0.into()),
+            zero32: Constant::new(0.into()),
+            next_row: Default::default(),
+            dot: Default::default(),
+        }
+    }
+}
+
+impl Logic for PeColumn {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, v, base, row, result);
+        self.v.reset.next = self.reset.val();
+        self.base.reset.next = self.reset.val();
+        self.row.reset.next = self.reset.val();
+        self.result.reset.next = self.reset.val();
+        self.acc.clock.next = self.clock.val();
+        self.acc.reset.next = self.reset.val();
+
+        // Processing elements: psum[i] = psum[i-1] + a[i]·w[i], weights loaded by row.
+        for i in 0..SIZE {
+            self.w[i].clock.next = self.clock.val();
+            self.w[i].reset.next = self.reset.val();
+            self.w[i].d.next = self.w[i].q.val();
+            if self.w_clear.val() {
+                self.w[i].d.next = self.zero16.val();
+            } else if self.w_load.val() & self.w_row.val().get_bit(i) {
+                self.w[i].d.next = self.w_lane.val();
+            }
+            self.psum[i].clock.next = self.clock.val();
+            self.psum[i].reset.next = self.reset.val();
+            self.mul[i].a.next = self.a_in.val().get_bits::<16>(i * 16);
+            self.mul[i].b.next = self.w[i].q.val();
+        }
+        self.psum[0].d.next = self.mul[0].product.val();
+        for i in 1..SIZE {
+            self.psum[i].d.next = self.psum[i - 1].q.val() + self.mul[i].product.val();
+        }
+        self.v.d.next = self.v_in.val();
+        self.v_out.next = self.v.q.val();
+
+        if self.base_clear.val() {
+            self.base.d.next = self.zero32.val();
+        } else if self.base_add.val() & (self.base_half.val() == self.half.val()) {
+            self.base.d.next = self.base.q.val() + self.b_lane.val();
+        }
+
+        // Accumulator memory: a row's dot product arrives with `v`; its running sum was read
+        // the cycle before (the read address is the row counter's next value).
+        self.next_row.next = self.row.q.val();
+        if self.rows_clear.val() {
+            self.next_row.next = self.zero8.val();
+        } else if self.v.q.val() {
+            self.next_row.next = self.row.q.val() + self.one.val();
+        }
+        self.row.d.next = self.next_row.val();
+        self.acc.write_enable.next = self.v.q.val();
+        self.acc.write_address.next = self.row.q.val();
+        // (A one-pass loop: rust-hdl evaluates array indexes with loop variables only.)
+        for i in LAST_ROW..SIZE {
+            self.dot.next = self.psum[i].q.val();
+        }
+        if self.first_k.val() {
+            self.acc.write_data.next = self.base.q.val() + self.dot.val();
+        } else {
+            self.acc.write_data.next = self.acc.read_data.val() + self.dot.val();
+        }
+        if self.out_phase.val() {
+            self.acc.read_enable.next = self.out_read.val();
+            self.acc.read_address.next = self.out_row.val();
+        } else {
+            self.acc.read_enable.next = true;
+            self.acc.read_address.next = self.next_row.val();
+        }
+
+        // Output stage.
+        self.activation.value.next = self.acc.read_data.val();
+        self.activation.relu.next = self.relu.val();
+        self.activation.shift.next = self.shift.val();
+        if self.out_load.val() {
+            if self.lanes_on.val() > self.index.val() {
+                self.result.d.next = self.activation.result.val();
+            } else {
+                self.result.d.next = self.zero16.val();
+            }
+        }
+        self.result_wide.narrow.next = self.result.q.val();
+        self.placed.next = self.result_wide.wide.val() << self.lane16_shift.val();
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(PeColumn::new(SIZE - 1), "pe_column");
+}

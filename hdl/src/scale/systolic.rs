@@ -1,0 +1,186 @@
+//! ScaleNPU's weight-stationary systolic array: input skew, `SIZE` [`PeColumn`]s and the
+//! output word. Model and timing: `model/src/scale/systolic.rs`; docs/scale.md.
+use super::pe_column::{PeColumn, VECTOR, VECTOR_INDEX};
+use super::SIZE;
+use crate::primitives::Reg;
+use rust_hdl::prelude::*;
+
+/// The array and its skew. An input row (a memory response word) enters `skew[0]`; lane `t`
+/// of `skew[t]` feeds array row `t`, so row `t` sees the row `t` cycles after row 0 does,
+/// together with the partial sum from above. Columns pass activations to the right.
+#[derive(LogicBlock)]
+pub struct Systolic {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub row_valid: Signal<In, Bit>,
+    pub word: Signal<In, Bits<VECTOR>>,
+    pub w_clear: Signal<In, Bit>,
+    pub w_load: Signal<In, Bit>,
+    pub w_row: Signal<In, Bits<SIZE>>,
+    pub base_clear: Signal<In, Bit>,
+    pub base_add: Signal<In, Bit>,
+    pub base_half: Signal<In, Bit>,
+    pub rows_clear: Signal<In, Bit>,
+    pub first_k: Signal<In, Bit>,
+    pub out_phase: Signal<In, Bit>,
+    pub out_read: Signal<In, Bit>,
+    pub out_row: Signal<In, Bits<8>>,
+    pub out_load: Signal<In, Bit>,
+    pub lanes_on: Signal<In, Bits<8>>,
+    pub relu: Signal<In, Bit>,
+    pub shift: Signal<In, Bits<8>>,
+    /// The columns' output registers, lane `j` = column `j`.
+    pub out_word: Signal<Out, Bits<VECTOR>>,
+    /// An input row is still in the array (its products not all accumulated).
+    pub active: Signal<Out, Bit>,
+
+    skew: [Reg<Bits<VECTOR>>; SIZE],
+    skew_valid: [Reg<Bit>; SIZE],
+    lane_mask: [Constant<Bits<VECTOR>>; SIZE],
+    /// Bit offsets of column `j`'s int16 and int32 lanes in a word.
+    w_lane_at: [Constant<Bits<VECTOR_INDEX>>; SIZE],
+    b_lane_at: [Constant<Bits<VECTOR_INDEX>>; SIZE],
+    zero: Constant<Bits<VECTOR>>,
+    columns: [PeColumn; SIZE],
+    /// `a_pipe[j]`: the activations column `j + 1` takes (column `j`'s, a cycle later).
+    a_pipe: [Reg<Bits<VECTOR>>; LAST],
+    /// Valid bits in `skew_valid[0..=t]`, and in the columns `0..=j`.
+    any_skew: [Signal<Local, Bit>; SIZE],
+    any_column: [Signal<Local, Bit>; SIZE],
+    /// `skewed[t]`: lanes `0..=t` of the skewed activation vector.
+    skewed: [Signal<Local, Bits<VECTOR>>; SIZE],
+    /// `gathered[j]`: lanes `0..=j` of the output word.
+    gathered: [Signal<Local, Bits<VECTOR>>; SIZE],
+}
+
+impl Default for Systolic {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            row_valid: Default::default(),
+            word: Default::default(),
+            w_clear: Default::default(),
+            w_load: Default::default(),
+            w_row: Default::default(),
+            base_clear: Default::default(),
+            base_add: Default::default(),
+            base_half: Default::default(),
+            rows_clear: Default::default(),
+            first_k: Default::default(),
+            out_phase: Default::default(),
+            out_read: Default::default(),
+            out_row: Default::default(),
+            out_load: Default::default(),
+            lanes_on: Default::default(),
+            relu: Default::default(),
+            shift: Default::default(),
+            out_word: Default::default(),
+            active: Default::default(),
+            skew: Default::default(),
+            skew_valid: Default::default(),
+            lane_mask: std::array::from_fn(|t| {
+                let mut mask = Bits::<VECTOR>::default();
+                mask.set_bits::<16>(16 * t, 0xFFFFu64.into());
+                Constant::new(mask)
+            }),
+            w_lane_at: std::array::from_fn(|j| Constant::new(((16 * j) as u64).into())),
+            b_lane_at: std::array::from_fn(|j| Constant::new(((32 * (j % (SIZE / 2))) as u64).into())),
+            zero: Constant::new(0.into()),
+            columns: std::array::from_fn(PeColumn::new),
+            a_pipe: Default::default(),
+            any_skew: Default::default(),
+            any_column: Default::default(),
+            skewed: Default::default(),
+            gathered: Default::default(),
+        }
+    }
+}
+
+impl Logic for Systolic {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for t in 0..SIZE {
+            self.skew[t].clock.next = self.clock.val();
+            self.skew[t].reset.next = self.reset.val();
+            self.skew_valid[t].clock.next = self.clock.val();
+            self.skew_valid[t].reset.next = self.reset.val();
+        }
+        self.skew_valid[0].d.next = self.row_valid.val();
+        self.skew[0].d.next = self.zero.val();
+        if self.row_valid.val() {
+            self.skew[0].d.next = self.word.val();
+        }
+        for t in 1..SIZE {
+            self.skew[t].d.next = self.skew[t - 1].q.val();
+            self.skew_valid[t].d.next = self.skew_valid[t - 1].q.val();
+        }
+        self.skewed[0].next = self.skew[0].q.val() & self.lane_mask[0].val();
+        for t in 1..SIZE {
+            self.skewed[t].next = self.skewed[t - 1].val() | (self.skew[t].q.val() & self.lane_mask[t].val());
+        }
+
+        for j in 0..SIZE {
+            self.columns[j].clock.next = self.clock.val();
+            self.columns[j].reset.next = self.reset.val();
+            self.columns[j].w_lane.next = self.word.val().get_bits::<16>(self.w_lane_at[j].val().index());
+            self.columns[j].b_lane.next = self.word.val().get_bits::<32>(self.b_lane_at[j].val().index());
+            self.columns[j].w_clear.next = self.w_clear.val();
+            self.columns[j].w_load.next = self.w_load.val();
+            self.columns[j].w_row.next = self.w_row.val();
+            self.columns[j].base_clear.next = self.base_clear.val();
+            self.columns[j].base_add.next = self.base_add.val();
+            self.columns[j].base_half.next = self.base_half.val();
+            self.columns[j].rows_clear.next = self.rows_clear.val();
+            self.columns[j].first_k.next = self.first_k.val();
+            self.columns[j].out_phase.next = self.out_phase.val();
+            self.columns[j].out_read.next = self.out_read.val();
+            self.columns[j].out_row.next = self.out_row.val();
+            self.columns[j].out_load.next = self.out_load.val();
+            self.columns[j].lanes_on.next = self.lanes_on.val();
+            self.columns[j].relu.next = self.relu.val();
+            self.columns[j].shift.next = self.shift.val();
+        }
+        // (One-pass loops: rust-hdl evaluates array indexes with loop variables only.)
+        for t in LAST..SIZE {
+            self.columns[0].a_in.next = self.skewed[t].val();
+            self.columns[0].v_in.next = self.skew_valid[t].q.val();
+            self.a_pipe[0].d.next = self.skewed[t].val();
+        }
+        for j in 0..LAST {
+            self.a_pipe[j].clock.next = self.clock.val();
+            self.a_pipe[j].reset.next = self.reset.val();
+        }
+        for j in 1..LAST {
+            self.a_pipe[j].d.next = self.a_pipe[j - 1].q.val();
+        }
+        for j in 1..SIZE {
+            self.columns[j].a_in.next = self.a_pipe[j - 1].q.val();
+            self.columns[j].v_in.next = self.columns[j - 1].v_out.val();
+        }
+        self.any_skew[0].next = self.skew_valid[0].q.val();
+        for t in 1..SIZE {
+            self.any_skew[t].next = self.any_skew[t - 1].val() | self.skew_valid[t].q.val();
+        }
+        self.any_column[0].next = self.columns[0].v_out.val();
+        for j in 1..SIZE {
+            self.any_column[j].next = self.any_column[j - 1].val() | self.columns[j].v_out.val();
+        }
+        self.gathered[0].next = self.columns[0].placed.val();
+        for j in 1..SIZE {
+            self.gathered[j].next = self.gathered[j - 1].val() | self.columns[j].placed.val();
+        }
+        for j in LAST..SIZE {
+            self.out_word.next = self.gathered[j].val();
+            self.active.next = self.any_skew[j].val() | self.any_column[j].val();
+        }
+    }
+}
+
+const LAST: usize = SIZE - 1;
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(Systolic::default(), "systolic");
+}

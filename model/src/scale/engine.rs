@@ -1,0 +1,491 @@
+//! The layer engine: checks a layer's registers, walks its tiles, drives the memory master
+//! port and the systolic array, and reports the exit code. RTL: `hdl/src/scale/engine.rs`;
+//! docs/scale.md has the memory layout, the timing and the decisions.
+//!
+//! A layer computes `R = trunc16(relu?(X·W + bias + sums) >>> SHIFTAMT)` for X (INROWS x
+//! INCOLS) and W (WGHTROWS x WGHTCOLS), int16 elements, 32-bit accumulators wrapping.
+//! Every matrix row in memory starts on a memory word (`16·SIZE` bits, little endian, lane
+//! `k` = element `k`); bias and sums are int32, `SIZE` of them in two words per tile.
+//!
+//! States, one step each (every phase issues its requests and waits for all responses):
+//! IDLE → CHECK (sizes) → PLAN (exit early with CPU_ERR/MEM_ERR) → for each column tile:
+//! NSTART → BIAS? → SUMS? → for each K tile: KSTART → WLOAD? → STREAM → DRAIN; then OUT?
+//! → NEXTN; then DONE → IDLE. A stop (abort by a register write while busy, or an error
+//! response) goes to FLUSH, which lets the request in flight and the responses finish, then
+//! DONE with the stop's code.
+use super::systolic::{self, Systolic};
+use super::SIZE;
+
+/// Bytes per memory word (one tile row of int16).
+pub const WORD_BYTES: u32 = 2 * SIZE as u32;
+/// The memory window the unit may address: `[0, MEM_BYTES)`.
+pub const MEM_BYTES: u64 = 1 << 20;
+
+pub const UNUSED: u8 = 0;
+pub const SUCCESS: u8 = 1;
+pub const MEM_ERR: u8 = 2;
+pub const CPU_ERR: u8 = 3;
+
+#[derive(Clone, Debug, Default)]
+pub struct In {
+    pub reset: bool,
+    pub start: bool,
+    /// A register write was refused because the unit is busy (the CSR block's pulse).
+    pub write_while_busy: bool,
+    /// The configuration registers, as the CSR block presents them.
+    pub inrows: u8,
+    pub incols: u8,
+    pub wghtrows: u8,
+    pub wghtcols: u8,
+    pub reinputs: bool,
+    pub reweights: bool,
+    pub saveout: bool,
+    pub usebias: bool,
+    pub usesumm: bool,
+    pub shiftamt: u8,
+    pub actfn: bool,
+    pub base: u32,
+    pub result: u32,
+    pub mem_req_ready: bool,
+    pub mem_resp_valid: bool,
+    pub mem_resp_data: u128,
+    pub mem_resp_error: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Out {
+    pub busy: bool,
+    pub finish: bool,
+    pub exit_code: u8,
+    pub mem_req_valid: bool,
+    pub mem_req_write: bool,
+    pub mem_req_addr: u32,
+    pub mem_req_wdata: u128,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum State {
+    #[default]
+    Idle,
+    Check,
+    Plan,
+    NStart,
+    Bias,
+    Sums,
+    KStart,
+    WLoad,
+    Stream,
+    Drain,
+    Out,
+    NextN,
+    Flush,
+    Done,
+}
+
+impl State {
+    pub const ALL: [State; 14] = [
+        State::Idle,
+        State::Check,
+        State::Plan,
+        State::NStart,
+        State::Bias,
+        State::Sums,
+        State::KStart,
+        State::WLoad,
+        State::Stream,
+        State::Drain,
+        State::Out,
+        State::NextN,
+        State::Flush,
+        State::Done,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            State::Idle => "state IDLE",
+            State::Check => "state CHECK",
+            State::Plan => "state PLAN",
+            State::NStart => "state NSTART",
+            State::Bias => "state BIAS",
+            State::Sums => "state SUMS",
+            State::KStart => "state KSTART",
+            State::WLoad => "state WLOAD",
+            State::Stream => "state STREAM",
+            State::Drain => "state DRAIN",
+            State::Out => "state OUT",
+            State::NextN => "state NEXTN",
+            State::Flush => "state FLUSH",
+            State::Done => "state DONE",
+        }
+    }
+
+    /// The phases that issue memory requests.
+    fn issues(self) -> bool {
+        matches!(self, State::Bias | State::Sums | State::WLoad | State::Stream | State::Out)
+    }
+}
+
+/// ceil(n / SIZE): memory words per matrix row of `n` elements, or tiles along `n`.
+pub fn words(n: u8) -> u32 {
+    u32::from(n).div_ceil(SIZE as u32)
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Engine {
+    pub state: State,
+    code: u8,
+    stop: bool,
+    stop_code: u8,
+    // CHECK: sizes in bytes.
+    x_bytes: u32,
+    w_bytes: u32,
+    bs_bytes: u32,
+    r_bytes: u32,
+    // PLAN: section addresses.
+    x_addr: u32,
+    w_addr: u32,
+    // Tile walk.
+    n_left: u32,
+    k_left: u32,
+    b_ptr: u32,
+    s_ptr: u32,
+    w_nt_ptr: u32,
+    w_kt_ptr: u32,
+    x_kt_ptr: u32,
+    out_ptr: u32,
+    first_k: bool,
+    // Request generator of the current phase.
+    req_addr: u32,
+    issued: u32,
+    outstanding: u32,
+    responses: u32,
+    /// A request was offered and not taken: it stays offered, unchanged.
+    held: bool,
+    /// The phase writes (OUT, or FLUSH after OUT).
+    writing: bool,
+    // Output pipeline: accumulator read (stage 1) and output register (stage 2).
+    out_next_row: u32,
+    p1: bool,
+    p2: bool,
+    // What the last layers left behind, for REINPUTS and REWEIGHTS.
+    prev_saved: bool,
+    prev_rows: u8,
+    prev_cols: u8,
+    prev_result: u32,
+    w_loaded: bool,
+    w_rows: u8,
+    w_cols: u8,
+    pub systolic: Systolic,
+    events: Vec<&'static str>,
+}
+
+impl Engine {
+    /// Total requests of the current phase, and the address step between them.
+    fn phase(&self, c: &In) -> (u32, u32) {
+        let ncw = words(c.wghtcols) * WORD_BYTES;
+        match self.state {
+            State::Bias | State::Sums => (2, WORD_BYTES),
+            State::WLoad => (self.k_left.min(SIZE as u32), ncw),
+            State::Stream => (u32::from(c.inrows), words(c.incols) * WORD_BYTES),
+            State::Out => (u32::from(c.inrows), ncw),
+            _ => (0, 0),
+        }
+    }
+
+    /// The outputs: registers, except that the request count of a phase follows INROWS.
+    pub fn outputs(&self, c: &In) -> Out {
+        let (total, _) = self.phase(c);
+        let valid = self.held
+            || match self.state {
+                State::Out => self.p2 && !self.stop,
+                s => s.issues() && self.issued < total && !self.stop,
+            };
+        Out {
+            busy: self.state != State::Idle,
+            finish: self.state == State::Done,
+            exit_code: self.code,
+            mem_req_valid: valid,
+            mem_req_write: self.writing,
+            mem_req_addr: self.req_addr,
+            mem_req_wdata: self.systolic.word(),
+        }
+    }
+
+    /// The rising edge. Every decision reads the registers as they were before the edge.
+    pub fn clock(&mut self, i: &In) {
+        self.events.clear();
+        if i.reset {
+            let systolic = std::mem::take(&mut self.systolic);
+            *self = Self { systolic, ..Self::default() };
+            self.systolic.reset();
+            self.events.push("reset");
+            return;
+        }
+        let c = i;
+        let out = self.outputs(c);
+        let accept = out.mem_req_valid && i.mem_req_ready;
+        let response = i.mem_resp_valid;
+        let (total, stride) = self.phase(c);
+        let phase_done = self.issued == total && self.outstanding == 0;
+        let array_active = self.systolic.active();
+        // A stopped layer also lets its rows leave the array, so none reaches the next layer.
+        let flushed = !self.held && self.outstanding == 0 && !array_active;
+        self.events.push(self.state.name());
+        if out.mem_req_valid && !i.mem_req_ready {
+            self.events.push("request stalled");
+        }
+        if response && i.mem_resp_error {
+            self.events.push("error response");
+        }
+
+        // The array.
+        let in_phase = |s: State| self.state == s && response;
+        let adv2 = !self.p2 || accept;
+        let adv1 = !self.p1 || adv2;
+        let out_read = self.state == State::Out && adv1 && self.out_next_row < u32::from(c.inrows);
+        let array = systolic::In {
+            row_valid: in_phase(State::Stream),
+            word: i.mem_resp_data,
+            w_clear: self.state == State::KStart && !c.reweights,
+            w_load: in_phase(State::WLoad),
+            w_row: self.responses as usize % SIZE,
+            base_clear: self.state == State::NStart,
+            base_add: in_phase(State::Bias) || in_phase(State::Sums),
+            base_half: self.responses as usize % 2,
+            rows_clear: self.state == State::KStart,
+            first_k: self.first_k,
+            out_phase: self.state == State::Out,
+            out_read,
+            out_row: self.out_next_row as usize,
+            // Only data read for a row: the accumulator memory has no reset.
+            out_load: self.state == State::Out && adv2 && self.p1,
+            lanes_on: self.n_left.min(SIZE as u32) as usize,
+            relu: c.actfn,
+            shift: c.shiftamt,
+        };
+        if self.systolic.clock(&array) > 0 {
+            self.events.push("accumulate");
+        }
+        if self.state == State::Out {
+            if adv2 {
+                self.p2 = self.p1;
+            }
+            if adv1 {
+                self.p1 = out_read;
+                self.out_next_row += u32::from(out_read);
+            }
+        }
+
+        // Requests and responses.
+        if accept {
+            self.issued += 1;
+            self.req_addr = self.req_addr.wrapping_add(stride);
+        }
+        self.held = out.mem_req_valid && !i.mem_req_ready;
+        match (accept, response) {
+            (true, false) => self.outstanding += 1,
+            (false, true) => self.outstanding -= 1,
+            _ => {}
+        }
+        self.responses += u32::from(response);
+
+        // Next state; a stop seen now acts from the next cycle.
+        // PLAN's verdict on the registers stands even if a stop came during CHECK.
+        let stopping = self.stop && !matches!(self.state, State::Idle | State::Plan | State::Flush | State::Done);
+        let next = match self.state {
+            _ if stopping => State::Flush,
+            State::Idle if i.start => State::Check,
+            State::Check => {
+                self.check(c);
+                State::Plan
+            }
+            State::Plan => match self.plan(c) {
+                Some(code) => {
+                    self.code = code;
+                    self.events.push(if code == CPU_ERR { "exit CPU_ERR at check" } else { "exit MEM_ERR at check" });
+                    State::Done
+                }
+                None => State::NStart,
+            },
+            State::NStart => {
+                self.k_left = u32::from(c.wghtrows);
+                self.w_kt_ptr = self.w_nt_ptr;
+                self.x_kt_ptr = self.x_addr;
+                self.first_k = true;
+                if c.usebias {
+                    State::Bias
+                } else if c.usesumm {
+                    State::Sums
+                } else {
+                    State::KStart
+                }
+            }
+            State::Bias if phase_done => {
+                if c.usesumm {
+                    State::Sums
+                } else {
+                    State::KStart
+                }
+            }
+            State::Sums if phase_done => State::KStart,
+            State::KStart => {
+                if c.reweights {
+                    State::Stream
+                } else {
+                    State::WLoad
+                }
+            }
+            State::WLoad if phase_done => State::Stream,
+            State::Stream if phase_done => State::Drain,
+            // The last rows' products are still on their way to the accumulators.
+            State::Drain if array_active => State::Drain,
+            State::Drain if self.k_left > SIZE as u32 => {
+                self.k_left -= SIZE as u32;
+                self.x_kt_ptr = self.x_kt_ptr.wrapping_add(WORD_BYTES);
+                self.w_kt_ptr = self.w_kt_ptr.wrapping_add(SIZE as u32 * words(c.wghtcols) * WORD_BYTES);
+                self.first_k = false;
+                State::KStart
+            }
+            State::Drain if c.saveout => State::Out,
+            State::Drain => State::NextN,
+            State::Out if phase_done => State::NextN,
+            State::NextN if self.n_left > SIZE as u32 => {
+                self.n_left -= SIZE as u32;
+                self.b_ptr = self.b_ptr.wrapping_add(2 * WORD_BYTES);
+                self.s_ptr = self.s_ptr.wrapping_add(2 * WORD_BYTES);
+                self.w_nt_ptr = self.w_nt_ptr.wrapping_add(WORD_BYTES);
+                self.out_ptr = self.out_ptr.wrapping_add(WORD_BYTES);
+                State::NStart
+            }
+            State::NextN => {
+                self.code = SUCCESS;
+                State::Done
+            }
+            State::Flush if flushed => {
+                self.code = self.stop_code;
+                self.events.push(if self.stop_code == CPU_ERR { "exit CPU_ERR after abort" } else { "exit MEM_ERR after error response" });
+                State::Done
+            }
+            State::Done => {
+                self.finish_layer(c);
+                State::Idle
+            }
+            s => s,
+        };
+
+        // Stop causes: the first one wins; an error response before an abort in one cycle.
+        let running = !matches!(self.state, State::Idle | State::Done);
+        if self.state == State::Idle && i.start {
+            self.stop = false;
+        } else if running && !self.stop {
+            if response && i.mem_resp_error {
+                (self.stop, self.stop_code) = (true, MEM_ERR);
+            } else if i.write_while_busy {
+                (self.stop, self.stop_code) = (true, CPU_ERR);
+                self.events.push("abort");
+            }
+        }
+        if next != self.state {
+            self.enter(next);
+        }
+        self.state = next;
+    }
+
+    /// Sets up the request generator of the phase `next`.
+    fn enter(&mut self, next: State) {
+        self.issued = 0;
+        self.responses = 0;
+        self.req_addr = match next {
+            State::Bias => self.b_ptr,
+            State::Sums => self.s_ptr,
+            State::WLoad => self.w_kt_ptr,
+            State::Stream => self.x_kt_ptr,
+            State::Out => self.out_ptr,
+            _ => self.req_addr,
+        };
+        if next == State::Out {
+            (self.out_next_row, self.p1, self.p2) = (0, false, false);
+        }
+        if next == State::Check {
+            self.code = UNUSED;
+        }
+        if next != State::Flush {
+            self.writing = next == State::Out;
+        }
+    }
+
+    /// CHECK: the byte sizes of the sections.
+    fn check(&mut self, c: &In) {
+        let (nxw, ncw) = (words(c.incols), words(c.wghtcols));
+        self.x_bytes = u32::from(c.inrows) * nxw * WORD_BYTES;
+        self.w_bytes = u32::from(c.wghtrows) * ncw * WORD_BYTES;
+        self.bs_bytes = ncw * 2 * WORD_BYTES;
+        self.r_bytes = u32::from(c.inrows) * ncw * WORD_BYTES;
+    }
+
+    /// PLAN: the exit code if the layer cannot run, else the section addresses and the first
+    /// tile's pointers.
+    fn plan(&mut self, c: &In) -> Option<u8> {
+        let dims_zero = c.inrows == 0 || c.incols == 0 || c.wghtrows == 0 || c.wghtcols == 0;
+        let bad_reinputs = c.reinputs && !(self.prev_saved && self.prev_rows == c.inrows && self.prev_cols == c.incols);
+        let bad_reweights = c.reweights && !(self.w_loaded && self.w_rows == c.wghtrows && self.w_cols == c.wghtcols);
+        if dims_zero || c.incols != c.wghtrows || bad_reinputs || bad_reweights {
+            return Some(CPU_ERR);
+        }
+        let at_base = !c.reinputs || !c.reweights || c.usebias || c.usesumm;
+        let base = u64::from(c.base);
+        let w_addr = base + if c.reinputs { 0 } else { u64::from(self.x_bytes) };
+        let b_addr = w_addr + if c.reweights { 0 } else { u64::from(self.w_bytes) };
+        let s_addr = b_addr + if c.usebias { u64::from(self.bs_bytes) } else { 0 };
+        let end = s_addr + if c.usesumm { u64::from(self.bs_bytes) } else { 0 };
+        let misaligned = |a: u32| a % WORD_BYTES != 0;
+        let bad_base = at_base && (misaligned(c.base) || end > MEM_BYTES);
+        let bad_result = c.saveout && (misaligned(c.result) || u64::from(c.result) + u64::from(self.r_bytes) > MEM_BYTES);
+        if bad_base || bad_result {
+            return Some(MEM_ERR);
+        }
+        self.x_addr = if c.reinputs { self.prev_result } else { c.base };
+        self.w_addr = w_addr as u32;
+        self.b_ptr = b_addr as u32;
+        self.s_ptr = s_addr as u32;
+        self.w_nt_ptr = self.w_addr;
+        self.out_ptr = c.result;
+        self.n_left = u32::from(c.wghtcols);
+        None
+    }
+
+    /// DONE: what the layer leaves for the next one's REINPUTS and REWEIGHTS.
+    fn finish_layer(&mut self, c: &In) {
+        let success = self.code == SUCCESS;
+        self.prev_saved = success && c.saveout;
+        self.prev_rows = c.inrows;
+        self.prev_cols = c.wghtcols;
+        self.prev_result = c.result;
+        if success {
+            self.w_loaded = usize::from(c.wghtrows) <= SIZE && usize::from(c.wghtcols) <= SIZE;
+            self.w_rows = c.wghtrows;
+            self.w_cols = c.wghtcols;
+        } else {
+            self.w_loaded &= c.reweights;
+        }
+    }
+}
+
+impl crate::Block for Engine {
+    type In = In;
+    type Out = Out;
+
+    fn reset_input() -> Option<In> {
+        Some(In { reset: true, ..In::default() })
+    }
+
+    fn step(&mut self, input: &In) -> Out {
+        let out = self.outputs(input);
+        self.clock(input);
+        out
+    }
+
+    fn events(&self) -> &[&'static str] {
+        &self.events
+    }
+}

@@ -1,0 +1,138 @@
+//! One column of the weight-stationary systolic array, with its accumulator memory and its
+//! output stage. RTL: `hdl/src/scale/pe_column.rs`; the array is `systolic.rs`.
+//!
+//! Column `j` holds the weights `w[i]` of tile column `j` (one per array row `i`). In every
+//! cycle it takes the activation vector `a_in` (lane `i` for row `i`, already skewed), and
+//! registers `psum[0] = a_in[0]·w[0]`, `psum[i] = psum[i-1] + a_in[i]·w[i]` (16x16 → 32-bit
+//! products, sums wrapping at 32 bits); `a_in` and the valid bit `v_in` of the last row's
+//! lane are registered and passed to the next column. When the registered valid bit is set,
+//! `psum[SIZE-1]` is the dot product of one input row with the column, and is accumulated
+//! into `acc[row]` (the row counter counts these): `acc = base + psum` in the first K tile
+//! (`base` = bias + sums of the column), else `acc += psum`.
+//!
+//! The accumulator memory has one registered read port: in the streaming phase it reads the
+//! row that arrives next, so the sum is ready when its product arrives; in the output phase
+//! it reads the row the engine asks for, and the output register takes
+//! `trunc16(relu?(acc) >>> SHIFTAMT)` (zero for a column beyond WGHTCOLS).
+use super::SIZE;
+
+/// Depth of the accumulator memory: one entry per input row (INROWS ≤ 255).
+pub const ROWS: usize = 256;
+
+#[derive(Clone, Debug, Default)]
+pub struct In {
+    pub a_in: [i16; SIZE],
+    pub v_in: bool,
+    /// Response data of the memory: weight rows in the weight phase, bias/sums words in the
+    /// bias phases.
+    pub word: u128,
+    pub w_clear: bool,
+    /// Writes this column's lane of `word` into the weight of row `w_row`.
+    pub w_load: bool,
+    pub w_row: usize,
+    pub base_clear: bool,
+    /// Adds this column's int32 lane of `word` to `base`, if `base_half` is this column's half.
+    pub base_add: bool,
+    pub base_half: usize,
+    pub rows_clear: bool,
+    pub first_k: bool,
+    /// Output phase: `out_read` reads `acc[out_row]`, `out_load` loads the output register.
+    pub out_phase: bool,
+    pub out_read: bool,
+    pub out_row: usize,
+    pub out_load: bool,
+    pub lane_on: bool,
+    pub relu: bool,
+    pub shift: u8,
+}
+
+#[derive(Clone, Debug)]
+pub struct PeColumn {
+    pub index: usize,
+    pub w: [i16; SIZE],
+    pub psum: [i32; SIZE],
+    pub a: [i16; SIZE],
+    pub v: bool,
+    pub base: i32,
+    pub row: usize,
+    pub acc: Vec<i32>,
+    pub read_data: i32,
+    pub result: i16,
+}
+
+/// `relu?(acc) >>> shift`, truncated to 16 bits: the output arithmetic of ScaleNPU.
+pub fn output(acc: i32, relu: bool, shift: u8) -> i16 {
+    let acc = if relu { acc.max(0) } else { acc };
+    (acc >> shift.min(31)) as i16
+}
+
+impl PeColumn {
+    pub fn new(index: usize) -> Self {
+        Self {
+            index,
+            w: [0; SIZE],
+            psum: [0; SIZE],
+            a: [0; SIZE],
+            v: false,
+            base: 0,
+            row: 0,
+            acc: vec![0; ROWS],
+            read_data: 0,
+            result: 0,
+        }
+    }
+
+    /// Synchronous reset: every register, not the accumulator memory (which has no reset).
+    pub fn reset(&mut self) {
+        let acc = std::mem::take(&mut self.acc);
+        *self = Self { acc, ..Self::new(self.index) };
+    }
+
+    /// The rising edge. Returns whether a row was accumulated.
+    pub fn clock(&mut self, i: &In) -> bool {
+        let j = self.index;
+        let lane16 = (i.word >> (16 * j)) as u16 as i16;
+        let lane32 = (i.word >> (32 * (j % (SIZE / 2)))) as u32 as i32;
+        // Accumulator memory: the write and the registered read of this edge (old contents).
+        let accumulate = self.v;
+        let write = accumulate.then(|| {
+            let sum = if i.first_k { self.base } else { self.read_data };
+            (self.row, sum.wrapping_add(self.psum[SIZE - 1]))
+        });
+        let next_row = if i.rows_clear { 0 } else { self.row + usize::from(accumulate) };
+        let old_read = self.read_data;
+        if i.out_phase {
+            if i.out_read {
+                self.read_data = self.acc[i.out_row];
+            }
+        } else {
+            self.read_data = self.acc[next_row % ROWS];
+        }
+        if let Some((row, value)) = write {
+            self.acc[row % ROWS] = value;
+        }
+        self.row = next_row;
+        if i.out_load {
+            self.result = if i.lane_on { output(old_read, i.relu, i.shift) } else { 0 };
+        }
+        // The array.
+        for r in (0..SIZE).rev() {
+            let product = i32::from(i.a_in[r]) * i32::from(self.w[r]);
+            self.psum[r] = if r == 0 { product } else { self.psum[r - 1].wrapping_add(product) };
+        }
+        self.a = i.a_in;
+        self.v = i.v_in;
+        // Weights and base.
+        if i.w_clear {
+            self.w = [0; SIZE];
+        } else if i.w_load {
+            self.w[i.w_row] = lane16;
+        }
+        if i.base_clear {
+            self.base = 0;
+        } else if i.base_add && i.base_half == j / (SIZE / 2) {
+            self.base = self.base.wrapping_add(lane32);
+        }
+        accumulate
+    }
+}

@@ -1,0 +1,6 @@
+//! ScaleNPU (`seeds/004`, docs/scale.md): the bench's memory, layers and their memory
+//! image, the register-level driver used by `npu scale run`, the tests and the benchmark,
+//! and the Iris workload.
+pub mod layer;
+pub mod memory;
+pub mod program;
