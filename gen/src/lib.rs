@@ -7,7 +7,10 @@
 //! the co-simulation bridge generates its C++ shim and Rust handle.
 use npu_hdl::mnist;
 
+pub mod c_header;
 pub mod fpga;
+/// The ScaleNPU register map the CSR block and the C header are generated from.
+pub use npu_hdl::scale::regmap;
 use rust_hdl::prelude::{generate_verilog, Block};
 
 /// One exported top.
@@ -170,7 +173,8 @@ fn parse_ports(verilog: &str, name: &str) -> Vec<Port> {
 }
 
 /// Writes into `out`, per top, its Verilog, its FuseSoC core, its SDC/XDC clock constraint
-/// (clocked tops) and its board pin constraints (from `root`/constraints), then `ports.json`.
+/// (clocked tops) and its board pin constraints (from `root`/constraints), then `ports.json`
+/// and the ScaleNPU register header ([`c_header::FILE_NAME`]).
 /// Returns the files written.
 pub fn write_user_files(tops: &[Top], out: &std::path::Path, root: &std::path::Path) -> Result<Vec<std::path::PathBuf>, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
@@ -193,6 +197,7 @@ pub fn write_user_files(tops: &[Top], out: &std::path::Path, root: &std::path::P
         }
     }
     write("ports.json".into(), &manifest_json(tops))?;
+    write(c_header::FILE_NAME.into(), &c_header::scale_npu_header())?;
     Ok(written)
 }
 

@@ -5,3 +5,5 @@
 /// Rows and columns of the systolic array. A generation-time parameter: change it here and
 /// run `make verilog` (the memory word is `16 * SIZE` bits wide, one tile row).
 pub const SIZE: usize = 8;
+
+pub mod regmap;
