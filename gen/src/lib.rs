@@ -80,6 +80,7 @@ pub fn tops() -> Vec<Top> {
             true,
             npu_hdl::ethos::WeightDecoder::default(),
         ),
+        export("scale_csr", "npu_model::scale::csr::Csr", "hdl/src/scale/csr.rs", true, npu_hdl::scale::Csr::default()),
         // The 2CASC with a wrong positive limit (0x7FFE): tests/two_casc.rs shows the harness
         // reports it against the correct model.
         export(

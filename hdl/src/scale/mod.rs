@@ -7,3 +7,5 @@
 pub const SIZE: usize = 8;
 
 pub mod regmap;
+mod csr;
+pub use csr::Csr;
