@@ -7,7 +7,10 @@
 //! the co-simulation bridge generates its C++ shim and Rust handle.
 use npu_hdl::mnist;
 
+pub mod c_header;
 pub mod fpga;
+/// The ScaleNPU register map the CSR block and the C header are generated from.
+pub use npu_hdl::scale::regmap;
 use rust_hdl::prelude::{generate_verilog, Block};
 
 /// One exported top.
@@ -77,6 +80,8 @@ pub fn tops() -> Vec<Top> {
             true,
             npu_hdl::ethos::WeightDecoder::default(),
         ),
+        export("scale_csr", "npu_model::scale::csr::Csr", "hdl/src/scale/csr.rs", true, npu_hdl::scale::Csr::default()),
+        export("scale_npu", "npu_model::scale::scale_npu::ScaleNpu", "hdl/src/scale/scale_npu.rs", true, npu_hdl::scale::ScaleNpu::default()),
         export("scale_engine", "npu_model::scale::engine::Engine", "hdl/src/scale/engine.rs", true, npu_hdl::scale::Engine::default()),
         // The 2CASC with a wrong positive limit (0x7FFE): tests/two_casc.rs shows the harness
         // reports it against the correct model.
@@ -171,7 +176,8 @@ fn parse_ports(verilog: &str, name: &str) -> Vec<Port> {
 }
 
 /// Writes into `out`, per top, its Verilog, its FuseSoC core, its SDC/XDC clock constraint
-/// (clocked tops) and its board pin constraints (from `root`/constraints), then `ports.json`.
+/// (clocked tops) and its board pin constraints (from `root`/constraints), then `ports.json`
+/// and the ScaleNPU register header ([`c_header::FILE_NAME`]).
 /// Returns the files written.
 pub fn write_user_files(tops: &[Top], out: &std::path::Path, root: &std::path::Path) -> Result<Vec<std::path::PathBuf>, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
@@ -194,6 +200,7 @@ pub fn write_user_files(tops: &[Top], out: &std::path::Path, root: &std::path::P
         }
     }
     write("ports.json".into(), &manifest_json(tops))?;
+    write(c_header::FILE_NAME.into(), &c_header::scale_npu_header())?;
     Ok(written)
 }
 

@@ -1,5 +1,6 @@
 //! `npu-gen [OUT_DIR]`: writes per user-facing top its Verilog, a FuseSoC core, an SDC/XDC
-//! clock constraint (clocked tops) and the board's pin constraints (the chip), and `ports.json`.
+//! clock constraint (clocked tops) and the board's pin constraints (the chip), `ports.json`
+//! and the ScaleNPU register header `scale_npu_regs.h`.
 //! `npu-gen synth OUT_DIR`: synthesises, checks, places and routes every user-facing top for
 //! the iCE40-HX8K (`npu_gen::fpga`) and writes `OUT_DIR/report.md`.
 //! `npu-gen bitstream OUT_DIR`: the same for the MNIST NPU chip alone, then its bitstream.

@@ -7,11 +7,16 @@
 pub const SIZE: usize = 8;
 
 mod activation;
+mod csr;
 mod engine;
 mod pe_column;
+pub mod regmap;
+mod scale_npu;
 mod systolic;
 
 pub use activation::Activation;
+pub use csr::Csr;
 pub use engine::Engine;
 pub use pe_column::{PeColumn, VECTOR};
+pub use scale_npu::ScaleNpu;
 pub use systolic::Systolic;

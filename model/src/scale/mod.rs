@@ -3,6 +3,9 @@
 /// Rows and columns of the systolic array: `npu_hdl::scale::SIZE`, which tests/scale_npu.rs
 /// checks is the same (the model crate does not depend on the RTL crate).
 pub const SIZE: usize = 8;
+
+pub mod csr;
 pub mod engine;
 pub mod pe_column;
+pub mod scale_npu;
 pub mod systolic;
