@@ -7,5 +7,6 @@ pub use npu_model as model;
 
 pub mod ethos;
 pub mod mnist;
+pub mod pypi;
 pub mod scale;
 pub mod waves;

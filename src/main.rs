@@ -10,8 +10,9 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The training run that wrote data/mnist_mlp.txt.
+/// The training run that wrote data/mnist_mlp.txt and data/iris_mlp.txt.
 const TRAINING_SEED: u64 = 1;
+const IRIS_WEIGHTS: &str = "data/iris_mlp.txt";
 
 fn usage() -> String {
     format!(
@@ -62,6 +63,19 @@ fn main() -> ExitCode {
             ethos_decode(path, !rest.is_empty())
         }
         ["ethos", "encode", input, output] => ethos_encode(input, output),
+        ["scale", "run", path, rest @ ..] if rest.is_empty() || rest == ["--model"] => scale_run(path, !rest.is_empty()),
+        ["scale", "iris", rest @ ..] => match rest {
+            [] => scale_iris(false, Path::new(IRIS_WEIGHTS)),
+            ["--model"] => scale_iris(true, Path::new(IRIS_WEIGHTS)),
+            ["--weights", file] => scale_iris(false, Path::new(file)),
+            ["--model", "--weights", file] | ["--weights", file, "--model"] => scale_iris(true, Path::new(file)),
+            _ => Err(usage()),
+        },
+        ["scale", "train-iris", rest @ ..] => match rest {
+            [] => scale_train_iris(Path::new(IRIS_WEIGHTS)),
+            ["--out", file] => scale_train_iris(Path::new(file)),
+            _ => Err(usage()),
+        },
         ["help" | "--help" | "-h"] => {
             println!("{}", usage());
             return ExitCode::SUCCESS;
@@ -247,5 +261,84 @@ fn ethos_encode(input: &str, output: &str) -> Result<(), String> {
         stream.len(),
         8.0 * stream.len() as f64 / weights.len().max(1) as f64
     );
+    Ok(())
+}
+
+/// Steps the Verilated unit, or its model.
+fn scale_unit(model: bool) -> Box<dyn FnMut(&npu::model::scale::scale_npu::In) -> npu::model::scale::scale_npu::Out> {
+    if model {
+        let mut unit = npu::model::scale::scale_npu::ScaleNpu::default();
+        Box::new(move |i| unit.step(i))
+    } else {
+        let mut unit = npu::cosim::tops::scale_npu::ScaleNpu::open(&DutOptions::from_env(1));
+        Box::new(move |i| unit.step(i))
+    }
+}
+
+fn scale_run(path: &str, model: bool) -> Result<(), String> {
+    use npu::scale::{driver, layer_file, memory::Timing};
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let layers = layer_file::parse(&text).map_err(|e| format!("{path}: {e}"))?;
+    let mut step = scale_unit(model);
+    let mut bench = driver::Bench::new(Timing::IDEAL, 0.0, 1);
+    driver::reset(&mut *step);
+    let outcomes = driver::run_layers(&mut *step, &mut bench, &layers);
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for (n, (layer, o)) in layers.iter().zip(&outcomes).enumerate() {
+        let name = ["UNUSED", "SUCCESS", "MEM_ERR", "CPU_ERR"][usize::from(o.exit_code & 3)];
+        writeln!(out, "layer {}: EXITCODE {} ({name}) after {} cycles ({})", n + 1, o.exit_code, o.cycles, if model { "model" } else { "Verilated RTL" })
+            .map_err(|e| e.to_string())?;
+        if !o.result.is_empty() {
+            writeln!(out, "  RESULT {:#x}, {} x {}:", layer.regs.result, layer.regs.inrows, layer.regs.wghtcols).map_err(|e| e.to_string())?;
+            for row in o.result.chunks(usize::from(layer.regs.wghtcols)) {
+                let row: Vec<String> = row.iter().map(i16::to_string).collect();
+                writeln!(out, "  {}", row.join(" ")).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    out.flush().map_err(|e| e.to_string())
+}
+
+fn scale_iris(model: bool, weights: &Path) -> Result<(), String> {
+    use npu::scale::{driver, iris, memory::Timing};
+    let flowers = iris::load(&iris::fetch(&defaults().data_dir)?)?;
+    let text = std::fs::read_to_string(weights).map_err(|e| format!("{}: {e}", weights.display()))?;
+    let mlp = iris::Model::parse(&text).map_err(|e| format!("{}: {e}", weights.display()))?;
+    let mut step = scale_unit(model);
+    let mut bench = driver::Bench::new(Timing::IDEAL, 0.0, 1);
+    driver::reset(&mut *step);
+    let outcomes = driver::run_layers(&mut *step, &mut bench, &mlp.unit_layers(&flowers));
+    let [hidden, logits] = mlp.reference(&flowers);
+    if outcomes.iter().any(|o| o.exit_code != 1) || outcomes[0].result != hidden || outcomes[1].result != logits {
+        return Err(format!("the unit's results differ from the integer reference: {outcomes:?}"));
+    }
+    let predictions: Vec<usize> = outcomes[1].result.chunks(iris::SPECIES.len()).map(iris::argmax).collect();
+    let (mut right, mut held_right, mut held) = (0, 0, 0);
+    for (i, (f, &p)) in flowers.iter().zip(&predictions).enumerate() {
+        let ok = usize::from(f.label) == p;
+        right += usize::from(ok);
+        if iris::held_out(i) {
+            held += 1;
+            held_right += usize::from(ok);
+        }
+    }
+    println!(
+        "Iris MLP 4-{}-3 on ScaleNPU ({}): {} flowers in 2 layers, {} + {} cycles; every hidden value and logit equals the integer reference",
+        iris::HIDDEN,
+        if model { "model" } else { "Verilated RTL" },
+        flowers.len(),
+        outcomes[0].cycles,
+        outcomes[1].cycles
+    );
+    println!("accuracy: held-out {held_right}/{held} = {:.2} %, all {right}/{} = {:.2} %", 100.0 * held_right as f64 / held as f64, flowers.len(), 100.0 * right as f64 / flowers.len() as f64);
+    Ok(())
+}
+
+fn scale_train_iris(out: &Path) -> Result<(), String> {
+    use npu::scale::iris;
+    let flowers = iris::load(&iris::fetch(&defaults().data_dir)?)?;
+    let model = iris::train(&iris::split(&flowers).0, TRAINING_SEED);
+    std::fs::write(out, model.to_text()).map_err(|e| format!("{}: {e}", out.display()))?;
+    eprintln!("{}: written; held-out accuracy {:.2} %", out.display(), 100.0 * model.accuracy(&iris::split(&flowers).1));
     Ok(())
 }

@@ -58,7 +58,7 @@ fn config(layer: &Layer) -> In {
 
 #[test]
 fn random_layers_match_the_model_and_the_reference() {
-    let run = Run::from_env("scale_engine::random_layers_match_the_model_and_the_reference", 400_000);
+    let run = Run::from_env("scale_engine::random_layers_match_the_model_and_the_reference", 1_000_000);
     let mut rng = run.rng();
     let timing = Timing { stall: rng.gen_range(0.0..0.5), latency: (1, rng.gen_range(1..12)) };
     eprintln!("memory: {timing:?}");

