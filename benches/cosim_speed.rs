@@ -62,6 +62,28 @@ fn bench<D: Dut>(inputs: Vec<In<D>>) {
 }
 
 fn main() {
+    // `cargo bench --bench cosim_speed -- scale` runs only the sections named.
+    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let wanted = |section: &str| only.is_empty() || only.iter().any(|o| o == section);
+    if wanted("tops") {
+        tops();
+    }
+    if wanted("frames") {
+        frame_overhead();
+    }
+    if wanted("mnist") {
+        mnist_demo();
+    }
+    if wanted("ethos") {
+        weight_decoder();
+    }
+    if wanted("scale") {
+        scale_npu();
+    }
+}
+
+/// Every small top and the chip on random stimulus: model, bridge and plain C++ loop.
+fn tops() {
     println!("{CYCLES} cycles per engine, best of {REPEATS}, same stimulus; cycles/s:\n");
     println!("| top       | model      | bridge     | C++ loop   | model / bridge | C++ loop / bridge (target <= 1.5) |");
     println!("|-----------|------------|------------|------------|---------|-------|");
@@ -87,9 +109,6 @@ fn main() {
     chip.extend(random_legal(&mut SmallRng::seed_from_u64(1), CYCLES).cycles);
     chip.truncate(CYCLES);
     bench::<MnistNpu>(chip);
-    frame_overhead();
-    mnist_demo();
-    weight_decoder();
 }
 
 /// The MNIST demo (`npu mnist`) on its first 300 held-out digits per output path: wall-clock
@@ -209,6 +228,78 @@ fn weight_decoder() {
             rtl.cycles as f64 / rtl_time / 1e6,
             rtl.cycles as f64 / model_time / 1e6,
             rtl_time / model_time,
+        );
+    }
+}
+
+/// ScaleNPU layers through the registers, memory answering every request the next cycle:
+/// cycles from INIT to IRQ against the ideal for the array (MACs / SIZE^2 plus 2·SIZE of fill
+/// and drain), where the cycles go (engine states, counted on the model), and the speed of
+/// the Verilated unit against its model on the same run.
+fn scale_npu() {
+    use npu::model::scale::{engine::State, scale_npu::ScaleNpu as Model, SIZE};
+    use npu::scale::driver::{reset, run_layers, Bench};
+    use npu::scale::layer::{ideal_cycles, Layer, Registers};
+    use npu::scale::memory::Timing;
+    use npu::scale::program::value16;
+    use std::collections::BTreeMap;
+    let mut rng = SmallRng::seed_from_u64(1);
+    let mut layer = |m: u8, k: u8, n: u8| Layer {
+        regs: Registers { inrows: m, incols: k, wghtrows: k, wghtcols: n, saveout: true, usebias: true, shiftamt: 12, result: 0x8_0000, ..Registers::default() },
+        x: (0..usize::from(m) * usize::from(k)).map(|_| value16(&mut rng)).collect(),
+        w: (0..usize::from(k) * usize::from(n)).map(|_| value16(&mut rng)).collect(),
+        bias: (0..n).map(|_| rng.gen_range(-1000..1000)).collect(),
+        sums: Vec::new(),
+    };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let flowers = npu::scale::iris::load(&npu::scale::iris::fetch(&root.join("build/data")).unwrap()).unwrap();
+    let mlp = npu::scale::iris::Model::parse(&std::fs::read_to_string(root.join("data/iris_mlp.txt")).unwrap()).unwrap();
+    let [iris1, iris2] = mlp.unit_layers(&flowers);
+    let workloads = [("8x8x8", vec![layer(8, 8, 8)]), ("64x64x64", vec![layer(64, 64, 64)]), ("255x8x8", vec![layer(255, 8, 8)]), ("Iris 150x4x8 + 150x8x3 (REINPUTS)", vec![iris1, iris2])];
+    println!("\nScaleNPU ({SIZE}x{SIZE} array), one layer through the registers, memory latency 1, no stalls:\n");
+    println!("| layer | cycles (INIT to IRQ) | ideal | MAC utilisation | cycles by phase (model) | Verilated cycles/s | model cycles/s | model / Verilated |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for (name, layers) in workloads {
+        let mut dut = npu::cosim::tops::scale_npu::ScaleNpu::open(&DutOptions::default());
+        let mut bench = Bench::new(Timing::IDEAL, 0.0, 1);
+        let mut step = |i: &_| dut.step(i);
+        reset(&mut step);
+        let start = Instant::now();
+        let rtl = run_layers(&mut step, &mut bench, &layers);
+        let rtl_time = start.elapsed().as_secs_f64();
+        let rtl_cycles = bench.cycle;
+        let mut model = Model::default();
+        let mut phases: BTreeMap<&str, u64> = BTreeMap::new();
+        let mut bench = Bench::new(Timing::IDEAL, 0.0, 1);
+        let mut step = |i: &_| {
+            *phases.entry(model.engine.state.name().trim_start_matches("state ")).or_default() += 1;
+            model.step(i)
+        };
+        reset(&mut step);
+        let start = Instant::now();
+        let reference = run_layers(&mut step, &mut bench, &layers);
+        let model_time = start.elapsed().as_secs_f64();
+        assert_eq!(rtl, reference, "{name}: model and Verilog differ");
+        assert!(rtl.iter().all(|o| o.exit_code == 1), "{name}: {rtl:?}");
+        let cycles: u64 = rtl.iter().map(|o| o.cycles).sum();
+        let ideal: u64 = layers.iter().map(|l| ideal_cycles(usize::from(l.regs.inrows), usize::from(l.regs.incols), usize::from(l.regs.wghtcols))).sum();
+        let macs: u64 = layers.iter().map(|l| u64::from(l.regs.inrows) * u64::from(l.regs.incols) * u64::from(l.regs.wghtcols)).sum();
+        phases.remove("IDLE");
+        let busy: u64 = phases.values().sum();
+        let split: Vec<String> = State::ALL
+            .iter()
+            .filter_map(|s| {
+                let n = s.name().trim_start_matches("state ");
+                phases.get(n).filter(|&&c| c * 50 >= busy).map(|c| format!("{n} {:.0} %", 100.0 * *c as f64 / busy as f64))
+            })
+            .collect();
+        println!(
+            "| {name} | {cycles} | {ideal} | {:.1} % | {} | {:.2} M | {:.2} M | {:.1}x |",
+            100.0 * macs as f64 / (cycles * (SIZE * SIZE) as u64) as f64,
+            split.join(", "),
+            rtl_cycles as f64 / rtl_time / 1e6,
+            rtl_cycles as f64 / model_time / 1e6,
+            rtl_time / model_time
         );
     }
 }
