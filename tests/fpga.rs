@@ -104,8 +104,9 @@ fn fusesoc_cores_lint_every_top_and_build_the_chip() {
     let fusesoc = |args: &[&str]| run(Command::new(&fusesoc).current_dir(&work).arg("--cores-root").arg(&cores).args(args));
     let list = fusesoc(&["core", "list"]);
     for top in &user_tops {
-        assert!(list.contains(&format!("npu-rtl:mnist:{}:0.1.0", top.name)), "{} missing from:\n{list}", top.name);
-        fusesoc(&["run", "--target", "lint", &format!("npu-rtl:mnist:{}", top.name)]);
+        let core = format!("npu-rtl:{}:{}", top.family(), top.name);
+        assert!(list.contains(&format!("{core}:0.1.0")), "{core} missing from:\n{list}");
+        fusesoc(&["run", "--target", "lint", &core]);
     }
     fusesoc(&["run", "--target", "hx8k_breakout", "npu-rtl:mnist:mnist_npu"]);
     let bin = work.join("build/npu-rtl_mnist_mnist_npu_0.1.0/hx8k_breakout-icestorm/npu-rtl_mnist_mnist_npu_0.1.0.bin");

@@ -36,6 +36,12 @@ pub struct Top {
 pub const CLOCK_PORTS: [&str; 2] = ["clock", "CLKEXT"];
 
 impl Top {
+    /// The NPU the block belongs to, the folder of its source (`mnist`, `ethos`, `scale`):
+    /// the library part of its FuseSoC core name.
+    pub fn family(&self) -> &'static str {
+        self.source.split('/').nth(2).expect("sources are hdl/src/<npu>/<block>.rs")
+    }
+
     /// The clock input, if the top has one.
     pub fn clock(&self) -> Option<&str> {
         self.ports.iter().map(|p| p.name.as_str()).find(|n| CLOCK_PORTS.contains(n))

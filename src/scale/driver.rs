@@ -6,7 +6,7 @@
 use super::layer::{get_matrix, Layer};
 use super::memory::{Memory, Request, Response, Timing};
 use npu_hdl::scale::regmap;
-use npu_model::scale::engine::MEM_BYTES;
+use npu_model::scale::engine::{MEM_BYTES, SUCCESS};
 use npu_model::scale::scale_npu::{In, Out};
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 use std::collections::VecDeque;
@@ -185,7 +185,8 @@ pub struct Outcome {
     pub exit_code: u8,
     /// Cycles from the INIT write's response to the interrupt.
     pub cycles: u64,
-    /// The result region (INROWS x WGHTCOLS at RESULT), read after the layer.
+    /// The result region (INROWS x WGHTCOLS at RESULT) of a layer that succeeded with
+    /// SAVEOUT, else empty.
     pub result: Vec<i16>,
 }
 
@@ -223,13 +224,9 @@ pub fn run_layers(step: &mut dyn FnMut(&In) -> Out, bench: &mut Bench, layers: &
             Done::Read { data, .. } => Some(*data as u8),
             _ => None,
         });
-        let r = &layer.regs;
-        let result = if r.saveout && u64::from(r.result) + u64::from(super::layer::matrix_bytes(r.inrows, r.wghtcols)) <= MEM_BYTES {
-            get_matrix(&bench.memory.bytes, r.result, r.inrows, r.wghtcols)
-        } else {
-            Vec::new()
-        };
-        outcomes.push(Outcome { exit_code: exit_code.unwrap(), cycles: cycles.unwrap(), result });
+        let (r, exit_code) = (&layer.regs, exit_code.unwrap());
+        let result = if exit_code == SUCCESS && r.saveout { get_matrix(&bench.memory.bytes, r.result, r.inrows, r.wghtcols) } else { Vec::new() };
+        outcomes.push(Outcome { exit_code, cycles: cycles.unwrap(), result });
     }
     outcomes
 }
