@@ -9,10 +9,11 @@
 //!
 //! States, one step each (every phase issues its requests and waits for all responses):
 //! IDLE → CHECK (sizes) → PLAN (exit early with CPU_ERR/MEM_ERR) → for each column tile:
-//! NSTART → BIAS? → SUMS? → for each K tile: KSTART → WLOAD? → STREAM → DRAIN; then OUT?
-//! → NEXTN; then DONE → IDLE. A stop (abort by a register write while busy, or an error
-//! response) goes to FLUSH, which lets the request in flight and the responses finish, then
-//! DONE with the stop's code.
+//! NSTART → BIAS? → SUMS? → for each K tile: KSTART → WLOAD? → STREAM → DRAIN (until no
+//! row is left in the array); then OUT? → NEXTN; then DONE → IDLE. A stop (a register write
+//! refused while busy, or an error response) goes to FLUSH, which lets the request in flight,
+//! the responses and the array's rows finish, then DONE with the stop's code. PLAN's verdict
+//! stands even if a stop came during CHECK; a stop seen in the step to DONE is too late.
 use super::systolic::{self, Systolic};
 use super::SIZE;
 
