@@ -1,6 +1,10 @@
 //! Arm Ethos-U65 datapath blocks (TRM 102023_0000_06, `seeds/000`; digest
 //! `shared/spec/ethos-u65.md`). One file per block; the models are in `npu-model` under the
 //! same names. See docs/ethos.md.
+mod output_unit;
+mod requantize;
 mod weight_decoder;
 
+pub use output_unit::OutputUnit;
+pub use requantize::{Requantize, ScaleProduct};
 pub use weight_decoder::WeightDecoder;

@@ -7,6 +7,7 @@ mod pack8;
 mod ram;
 mod reg;
 mod sign_extend;
+mod sign_extend_bits;
 mod zero_extend;
 
 pub use concat::Concat;
@@ -16,4 +17,5 @@ pub use pack8::Pack8;
 pub use ram::Ram;
 pub use reg::Reg;
 pub use sign_extend::SignExtend;
+pub use sign_extend_bits::SignExtendBits;
 pub use zero_extend::ZeroExtend;

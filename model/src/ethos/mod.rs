@@ -1,3 +1,4 @@
 //! Arm Ethos-U65 datapath blocks (TRM 102023_0000_06, `seeds/000`; digest
 //! `shared/spec/ethos-u65.md`). One file per block, named as its RTL block in `npu-hdl`.
 pub mod weight_decoder;
+pub mod output_unit;
