@@ -1,10 +1,14 @@
 //! Arm Ethos-U65 datapath blocks (TRM 102023_0000_06, `seeds/000`; digest
 //! `shared/spec/ethos-u65.md`). One file per block; the models are in `npu-model` under the
 //! same names. See docs/ethos.md.
+mod dot_product;
+mod mac_unit;
 mod output_unit;
 mod requantize;
 mod weight_decoder;
 
+pub use dot_product::DotProduct;
+pub use mac_unit::MacUnit;
 pub use output_unit::OutputUnit;
 pub use requantize::{Requantize, ScaleProduct};
 pub use weight_decoder::WeightDecoder;

@@ -1,6 +1,7 @@
 //! Primitives shared by every NPU: the few places where rust-hdl's own constructs would
 //! export Verilog with width mismatches or without a reset, written once.
 mod concat;
+mod dot8;
 mod mul_s16;
 mod mul_s8;
 mod pack8;
@@ -11,6 +12,7 @@ mod sign_extend_bits;
 mod zero_extend;
 
 pub use concat::Concat;
+pub use dot8::Dot8;
 pub use mul_s16::MulS16;
 pub use mul_s8::MulS8;
 pub use pack8::Pack8;

@@ -2,3 +2,4 @@
 //! `shared/spec/ethos-u65.md`). One file per block, named as its RTL block in `npu-hdl`.
 pub mod weight_decoder;
 pub mod output_unit;
+pub mod mac_unit;
