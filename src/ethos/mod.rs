@@ -2,8 +2,11 @@
 //! `shared/spec/ethos-u65.md` §1). The decoder's RTL is `npu_hdl::ethos`, its model
 //! `npu_model::ethos`; this module holds what surrounds them: the project's own encoder and
 //! weight reordering, the Vela oracle, and weight distributions for tests and benchmarks.
+pub mod conv;
+pub mod conv_datapath;
 pub mod driver;
 pub mod encoder;
 pub mod reorder;
+pub mod tflite;
 pub mod vela;
 pub mod weights;
