@@ -77,6 +77,9 @@ fn main() {
     if wanted("ethos") {
         weight_decoder();
     }
+    if wanted("conv") {
+        conv_datapath();
+    }
     if wanted("scale") {
         scale_npu();
     }
@@ -300,6 +303,73 @@ fn scale_npu() {
             rtl_cycles as f64 / rtl_time / 1e6,
             rtl_cycles as f64 / model_time / 1e6,
             rtl_time / model_time
+        );
+    }
+}
+
+/// Quantized int8 layers on the Ethos-U65 datapath (decoder, MAC unit, output unit; the
+/// sequencer in Rust): useful MACs per cycle against the 256 peak, where the cycles go, and
+/// the Verilated blocks against their models on the same layer.
+fn conv_datapath() {
+    use npu::ethos::conv::reference;
+    use npu::ethos::conv_datapath::{run, Job, Models, Verilated};
+    use npu::ethos::tflite::{Activation, ConvLayer, Padding};
+    let mut rng = SmallRng::seed_from_u64(1);
+    let mut layer = |name: &'static str, (h, w, c): (usize, usize, usize), out: usize, k: usize, stride: usize, depthwise: bool| {
+        let weights_len = if depthwise { k * k * c } else { out * k * k * c };
+        let layer = ConvLayer {
+            input_shape: (h, w, c),
+            input: (0..h * w * c).map(|_| rng.gen()).collect(),
+            input_scale: 0.02,
+            input_zero_point: rng.gen(),
+            kernel: (k, k),
+            out_channels: out,
+            weights: (0..weights_len).map(|_| rng.gen_range(-127..=127)).collect(),
+            weight_scales: (0..out).map(|_| rng.gen_range(0.002..0.01)).collect(),
+            bias: (0..out).map(|_| rng.gen_range(-5000..5000)).collect(),
+            output_scale: 0.5,
+            output_zero_point: rng.gen(),
+            stride: (stride, stride),
+            padding: Padding::Same,
+            activation: Activation::Relu,
+            depthwise,
+        };
+        (name, layer)
+    };
+    let layers = [
+        layer("conv 3x3, 16x16x32 -> 32", (16, 16, 32), 32, 3, 1, false),
+        layer("conv 1x1, 16x16x64 -> 64", (16, 16, 64), 64, 1, 1, false),
+        layer("conv 3x3 stride 2, 16x16x32 -> 32", (16, 16, 32), 32, 3, 2, false),
+        layer("conv 3x3, 15x15x20 -> 12 (ragged)", (15, 15, 20), 12, 3, 1, false),
+        layer("depthwise 3x3, 16x16x32", (16, 16, 32), 32, 3, 1, true),
+    ];
+    println!("\nEthos-U65 convolution datapath (weight decoder, MAC unit, output unit; sequenced in Rust), one layer each:\n");
+    println!("| layer | useful MACs per cycle (of 256) | cycles: decode / scale-bias / MAC / output | MAC slots lost: edges / channel groups | Verilated cycles/s | models cycles/s |");
+    println!("|---|---|---|---|---|---|");
+    for (name, layer) in layers {
+        let job = Job::new(&layer).unwrap();
+        let mut rtl = Verilated::open(1);
+        let start = Instant::now();
+        let (out, stats) = run(&job, &mut rtl).unwrap();
+        let rtl_time = start.elapsed().as_secs_f64();
+        let mut models = Models::default();
+        let start = Instant::now();
+        let (model_out, model_stats) = run(&job, &mut models).unwrap();
+        let model_time = start.elapsed().as_secs_f64();
+        assert!(out == reference(&layer) && model_out == out && model_stats == stats, "{name}: datapath, model and reference differ");
+        let slots = (stats.mac * 256) as f64;
+        println!(
+            "| {name} | {:.1} ({:.1} %) | {} / {} / {} / {} | {:.1} % / {:.1} % | {:.2} M | {:.2} M |",
+            stats.useful_macs as f64 / stats.cycles() as f64,
+            100.0 * stats.utilisation(),
+            stats.decode,
+            stats.scale_bias,
+            stats.mac,
+            stats.output,
+            100.0 * stats.edge_slots as f64 / slots,
+            100.0 * stats.channel_slots as f64 / slots,
+            stats.cycles() as f64 / rtl_time / 1e6,
+            stats.cycles() as f64 / model_time / 1e6,
         );
     }
 }

@@ -147,3 +147,24 @@ fn rounding_modes_on_hand_worked_values() {
     assert_eq!(apply_scale(1, 3 << 29, 32, Tfl), 1);
     assert_eq!(apply_scale(1, 3 << 29, 32, Natural), 0);
 }
+
+/// The output unit's TFL mode is TFLite's `MultiplyByQuantizedMultiplier`: for TFLite's
+/// (multiplier, shift) the unit takes scale = multiplier and shift = 31 - shift. Random int32
+/// accumulators (and the extremes) with multipliers of every magnitude and shifts -31..=0.
+#[test]
+fn tfl_rounding_is_tflites_multiply_by_quantized_multiplier() {
+    use npu::ethos::conv::{multiply_by_quantized_multiplier, quantize_multiplier};
+    let run = Run::from_env("tfl_rounding_is_tflites_multiply_by_quantized_multiplier", 200_000);
+    let mut rng = run.rng();
+    for n in 0..run.cycles {
+        let x: i32 = match n % 5 {
+            0 => [i32::MIN, i32::MAX, 0, -1, 1][rng.gen_range(0..5)],
+            _ => rng.gen(),
+        };
+        let real = 10f64.powf(rng.gen_range(-9.5..0.0));
+        let (multiplier, shift) = quantize_multiplier(real);
+        let unit = apply_scale(i64::from(x), multiplier as u32, (31 - shift) as u8, Rounding::Tfl);
+        let tflite = multiply_by_quantized_multiplier(x, multiplier, shift);
+        assert_eq!(unit, i128::from(tflite), "x {x}, multiplier {multiplier}, shift {shift} (SEED={})", run.seed);
+    }
+}
