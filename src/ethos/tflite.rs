@@ -207,59 +207,8 @@ impl TfLite {
 
     /// TFLite in the venv `venv`, created on first use (as [`TfLite::in_project`]).
     pub fn in_venv(venv: &Path) -> Result<TfLite, String> {
-        static CREATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-        let _one_thread_at_a_time = CREATING.lock().unwrap_or_else(|e| e.into_inner());
-        let tflite = TfLite {
-            python: venv.join("bin/python"),
-        };
-        if tflite.python.exists() {
-            return Ok(tflite);
-        }
-        let parent = venv
-            .parent()
-            .ok_or_else(|| format!("{} has no parent directory", venv.display()))?;
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-        let partial = parent.join(format!(".tflite-venv.{}", std::process::id()));
-        // Left over from an interrupted run of a process that had the same id.
-        std::fs::remove_dir_all(&partial).ok();
-        let packages = PACKAGES.join(" ");
-        eprintln!(
-            "installing the TFLite oracle: pip install {packages} (once; into {})",
-            venv.display()
-        );
-        let staged = TfLite {
-            python: partial.join("bin/python"),
-        };
-        let check = "from ai_edge_litert.interpreter import Interpreter, OpResolverType; \
-                     from ethosu.vela.tflite import Model";
-        let result = run(Command::new("python3").args(["-m", "venv"]).arg(&partial))
-            .and_then(|_| {
-                run(Command::new(&staged.python)
-                    .args([
-                        "-m",
-                        "pip",
-                        "install",
-                        "--quiet",
-                        "--disable-pip-version-check",
-                    ])
-                    .args(PACKAGES))
-            })
-            .and_then(|_| run(staged.command().args(["-c", check])));
-        if let Err(e) = result {
-            std::fs::remove_dir_all(&partial).ok();
-            return Err(format!(
-                "cannot install the TFLite oracle ({packages}) into a venv: {e}"
-            ));
-        }
-        // A venv still works after a rename when run as bin/python (its scripts do not).
-        if let Err(e) = std::fs::rename(&partial, venv) {
-            std::fs::remove_dir_all(&partial).ok();
-            if !tflite.python.exists() {
-                return Err(format!("cannot move the venv to {}: {e}", venv.display()));
-            }
-        }
-        Ok(tflite)
+        let check = "from ai_edge_litert.interpreter import Interpreter, OpResolverType; from ethosu.vela.tflite import Model";
+        crate::pypi::venv_python(venv, &PACKAGES, check, "the TFLite oracle").map(|python| TfLite { python })
     }
 
     /// TFLite's output of each layer (NHWC, of [`output_shape`]), all in one Python process.
@@ -374,19 +323,3 @@ impl TfLite {
     }
 }
 
-/// Runs a set-up command, its output kept for the error.
-fn run(command: &mut Command) -> Result<(), String> {
-    let output = command
-        .output()
-        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{command:?} failed ({}): {}{}",
-            output.status,
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ))
-    }
-}

@@ -26,54 +26,7 @@ impl Vela {
 
     /// Vela in the venv `venv`, created on first use (as [`Vela::in_project`]).
     pub fn in_venv(venv: &Path) -> Result<Vela, String> {
-        static CREATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-        let _one_thread_at_a_time = CREATING.lock().unwrap_or_else(|e| e.into_inner());
-        let vela = Vela {
-            python: venv.join("bin/python"),
-        };
-        if vela.python.exists() {
-            return Ok(vela);
-        }
-        let parent = venv
-            .parent()
-            .ok_or_else(|| format!("{} has no parent directory", venv.display()))?;
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-        let partial = parent.join(format!(".vela-venv.{}", std::process::id()));
-        std::fs::remove_dir_all(&partial).ok();
-        eprintln!(
-            "installing the Vela oracle: pip install {PACKAGE} (once; into {})",
-            venv.display()
-        );
-        let staged = Vela {
-            python: partial.join("bin/python"),
-        };
-        let result = run(Command::new("python3").args(["-m", "venv"]).arg(&partial))
-            .and_then(|_| {
-                run(Command::new(&staged.python).args([
-                    "-m",
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                    PACKAGE,
-                ]))
-            })
-            .and_then(|_| run(staged.command().args(["-c", "import ethosu.mlw_codec"])));
-        if let Err(e) = result {
-            std::fs::remove_dir_all(&partial).ok();
-            return Err(format!(
-                "cannot install the Vela oracle ({PACKAGE}) into a venv: {e}"
-            ));
-        }
-        // A venv still works after a rename when run as bin/python (its scripts do not).
-        if let Err(e) = std::fs::rename(&partial, venv) {
-            std::fs::remove_dir_all(&partial).ok();
-            if !vela.python.exists() {
-                return Err(format!("cannot move the venv to {}: {e}", venv.display()));
-            }
-        }
-        Ok(vela)
+        crate::pypi::venv_python(venv, &[PACKAGE], "import ethosu.mlw_codec", "the Vela oracle").map(|python| Vela { python })
     }
 
     /// Vela's encoding of each weight vector (-255..=255), padded to 16 bytes.
@@ -165,22 +118,6 @@ impl Vela {
     }
 }
 
-/// Runs a set-up command, its output kept for the error.
-fn run(command: &mut Command) -> Result<(), String> {
-    let output = command
-        .output()
-        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{command:?} failed ({}): {}{}",
-            output.status,
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ))
-    }
-}
 
 struct Request(Vec<u8>);
 
