@@ -4,9 +4,16 @@
 //! pipelines these stages.
 use rust_hdl::prelude::*;
 
-/// These blocks are their Verilog: the project simulates in Verilator only (rust-hdl's own
-/// simulator is 70-1300x slower and mishandles signed casts), against the model's arithmetic.
-const VERILOG_ONLY: &str = "simulate this block in Verilator: its behaviour is its Verilog";
+/// The low `N` bits of `value` (two's complement) as `Bits<N>`.
+fn bits<const N: usize>(value: i128) -> Bits<N> {
+    (0..N).fold(Bits::default(), |b, i| b.replace_bit(i, (value >> i) & 1 == 1))
+}
+
+/// `Bits<N>` read as two's complement.
+fn signed<const N: usize>(b: Bits<N>) -> i128 {
+    let raw = (0..N).fold(0i128, |v, i| v | (i128::from(b.get_bit(i)) << i));
+    (raw << (128 - N)) >> (128 - N)
+}
 
 /// Stage 1: `product = (acc + bias) · scale`, with `acc` and `bias` int40 and `scale` uint32;
 /// exact in 74 bits. Written as Verilog: rust-hdl multiplies only 16x16 bits.
@@ -20,7 +27,8 @@ pub struct ScaleProduct {
 
 impl Logic for ScaleProduct {
     fn update(&mut self) {
-        unimplemented!("{VERILOG_ONLY}")
+        let value = signed(self.acc.val()) + signed(self.bias.val());
+        self.product.next = bits(value * self.scale.val().index() as i128);
     }
     fn connect(&mut self) {
         self.product.connect();
@@ -50,7 +58,19 @@ pub struct Requantize {
 
 impl Logic for Requantize {
     fn update(&mut self) {
-        unimplemented!("{VERILOG_ONLY}")
+        let (p, shift) = (signed(self.product.val()), self.shift.val().index() as u32);
+        let half = if shift == 0 { 0 } else { 1i128 << (shift - 1) };
+        let rounded = match self.rounding.val().index() {
+            1 => p.signum() * (p.abs() >> shift),
+            0 if shift > 31 => {
+                let (high, extra) = ((p + (1 << 30)) >> 31, shift - 31);
+                let mask = (1i128 << extra) - 1;
+                (high >> extra) + i128::from((high & mask) > (mask >> 1) + i128::from(high < 0))
+            }
+            _ => (p + half) >> shift,
+        };
+        let offset = rounded + signed(self.zero_point.val());
+        self.value.next = bits(offset.clamp(signed(self.act_min.val()), signed(self.act_max.val())));
     }
     fn connect(&mut self) {
         self.value.connect();
