@@ -10,3 +10,8 @@ pub mod mnist;
 pub mod pypi;
 pub mod scale;
 pub mod waves;
+
+/// The index of the largest score; on a tie the first (the class a network predicts).
+pub fn argmax<T: PartialOrd>(scores: &[T]) -> usize {
+    (0..scores.len()).fold(0, |best, i| if scores[i] > scores[best] { i } else { best })
+}

@@ -312,7 +312,7 @@ fn scale_iris(model: bool, weights: &Path) -> Result<(), String> {
     if outcomes.iter().any(|o| o.exit_code != 1) || outcomes[0].result != hidden || outcomes[1].result != logits {
         return Err(format!("the unit's results differ from the integer reference: {outcomes:?}"));
     }
-    let predictions: Vec<usize> = outcomes[1].result.chunks(iris::SPECIES.len()).map(iris::argmax).collect();
+    let predictions: Vec<usize> = outcomes[1].result.chunks(iris::SPECIES.len()).map(npu::argmax).collect();
     let (mut right, mut held_right, mut held) = (0, 0, 0);
     for (i, (f, &p)) in flowers.iter().zip(&predictions).enumerate() {
         let ok = usize::from(f.label) == p;

@@ -124,6 +124,29 @@ pub fn venv_python(venv: &Path, packages: &[&str], check: &str, what: &str) -> R
     Ok(python)
 }
 
+/// Runs `command` (a venv's Python with its script and arguments) with `request` on its
+/// standard input and returns its standard output. The request is written from a thread so
+/// that a large answer cannot block a large request. A failure names `what` and carries the
+/// script's errors.
+pub fn exchange(mut command: Command, request: Vec<u8>, what: &str) -> Result<Vec<u8>, String> {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let writer = std::thread::spawn(move || stdin.write_all(&request));
+    let output = child.wait_with_output().map_err(|e| format!("{what}: {e}"))?;
+    let written = writer.join().expect("the writer thread does not panic");
+    if !output.status.success() || written.is_err() {
+        return Err(format!("{what} failed ({}): {}", output.status, String::from_utf8_lossy(&output.stderr)));
+    }
+    Ok(output.stdout)
+}
+
 /// Runs `command`; a failure names `what` and ends with the last line of its errors.
 fn run(command: &mut Command, what: &str) -> Result<(), String> {
     let output = command

@@ -145,7 +145,7 @@ fn iris_mlp_on_the_unit_equals_the_integer_reference() {
     assert_eq!(outcomes[0].result, hidden, "hidden layer");
     assert_eq!(outcomes[1].result, logits, "logits");
     let held: Vec<usize> = (0..flowers.len()).filter(|&i| iris::held_out(i)).collect();
-    let right = held.iter().filter(|&&i| iris::argmax(&logits[i * 3..i * 3 + 3]) == usize::from(flowers[i].label)).count();
+    let right = held.iter().filter(|&&i| npu::argmax(&logits[i * 3..i * 3 + 3]) == usize::from(flowers[i].label)).count();
     let accuracy = right as f64 / held.len() as f64;
     eprintln!("Iris on ScaleNPU: held-out accuracy {right}/{} = {:.2} %", held.len(), 100.0 * accuracy);
     assert!(accuracy >= 0.9, "held-out accuracy {accuracy}");

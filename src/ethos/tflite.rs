@@ -8,9 +8,8 @@
 //! model that the execution plan is the one CONV_2D or DEPTHWISE_CONV_2D node, so XNNPACK
 //! cannot have taken it over. [`crate::ethos::conv`] is the plain-integer Rust version of the
 //! same kernels; `tests/ethos_tflite.rs` shows the two agree element for element.
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const PACKAGES: [&str; 2] = ["ai-edge-litert==2.3.0", "ethos-u-vela==5.2.0"];
 const ORACLE: &str = include_str!("tflite_oracle.py");
@@ -297,29 +296,9 @@ impl TfLite {
     }
 
     fn call(&self, request: Vec<u8>) -> Result<Vec<u8>, String> {
-        let mut child = self
-            .command()
-            .args(["-c", ORACLE])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot run {}: {e}", self.python.display()))?;
-        let mut stdin = child.stdin.take().unwrap();
-        // Written from a thread so that a large answer cannot block a large request.
-        let writer = std::thread::spawn(move || stdin.write_all(&request));
-        let output = child
-            .wait_with_output()
-            .map_err(|e| format!("TFLite oracle: {e}"))?;
-        let written = writer.join().unwrap();
-        if !output.status.success() || written.is_err() {
-            return Err(format!(
-                "TFLite oracle failed ({}): {}",
-                output.status,
-                String::from_utf8_lossy(&output.stderr)
-            ));
-        }
-        Ok(output.stdout)
+        let mut command = self.command();
+        command.args(["-c", ORACLE]);
+        crate::pypi::exchange(command, request, "TFLite oracle")
     }
 }
 

@@ -3,9 +3,8 @@
 //! installed once into a venv under `build/` and driven by `vela_oracle.py`: one Python
 //! process per batch, the data over stdin/stdout (framing described in that file).
 use crate::ethos::reorder::{ReorderParams, Traversal, UBLOCK_DEPTH};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const PACKAGE: &str = "ethos-u-vela==5.2.0";
 const ORACLE: &str = include_str!("vela_oracle.py");
@@ -89,32 +88,10 @@ impl Vela {
     }
 
     fn call(&self, op: &str, request: Request) -> Result<Answer, String> {
-        let mut child = self
-            .command()
-            .args(["-c", ORACLE, op])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot run {}: {e}", self.python.display()))?;
-        let mut stdin = child.stdin.take().unwrap();
-        // Written from a thread so that a large answer cannot block a large request.
-        let writer = std::thread::spawn(move || stdin.write_all(&request.0));
-        let output = child
-            .wait_with_output()
-            .map_err(|e| format!("Vela oracle {op}: {e}"))?;
-        let written = writer.join().unwrap();
-        if !output.status.success() || written.is_err() {
-            return Err(format!(
-                "Vela oracle {op} failed ({}): {}",
-                output.status,
-                String::from_utf8_lossy(&output.stderr)
-            ));
-        }
-        Ok(Answer {
-            data: output.stdout,
-            pos: 0,
-        })
+        let mut command = self.command();
+        command.args(["-c", ORACLE, op]);
+        let data = crate::pypi::exchange(command, request.0, &format!("Vela oracle {op}"))?;
+        Ok(Answer { data, pos: 0 })
     }
 }
 

@@ -3,7 +3,8 @@
 //! pin, every cycle) and against the plain integer reference (every neuron of every layer).
 use super::data::{self, Digit, FileError};
 use super::driver::{cycle_bound, Host, Inference, OutputPath};
-use super::network::{argmax, Network};
+use super::network::Network;
+use crate::argmax;
 use npu_cosim::tops::mnist_npu::MnistNpu;
 use npu_cosim::{Dut, DutOptions};
 use npu_model::mnist::chip::Chip;

@@ -219,7 +219,7 @@ impl<F: FnMut(&In) -> Out> Host<F> {
             if last {
                 inference.prediction = match inference.index {
                     Some(index) => usize::from(index).wrapping_sub(1),
-                    None => super::network::argmax(&y),
+                    None => crate::argmax(&y),
                 };
             }
             inference.layers.push(y);

@@ -56,12 +56,6 @@ pub fn requantize(y: i16, shift: u32) -> i8 {
     rounded.clamp(-128, 127) as i8
 }
 
-/// The index of the largest score; on a tie the first, as the comparator decides
-/// (docs/mnist.md, "Comparator numbering and ties").
-pub fn argmax(scores: &[i16]) -> usize {
-    (0..scores.len()).fold(0, |best, k| if scores[k] > scores[best] { k } else { best })
-}
-
 impl Layer {
     /// The layer's outputs for `x`: a matrix-vector product with Eqn. 2 per row.
     pub fn outputs(&self, x: &[i8]) -> Vec<i16> {
@@ -101,7 +95,7 @@ impl Network {
 
     /// The predicted digit: the argmax of the last layer's outputs.
     pub fn predict(&self, pixels: &[u8]) -> usize {
-        argmax(self.reference(pixels).last().expect("a network has layers"))
+        crate::argmax(self.reference(pixels).last().expect("a network has layers"))
     }
 
     /// Neurons per layer.

@@ -10,7 +10,8 @@
 //! measuring the integer network's accuracy on training digits: this also picks scales for
 //! which the 16-bit accumulator rarely saturates.
 use super::data::{Digit, PIXELS};
-use super::network::{argmax, Layer, Network};
+use super::network::{Layer, Network};
+use crate::argmax;
 use rand::{rngs::SmallRng, seq::SliceRandom, Rng, SeedableRng};
 
 pub const HIDDEN: usize = 32;

@@ -62,6 +62,7 @@
 //! ```
 //!
 //! `#` starts a comment; blank lines are ignored.
+use crate::argmax;
 use rand::{rngs::SmallRng, seq::SliceRandom, Rng, SeedableRng};
 use std::fmt::Write as _;
 use std::ops::RangeInclusive;
@@ -234,11 +235,6 @@ fn exact_accumulators(x: &[i16], m: usize, layer: &Layer) -> Vec<i64> {
         }
     }
     acc
-}
-
-/// The index of the largest score; on a tie the first.
-pub fn argmax<T: PartialOrd>(scores: &[T]) -> usize {
-    (0..scores.len()).fold(0, |best, i| if scores[i] > scores[best] { i } else { best })
 }
 
 /// The largest magnitudes a layer reaches on some flowers, computed exactly.
