@@ -213,18 +213,6 @@ pub struct Models {
     pub output: output_unit::OutputUnit,
 }
 
-impl Units for Models {
-    fn decoder(&mut self, i: &weight_decoder::In) -> weight_decoder::Out {
-        self.decoder.step(i)
-    }
-    fn mac(&mut self, i: &mac_unit::In) -> mac_unit::Out {
-        self.mac.step(i)
-    }
-    fn output(&mut self, i: &output_unit::In) -> output_unit::Out {
-        self.output.step(i)
-    }
-}
-
 /// The Verilated RTL of the blocks.
 pub struct Verilated {
     decoder: npu_cosim::tops::weight_decoder::WeightDecoder,
@@ -243,17 +231,25 @@ impl Verilated {
     }
 }
 
-impl Units for Verilated {
-    fn decoder(&mut self, i: &weight_decoder::In) -> weight_decoder::Out {
-        self.decoder.step(i)
-    }
-    fn mac(&mut self, i: &mac_unit::In) -> mac_unit::Out {
-        self.mac.step(i)
-    }
-    fn output(&mut self, i: &output_unit::In) -> output_unit::Out {
-        self.output.step(i)
-    }
+/// `Units` for a struct whose fields `decoder`, `mac` and `output` step the blocks (the
+/// models' `Block::step` or the Verilated handles' `Dut::step`).
+macro_rules! units_by_fields {
+    ($units:ty) => {
+        impl Units for $units {
+            fn decoder(&mut self, i: &weight_decoder::In) -> weight_decoder::Out {
+                self.decoder.step(i)
+            }
+            fn mac(&mut self, i: &mac_unit::In) -> mac_unit::Out {
+                self.mac.step(i)
+            }
+            fn output(&mut self, i: &output_unit::In) -> output_unit::Out {
+                self.output.step(i)
+            }
+        }
+    };
 }
+units_by_fields!(Models);
+units_by_fields!(Verilated);
 
 /// The RTL and the models in lock step: every cycle of every block must agree (except in a
 /// reset cycle, whose outputs show the RTL's random power-up state).

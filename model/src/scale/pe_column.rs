@@ -14,37 +14,11 @@
 //! row that arrives next, so the sum is ready when its product arrives; in the output phase
 //! it reads the row the engine asks for, and the output register takes
 //! `trunc16(relu?(acc) >>> SHIFTAMT)` (zero for a column beyond WGHTCOLS).
+use super::systolic::In;
 use super::SIZE;
 
 /// Depth of the accumulator memory: one entry per input row (INROWS ≤ 255).
 pub const ROWS: usize = 256;
-
-#[derive(Clone, Debug, Default)]
-pub struct In {
-    pub a_in: [i16; SIZE],
-    pub v_in: bool,
-    /// Response data of the memory: weight rows in the weight phase, bias/sums words in the
-    /// bias phases.
-    pub word: u128,
-    pub w_clear: bool,
-    /// Writes this column's lane of `word` into the weight of row `w_row`.
-    pub w_load: bool,
-    pub w_row: usize,
-    pub base_clear: bool,
-    /// Adds this column's int32 lane of `word` to `base`, if `base_half` is this column's half.
-    pub base_add: bool,
-    pub base_half: usize,
-    pub rows_clear: bool,
-    pub first_k: bool,
-    /// Output phase: `out_read` reads `acc[out_row]`, `out_load` loads the output register.
-    pub out_phase: bool,
-    pub out_read: bool,
-    pub out_row: usize,
-    pub out_load: bool,
-    pub lane_on: bool,
-    pub relu: bool,
-    pub shift: u8,
-}
 
 #[derive(Clone, Debug)]
 pub struct PeColumn {
@@ -88,8 +62,11 @@ impl PeColumn {
         *self = Self { acc, ..Self::new(self.index) };
     }
 
-    /// The rising edge. Returns whether a row was accumulated.
-    pub fn clock(&mut self, i: &In) -> bool {
+    /// The rising edge, with the activations `a_in` (lane `i` for row `i`, skewed) and the
+    /// valid bit `v_in` of the last row's lane from the column before, and the array's
+    /// controls `i` (the memory response `word` carries weight rows and bias/sums words).
+    /// Returns whether a row was accumulated.
+    pub fn clock(&mut self, a_in: [i16; SIZE], v_in: bool, i: &In) -> bool {
         let j = self.index;
         let lane16 = (i.word >> (16 * j)) as u16 as i16;
         let lane32 = (i.word >> (32 * (j % (SIZE / 2)))) as u32 as i32;
@@ -113,15 +90,15 @@ impl PeColumn {
         }
         self.row = next_row;
         if i.out_load {
-            self.result = if i.lane_on { output(old_read, i.relu, i.shift) } else { 0 };
+            self.result = if j < i.lanes_on { output(old_read, i.relu, i.shift) } else { 0 };
         }
         // The array.
         for r in (0..SIZE).rev() {
-            let product = i32::from(i.a_in[r]) * i32::from(self.w[r]);
+            let product = i32::from(a_in[r]) * i32::from(self.w[r]);
             self.psum[r] = if r == 0 { product } else { self.psum[r - 1].wrapping_add(product) };
         }
-        self.a = i.a_in;
-        self.v = i.v_in;
+        self.a = a_in;
+        self.v = v_in;
         // Weights and base.
         if i.w_clear {
             self.w = [0; SIZE];

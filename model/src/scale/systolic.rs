@@ -8,7 +8,7 @@
 //! `j` leaves the column `SIZE + j + 1` cycles after the response, and is accumulated in the
 //! column's memory the edge after. The output word is the columns' output registers, lane
 //! `j` = column `j`.
-use super::pe_column::{self, PeColumn};
+use super::pe_column::PeColumn;
 use super::SIZE;
 
 /// Control of the array for one cycle (the engine's outputs to it).
@@ -73,27 +73,7 @@ impl Systolic {
         let mut accumulated = 0;
         for column in &mut self.columns {
             let (a_next, v_next) = (column.a, column.v);
-            let c = pe_column::In {
-                a_in,
-                v_in,
-                word: i.word,
-                w_clear: i.w_clear,
-                w_load: i.w_load,
-                w_row: i.w_row,
-                base_clear: i.base_clear,
-                base_add: i.base_add,
-                base_half: i.base_half,
-                rows_clear: i.rows_clear,
-                first_k: i.first_k,
-                out_phase: i.out_phase,
-                out_read: i.out_read,
-                out_row: i.out_row,
-                out_load: i.out_load,
-                lane_on: column.index < i.lanes_on,
-                relu: i.relu,
-                shift: i.shift,
-            };
-            accumulated += usize::from(column.clock(&c));
+            accumulated += usize::from(column.clock(a_in, v_in, i));
             (a_in, v_in) = (a_next, v_next);
         }
         for t in (1..SIZE).rev() {
