@@ -59,10 +59,24 @@ macro_rules! combinational_block {
 /// `Block` for a sequential block model with a `reset` input, outputs that depend only on its
 /// state (`fn outputs(&self) -> Out`), the edge as `fn clock(&mut self, &In) -> &'static str`
 /// returning what it did, and a field `event` to keep that in. `In` and `Out` are the
-/// model file's port structs.
+/// model file's port structs. Variants: `mealy`, for outputs that also follow the inputs
+/// (`fn outputs(&self, &In) -> Out`); `events`, for a block that reports several events a
+/// cycle (`fn clock(&mut self, &In)` fills a field `events: Vec<&'static str>`).
 #[macro_export]
 macro_rules! sequential_block {
     ($block:ty) => {
+        $crate::sequential_block!(@impl $block, input, [], one);
+    };
+    ($block:ty, mealy) => {
+        $crate::sequential_block!(@impl $block, input, [input], one);
+    };
+    ($block:ty, events) => {
+        $crate::sequential_block!(@impl $block, input, [], many);
+    };
+    ($block:ty, mealy, events) => {
+        $crate::sequential_block!(@impl $block, input, [input], many);
+    };
+    (@impl $block:ty, $input:ident, [$($mealy:ident)?], $events:ident) => {
         impl $crate::Block for $block {
             type In = In;
             type Out = Out;
@@ -71,15 +85,27 @@ macro_rules! sequential_block {
                 Some(In { reset: true, ..In::default() })
             }
 
-            fn step(&mut self, input: &In) -> Out {
-                let out = self.outputs();
-                self.event = self.clock(input);
+            fn step(&mut self, $input: &In) -> Out {
+                let out = self.outputs($($mealy)?);
+                $crate::sequential_block!(@clock self, $input, $events);
                 out
             }
 
             fn events(&self) -> &[&'static str] {
-                std::slice::from_ref(&self.event)
+                $crate::sequential_block!(@events self, $events)
             }
         }
+    };
+    (@clock $self:ident, $input:ident, one) => {
+        $self.event = $self.clock($input)
+    };
+    (@clock $self:ident, $input:ident, many) => {
+        $self.clock($input)
+    };
+    (@events $self:ident, one) => {
+        std::slice::from_ref(&$self.event)
+    };
+    (@events $self:ident, many) => {
+        &$self.events
     };
 }

@@ -149,21 +149,4 @@ impl MacUnit {
     }
 }
 
-impl crate::Block for MacUnit {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
-    }
-
-    fn step(&mut self, input: &In) -> Out {
-        let out = self.outputs(input);
-        self.event = self.clock(input);
-        out
-    }
-
-    fn events(&self) -> &[&'static str] {
-        std::slice::from_ref(&self.event)
-    }
-}
+crate::sequential_block!(MacUnit, mealy);

@@ -27,7 +27,6 @@
 //! delivered, takes no more input and emits nothing until `reset`. Faults are found when the
 //! step that reads the faulty field has all its bits, so within a few cycles of the field's
 //! arrival; a stream that ends too early is a fault once its last word is used up.
-use crate::Block;
 
 /// Weights an output beat carries at most.
 pub const LANES: usize = 4;
@@ -714,21 +713,4 @@ const PALSIZE_EVENTS: [&str; 33] = [
 const PALBITS_EVENTS: [&str; 10] =
     ["", "", "palbits 2", "palbits 3", "palbits 4", "palbits 5", "palbits 6", "palbits 7", "palbits 8", "palbits 9"];
 
-impl Block for WeightDecoder {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
-    }
-
-    fn step(&mut self, input: &In) -> Out {
-        let out = self.outputs();
-        self.clock(input);
-        out
-    }
-
-    fn events(&self) -> &[&'static str] {
-        &self.events
-    }
-}
+crate::sequential_block!(WeightDecoder, events);

@@ -40,67 +40,19 @@ pub const MAP_SIZE: u8 = 0x48;
 pub const ARCHID_VALUE: u32 = 0xB00B;
 pub const IMPID_VALUE: u32 = 0x100;
 
-/// Register names by offset / 4, for the per-register events.
-pub const NAMES: [&str; 18] = [
-    "ARCHID",
-    "IMPID",
-    "INROWS",
-    "INCOLS",
-    "WGHTROWS",
-    "WGHTCOLS",
-    "REINPUTS",
-    "REWEIGHTS",
-    "SAVEOUT",
-    "USEBIAS",
-    "USESUMM",
-    "SHIFTAMT",
-    "ACTFN",
-    "BASE",
-    "RESULT",
-    "INIT",
-    "IRQ",
-    "EXITCODE",
-];
-const WRITE_EVENTS: [&str; 18] = [
-    "write ARCHID",
-    "write IMPID",
-    "write INROWS",
-    "write INCOLS",
-    "write WGHTROWS",
-    "write WGHTCOLS",
-    "write REINPUTS",
-    "write REWEIGHTS",
-    "write SAVEOUT",
-    "write USEBIAS",
-    "write USESUMM",
-    "write SHIFTAMT",
-    "write ACTFN",
-    "write BASE",
-    "write RESULT",
-    "write INIT",
-    "write IRQ",
-    "write EXITCODE",
-];
-const READ_EVENTS: [&str; 18] = [
-    "read ARCHID",
-    "read IMPID",
-    "read INROWS",
-    "read INCOLS",
-    "read WGHTROWS",
-    "read WGHTCOLS",
-    "read REINPUTS",
-    "read REWEIGHTS",
-    "read SAVEOUT",
-    "read USEBIAS",
-    "read USESUMM",
-    "read SHIFTAMT",
-    "read ACTFN",
-    "read BASE",
-    "read RESULT",
-    "read INIT",
-    "read IRQ",
-    "read EXITCODE",
-];
+/// The registers in offset order (offset = 4 x index), and the events a write or a read of
+/// each reports ("write INROWS", "read INROWS", ...).
+macro_rules! registers {
+    ($($name:literal),*) => {
+        pub const NAMES: [&str; 18] = [$($name),*];
+        const WRITE_EVENTS: [&str; 18] = [$(concat!("write ", $name)),*];
+        const READ_EVENTS: [&str; 18] = [$(concat!("read ", $name)),*];
+    };
+}
+registers!(
+    "ARCHID", "IMPID", "INROWS", "INCOLS", "WGHTROWS", "WGHTCOLS", "REINPUTS", "REWEIGHTS", "SAVEOUT", "USEBIAS", "USESUMM",
+    "SHIFTAMT", "ACTFN", "BASE", "RESULT", "INIT", "IRQ", "EXITCODE"
+);
 
 #[derive(Clone, Debug, Default)]
 pub struct In {
@@ -395,29 +347,9 @@ impl Csr {
     }
 }
 
-/// Several events a cycle: the read and write channels and the datapath's status act
-/// independently, each reports what it did.
-impl crate::Block for Csr {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In {
-            reset: true,
-            ..In::default()
-        })
-    }
-
-    fn step(&mut self, input: &In) -> Out {
-        let out = self.outputs(input);
-        self.clock(input);
-        out
-    }
-
-    fn events(&self) -> &[&'static str] {
-        &self.events
-    }
-}
+// Several events a cycle: the read and write channels and the datapath's status act
+// independently, each reports what it did.
+crate::sequential_block!(Csr, mealy, events);
 
 #[cfg(test)]
 mod tests {

@@ -472,21 +472,4 @@ impl Engine {
     }
 }
 
-impl crate::Block for Engine {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
-    }
-
-    fn step(&mut self, input: &In) -> Out {
-        let out = self.outputs(input);
-        self.clock(input);
-        out
-    }
-
-    fn events(&self) -> &[&'static str] {
-        &self.events
-    }
-}
+crate::sequential_block!(Engine, mealy, events);
