@@ -62,6 +62,7 @@
 //! ```
 //!
 //! `#` starts a comment; blank lines are ignored.
+use super::integer;
 use crate::argmax;
 use rand::{rngs::SmallRng, seq::SliceRandom, Rng, SeedableRng};
 use std::fmt::Write as _;
@@ -475,20 +476,6 @@ fn join<T: ToString>(values: &[T]) -> String {
         .map(T::to_string)
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// An integer in `range`.
-fn integer(word: &str, range: RangeInclusive<i64>) -> Result<i64, String> {
-    word.parse::<i64>()
-        .ok()
-        .filter(|v| range.contains(v))
-        .ok_or_else(|| {
-            format!(
-                "{word:?} is not an integer in {}..={}",
-                range.start(),
-                range.end()
-            )
-        })
 }
 
 /// Exactly `count` integers in `min..=max`.

@@ -16,6 +16,7 @@
 //! BIAS 10 -10       # WGHTCOLS int32 (if USEBIAS); SUMS likewise (if USESUMM)
 //! LAYER             # starts the next layer; it keeps the registers it does not set
 //! ```
+use super::integer;
 use super::layer::{Layer, Registers};
 
 /// Reads a layer file; errors name the 1-based line (a missing section names its layer).
@@ -50,7 +51,7 @@ pub fn parse(text: &str) -> Result<Vec<Layer>, String> {
                         return Err(format!("line {row_line}: a row of {} needs {cols} values, not {}", words[0], row.len()));
                     }
                     for v in row {
-                        values.push(number(v, i64::from(i16::MIN), i64::from(i16::MAX)).map_err(|m| format!("line {row_line}: {m}"))? as i16);
+                        values.push(integer(v, i64::from(i16::MIN)..=i64::from(i16::MAX)).map_err(|m| format!("line {row_line}: {m}"))? as i16);
                     }
                     at += 1;
                 }
@@ -63,7 +64,7 @@ pub fn parse(text: &str) -> Result<Vec<Layer>, String> {
             "BIAS" | "SUMS" => {
                 let values = words[1..]
                     .iter()
-                    .map(|v| number(v, i64::from(i32::MIN), i64::from(i32::MAX)).map(|v| v as i32))
+                    .map(|v| integer(v, i64::from(i32::MIN)..=i64::from(i32::MAX)).map(|v| v as i32))
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(err)?;
                 if values.len() != usize::from(layer.regs.wghtcols) {
@@ -102,23 +103,11 @@ pub fn parse(text: &str) -> Result<Vec<Layer>, String> {
     Ok(layers)
 }
 
-fn number(text: &str, min: i64, max: i64) -> Result<i64, String> {
-    let parsed = match text.strip_prefix("0x") {
-        Some(hex) => i64::from_str_radix(hex, 16),
-        None => text.parse(),
-    };
-    let v = parsed.map_err(|_| format!("`{text}` is not a number"))?;
-    if v < min || v > max {
-        return Err(format!("{v} is out of range {min}..={max}"));
-    }
-    Ok(v)
-}
-
 /// Sets register `name` (a seeds/004 name) to `value`, which must fit the field.
 fn set(r: &mut Registers, name: &str, value: &str) -> Result<(), String> {
-    let byte = |v: &str| number(v, 0, 255).map(|v| v as u8).map_err(|m| format!("{name} is an 8-bit field: {m}"));
-    let flag = |v: &str| number(v, 0, 1).map(|v| v == 1).map_err(|m| format!("{name} is a 1-bit field: {m}"));
-    let word = |v: &str| number(v, 0, i64::from(u32::MAX)).map(|v| v as u32).map_err(|m| format!("{name} is a 32-bit field: {m}"));
+    let byte = |v: &str| integer(v, 0..=255).map(|v| v as u8).map_err(|m| format!("{name} is an 8-bit field: {m}"));
+    let flag = |v: &str| integer(v, 0..=1).map(|v| v == 1).map_err(|m| format!("{name} is a 1-bit field: {m}"));
+    let word = |v: &str| integer(v, 0..=i64::from(u32::MAX)).map(|v| v as u32).map_err(|m| format!("{name} is a 32-bit field: {m}"));
     match name {
         "INROWS" => r.inrows = byte(value)?,
         "INCOLS" => r.incols = byte(value)?,
@@ -228,12 +217,12 @@ mod tests {
 
     #[test]
     fn values_out_of_range_name_their_line() {
-        fails_at("INCOLS 1\nINROWS 256\n", 2, "INROWS is an 8-bit field: 256 is out of range 0..=255");
-        fails_at(&format!("{HEAD}ACTFN 2\n"), 5, "ACTFN is a 1-bit field: 2 is out of range 0..=1");
-        fails_at(&format!("{HEAD}BASE 0x0\nRESULT 0x100\nBASE 0x100000000\n"), 7, "BASE is a 32-bit field: 4294967296 is out of range");
-        fails_at(&format!("{HEAD}X\n1 2 3\n4 40000 6\n"), 7, "40000 is out of range -32768..=32767");
-        fails_at(&format!("{HEAD}X\n1 2 -32769\n"), 6, "-32769 is out of range");
-        fails_at(&format!("{HEAD}USEBIAS 1\n{MATRICES}BIAS 1 2147483648\n"), 13, "2147483648 is out of range");
+        fails_at("INCOLS 1\nINROWS 256\n", 2, "INROWS is an 8-bit field: \"256\" is not an integer in 0..=255");
+        fails_at(&format!("{HEAD}ACTFN 2\n"), 5, "ACTFN is a 1-bit field: \"2\" is not an integer in 0..=1");
+        fails_at(&format!("{HEAD}BASE 0x0\nRESULT 0x100\nBASE 0x100000000\n"), 7, "BASE is a 32-bit field: \"0x100000000\" is not an integer in 0..=4294967295");
+        fails_at(&format!("{HEAD}X\n1 2 3\n4 40000 6\n"), 7, "\"40000\" is not an integer in -32768..=32767");
+        fails_at(&format!("{HEAD}X\n1 2 -32769\n"), 6, "\"-32769\" is not an integer in -32768..=32767");
+        fails_at(&format!("{HEAD}USEBIAS 1\n{MATRICES}BIAS 1 2147483648\n"), 13, "\"2147483648\" is not an integer in -2147483648..=2147483647");
     }
 
     #[test]
@@ -271,10 +260,10 @@ mod tests {
 
     #[test]
     fn non_numbers_name_their_line() {
-        fails_at(&format!("{HEAD}SHIFTAMT two\n"), 5, "`two` is not a number");
-        fails_at(&format!("{HEAD}X\n1 2 3\n4 five 6\n"), 7, "`five` is not a number");
-        fails_at(&format!("{HEAD}USEBIAS 1\n{MATRICES}BIAS 1 0xZZ\n"), 13, "`0xZZ` is not a number");
-        fails_at("INCOLS 1.5\n", 1, "`1.5` is not a number");
+        fails_at(&format!("{HEAD}SHIFTAMT two\n"), 5, "\"two\" is not an integer");
+        fails_at(&format!("{HEAD}X\n1 2 3\n4 five 6\n"), 7, "\"five\" is not an integer");
+        fails_at(&format!("{HEAD}USEBIAS 1\n{MATRICES}BIAS 1 0xZZ\n"), 13, "\"0xZZ\" is not an integer");
+        fails_at("INCOLS 1.5\n", 1, "\"1.5\" is not an integer");
     }
 
     #[test]
