@@ -82,6 +82,29 @@ impl History {
         }
     }
 
+    /// Checks a finished layer the bench expected to end with `code` against the rules, and
+    /// moves the history on: on SUCCESS with SAVEOUT its result region in `memory` must be
+    /// the integer reference's; in any case every write the layer made (`writes`) must lie in
+    /// its RESULT region. Returns whether results were compared, or what is wrong.
+    pub fn settle(&mut self, layer: &Layer, code: u8, memory: &[u8], writes: &[(u32, u128)]) -> Result<bool, String> {
+        let r = &layer.regs;
+        let end = u64::from(r.result) + u64::from(super::layer::matrix_bytes(r.inrows, r.wghtcols));
+        if let Some(&(addr, _)) = writes.iter().find(|&&(addr, _)| addr < r.result || u64::from(addr) >= end) {
+            return Err(format!("a write at {addr:#x}, outside RESULT [{:#x}, {end:#x})", r.result));
+        }
+        if code != SUCCESS {
+            self.end(layer, code, None);
+            return Ok(false);
+        }
+        match self.run(layer).result {
+            Some(expected) if super::layer::get_matrix(memory, r.result, r.inrows, r.wghtcols) != expected => {
+                Err("the results differ from the integer reference".into())
+            }
+            Some(_) => Ok(true),
+            None => Ok(false),
+        }
+    }
+
     pub fn saved_rows_cols(&self) -> Option<(u8, u8)> {
         self.saved.as_ref().map(|s| (s.1, s.2))
     }
