@@ -3,6 +3,7 @@
 //! (`model/src/scale/engine.rs`) documents the states and changes the same registers in the
 //! same cycles; docs/scale.md has the memory layout, the timing and the decisions.
 use super::pe_column::VECTOR;
+use super::regmap::{EXIT_CPU_ERR, EXIT_MEM_ERR, EXIT_SUCCESS, EXIT_UNUSED};
 use super::{Systolic, SIZE};
 use crate::primitives::{Reg, ZeroExtend};
 use rust_hdl::prelude::*;
@@ -12,11 +13,6 @@ pub const WORD_BYTES: u64 = 2 * SIZE as u64;
 const LOG2_WORD_BYTES: u64 = WORD_BYTES.trailing_zeros() as u64;
 /// The memory window the unit may address: `[0, MEM_BYTES)`.
 pub const MEM_BYTES: u64 = 1 << 20;
-
-pub const UNUSED: u64 = 0;
-pub const SUCCESS: u64 = 1;
-pub const MEM_ERR: u64 = 2;
-pub const CPU_ERR: u64 = 3;
 
 #[derive(LogicBlock)]
 pub struct Engine {
@@ -278,10 +274,10 @@ impl Default for Engine {
             s_nextn: k(11),
             s_flush: k(12),
             s_done: k(13),
-            c_unused: k(UNUSED),
-            c_success: k(SUCCESS),
-            c_mem_err: k(MEM_ERR),
-            c_cpu_err: k(CPU_ERR),
+            c_unused: k(EXIT_UNUSED.into()),
+            c_success: k(EXIT_SUCCESS.into()),
+            c_mem_err: k(EXIT_MEM_ERR.into()),
+            c_cpu_err: k(EXIT_CPU_ERR.into()),
             word_bytes: k(WORD_BYTES),
             two_words: k(2 * WORD_BYTES),
             log2_word_bytes: k(LOG2_WORD_BYTES),
