@@ -285,7 +285,7 @@ fn scale_run(path: &str, model: bool) -> Result<(), String> {
     let outcomes = driver::run_layers(&mut *step, &mut bench, &layers);
     let mut out = BufWriter::new(std::io::stdout().lock());
     for (n, (layer, o)) in layers.iter().zip(&outcomes).enumerate() {
-        let name = ["UNUSED", "SUCCESS", "MEM_ERR", "CPU_ERR"][usize::from(o.exit_code & 3)];
+        let name = npu_hdl::scale::regmap::EXIT_CODES.iter().find(|&&(_, code)| code == u32::from(o.exit_code)).map_or("?", |&(name, _)| name);
         writeln!(out, "layer {}: EXITCODE {} ({name}) after {} cycles ({})", n + 1, o.exit_code, o.cycles, if model { "model" } else { "Verilated RTL" })
             .map_err(|e| e.to_string())?;
         if !o.result.is_empty() {
