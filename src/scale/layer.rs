@@ -3,23 +3,8 @@
 use npu_model::scale::engine::{words, WORD_BYTES};
 use npu_model::scale::SIZE;
 
-/// The configuration registers of one layer (seeds/004).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Registers {
-    pub inrows: u8,
-    pub incols: u8,
-    pub wghtrows: u8,
-    pub wghtcols: u8,
-    pub reinputs: bool,
-    pub reweights: bool,
-    pub saveout: bool,
-    pub usebias: bool,
-    pub usesumm: bool,
-    pub shiftamt: u8,
-    pub actfn: bool,
-    pub base: u32,
-    pub result: u32,
-}
+/// The configuration registers of one layer (seeds/004), as the CSR model keeps them.
+pub use npu_model::scale::csr::Config as Registers;
 
 /// A layer: registers and the data its sections at BASE hold. `x` is INROWS x INCOLS and
 /// `w` WGHTROWS x WGHTCOLS, row major; each is ignored when REINPUTS / REWEIGHTS say the
