@@ -307,12 +307,12 @@ fn scale_npu() {
     }
 }
 
-/// Quantized int8 layers on the Ethos-U65 datapath (decoder, MAC unit, output unit; the
-/// sequencer in Rust): useful MACs per cycle against the 256 peak, where the cycles go, and
-/// the Verilated blocks against their models on the same layer.
+/// Quantized int8 layers on the Ethos-U65 convolution datapath (the traversal unit with the
+/// decoder, MAC unit and output unit): useful MACs per cycle against the 256 peak, where the
+/// cycles go, and the Verilated unit against its model on the same layer.
 fn conv_datapath() {
     use npu::ethos::conv::reference;
-    use npu::ethos::conv_datapath::{run, Job, Models, Verilated};
+    use npu::ethos::conv_datapath::{run, Job};
     use npu::ethos::tflite::{Activation, ConvLayer, Padding};
     let mut rng = SmallRng::seed_from_u64(1);
     let mut layer = |name: &'static str, (h, w, c): (usize, usize, usize), out: usize, k: usize, stride: usize, depthwise: bool| {
@@ -343,18 +343,18 @@ fn conv_datapath() {
         layer("conv 3x3, 15x15x20 -> 12 (ragged)", (15, 15, 20), 12, 3, 1, false),
         layer("depthwise 3x3, 16x16x32", (16, 16, 32), 32, 3, 1, true),
     ];
-    println!("\nEthos-U65 convolution datapath (weight decoder, MAC unit, output unit; sequenced in Rust), one layer each:\n");
-    println!("| layer | useful MACs per cycle (of 256) | cycles: decode / scale-bias / MAC / output | MAC slots lost: edges / channel groups | Verilated cycles/s | models cycles/s |");
+    println!("\nEthos-U65 convolution datapath (rust-hdl traversal unit with the weight decoder, MAC unit and output unit), one layer each:\n");
+    println!("| layer | useful MACs per cycle (of 256) | cycles: decode / scale-bias / MAC / output | MAC slots lost: edges / channel groups | Verilated cycles/s | model cycles/s |");
     println!("|---|---|---|---|---|---|");
     for (name, layer) in layers {
         let job = Job::new(&layer).unwrap();
-        let mut rtl = Verilated::open(1);
+        let mut rtl = npu::cosim::tops::conv_datapath::ConvDatapath::open(&DutOptions::from_env(1));
         let start = Instant::now();
-        let (out, stats) = run(&job, &mut rtl).unwrap();
+        let (out, stats) = run(&job, &mut |i| rtl.step(i)).unwrap();
         let rtl_time = start.elapsed().as_secs_f64();
-        let mut models = Models::default();
+        let mut model = npu::model::ethos::conv_datapath::ConvDatapath::default();
         let start = Instant::now();
-        let (model_out, model_stats) = run(&job, &mut models).unwrap();
+        let (model_out, model_stats) = run(&job, &mut |i| model.step(i)).unwrap();
         let model_time = start.elapsed().as_secs_f64();
         assert!(out == reference(&layer) && model_out == out && model_stats == stats, "{name}: datapath, model and reference differ");
         let slots = (stats.mac * 256) as f64;

@@ -1,12 +1,13 @@
-//! Quantized int8 convolution on the Ethos-U65 datapath blocks (weight decoder, MAC unit and
-//! output unit, Verilated, each in lock step with its model; `npu::ethos::conv_datapath`)
-//! against TensorFlow Lite's reference kernels, element by element, for hundreds of random
-//! layers; and the bad inputs the datapath must refuse. `SEED` repeats a run, `CYCLES` sets
-//! the number of layers.
+//! Quantized int8 convolution on the Ethos-U65 convolution datapath (the rust-hdl traversal
+//! unit with the weight decoder, MAC unit and output unit inside), Verilated and in lock step
+//! with its model every cycle, against TensorFlow Lite's reference kernels, element by
+//! element, for hundreds of random layers; and the bad inputs the unit must refuse. `SEED`
+//! repeats a run, `CYCLES` sets the number of layers.
 use npu::cosim::lockstep::{Coverage, Run};
 use npu::ethos::conv::{channel_scales, random_layer, reference};
-use npu::ethos::conv_datapath::{run, ConvError, Job, Lockstep};
-use npu::ethos::tflite::{output_shape, Activation, ConvLayer, Padding, TfLite};
+use npu::ethos::conv_datapath::{lockstep, ConvError, Job, Stats};
+use npu::ethos::tflite::{output_shape, ConvLayer, Padding, TfLite};
+use npu::model::ethos::conv_datapath::{SHAPE_KERNEL, SHAPE_WEIGHT_ROWS};
 use npu::model::ethos::weight_decoder::DecodeError;
 
 /// TFLite scales with a wrapping int32 left shift when a channel's effective scale is above 1;
@@ -15,20 +16,42 @@ fn within_contract(layer: &ConvLayer) -> bool {
     channel_scales(layer).iter().all(|&(_, shift)| shift <= 0)
 }
 
+/// One job in lock step (seed `seed`), panicking with the mismatch report.
+fn run_job(test: &str, seed: u64, job: &Job, coverage: &mut Coverage) -> Result<(Vec<i8>, Stats), ConvError> {
+    let run = Run {
+        test: test.into(),
+        seed,
+        cycles: 0,
+    };
+    let (result, layer_coverage) = lockstep(&run, job).unwrap_or_else(|mismatch| panic!("{mismatch}\n  layer: {}", job.layer.describe()));
+    coverage.merge(&layer_coverage);
+    result
+}
+
 #[test]
 fn random_layers_equal_tflite() {
-    let run_info = Run::from_env("ethos_conv::random_layers_equal_tflite", 300);
+    let test = "ethos_conv::random_layers_equal_tflite";
+    let run_info = Run::from_env(test, 300);
     let mut rng = run_info.rng();
-    let layers: Vec<ConvLayer> = std::iter::from_fn(|| Some(random_layer(&mut rng))).filter(within_contract).take(run_info.cycles as usize).collect();
+    let layers: Vec<ConvLayer> = std::iter::from_fn(|| Some(random_layer(&mut rng)))
+        .filter(within_contract)
+        .take(run_info.cycles as usize)
+        .collect();
     let tflite = TfLite::in_project(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"));
     let expected = tflite.run(&layers).unwrap_or_else(|e| panic!("{e}"));
-    let mut units = Lockstep::open(run_info.seed | 1);
     let mut coverage = Coverage::default();
     let (mut macs, mut cycles) = (0u64, 0u64);
     for (i, (layer, tflite_out)) in layers.iter().zip(&expected).enumerate() {
         let job = Job::new(layer).unwrap_or_else(|e| panic!("layer {i}: {e}"));
-        let (got, stats) = run(&job, &mut units).unwrap_or_else(|e| panic!("SEED={} layer {i}: {e}\n{}", run_info.seed, layer.describe()));
-        assert_eq!(&reference(layer), tflite_out, "the integer reference and TFLite differ (SEED={}, layer {i})", run_info.seed);
+        let seed = run_info.seed.wrapping_add(i as u64);
+        let (got, stats) = run_job(test, seed, &job, &mut coverage)
+            .unwrap_or_else(|e| panic!("SEED={} layer {i}: {e}\n{}", run_info.seed, layer.describe()));
+        assert_eq!(
+            &reference(layer),
+            tflite_out,
+            "the integer reference and TFLite differ (SEED={}, layer {i})",
+            run_info.seed
+        );
         if let Some(k) = (0..got.len()).find(|&k| got[k] != tflite_out[k]) {
             let (_, out_w, out_c) = output_shape(layer);
             panic!(
@@ -57,18 +80,17 @@ fn random_layers_equal_tflite() {
         if tflite_out.contains(&-128) && tflite_out.contains(&127) {
             coverage.hit("outputs at both int8 limits");
         }
-        if layer.input_shape.2 > 8 {
-            coverage.hit("more than 8 IFM channels");
+        if layer.input_shape.2 > 32 {
+            coverage.hit("more than one 32-channel IFM block");
         }
         if layer.out_channels > 8 {
             coverage.hit("more than 8 OFM channels");
         }
     }
     eprintln!(
-        "{} layers identical to TFLite; {:.1} useful MACs per cycle overall; lock step {:?} cycles (decoder, MAC, output unit); coverage:\n{coverage}",
+        "{} layers identical to TFLite; {:.1} useful MACs per cycle overall; coverage:\n{coverage}",
         layers.len(),
-        macs as f64 / cycles as f64,
-        units.compared
+        macs as f64 / cycles as f64
     );
     coverage.require(&[
         "conv",
@@ -83,56 +105,110 @@ fn random_layers_equal_tflite() {
         "kernel 3x3",
         "stride 2",
         "outputs at both int8 limits",
-        "more than 8 IFM channels",
+        "more than one 32-channel IFM block",
         "more than 8 OFM channels",
+        // The unit's own states and cases, from its model.
+        "check",
+        "decode",
+        "scale/bias",
+        "scale/bias padding",
+        "mac",
+        "padded tap",
+        "channel groups beyond the IFM skipped",
+        "out",
+        "drain",
+        "done",
+        "stream stalled",
     ]);
 }
 
 fn small_layer() -> ConvLayer {
     let mut rng = Run::fixed("small", 0).rng();
-    std::iter::from_fn(|| Some(random_layer(&mut rng))).find(|l| within_contract(l) && !l.depthwise && l.out_channels > 1).unwrap()
+    std::iter::from_fn(|| Some(random_layer(&mut rng)))
+        .find(|l| within_contract(l) && !l.depthwise && l.out_channels > 1)
+        .unwrap()
 }
 
 #[test]
 fn bad_streams_and_shapes_are_refused() {
+    let test = "ethos_conv::bad_streams_and_shapes_are_refused";
     let layer = small_layer();
     let job = Job::new(&layer).unwrap();
-    let mut units = Lockstep::open(5);
     let channels = layer.out_channels;
-    // A scale/bias stream one record short, too long, with reserved bits set.
+    let mut coverage = Coverage::default();
+    let mut run = |job: &Job| run_job(test, 5, job, &mut coverage);
+    // A scale/bias stream one record short (by bytes, not words), too long, with reserved bits set.
     let mut short = job.clone();
-    short.scale_bias.truncate(10 * (channels - 1));
-    assert_eq!(run(&short, &mut units).unwrap_err(), ConvError::ScaleBiasShort { channels, bytes: 10 * (channels - 1) });
+    short.scale_bias.truncate(10 * channels - 1);
+    assert_eq!(
+        run(&short).unwrap_err(),
+        ConvError::ScaleBiasShort {
+            channels,
+            bytes: 10 * channels - 1
+        }
+    );
     let mut long = job.clone();
-    long.scale_bias.extend([0; 32]);
-    assert!(matches!(run(&long, &mut units).unwrap_err(), ConvError::ScaleBiasLong { .. }));
+    long.scale_bias.extend([0; 16]);
+    assert!(matches!(run(&long).unwrap_err(), ConvError::ScaleBiasLong { bytes, .. } if bytes > job.scale_bias.len()));
     let mut reserved = job.clone();
-    reserved.scale_bias[9] |= 0x80;
-    assert_eq!(run(&reserved, &mut units).unwrap_err(), ConvError::ScaleBiasReserved { channel: 0 });
-    // A weight stream of another kernel (well formed, wrong count), and a cut one.
-    let mut other = layer.clone();
-    other.out_channels += 8;
-    other.weights.extend(vec![1; 8 * layer.kernel.0 * layer.kernel.1 * layer.input_shape.2]);
-    other.weight_scales.extend(vec![0.01; 8]);
-    other.bias.extend(vec![0; 8]);
+    reserved.scale_bias[10 * (channels - 1) + 9] |= 0x40;
+    assert_eq!(run(&reserved).unwrap_err(), ConvError::ScaleBiasReserved { channel: channels - 1 });
+    // A weight stream of a larger kernel (well formed, too many weights), of a smaller one, and a cut one.
+    let with_out_channels = |out: usize| {
+        let mut other = layer.clone();
+        let per_channel = layer.kernel.0 * layer.kernel.1 * layer.input_shape.2;
+        other.out_channels = out;
+        other.weights.resize(out * per_channel, 1);
+        other.weight_scales.resize(out, 0.01);
+        other.bias.resize(out, 0);
+        Job::new(&other).unwrap().weight_stream
+    };
     let mut wrong = job.clone();
-    wrong.weight_stream = Job::new(&other).unwrap().weight_stream;
-    assert!(matches!(run(&wrong, &mut units).unwrap_err(), ConvError::WeightCount { expected, decoded } if decoded > expected));
+    wrong.weight_stream = with_out_channels(channels + 8);
+    assert!(matches!(run(&wrong).unwrap_err(), ConvError::WeightCount { expected, decoded } if decoded > expected));
+    if channels > 8 {
+        let mut fewer = job.clone();
+        fewer.weight_stream = with_out_channels(channels - 8);
+        assert!(matches!(run(&fewer).unwrap_err(), ConvError::WeightCount { expected, decoded } if decoded < expected));
+    }
     let mut cut = job.clone();
     cut.weight_stream.truncate(cut.weight_stream.len() / 2);
-    assert!(matches!(run(&cut, &mut units).unwrap_err(), ConvError::WeightStream(DecodeError::Truncated | DecodeError::MissingEnd | DecodeError::Length)));
-    // Shapes the datapath cannot take.
+    assert!(matches!(
+        run(&cut).unwrap_err(),
+        ConvError::WeightStream(DecodeError::Truncated | DecodeError::MissingEnd | DecodeError::Length)
+    ));
+    // Shapes the unit refuses: a 9x1 kernel; more weight rows than its buffer.
     let mut big = layer.clone();
     big.kernel = (9, 1);
     big.input_shape.0 = big.input_shape.0.max(9);
     big.input = vec![0; big.input_shape.0 * big.input_shape.1 * big.input_shape.2];
     big.weights = vec![0; big.out_channels * 9 * big.input_shape.2];
-    assert!(matches!(run(&Job::new(&big).unwrap(), &mut units).unwrap_err(), ConvError::Unsupported(why) if why.contains("kernel 9x1")));
+    let refused = run(&Job::new(&big).unwrap()).unwrap_err();
+    assert_eq!(refused, ConvError::Shape(SHAPE_KERNEL));
+    assert!(refused.to_string().contains("kernel side"), "{refused}");
+    let mut deep = layer.clone();
+    (deep.input_shape, deep.out_channels, deep.kernel) = ((3, 3, 512), 64, (3, 3));
+    deep.input = vec![0; 3 * 3 * 512];
+    deep.weights = vec![1; 64 * 9 * 512];
+    deep.weight_scales = vec![0.01; 64];
+    deep.bias = vec![0; 64];
+    assert_eq!(run(&Job::new(&deep).unwrap()).unwrap_err(), ConvError::Shape(SHAPE_WEIGHT_ROWS));
+    // A stride the registers cannot hold is refused by the driver.
     let mut strided = layer.clone();
     strided.stride = (4, 1);
-    assert!(matches!(run(&Job::new(&strided).unwrap(), &mut units).unwrap_err(), ConvError::Unsupported(why) if why.contains("stride")));
-    // And the good streams still work on the same units afterwards.
-    let (out, _) = run(&job, &mut units).unwrap();
+    assert!(matches!(run(&Job::new(&strided).unwrap()).unwrap_err(), ConvError::Unsupported(why) if why.contains("stride")));
+    // The good streams still work.
+    let (out, _) = run(&job).unwrap();
     assert_eq!(out, reference(&layer));
-    let _ = Activation::None;
+    drop(run);
+    coverage.require(&[
+        "scale/bias short",
+        "scale/bias too long",
+        "scale/bias reserved bits",
+        "weight beyond the layer",
+        "malformed weight stream",
+    ]);
+    if channels > 8 {
+        coverage.require(&["weight stream short"]);
+    }
 }

@@ -89,6 +89,13 @@ pub fn tops() -> Vec<Top> {
         export("scale_csr", "npu_model::scale::csr::Csr", "hdl/src/scale/csr.rs", true, npu_hdl::scale::Csr::default()),
         export("mac_unit", "npu_model::ethos::mac_unit::MacUnit", "hdl/src/ethos/mac_unit.rs", true, npu_hdl::ethos::MacUnit::default()),
         export("output_unit", "npu_model::ethos::output_unit::OutputUnit", "hdl/src/ethos/output_unit.rs", true, npu_hdl::ethos::OutputUnit::default()),
+        export(
+            "conv_datapath",
+            "npu_model::ethos::conv_datapath::ConvDatapath",
+            "hdl/src/ethos/conv_datapath.rs",
+            true,
+            npu_hdl::ethos::ConvDatapath::default(),
+        ),
         export("scale_npu", "npu_model::scale::scale_npu::ScaleNpu", "hdl/src/scale/scale_npu.rs", true, npu_hdl::scale::ScaleNpu::default()),
         export("scale_engine", "npu_model::scale::engine::Engine", "hdl/src/scale/engine.rs", true, npu_hdl::scale::Engine::default()),
         // The 2CASC with a wrong positive limit (0x7FFE): tests/two_casc.rs shows the harness

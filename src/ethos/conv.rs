@@ -297,7 +297,8 @@ pub fn random_layer<R: Rng + ?Sized>(rng: &mut R) -> ConvLayer {
     let smallest = |k: usize| if padding == Padding::Valid { k } else { 1 };
     let h = rng.gen_range(smallest(kernel.0)..=12);
     let w = rng.gen_range(smallest(kernel.1)..=12);
-    let c = rng.gen_range(1..=24);
+    // Now and then more than one 32-channel IFM block (the conv traversal's outer loop).
+    let c = if rng.gen_ratio(1, 8) { rng.gen_range(33..=72) } else { rng.gen_range(1..=24) };
     let out_channels = if depthwise { c } else { rng.gen_range(1..=24) };
     let input_zero_point = zero_point(rng);
     // One layer in eight has "round" scales: powers of two, weight scales also times 0.75 or

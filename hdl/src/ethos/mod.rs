@@ -4,9 +4,11 @@
 mod dot_product;
 mod mac_unit;
 mod output_unit;
+mod conv_datapath;
 mod requantize;
 mod weight_decoder;
 
+pub use conv_datapath::ConvDatapath;
 pub use dot_product::DotProduct;
 pub use mac_unit::MacUnit;
 pub use output_unit::OutputUnit;

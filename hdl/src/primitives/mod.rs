@@ -1,9 +1,12 @@
 //! Primitives shared by every NPU: the few places where rust-hdl's own constructs would
 //! export Verilog with width mismatches or without a reset, written once.
 mod concat;
+mod diagonal;
 mod dot8;
+mod ifm_lanes;
 mod mul_s16;
 mod mul_s8;
+mod mul_u;
 mod pack8;
 mod ram;
 mod reg;
@@ -12,9 +15,12 @@ mod sign_extend_bits;
 mod zero_extend;
 
 pub use concat::Concat;
+pub use diagonal::Diagonal;
 pub use dot8::Dot8;
+pub use ifm_lanes::IfmLanes;
 pub use mul_s16::MulS16;
 pub use mul_s8::MulS8;
+pub use mul_u::MulU;
 pub use pack8::Pack8;
 pub use ram::Ram;
 pub use reg::Reg;

@@ -3,3 +3,4 @@
 pub mod weight_decoder;
 pub mod output_unit;
 pub mod mac_unit;
+pub mod conv_datapath;

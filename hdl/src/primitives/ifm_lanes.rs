@@ -1,0 +1,46 @@
+//! One IFM position's 8 channels as the MAC unit's 9-bit operands (Ethos-U65, TRM L5425-5462).
+use rust_hdl::prelude::*;
+
+/// Lane `i` of `lanes` (bits `9i+8:9i`) is `data[8i+7:8i] - zero_point`, both int8, exact in
+/// 9 bits (-255..=255), for `i < live`; 0 for the lanes at and above `live` (channels beyond
+/// the IFM depth, whatever the memory returned there). Verilog: rust-hdl has no signed
+/// part-select or concatenation.
+#[derive(LogicBlock, Default)]
+pub struct IfmLanes {
+    pub data: Signal<In, Bits<64>>,
+    pub zero_point: Signal<In, Bits<8>>,
+    /// Live lanes, 0..=8.
+    pub live: Signal<In, Bits<4>>,
+    pub lanes: Signal<Out, Bits<72>>,
+}
+
+impl Logic for IfmLanes {
+    fn update(&mut self) {
+        let signed = |v: u64| i64::from(v as u8 as i8);
+        let (data, zero_point) = (self.data.val().to_u64(), signed(self.zero_point.val().to_u64()));
+        let mut lanes: Bits<72> = Bits::default();
+        for i in 0..8 {
+            if (i as u64) < self.live.val().to_u64() {
+                let v = (signed(data >> (8 * i)) - zero_point) as u64 & 0x1FF;
+                lanes = lanes | (bit_cast::<72, 9>(v.into()) << (9 * i as u64));
+            }
+        }
+        self.lanes.next = lanes;
+    }
+    fn connect(&mut self) {
+        self.lanes.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut body = String::from("always @(*) begin\n");
+        for i in 0..8 {
+            body += &format!(
+                "    lanes[{hi}:{lo}] = (live > 4'd{i}) ? {{data[{top}], data[{top}:{bottom}]}} - {{zero_point[7], zero_point}} : 9'd0;\n",
+                hi = 9 * i + 8,
+                lo = 9 * i,
+                top = 8 * i + 7,
+                bottom = 8 * i,
+            );
+        }
+        Verilog::Custom(body + "end")
+    }
+}

@@ -1,0 +1,719 @@
+//! Ethos-U65 convolution datapath (RTL `hdl/src/ethos/conv_datapath.rs`): the traversal unit
+//! that runs one quantized int8 CONV_2D or DEPTHWISE_CONV_2D layer on the weight decoder,
+//! the MAC unit and the output unit, which are their own models here. Digest
+//! `shared/spec/ethos-u65.md` §1.9 (weight order), §2 (output unit), §5 (MAC unit).
+//!
+//! A layer is its registers (held from `start` to `done`), a compressed weight stream in
+//! Vela's order with 8-channel OFM blocks (depthwise: Vela's depthwise order), the
+//! scale/bias stream (Vela's 10-byte records, §2.4), and the IFM, read through four ports.
+//! The phases, one state each:
+//! - CHECK (1 cycle): every size in range, and the weight rows the layer needs
+//!   (`ceil(O/8)` groups of `4 · ceil(C/32) · KH · KW` rows, depthwise `roundup(KH · KW, 4)`)
+//!   within the buffer's 4096; else `ERROR_SHAPE`.
+//! - DECODE: the stream through the decoder; every 64 weights (depthwise 8) are one row of the
+//!   weight buffer, in stream order. A weight beyond the layer's rows, or a stream that ends
+//!   short of them, is `ERROR_WEIGHT_COUNT`; a malformed one `ERROR_WEIGHT_STREAM`.
+//! - SCALE_BIAS: the records, one per OFM channel, into the parameter memory; up to 4 bytes a
+//!   cycle. The stream may be padded to 16 bytes (as Vela stores it) and no further.
+//! - For each 2x2 OFM block (raster order) and each 8-channel OFM group: MAC, one tap a cycle
+//!   (conv: per 32-channel IFM block, per kernel element, its four 8-channel groups, those
+//!   wholly beyond the IFM depth skipped; depthwise: per kernel element), then OUT, the 32
+//!   accumulators through the output unit (TFL rounding), a cycle each.
+//! - DRAIN (4 cycles) until the last value has left the output unit; DONE (1 cycle).
+//!
+//! Timing: the IFM port and the weight buffer are read in the tap's cycle and their data
+//! enter the MAC unit in the next (stage 2); an OUT cycle reads the channel's parameters,
+//! and the accumulator enters the output unit in the next; it reaches the OFM port 3 cycles
+//! after that.
+use super::mac_unit::{self, pack, MacUnit, CHANNELS};
+use super::output_unit::{self, OutputUnit};
+use super::weight_decoder::{self, WeightDecoder};
+use crate::Block;
+
+pub const WEIGHT_ROWS: usize = 4096;
+/// The largest height, width or depth the registers take (12 bits).
+pub const MAX_DIM: usize = 4095;
+pub const STATE_IDLE: u8 = 0;
+pub const STATE_CHECK: u8 = 1;
+pub const STATE_DECODE: u8 = 2;
+pub const STATE_SCALE_BIAS: u8 = 3;
+pub const STATE_MAC: u8 = 4;
+pub const STATE_OUT: u8 = 5;
+pub const STATE_DRAIN: u8 = 6;
+pub const STATE_DONE: u8 = 7;
+/// `error_code` values and, in the comments, what `error_detail` holds.
+pub const ERROR_NONE: u8 = 0;
+/// Detail: `SHAPE_*` bits.
+pub const ERROR_SHAPE: u8 = 1;
+/// Detail: the decoder's error code.
+pub const ERROR_WEIGHT_STREAM: u8 = 2;
+/// Detail: weights decoded when the unit stopped (when the first row beyond the layer's completes, or at the end).
+pub const ERROR_WEIGHT_COUNT: u8 = 3;
+/// Detail: bytes received.
+pub const ERROR_SCALE_BIAS_SHORT: u8 = 4;
+/// Detail: bytes received.
+pub const ERROR_SCALE_BIAS_LONG: u8 = 5;
+/// Detail: the OFM channel.
+pub const ERROR_SCALE_BIAS_RESERVED: u8 = 6;
+/// A height, width or depth of 0.
+pub const SHAPE_DIMS: u32 = 1;
+/// A kernel side of 0 or above 8.
+pub const SHAPE_KERNEL: u32 = 2;
+/// A stride of 0.
+pub const SHAPE_STRIDE: u32 = 4;
+/// Depthwise with IFM depth != OFM depth.
+pub const SHAPE_DEPTHWISE: u32 = 8;
+/// More weight rows than the buffer holds.
+pub const SHAPE_WEIGHT_ROWS: u32 = 16;
+
+#[derive(Clone, Debug, Default)]
+pub struct In {
+    pub reset: bool,
+    pub start: bool,
+    pub ifm_height: u16,
+    pub ifm_width: u16,
+    pub ifm_depth: u16,
+    pub ofm_height: u16,
+    pub ofm_width: u16,
+    pub ofm_depth: u16,
+    pub kernel_height: u8,
+    pub kernel_width: u8,
+    pub stride_y: u8,
+    pub stride_x: u8,
+    pub pad_top: u8,
+    pub pad_left: u8,
+    pub depthwise: bool,
+    pub ifm_zero_point: i8,
+    pub ofm_zero_point: i8,
+    pub act_min: i8,
+    pub act_max: i8,
+    pub w_valid: bool,
+    pub w_data: u32,
+    pub w_last: bool,
+    pub sb_valid: bool,
+    pub sb_data: u32,
+    pub sb_bytes_m1: u8,
+    pub sb_last: bool,
+    pub ifm_data0: u64,
+    pub ifm_data1: u64,
+    pub ifm_data2: u64,
+    pub ifm_data3: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Out {
+    pub w_ready: bool,
+    pub sb_ready: bool,
+    pub ifm_read0: bool,
+    pub ifm_y0: u16,
+    pub ifm_x0: u16,
+    pub ifm_group0: u16,
+    pub ifm_read1: bool,
+    pub ifm_y1: u16,
+    pub ifm_x1: u16,
+    pub ifm_group1: u16,
+    pub ifm_read2: bool,
+    pub ifm_y2: u16,
+    pub ifm_x2: u16,
+    pub ifm_group2: u16,
+    pub ifm_read3: bool,
+    pub ifm_y3: u16,
+    pub ifm_x3: u16,
+    pub ifm_group3: u16,
+    pub ofm_valid: bool,
+    pub ofm_y: u16,
+    pub ofm_x: u16,
+    pub ofm_channel: u16,
+    pub ofm_data: i16,
+    pub busy: bool,
+    pub done: bool,
+    pub error_code: u8,
+    pub error_detail: u32,
+    pub state: u8,
+}
+
+impl In {
+    /// IFM data of position `p`.
+    pub fn ifm_data(&self, p: usize) -> u64 {
+        [self.ifm_data0, self.ifm_data1, self.ifm_data2, self.ifm_data3][p]
+    }
+}
+
+/// One IFM read port's request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IfmRead {
+    pub read: bool,
+    pub y: u16,
+    pub x: u16,
+    pub group: u16,
+}
+
+impl Out {
+    pub fn ifm_reads(&self) -> [IfmRead; 4] {
+        [
+            IfmRead {
+                read: self.ifm_read0,
+                y: self.ifm_y0,
+                x: self.ifm_x0,
+                group: self.ifm_group0,
+            },
+            IfmRead {
+                read: self.ifm_read1,
+                y: self.ifm_y1,
+                x: self.ifm_x1,
+                group: self.ifm_group1,
+            },
+            IfmRead {
+                read: self.ifm_read2,
+                y: self.ifm_y2,
+                x: self.ifm_x2,
+                group: self.ifm_group2,
+            },
+            IfmRead {
+                read: self.ifm_read3,
+                y: self.ifm_y3,
+                x: self.ifm_x3,
+                group: self.ifm_group3,
+            },
+        ]
+    }
+}
+
+/// The registers of the RTL, with its widths where a value can wrap.
+pub struct ConvDatapath {
+    decoder: WeightDecoder,
+    mac: MacUnit,
+    output: OutputUnit,
+    /// Rows as the MAC unit's eight weight words.
+    weight_buffer: Vec<[u128; CHANNELS]>,
+    weight_read: [u128; CHANNELS],
+    /// Per channel: bias, scale, shift.
+    parameters: Vec<(i64, u32, u8)>,
+    parameter_read: (i64, u32, u8),
+    state: u8,
+    code: u8,
+    detail: u32,
+    total_rows: u32,
+    scale_bias_limit: u32,
+    /// Decoded weights not yet in a row.
+    gathered: Vec<i16>,
+    rows: u32,
+    held: u128,
+    held_count: u32,
+    bytes: u32,
+    channel: u32,
+    block_y: u32,
+    block_x: u32,
+    origin_y: u32,
+    origin_x: u32,
+    og: u32,
+    row: u32,
+    row_base: u32,
+    cg_base: u32,
+    u: u32,
+    ky: u32,
+    kx: u32,
+    first: bool,
+    k: u32,
+    drain: u32,
+    mac_valid2: bool,
+    clear2: bool,
+    pad2: u8,
+    live2: u32,
+    out_valid2: bool,
+    read_index2: u8,
+    ofm_y2: u32,
+    ofm_x2: u32,
+    ofm_c2: u32,
+    ofm_pipe: [(u32, u32, u32); 3],
+    events: Vec<&'static str>,
+}
+
+impl Default for ConvDatapath {
+    fn default() -> Self {
+        Self {
+            decoder: WeightDecoder::default(),
+            mac: MacUnit::default(),
+            output: OutputUnit::default(),
+            weight_buffer: vec![[0; CHANNELS]; WEIGHT_ROWS],
+            weight_read: [0; CHANNELS],
+            parameters: vec![(0, 0, 0); 4096],
+            parameter_read: (0, 0, 0),
+            state: STATE_IDLE,
+            code: 0,
+            detail: 0,
+            total_rows: 0,
+            scale_bias_limit: 0,
+            gathered: Vec::new(),
+            rows: 0,
+            held: 0,
+            held_count: 0,
+            bytes: 0,
+            channel: 0,
+            block_y: 0,
+            block_x: 0,
+            origin_y: 0,
+            origin_x: 0,
+            og: 0,
+            row: 0,
+            row_base: 0,
+            cg_base: 0,
+            u: 0,
+            ky: 0,
+            kx: 0,
+            first: false,
+            k: 0,
+            drain: 0,
+            mac_valid2: false,
+            clear2: false,
+            pad2: 0,
+            live2: 0,
+            out_valid2: false,
+            read_index2: 0,
+            ofm_y2: 0,
+            ofm_x2: 0,
+            ofm_c2: 0,
+            ofm_pipe: [(0, 0, 0); 3],
+            events: Vec::new(),
+        }
+    }
+}
+
+/// What CHECK finds: the `SHAPE_*` bits and the weight rows the layer needs.
+pub fn check_shape(i: &In) -> (u32, u64) {
+    let (c, o) = (u64::from(i.ifm_depth), u64::from(i.ofm_depth));
+    let elements = u64::from(i.kernel_height) * u64::from(i.kernel_width);
+    let per_group = if i.depthwise {
+        (elements + 3) & !3
+    } else {
+        4 * c.div_ceil(32) * elements
+    };
+    let rows = o.div_ceil(8) * per_group;
+    let mut shape = 0;
+    if [i.ifm_height, i.ifm_width, i.ifm_depth, i.ofm_height, i.ofm_width, i.ofm_depth].contains(&0) {
+        shape |= SHAPE_DIMS;
+    }
+    if !(1..=8).contains(&i.kernel_height) || !(1..=8).contains(&i.kernel_width) {
+        shape |= SHAPE_KERNEL;
+    }
+    if i.stride_y == 0 || i.stride_x == 0 {
+        shape |= SHAPE_STRIDE;
+    }
+    if i.depthwise && c != o {
+        shape |= SHAPE_DEPTHWISE;
+    }
+    if rows > WEIGHT_ROWS as u64 {
+        shape |= SHAPE_WEIGHT_ROWS;
+    }
+    (shape, rows)
+}
+
+/// The tap's position inside the IFM and OFM, as the RTL decides it.
+struct Taps {
+    pad: u8,
+    /// IFM row and column of each position (12 bits of `origin + k - 8`).
+    ifm: [(u32, u32); 4],
+    row1: bool,
+    col1: bool,
+    group: u32,
+    live: u32,
+    last_u: bool,
+    kx_more: bool,
+    ky_more: bool,
+}
+
+impl ConvDatapath {
+    fn taps(&self, i: &In) -> Taps {
+        let iy0 = (self.origin_y + self.ky) & 0x3FFF;
+        let iy1 = (iy0 + u32::from(i.stride_y)) & 0x3FFF;
+        let ix0 = (self.origin_x + self.kx) & 0x3FFF;
+        let ix1 = (ix0 + u32::from(i.stride_x)) & 0x3FFF;
+        let row1 = self.block_y + 1 < u32::from(i.ofm_height);
+        let col1 = self.block_x + 1 < u32::from(i.ofm_width);
+        let within = |v: u32, size: u16| v >= 8 && v < u32::from(size) + 8;
+        let ys = [within(iy0, i.ifm_height), row1 && within(iy1, i.ifm_height)];
+        let xs = [within(ix0, i.ifm_width), col1 && within(ix1, i.ifm_width)];
+        let pad = (0..4).fold(0, |pad, p| if ys[p / 2] && xs[p % 2] { pad } else { pad | 1 << p });
+        let ifm12 = |v: u32| v.wrapping_sub(8) & 0xFFF;
+        let cg = (self.cg_base + self.u) & 0x1FF;
+        let group = if i.depthwise { self.og } else { cg };
+        let remaining = u32::from(i.ifm_depth).wrapping_sub(group << 3) & 0x1FFF;
+        Taps {
+            pad,
+            ifm: [(iy0, ix0), (iy0, ix1), (iy1, ix0), (iy1, ix1)].map(|(y, x)| (ifm12(y), ifm12(x))),
+            row1,
+            col1,
+            group,
+            live: if remaining >= 8 { 8 } else { remaining & 0xF },
+            last_u: self.u == 3 || (cg + 1) << 3 >= u32::from(i.ifm_depth),
+            kx_more: self.kx + 1 < u32::from(i.kernel_width),
+            ky_more: self.ky + 1 < u32::from(i.kernel_height),
+        }
+    }
+
+    pub fn outputs(&self, i: &In) -> Out {
+        let taps = self.taps(i);
+        let mac = self.state == STATE_MAC;
+        let read = |p: usize| IfmRead {
+            read: mac && taps.pad >> p & 1 == 0,
+            y: taps.ifm[p].0 as u16,
+            x: taps.ifm[p].1 as u16,
+            group: taps.group as u16,
+        };
+        let [r0, r1, r2, r3] = [read(0), read(1), read(2), read(3)];
+        let output = self.output.outputs();
+        let (y, x, c) = self.ofm_pipe[2];
+        Out {
+            w_ready: self.decoder.outputs().in_ready && self.state == STATE_DECODE,
+            sb_ready: self.state == STATE_SCALE_BIAS,
+            ifm_read0: r0.read,
+            ifm_y0: r0.y,
+            ifm_x0: r0.x,
+            ifm_group0: r0.group,
+            ifm_read1: r1.read,
+            ifm_y1: r1.y,
+            ifm_x1: r1.x,
+            ifm_group1: r1.group,
+            ifm_read2: r2.read,
+            ifm_y2: r2.y,
+            ifm_x2: r2.x,
+            ifm_group2: r2.group,
+            ifm_read3: r3.read,
+            ifm_y3: r3.y,
+            ifm_x3: r3.x,
+            ifm_group3: r3.group,
+            ofm_valid: output.out_valid,
+            ofm_y: y as u16,
+            ofm_x: x as u16,
+            ofm_channel: c as u16,
+            ofm_data: output.out_value,
+            busy: self.state != STATE_IDLE,
+            done: self.state == STATE_DONE,
+            error_code: self.code,
+            error_detail: self.detail,
+            state: self.state,
+        }
+    }
+
+    fn stop(&mut self, code: u8, detail: u32) {
+        self.code = code;
+        self.detail = detail;
+        self.state = STATE_DONE;
+    }
+
+    fn clock(&mut self, i: &In) {
+        self.events.clear();
+        let taps = self.taps(i);
+        let state = self.state;
+        let event = match state {
+            STATE_IDLE => "idle",
+            STATE_CHECK => "check",
+            STATE_DECODE => "decode",
+            STATE_SCALE_BIAS => "scale/bias",
+            STATE_MAC => "mac",
+            STATE_OUT => "out",
+            STATE_DRAIN => "drain",
+            _ => "done",
+        };
+        self.events.push(event);
+
+        // The blocks, with the inputs of this cycle.
+        let decoded = self.decoder.step(&weight_decoder::In {
+            reset: i.reset || state == STATE_CHECK,
+            in_valid: i.w_valid && state == STATE_DECODE,
+            in_data: i.w_data,
+            in_last: i.w_last,
+            out_ready: state == STATE_DECODE,
+        });
+        let lanes = |p: usize| {
+            let data = i.ifm_data(p);
+            pack(&std::array::from_fn(|l| {
+                if (l as u32) < self.live2 {
+                    i16::from((data >> (8 * l)) as u8 as i8) - i16::from(i.ifm_zero_point)
+                } else {
+                    0
+                }
+            }))
+        };
+        let [w0, w1, w2, w3, w4, w5, w6, w7] = self.weight_read;
+        let acc = self
+            .mac
+            .step(&mac_unit::In {
+                reset: i.reset,
+                enable: self.mac_valid2,
+                clear: self.clear2,
+                mode: u8::from(i.depthwise),
+                act16_high: false,
+                pad: self.pad2,
+                act0: lanes(0),
+                act1: lanes(1),
+                act2: lanes(2),
+                act3: lanes(3),
+                w0,
+                w1,
+                w2,
+                w3,
+                w4,
+                w5,
+                w6,
+                w7,
+                read_index: self.read_index2,
+            })
+            .acc_out;
+        let (bias, scale, shift) = self.parameter_read;
+        self.output.step(&output_unit::In {
+            reset: i.reset,
+            in_valid: self.out_valid2,
+            acc: ((acc << 24) as i64) >> 24,
+            bias,
+            scale,
+            shift,
+            rounding: output_unit::Rounding::Tfl as u8,
+            zero_point: i16::from(i.ofm_zero_point),
+            act_min: i16::from(i.act_min),
+            act_max: i16::from(i.act_max),
+            ..Default::default()
+        });
+        if i.reset {
+            *self = Self {
+                decoder: std::mem::take(&mut self.decoder),
+                mac: std::mem::take(&mut self.mac),
+                output: std::mem::take(&mut self.output),
+                weight_buffer: std::mem::take(&mut self.weight_buffer),
+                parameters: std::mem::take(&mut self.parameters),
+                events: vec!["reset"],
+                ..Self::default()
+            };
+            return;
+        }
+
+        // The OFM address pipeline and stage 2 registers, every cycle as in the RTL.
+        self.ofm_pipe = [(self.ofm_y2, self.ofm_x2, self.ofm_c2), self.ofm_pipe[0], self.ofm_pipe[1]];
+        let channel_out = (self.og << 3) + (self.k & 7);
+        let position_inside = (self.k >> 4 & 1 == 0 || taps.row1) && (self.k >> 3 & 1 == 0 || taps.col1);
+        let out_valid = state == STATE_OUT && position_inside && channel_out < u32::from(i.ofm_depth);
+        self.out_valid2 = out_valid;
+        self.read_index2 = self.k as u8;
+        self.ofm_y2 = (self.block_y + (self.k >> 4 & 1)) & 0xFFF;
+        self.ofm_x2 = (self.block_x + (self.k >> 3 & 1)) & 0xFFF;
+        self.ofm_c2 = channel_out & 0xFFF;
+        if out_valid {
+            self.parameter_read = self.parameters[channel_out as usize];
+        }
+        self.mac_valid2 = state == STATE_MAC;
+        self.clear2 = self.first;
+        self.pad2 = taps.pad;
+        self.live2 = taps.live;
+        if state == STATE_MAC {
+            self.weight_read = self.weight_buffer[self.row as usize % WEIGHT_ROWS];
+        }
+
+        match state {
+            STATE_IDLE if i.start => self.state = STATE_CHECK,
+            STATE_CHECK => self.check(i),
+            STATE_DECODE => self.decode(i, &decoded),
+            STATE_SCALE_BIAS if i.sb_valid => self.scale_bias(i),
+            STATE_MAC => self.tap(i, &taps),
+            STATE_OUT => self.out(i),
+            STATE_DRAIN => {
+                self.drain = (self.drain + 1) & 3;
+                if self.drain == 0 {
+                    self.state = STATE_DONE;
+                }
+            }
+            STATE_DONE => self.state = STATE_IDLE,
+            _ => {}
+        }
+    }
+
+    fn check(&mut self, i: &In) {
+        let (shape, rows) = check_shape(i);
+        let o = u32::from(i.ofm_depth);
+        *self = Self {
+            decoder: std::mem::take(&mut self.decoder),
+            mac: std::mem::take(&mut self.mac),
+            output: std::mem::take(&mut self.output),
+            weight_buffer: std::mem::take(&mut self.weight_buffer),
+            weight_read: self.weight_read,
+            parameters: std::mem::take(&mut self.parameters),
+            parameter_read: self.parameter_read,
+            state: STATE_DECODE,
+            total_rows: rows as u32 & 0x1FFF,
+            scale_bias_limit: (10 * o + 15) & 0xFFF0,
+            gathered: Vec::new(),
+            origin_y: 8 - u32::from(i.pad_top),
+            origin_x: 8 - u32::from(i.pad_left),
+            first: true,
+            mac_valid2: self.mac_valid2,
+            clear2: self.clear2,
+            pad2: self.pad2,
+            live2: self.live2,
+            out_valid2: self.out_valid2,
+            read_index2: self.read_index2,
+            ofm_y2: self.ofm_y2,
+            ofm_x2: self.ofm_x2,
+            ofm_c2: self.ofm_c2,
+            ofm_pipe: self.ofm_pipe,
+            events: std::mem::take(&mut self.events),
+            ..Self::default()
+        };
+        if shape != 0 {
+            self.stop(ERROR_SHAPE, shape);
+        }
+    }
+
+    fn decode(&mut self, i: &In, decoded: &weight_decoder::Out) {
+        let row_size = if i.depthwise { CHANNELS } else { CHANNELS * CHANNELS };
+        if decoded.out_valid {
+            self.gathered.extend(decoded.weights());
+        }
+        let weights_seen = self.rows as usize * row_size + self.gathered.len();
+        if self.gathered.len() >= row_size {
+            if self.rows == self.total_rows {
+                self.events.push("weight beyond the layer");
+                return self.stop(ERROR_WEIGHT_COUNT, weights_seen as u32);
+            }
+            let row: Vec<i16> = self.gathered.drain(..row_size).collect();
+            self.weight_buffer[self.rows as usize] = std::array::from_fn(|o| {
+                pack(&std::array::from_fn(|l| {
+                    if i.depthwise {
+                        if l == o {
+                            row[o]
+                        } else {
+                            0
+                        }
+                    } else {
+                        row[CHANNELS * o + l]
+                    }
+                }))
+            });
+            self.rows += 1;
+        }
+        if decoded.error {
+            self.events.push("malformed weight stream");
+            self.stop(ERROR_WEIGHT_STREAM, u32::from(decoded.error_code));
+        } else if decoded.done {
+            if self.rows != self.total_rows || !self.gathered.is_empty() {
+                self.events.push("weight stream short");
+                return self.stop(ERROR_WEIGHT_COUNT, weights_seen as u32);
+            }
+            self.state = STATE_SCALE_BIAS;
+        }
+    }
+
+    fn scale_bias(&mut self, i: &In) {
+        let n = u32::from(i.sb_bytes_m1 & 3) + 1;
+        let word = u128::from(i.sb_data) & ((1 << (8 * n)) - 1);
+        let combined = self.held | word << (8 * self.held_count);
+        let count = self.held_count + n;
+        let open = self.channel != u32::from(i.ofm_depth);
+        let record = open && count >= 10;
+        self.bytes += n;
+        if record {
+            self.parameters[self.channel as usize] = (
+                ((combined as i64) << 24) >> 24,
+                (combined >> 40) as u32,
+                (combined >> 72) as u8 & 0x3F,
+            );
+            self.held = combined >> 80;
+            self.held_count = count - 10;
+            self.channel += 1;
+        } else if open {
+            self.held = combined;
+            self.held_count = count;
+        } else {
+            self.events.push("scale/bias padding");
+        }
+        if self.bytes > self.scale_bias_limit {
+            self.events.push("scale/bias too long");
+            self.stop(ERROR_SCALE_BIAS_LONG, self.bytes);
+        } else if record && (combined >> 78) & 3 != 0 {
+            self.events.push("scale/bias reserved bits");
+            self.stop(ERROR_SCALE_BIAS_RESERVED, self.channel - 1);
+        } else if i.sb_last {
+            if self.channel != u32::from(i.ofm_depth) {
+                self.events.push("scale/bias short");
+                return self.stop(ERROR_SCALE_BIAS_SHORT, self.bytes);
+            }
+            self.state = STATE_MAC;
+        }
+    }
+
+    fn tap(&mut self, i: &In, taps: &Taps) {
+        self.first = false;
+        if taps.pad != 0 {
+            self.events.push("padded tap");
+        }
+        let next_element = |s: &mut Self| {
+            if taps.kx_more {
+                s.kx += 1;
+                false
+            } else if taps.ky_more {
+                s.kx = 0;
+                s.ky += 1;
+                false
+            } else {
+                s.kx = 0;
+                s.ky = 0;
+                true
+            }
+        };
+        if i.depthwise {
+            self.row += 1;
+            if next_element(self) {
+                self.row = (self.row - 1) | 3;
+                self.row += 1;
+                self.row_base = self.row;
+                self.state = STATE_OUT;
+            }
+        } else if !taps.last_u {
+            self.u += 1;
+            self.row += 1;
+        } else {
+            if self.u != 3 {
+                self.events.push("channel groups beyond the IFM skipped");
+            }
+            self.u = 0;
+            self.row_base += 4;
+            self.row = self.row_base;
+            if next_element(self) {
+                if (self.cg_base + 4) << 3 < u32::from(i.ifm_depth) {
+                    self.cg_base += 4;
+                } else {
+                    self.cg_base = 0;
+                    self.state = STATE_OUT;
+                }
+            }
+        }
+    }
+
+    fn out(&mut self, i: &In) {
+        self.k = (self.k + 1) & 31;
+        if self.k != 0 {
+            return;
+        }
+        self.first = true;
+        self.state = STATE_MAC;
+        if (self.og + 1) << 3 < u32::from(i.ofm_depth) {
+            self.og += 1;
+            return;
+        }
+        self.og = 0;
+        self.row = 0;
+        self.row_base = 0;
+        if self.block_x + 2 < u32::from(i.ofm_width) {
+            self.block_x += 2;
+            self.origin_x += 2 * u32::from(i.stride_x);
+        } else if self.block_y + 2 < u32::from(i.ofm_height) {
+            self.block_x = 0;
+            self.block_y += 2;
+            self.origin_x = 8 - u32::from(i.pad_left);
+            self.origin_y += 2 * u32::from(i.stride_y);
+        } else {
+            self.drain = 0;
+            self.state = STATE_DRAIN;
+        }
+    }
+}
+
+crate::sequential_block!(ConvDatapath, mealy, events);
