@@ -56,17 +56,11 @@ impl fmt::Display for ConvError {
         match self {
             ConvError::Unsupported(why) => write!(f, "unsupported layer: {why}"),
             ConvError::Shape(bits) => {
-                let reasons = [
-                    (model::SHAPE_DIMS, "a height, width or depth of 0"),
-                    (
-                        model::SHAPE_KERNEL,
-                        "a kernel side outside 1..=8 (larger kernels are split into sub-kernels, which this unit does not walk)",
-                    ),
-                    (model::SHAPE_STRIDE, "a stride of 0"),
-                    (model::SHAPE_DEPTHWISE, "depthwise with IFM depth != OFM depth"),
-                    (model::SHAPE_WEIGHT_ROWS, "more weight rows than the buffer's 4096"),
-                ];
-                let named: Vec<_> = reasons.iter().filter(|(bit, _)| bits & bit != 0).map(|(_, why)| *why).collect();
+                let named: Vec<_> = model::SHAPE_REASONS
+                    .iter()
+                    .filter(|(bit, _)| bits & bit != 0)
+                    .map(|(_, why)| *why)
+                    .collect();
                 write!(f, "layer registers refused: {}", named.join("; "))
             }
             ConvError::WeightStream(e) => write!(f, "malformed weight stream: {} (error code {})", e.message(), *e as u8),

@@ -55,16 +55,22 @@ pub const ERROR_SCALE_BIAS_SHORT: u8 = 4;
 pub const ERROR_SCALE_BIAS_LONG: u8 = 5;
 /// Detail: the OFM channel.
 pub const ERROR_SCALE_BIAS_RESERVED: u8 = 6;
-/// A height, width or depth of 0.
+/// `ERROR_SHAPE` detail bits; [`SHAPE_REASONS`] says what each means.
 pub const SHAPE_DIMS: u32 = 1;
-/// A kernel side of 0 or above 8.
 pub const SHAPE_KERNEL: u32 = 2;
-/// A stride of 0.
 pub const SHAPE_STRIDE: u32 = 4;
-/// Depthwise with IFM depth != OFM depth.
 pub const SHAPE_DEPTHWISE: u32 = 8;
-/// More weight rows than the buffer holds.
 pub const SHAPE_WEIGHT_ROWS: u32 = 16;
+pub const SHAPE_REASONS: [(u32, &str); 5] = [
+    (SHAPE_DIMS, "a height, width or depth of 0"),
+    (
+        SHAPE_KERNEL,
+        "a kernel side outside 1..=8 (larger kernels are split into sub-kernels, which this unit does not walk)",
+    ),
+    (SHAPE_STRIDE, "a stride of 0"),
+    (SHAPE_DEPTHWISE, "depthwise with IFM depth != OFM depth"),
+    (SHAPE_WEIGHT_ROWS, "more weight rows than the buffer's 4096"),
+];
 
 #[derive(Clone, Debug, Default)]
 pub struct In {
@@ -179,18 +185,9 @@ impl Out {
     }
 }
 
-/// The registers of the RTL, with its widths where a value can wrap.
-pub struct ConvDatapath {
-    decoder: WeightDecoder,
-    mac: MacUnit,
-    output: OutputUnit,
-    /// Rows as the MAC unit's eight weight words.
-    weight_buffer: Vec<[u128; CHANNELS]>,
-    weight_read: [u128; CHANNELS],
-    /// Per channel: bias, scale, shift.
-    parameters: Vec<(i64, u32, u8)>,
-    parameter_read: (i64, u32, u8),
-    state: u8,
+/// The traversal's registers: counters, stream parsers and the error, all set by CHECK.
+#[derive(Clone, Debug, Default)]
+struct Walk {
     code: u8,
     detail: u32,
     total_rows: u32,
@@ -216,6 +213,22 @@ pub struct ConvDatapath {
     first: bool,
     k: u32,
     drain: u32,
+}
+
+/// The registers of the RTL, with its widths where a value can wrap.
+pub struct ConvDatapath {
+    decoder: WeightDecoder,
+    mac: MacUnit,
+    output: OutputUnit,
+    /// Rows as the MAC unit's eight weight words.
+    weight_buffer: Vec<[u128; CHANNELS]>,
+    weight_read: [u128; CHANNELS],
+    /// Per channel: bias, scale, shift.
+    parameters: Vec<(i64, u32, u8)>,
+    parameter_read: (i64, u32, u8),
+    state: u8,
+    /// The registers CHECK starts a layer with.
+    walk: Walk,
     mac_valid2: bool,
     clear2: bool,
     pad2: u8,
@@ -240,30 +253,7 @@ impl Default for ConvDatapath {
             parameters: vec![(0, 0, 0); 4096],
             parameter_read: (0, 0, 0),
             state: STATE_IDLE,
-            code: 0,
-            detail: 0,
-            total_rows: 0,
-            scale_bias_limit: 0,
-            gathered: Vec::new(),
-            rows: 0,
-            held: 0,
-            held_count: 0,
-            bytes: 0,
-            channel: 0,
-            block_y: 0,
-            block_x: 0,
-            origin_y: 0,
-            origin_x: 0,
-            og: 0,
-            row: 0,
-            row_base: 0,
-            cg_base: 0,
-            u: 0,
-            ky: 0,
-            kx: 0,
-            first: false,
-            k: 0,
-            drain: 0,
+            walk: Walk::default(),
             mac_valid2: false,
             clear2: false,
             pad2: 0,
@@ -324,19 +314,19 @@ struct Taps {
 
 impl ConvDatapath {
     fn taps(&self, i: &In) -> Taps {
-        let iy0 = (self.origin_y + self.ky) & 0x3FFF;
+        let iy0 = (self.walk.origin_y + self.walk.ky) & 0x3FFF;
         let iy1 = (iy0 + u32::from(i.stride_y)) & 0x3FFF;
-        let ix0 = (self.origin_x + self.kx) & 0x3FFF;
+        let ix0 = (self.walk.origin_x + self.walk.kx) & 0x3FFF;
         let ix1 = (ix0 + u32::from(i.stride_x)) & 0x3FFF;
-        let row1 = self.block_y + 1 < u32::from(i.ofm_height);
-        let col1 = self.block_x + 1 < u32::from(i.ofm_width);
+        let row1 = self.walk.block_y + 1 < u32::from(i.ofm_height);
+        let col1 = self.walk.block_x + 1 < u32::from(i.ofm_width);
         let within = |v: u32, size: u16| v >= 8 && v < u32::from(size) + 8;
         let ys = [within(iy0, i.ifm_height), row1 && within(iy1, i.ifm_height)];
         let xs = [within(ix0, i.ifm_width), col1 && within(ix1, i.ifm_width)];
         let pad = (0..4).fold(0, |pad, p| if ys[p / 2] && xs[p % 2] { pad } else { pad | 1 << p });
         let ifm12 = |v: u32| v.wrapping_sub(8) & 0xFFF;
-        let cg = (self.cg_base + self.u) & 0x1FF;
-        let group = if i.depthwise { self.og } else { cg };
+        let cg = (self.walk.cg_base + self.walk.u) & 0x1FF;
+        let group = if i.depthwise { self.walk.og } else { cg };
         let remaining = u32::from(i.ifm_depth).wrapping_sub(group << 3) & 0x1FFF;
         Taps {
             pad,
@@ -345,9 +335,9 @@ impl ConvDatapath {
             col1,
             group,
             live: if remaining >= 8 { 8 } else { remaining & 0xF },
-            last_u: self.u == 3 || (cg + 1) << 3 >= u32::from(i.ifm_depth),
-            kx_more: self.kx + 1 < u32::from(i.kernel_width),
-            ky_more: self.ky + 1 < u32::from(i.kernel_height),
+            last_u: self.walk.u == 3 || (cg + 1) << 3 >= u32::from(i.ifm_depth),
+            kx_more: self.walk.kx + 1 < u32::from(i.kernel_width),
+            ky_more: self.walk.ky + 1 < u32::from(i.kernel_height),
         }
     }
 
@@ -389,15 +379,15 @@ impl ConvDatapath {
             ofm_data: output.out_value,
             busy: self.state != STATE_IDLE,
             done: self.state == STATE_DONE,
-            error_code: self.code,
-            error_detail: self.detail,
+            error_code: self.walk.code,
+            error_detail: self.walk.detail,
             state: self.state,
         }
     }
 
     fn stop(&mut self, code: u8, detail: u32) {
-        self.code = code;
-        self.detail = detail;
+        self.walk.code = code;
+        self.walk.detail = detail;
         self.state = STATE_DONE;
     }
 
@@ -489,23 +479,23 @@ impl ConvDatapath {
 
         // The OFM address pipeline and stage 2 registers, every cycle as in the RTL.
         self.ofm_pipe = [(self.ofm_y2, self.ofm_x2, self.ofm_c2), self.ofm_pipe[0], self.ofm_pipe[1]];
-        let channel_out = (self.og << 3) + (self.k & 7);
-        let position_inside = (self.k >> 4 & 1 == 0 || taps.row1) && (self.k >> 3 & 1 == 0 || taps.col1);
+        let channel_out = (self.walk.og << 3) + (self.walk.k & 7);
+        let position_inside = (self.walk.k >> 4 & 1 == 0 || taps.row1) && (self.walk.k >> 3 & 1 == 0 || taps.col1);
         let out_valid = state == STATE_OUT && position_inside && channel_out < u32::from(i.ofm_depth);
         self.out_valid2 = out_valid;
-        self.read_index2 = self.k as u8;
-        self.ofm_y2 = (self.block_y + (self.k >> 4 & 1)) & 0xFFF;
-        self.ofm_x2 = (self.block_x + (self.k >> 3 & 1)) & 0xFFF;
+        self.read_index2 = self.walk.k as u8;
+        self.ofm_y2 = (self.walk.block_y + (self.walk.k >> 4 & 1)) & 0xFFF;
+        self.ofm_x2 = (self.walk.block_x + (self.walk.k >> 3 & 1)) & 0xFFF;
         self.ofm_c2 = channel_out & 0xFFF;
         if out_valid {
             self.parameter_read = self.parameters[channel_out as usize];
         }
         self.mac_valid2 = state == STATE_MAC;
-        self.clear2 = self.first;
+        self.clear2 = self.walk.first;
         self.pad2 = taps.pad;
         self.live2 = taps.live;
         if state == STATE_MAC {
-            self.weight_read = self.weight_buffer[self.row as usize % WEIGHT_ROWS];
+            self.weight_read = self.weight_buffer[self.walk.row as usize % WEIGHT_ROWS];
         }
 
         match state {
@@ -516,8 +506,8 @@ impl ConvDatapath {
             STATE_MAC => self.tap(i, &taps),
             STATE_OUT => self.out(i),
             STATE_DRAIN => {
-                self.drain = (self.drain + 1) & 3;
-                if self.drain == 0 {
+                self.walk.drain = (self.walk.drain + 1) & 3;
+                if self.walk.drain == 0 {
                     self.state = STATE_DONE;
                 }
             }
@@ -529,34 +519,15 @@ impl ConvDatapath {
     fn check(&mut self, i: &In) {
         let (shape, rows) = check_shape(i);
         let o = u32::from(i.ofm_depth);
-        *self = Self {
-            decoder: std::mem::take(&mut self.decoder),
-            mac: std::mem::take(&mut self.mac),
-            output: std::mem::take(&mut self.output),
-            weight_buffer: std::mem::take(&mut self.weight_buffer),
-            weight_read: self.weight_read,
-            parameters: std::mem::take(&mut self.parameters),
-            parameter_read: self.parameter_read,
-            state: STATE_DECODE,
+        self.walk = Walk {
             total_rows: rows as u32 & 0x1FFF,
             scale_bias_limit: (10 * o + 15) & 0xFFF0,
-            gathered: Vec::new(),
             origin_y: 8 - u32::from(i.pad_top),
             origin_x: 8 - u32::from(i.pad_left),
             first: true,
-            mac_valid2: self.mac_valid2,
-            clear2: self.clear2,
-            pad2: self.pad2,
-            live2: self.live2,
-            out_valid2: self.out_valid2,
-            read_index2: self.read_index2,
-            ofm_y2: self.ofm_y2,
-            ofm_x2: self.ofm_x2,
-            ofm_c2: self.ofm_c2,
-            ofm_pipe: self.ofm_pipe,
-            events: std::mem::take(&mut self.events),
-            ..Self::default()
+            ..Walk::default()
         };
+        self.state = STATE_DECODE;
         if shape != 0 {
             self.stop(ERROR_SHAPE, shape);
         }
@@ -565,16 +536,16 @@ impl ConvDatapath {
     fn decode(&mut self, i: &In, decoded: &weight_decoder::Out) {
         let row_size = if i.depthwise { CHANNELS } else { CHANNELS * CHANNELS };
         if decoded.out_valid {
-            self.gathered.extend(decoded.weights());
+            self.walk.gathered.extend(decoded.weights());
         }
-        let weights_seen = self.rows as usize * row_size + self.gathered.len();
-        if self.gathered.len() >= row_size {
-            if self.rows == self.total_rows {
+        let weights_seen = self.walk.rows as usize * row_size + self.walk.gathered.len();
+        if self.walk.gathered.len() >= row_size {
+            if self.walk.rows == self.walk.total_rows {
                 self.events.push("weight beyond the layer");
                 return self.stop(ERROR_WEIGHT_COUNT, weights_seen as u32);
             }
-            let row: Vec<i16> = self.gathered.drain(..row_size).collect();
-            self.weight_buffer[self.rows as usize] = std::array::from_fn(|o| {
+            let row: Vec<i16> = self.walk.gathered.drain(..row_size).collect();
+            self.weight_buffer[self.walk.rows as usize] = std::array::from_fn(|o| {
                 pack(&std::array::from_fn(|l| {
                     if i.depthwise {
                         if l == o {
@@ -587,13 +558,13 @@ impl ConvDatapath {
                     }
                 }))
             });
-            self.rows += 1;
+            self.walk.rows += 1;
         }
         if decoded.error {
             self.events.push("malformed weight stream");
             self.stop(ERROR_WEIGHT_STREAM, u32::from(decoded.error_code));
         } else if decoded.done {
-            if self.rows != self.total_rows || !self.gathered.is_empty() {
+            if self.walk.rows != self.walk.total_rows || !self.walk.gathered.is_empty() {
                 self.events.push("weight stream short");
                 return self.stop(ERROR_WEIGHT_COUNT, weights_seen as u32);
             }
@@ -604,83 +575,83 @@ impl ConvDatapath {
     fn scale_bias(&mut self, i: &In) {
         let n = u32::from(i.sb_bytes_m1 & 3) + 1;
         let word = u128::from(i.sb_data) & ((1 << (8 * n)) - 1);
-        let combined = self.held | word << (8 * self.held_count);
-        let count = self.held_count + n;
-        let open = self.channel != u32::from(i.ofm_depth);
+        let combined = self.walk.held | word << (8 * self.walk.held_count);
+        let count = self.walk.held_count + n;
+        let open = self.walk.channel != u32::from(i.ofm_depth);
         let record = open && count >= 10;
-        self.bytes += n;
+        self.walk.bytes += n;
         if record {
-            self.parameters[self.channel as usize] = (
+            self.parameters[self.walk.channel as usize] = (
                 ((combined as i64) << 24) >> 24,
                 (combined >> 40) as u32,
                 (combined >> 72) as u8 & 0x3F,
             );
-            self.held = combined >> 80;
-            self.held_count = count - 10;
-            self.channel += 1;
+            self.walk.held = combined >> 80;
+            self.walk.held_count = count - 10;
+            self.walk.channel += 1;
         } else if open {
-            self.held = combined;
-            self.held_count = count;
+            self.walk.held = combined;
+            self.walk.held_count = count;
         } else {
             self.events.push("scale/bias padding");
         }
-        if self.bytes > self.scale_bias_limit {
+        if self.walk.bytes > self.walk.scale_bias_limit {
             self.events.push("scale/bias too long");
-            self.stop(ERROR_SCALE_BIAS_LONG, self.bytes);
+            self.stop(ERROR_SCALE_BIAS_LONG, self.walk.bytes);
         } else if record && (combined >> 78) & 3 != 0 {
             self.events.push("scale/bias reserved bits");
-            self.stop(ERROR_SCALE_BIAS_RESERVED, self.channel - 1);
+            self.stop(ERROR_SCALE_BIAS_RESERVED, self.walk.channel - 1);
         } else if i.sb_last {
-            if self.channel != u32::from(i.ofm_depth) {
+            if self.walk.channel != u32::from(i.ofm_depth) {
                 self.events.push("scale/bias short");
-                return self.stop(ERROR_SCALE_BIAS_SHORT, self.bytes);
+                return self.stop(ERROR_SCALE_BIAS_SHORT, self.walk.bytes);
             }
             self.state = STATE_MAC;
         }
     }
 
     fn tap(&mut self, i: &In, taps: &Taps) {
-        self.first = false;
+        self.walk.first = false;
         if taps.pad != 0 {
             self.events.push("padded tap");
         }
         let next_element = |s: &mut Self| {
             if taps.kx_more {
-                s.kx += 1;
+                s.walk.kx += 1;
                 false
             } else if taps.ky_more {
-                s.kx = 0;
-                s.ky += 1;
+                s.walk.kx = 0;
+                s.walk.ky += 1;
                 false
             } else {
-                s.kx = 0;
-                s.ky = 0;
+                s.walk.kx = 0;
+                s.walk.ky = 0;
                 true
             }
         };
         if i.depthwise {
-            self.row += 1;
+            self.walk.row += 1;
             if next_element(self) {
-                self.row = (self.row - 1) | 3;
-                self.row += 1;
-                self.row_base = self.row;
+                self.walk.row = (self.walk.row - 1) | 3;
+                self.walk.row += 1;
+                self.walk.row_base = self.walk.row;
                 self.state = STATE_OUT;
             }
         } else if !taps.last_u {
-            self.u += 1;
-            self.row += 1;
+            self.walk.u += 1;
+            self.walk.row += 1;
         } else {
-            if self.u != 3 {
+            if self.walk.u != 3 {
                 self.events.push("channel groups beyond the IFM skipped");
             }
-            self.u = 0;
-            self.row_base += 4;
-            self.row = self.row_base;
+            self.walk.u = 0;
+            self.walk.row_base += 4;
+            self.walk.row = self.walk.row_base;
             if next_element(self) {
-                if (self.cg_base + 4) << 3 < u32::from(i.ifm_depth) {
-                    self.cg_base += 4;
+                if (self.walk.cg_base + 4) << 3 < u32::from(i.ifm_depth) {
+                    self.walk.cg_base += 4;
                 } else {
-                    self.cg_base = 0;
+                    self.walk.cg_base = 0;
                     self.state = STATE_OUT;
                 }
             }
@@ -688,29 +659,29 @@ impl ConvDatapath {
     }
 
     fn out(&mut self, i: &In) {
-        self.k = (self.k + 1) & 31;
-        if self.k != 0 {
+        self.walk.k = (self.walk.k + 1) & 31;
+        if self.walk.k != 0 {
             return;
         }
-        self.first = true;
+        self.walk.first = true;
         self.state = STATE_MAC;
-        if (self.og + 1) << 3 < u32::from(i.ofm_depth) {
-            self.og += 1;
+        if (self.walk.og + 1) << 3 < u32::from(i.ofm_depth) {
+            self.walk.og += 1;
             return;
         }
-        self.og = 0;
-        self.row = 0;
-        self.row_base = 0;
-        if self.block_x + 2 < u32::from(i.ofm_width) {
-            self.block_x += 2;
-            self.origin_x += 2 * u32::from(i.stride_x);
-        } else if self.block_y + 2 < u32::from(i.ofm_height) {
-            self.block_x = 0;
-            self.block_y += 2;
-            self.origin_x = 8 - u32::from(i.pad_left);
-            self.origin_y += 2 * u32::from(i.stride_y);
+        self.walk.og = 0;
+        self.walk.row = 0;
+        self.walk.row_base = 0;
+        if self.walk.block_x + 2 < u32::from(i.ofm_width) {
+            self.walk.block_x += 2;
+            self.walk.origin_x += 2 * u32::from(i.stride_x);
+        } else if self.walk.block_y + 2 < u32::from(i.ofm_height) {
+            self.walk.block_x = 0;
+            self.walk.block_y += 2;
+            self.walk.origin_x = 8 - u32::from(i.pad_left);
+            self.walk.origin_y += 2 * u32::from(i.stride_y);
         } else {
-            self.drain = 0;
+            self.walk.drain = 0;
             self.state = STATE_DRAIN;
         }
     }
