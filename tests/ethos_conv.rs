@@ -4,7 +4,7 @@
 //! element, for hundreds of random layers; and the bad inputs the unit must refuse. `SEED`
 //! repeats a run, `CYCLES` sets the number of layers.
 use npu::cosim::lockstep::{Coverage, Run};
-use npu::ethos::conv::{channel_scales, random_layer, reference};
+use npu::ethos::conv::{channel_scales, random_layer, random_layer_with_depths, reference};
 use npu::ethos::conv_datapath::{lockstep, ConvError, Job, Stats};
 use npu::ethos::tflite::{output_shape, ConvLayer, Padding, TfLite};
 use npu::model::ethos::conv_datapath::{SHAPE_KERNEL, SHAPE_WEIGHT_ROWS};
@@ -33,7 +33,15 @@ fn random_layers_equal_tflite() {
     let test = "ethos_conv::random_layers_equal_tflite";
     let run_info = Run::from_env(test, 300);
     let mut rng = run_info.rng();
-    let layers: Vec<ConvLayer> = std::iter::from_fn(|| Some(random_layer(&mut rng)))
+    // One in eight with more than one 32-channel IFM block (the conv traversal's outer loop).
+    let layers: Vec<ConvLayer> = (0..)
+        .map(|i| {
+            if i % 8 == 7 {
+                random_layer_with_depths(&mut rng, 33..=72)
+            } else {
+                random_layer(&mut rng)
+            }
+        })
         .filter(within_contract)
         .take(run_info.cycles as usize)
         .collect();

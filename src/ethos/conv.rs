@@ -145,6 +145,16 @@ pub fn padding_offsets(layer: &ConvLayer) -> (usize, usize) {
     )
 }
 
+/// The IFM element (y, x) under kernel tap `(fy, fx)` of output element `(oy, ox)`, or `None`
+/// where the tap falls on padding.
+pub fn input_tap(layer: &ConvLayer, (oy, ox): (usize, usize), (fy, fx): (usize, usize)) -> Option<(usize, usize)> {
+    let (pad_top, pad_left) = padding_offsets(layer);
+    let (h, w, _) = layer.input_shape;
+    let y = (oy * layer.stride.0 + fy).checked_sub(pad_top).filter(|&y| y < h)?;
+    let x = (ox * layer.stride.1 + fx).checked_sub(pad_left).filter(|&x| x < w)?;
+    Some((y, x))
+}
+
 /// The int32 accumulator of every output element (NHWC order, [`output_shape`]) before
 /// scaling: the sum over the in-image taps of `weight * (input - input_zero_point)`, plus the
 /// channel's bias. Conv: all input channels of the tap; depthwise: the output's own channel.
@@ -153,9 +163,8 @@ pub fn accumulators(layer: &ConvLayer) -> Vec<i32> {
         .check()
         .unwrap_or_else(|e| panic!("{e}: {}", layer.describe()));
     let (out_h, out_w, out_c) = output_shape(layer);
-    let (h, w, c) = layer.input_shape;
+    let (_, w, c) = layer.input_shape;
     let (kh, kw) = layer.kernel;
-    let (pad_top, pad_left) = padding_offsets(layer);
     let zero_point = i32::from(layer.input_zero_point);
     let mut sums = Vec::with_capacity(out_h * out_w * out_c);
     for oy in 0..out_h {
@@ -163,16 +172,10 @@ pub fn accumulators(layer: &ConvLayer) -> Vec<i32> {
             for o in 0..out_c {
                 let mut acc = 0i32;
                 for fy in 0..kh {
-                    let Some(y) = (oy * layer.stride.0 + fy).checked_sub(pad_top) else {
-                        continue;
-                    };
                     for fx in 0..kw {
-                        let Some(x) = (ox * layer.stride.1 + fx).checked_sub(pad_left) else {
+                        let Some((y, x)) = input_tap(layer, (oy, ox), (fy, fx)) else {
                             continue;
                         };
-                        if y >= h || x >= w {
-                            continue;
-                        }
                         let pixel = &layer.input[(y * w + x) * c..][..c];
                         if layer.depthwise {
                             let weight = layer.weights[(fy * kw + fx) * c + o];
@@ -274,6 +277,11 @@ fn zero_point<R: Rng + ?Sized>(rng: &mut R) -> i8 {
 /// others little or none; one in ten has effective scales above 1 (left shifts, with some
 /// accumulators that overflow int32 when shifted).
 pub fn random_layer<R: Rng + ?Sized>(rng: &mut R) -> ConvLayer {
+    random_layer_with_depths(rng, 1..=24)
+}
+
+/// [`random_layer`] with an IFM depth from `depths`.
+pub fn random_layer_with_depths<R: Rng + ?Sized>(rng: &mut R, depths: std::ops::RangeInclusive<usize>) -> ConvLayer {
     let depthwise = rng.gen_bool(0.35);
     let kernel = match rng.gen_range(0..20) {
         0..=5 => (1, 1),
@@ -297,8 +305,7 @@ pub fn random_layer<R: Rng + ?Sized>(rng: &mut R) -> ConvLayer {
     let smallest = |k: usize| if padding == Padding::Valid { k } else { 1 };
     let h = rng.gen_range(smallest(kernel.0)..=12);
     let w = rng.gen_range(smallest(kernel.1)..=12);
-    // Now and then more than one 32-channel IFM block (the conv traversal's outer loop).
-    let c = if rng.gen_ratio(1, 8) { rng.gen_range(33..=72) } else { rng.gen_range(1..=24) };
+    let c = rng.gen_range(depths);
     let out_channels = if depthwise { c } else { rng.gen_range(1..=24) };
     let input_zero_point = zero_point(rng);
     // One layer in eight has "round" scales: powers of two, weight scales also times 0.75 or

@@ -13,7 +13,7 @@
 //! bit-exact to TFLite's reference kernels wherever TFLite's own int32 arithmetic does not
 //! overflow (an effective scale above 1, which TFLite applies as a wrapping int32 left shift;
 //! real networks do not use such scales).
-use super::conv::{activation_range, channel_scales, padding_offsets};
+use super::conv::{activation_range, channel_scales, input_tap, padding_offsets};
 use super::driver::{cycle_limit, words};
 use super::encoder::{encode, EncodeOptions};
 use super::reorder::{reorder, ReorderParams, Traversal};
@@ -195,21 +195,12 @@ impl Stats {
 /// The products TFLite computes for `layer`: per OFM element, the taps inside the IFM times
 /// the IFM channels (depthwise: 1).
 fn useful_macs(layer: &ConvLayer) -> u64 {
-    let (h, w, c) = layer.input_shape;
     let (out_h, out_w, out_c) = output_shape(layer);
-    let (pad_top, pad_left) = padding_offsets(layer);
-    let inside = |o: usize, k: usize, stride: usize, pad: usize, size: usize| (o * stride + k).checked_sub(pad).is_some_and(|i| i < size);
-    let taps: usize = (0..out_h)
-        .flat_map(|oy| (0..out_w).map(move |ox| (oy, ox)))
-        .map(|(oy, ox)| {
-            let rows = (0..layer.kernel.0).filter(|&ky| inside(oy, ky, layer.stride.0, pad_top, h)).count();
-            let cols = (0..layer.kernel.1)
-                .filter(|&kx| inside(ox, kx, layer.stride.1, pad_left, w))
-                .count();
-            rows * cols
-        })
-        .sum();
-    (taps * out_c * if layer.depthwise { 1 } else { c }) as u64
+    let (kh, kw) = layer.kernel;
+    let outputs = (0..out_h).flat_map(|oy| (0..out_w).map(move |ox| (oy, ox)));
+    let taps = outputs.flat_map(|o| (0..kh).flat_map(move |fy| (0..kw).map(move |fx| (o, (fy, fx)))));
+    let inside = taps.filter(|&(o, f)| input_tap(layer, o, f).is_some()).count();
+    (inside * out_c * if layer.depthwise { 1 } else { layer.input_shape.2 }) as u64
 }
 
 /// The layer registers of `layer` (with `start` low), or why they cannot hold it.
@@ -264,7 +255,6 @@ pub struct Bench<'a> {
     job: &'a Job,
     registers: In,
     weight_words: Vec<u32>,
-    scale_bias: Vec<u8>,
     next_weight: usize,
     next_scale_bias: usize,
     started: bool,
@@ -289,7 +279,6 @@ impl<'a> Bench<'a> {
             job,
             registers,
             weight_words: words(&job.weight_stream),
-            scale_bias: job.scale_bias.clone(),
             next_weight: 0,
             next_scale_bias: 0,
             started: false,
@@ -314,7 +303,7 @@ impl<'a> Bench<'a> {
         let (kh, kw) = self.job.layer.kernel;
         let groups = (out_h.div_ceil(2) * out_w.div_ceil(2) * out_c.div_ceil(CHANNELS)) as u64;
         let taps = (kh * kw * self.job.layer.input_shape.2.div_ceil(CHANNELS)) as u64;
-        cycle_limit(self.job.weight_stream.len()) + self.scale_bias.len() as u64 + groups * (taps + 32) + 1000
+        cycle_limit(self.job.weight_stream.len()) + self.job.scale_bias.len() as u64 + groups * (taps + 32) + 1000
     }
 
     /// The inputs of the next cycle; `stall` withholds the streams, `noise` fills what the
@@ -331,7 +320,7 @@ impl<'a> Bench<'a> {
             i.w_data = word;
             i.w_last = self.next_weight + 1 == self.weight_words.len();
         }
-        let rest = &self.scale_bias[self.next_scale_bias.min(self.scale_bias.len())..];
+        let rest = &self.job.scale_bias[self.next_scale_bias.min(self.job.scale_bias.len())..];
         if !rest.is_empty() && !stall {
             let n = rest.len().min(4);
             i.sb_valid = true;
