@@ -150,27 +150,3 @@ fn the_command_reports_bad_files_without_a_panic() {
         assert!(stderr.contains(expected) && !stderr.contains("panicked"), "{args:?}: expected {expected:?} in\n{stderr}");
     }
 }
-
-/// `npu mnist train --out FILE` checks FILE before training (train::check_output): a
-/// missing folder or a folder gives an error naming the path; a
-/// writable path passes and is left as it was.
-#[test]
-fn the_training_output_is_checked_before_training() {
-    use npu::mnist::train::check_output;
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("train_output");
-    std::fs::create_dir_all(&dir).unwrap();
-    let missing = dir.join("no_such_dir/m.txt");
-    let error = check_output(&missing).unwrap_err();
-    assert_eq!(error.path, missing);
-    assert!(error.message.starts_with("cannot write the weights: "), "{error}");
-    assert_eq!(check_output(&dir).unwrap_err().message, "is a directory, not a weight file");
-
-    let new = dir.join("new.txt");
-    std::fs::remove_file(&new).ok();
-    check_output(&new).unwrap();
-    assert!(!new.exists(), "the check leaves no file behind");
-    let existing = dir.join("existing.txt");
-    std::fs::write(&existing, "keep me").unwrap();
-    check_output(&existing).unwrap();
-    assert_eq!(std::fs::read_to_string(&existing).unwrap(), "keep me", "the check changes nothing");
-}

@@ -16,16 +16,13 @@
 //!   bytes of UTF-8 text.
 //!
 //! A trace is read as a stream ([`Cycles`]): a repeat is never expanded into memory, so a
-//! trace of any length replays in constant memory. [`replay`] first checks the whole file
-//! ([`validate`], one cheap pass) and only then runs it, so a malformed line is reported
-//! before any output (docs/mnist.md, "Pin traces and replay").
+//! trace of any length replays in constant memory. `npu mnist replay` first checks the
+//! whole file ([`validate_file`], one cheap pass) and only then runs it ([`play`]), so a
+//! malformed line is reported before any output (docs/mnist.md, "Pin traces and replay").
 //!
 //! The outputs are printed one line per cycle: `cycle D_OUT FULL EMPTY` (D_OUT in hex).
 use super::quoted;
-use npu_cosim::tops::mnist_npu::MnistNpu;
-use npu_cosim::{Dut, DutOptions};
-use npu_model::mnist::chip::{Chip, In, Out};
-use npu_model::Block;
+use npu_model::mnist::chip::{In, Out};
 use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -245,7 +242,7 @@ pub fn validate(reader: impl BufRead) -> Result<u64, TraceError> {
     Runs::new(reader).try_fold(0u64, |total, run| Ok(total.saturating_add(u64::from(run?.1))))
 }
 
-/// The most cycles [`parse`] holds in memory (about 50 MB): [`replay`] streams any length.
+/// The most cycles [`parse`] holds in memory (about 50 MB): [`play`] streams any length.
 pub const MAX_PARSED_CYCLES: usize = 1 << 22;
 
 /// Every cycle of a short trace held in memory, or the first malformed line. The whole
@@ -265,37 +262,34 @@ pub fn output_line(cycle: impl fmt::Display, out: &Out) -> String {
     format!("{cycle} {:02x} {} {}", out.D_OUT, u8::from(out.FULL), u8::from(out.EMPTY))
 }
 
-/// `npu mnist replay`: plays the trace at `path` through the Verilated chip (or its model
-/// with `model`) and writes a header and `cycle D_OUT FULL EMPTY` per cycle to `out`, in
-/// constant memory. The whole file is validated first: a malformed line is an error
-/// (`path: line N: problem`) before anything is written. Returns the number of cycles.
-pub fn replay(path: &Path, model: bool, out: &mut impl Write) -> Result<u64, String> {
-    let open = || std::fs::File::open(path).map(BufReader::new).map_err(|e| format!("{}: {e}", path.display()));
-    let located = |e: TraceError| format!("{}: {e}", path.display());
-    let total = validate(open()?).map_err(located)?;
-    let write_error = |e: std::io::Error| format!("writing the output: {e}");
-    writeln!(out, "# {} of {}: cycle D_OUT FULL EMPTY", if model { "model" } else { "Verilated chip" }, path.display()).map_err(write_error)?;
-    let (mut model_chip, mut verilated);
-    let step: &mut dyn FnMut(&In) -> Out = if model {
-        model_chip = Chip::default();
-        &mut |pins| model_chip.step(pins)
-    } else {
-        // x_seed 1: random power-up state, as on silicon.
-        verilated = MnistNpu::open(&DutOptions::from_env(1));
-        &mut |pins| verilated.step(pins)
-    };
+/// Checks the whole trace file at `path` without running it (`npu mnist replay` calls it
+/// before it opens the chip or writes anything): its number of cycles, or
+/// `path: line N: problem`.
+pub fn validate_file(path: &Path) -> Result<u64, String> {
+    validate(open(path)?).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn open(path: &Path) -> Result<BufReader<std::fs::File>, String> {
+    std::fs::File::open(path).map(BufReader::new).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Plays the trace file at `path`, which [`validate_file`] found to have `cycles` cycles,
+/// through `step` (the Verilated chip or its model), one cycle at a time in constant memory,
+/// writing `cycle D_OUT FULL EMPTY` per cycle to `out`. Fails if the file changed since it
+/// was validated, or if `out` cannot be written.
+pub fn play(path: &Path, cycles: u64, step: &mut dyn FnMut(&In) -> Out, out: &mut impl Write) -> Result<(), String> {
+    let write_error = |e: std::io::Error| format!("standard output: {e}");
     let mut cycle = 0;
-    for pins in Cycles::new(open()?) {
-        // An error here means the file changed after it was validated.
-        let pins = pins.map_err(located)?;
+    for pins in Cycles::new(open(path)?) {
+        let pins = pins.map_err(|e| format!("{}: {e} (the file changed after it was checked)", path.display()))?;
         writeln!(out, "{}", output_line(cycle, &step(&pins))).map_err(write_error)?;
         cycle += 1;
     }
     out.flush().map_err(write_error)?;
-    if cycle != total {
-        return Err(format!("{}: changed while it was replayed ({total} cycles when checked, {cycle} replayed)", path.display()));
+    if cycle != cycles {
+        return Err(format!("{}: changed while it was replayed ({cycles} cycles when checked, {cycle} replayed)", path.display()));
     }
-    Ok(cycle)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -369,25 +363,28 @@ mod tests {
     }
 
     #[test]
-    fn replay_checks_the_whole_file_before_any_output() {
+    fn a_file_is_checked_whole_then_played_in_constant_memory() {
+        use npu_model::{mnist::chip::Chip, Block};
         let dir = std::env::temp_dir().join(format!("npu-trace-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let good = dir.join("good.trace");
         std::fs::write(&good, "10010000 00 00 00 00\n00010000 00 00 00 00 x2500\n").unwrap();
-        let mut out = Vec::new();
-        assert_eq!(replay(&good, true, &mut out), Ok(2501));
+        let cycles = validate_file(&good).unwrap();
+        assert_eq!(cycles, 2501);
+        let (mut chip, mut out) = (Chip::default(), Vec::new());
+        play(&good, cycles, &mut |pins| chip.step(pins), &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
-        assert_eq!(text.lines().count(), 2502, "a header and one line per cycle");
+        assert_eq!(text.lines().count(), 2501, "one line per cycle");
         assert!(text.ends_with("2500 00 0 1\n"), "after reset the FIFO is empty and D_OUT 0");
+        // A file that changed after its check: the play says so.
+        assert!(play(&good, cycles + 1, &mut |pins| chip.step(pins), &mut Vec::new()).unwrap_err().contains("changed while it was replayed"));
 
-        // The bad line is the last one, after 10^5 good cycles: nothing is written.
+        // The bad line is the last one, after 10^5 good cycles: the check finds it.
         let bad = dir.join("bad.trace");
         std::fs::write(&bad, "10010000 00 00 00 00\n00010000 00 00 00 00 x100000\n00010000 00 00 00 00 x+3\n").unwrap();
-        let mut out = Vec::new();
-        let e = replay(&bad, true, &mut out).unwrap_err();
+        let e = validate_file(&bad).unwrap_err();
         assert!(e.ends_with("bad.trace: line 3: expected a repeat count like x3 (x and decimal digits) after the bytes, found 'x+3'"), "{e}");
-        assert!(out.is_empty());
-        let e = replay(&dir.join("missing.trace"), true, &mut Vec::new()).unwrap_err();
+        let e = validate_file(&dir.join("missing.trace")).unwrap_err();
         assert!(e.contains("missing.trace: "), "{e}");
         std::fs::remove_dir_all(&dir).ok();
     }

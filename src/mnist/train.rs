@@ -9,11 +9,10 @@
 //! hidden outputs are requantized by a right shift r. s, k1, r and k2 are chosen by
 //! measuring the integer network's accuracy on training digits: this also picks scales for
 //! which the 16-bit accumulator rarely saturates.
-use super::data::{Digit, FileError, PIXELS};
+use super::data::{Digit, PIXELS};
 use super::network::{Layer, Network};
 use crate::argmax;
 use rand::{rngs::SmallRng, seq::SliceRandom, Rng, SeedableRng};
-use std::path::Path;
 
 pub const HIDDEN: usize = 32;
 const CLASSES: usize = 10;
@@ -160,24 +159,6 @@ fn quantize_layer(layer: &Dense, k: f32, input_scale: f32, relu: bool, shift: u3
         relu,
         shift,
     }
-}
-
-/// Checks that the weight file `out` can be written, before the seconds of training that
-/// would otherwise end in the error (`npu mnist train --out FILE` calls it first). An
-/// existing file is opened for writing without being changed; a new one is created and
-/// removed again, so the check leaves the disk as it was.
-pub fn check_output(out: &Path) -> Result<(), FileError> {
-    let cannot = |e: std::io::Error| FileError::new(out, None, format!("cannot write the weights: {e}"));
-    if out.is_dir() {
-        return Err(FileError::new(out, None, "is a directory, not a weight file"));
-    }
-    if out.exists() {
-        std::fs::OpenOptions::new().write(true).open(out).map_err(cannot)?;
-    } else {
-        std::fs::OpenOptions::new().write(true).create_new(true).open(out).map_err(cannot)?;
-        std::fs::remove_file(out).map_err(cannot)?;
-    }
-    Ok(())
 }
 
 /// Fraction of `digits` the integer network classifies correctly.
