@@ -216,7 +216,7 @@ fn index(index: Option<u8>) -> String {
 
 /// Every layer's values and the index, for a message.
 fn results(inference: &Inference) -> String {
-    let layers: Vec<String> = inference.layers.iter().map(|l| values(l)).collect();
+    let layers: Vec<String> = inference.layers.iter().map(|l| values(l.as_slice())).collect();
     format!("{}{}", layers.join(", "), index(inference.index))
 }
 
@@ -239,7 +239,8 @@ fn progress_bar(options: &Options, digits: usize) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(digits as u64), ProgressDrawTarget::stderr());
-    // The template is a constant: a fault in it is a bug, caught by any run with a terminal.
+    // The template is a constant: a fault in it is a bug, which every `npu mnist` run would
+    // hit (tests/mnist_cli.rs runs one).
     bar.set_style(ProgressStyle::with_template("[{bar:30}] {pos}/{len} digits, {msg}").expect("a valid template").progress_chars("#>-"));
     bar
 }
