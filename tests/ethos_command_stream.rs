@@ -118,3 +118,89 @@ fn cut_driver_payloads_are_refused() {
     }
     assert_eq!(words(&compiled.cmd_data).unwrap().len(), full.stream.len() + 8, "the header: COP1, config tag, CONFIG, ID, 3 NOPs (16-byte alignment), stream tag");
 }
+
+/// The operations a stream starts describe the layer given to Vela: the first kernel reads the
+/// layer's IFM with its kernel, strides and padding; its stripes cover the OFM; the last
+/// kernel writes the layer's OFM (Regor sometimes adds an average-pool pass that views the OFM
+/// with another shape).
+#[test]
+fn operations_describe_the_layer_vela_compiled() {
+    use npu::ethos::conv::padding_offsets;
+    use npu::ethos::operation::operations;
+    use npu::ethos::tflite::{output_shape, Padding};
+    let run = Run::from_env("operations_describe_the_layer_vela_compiled", 12);
+    let mut rng = run.rng();
+    let layers: Vec<ConvLayer> = (0..run.cycles).map(|_| random_layer(&mut rng)).collect();
+    let mut coverage = Coverage::default();
+    for core in VelaCore::ALL {
+        for (i, (layer, compiled)) in layers.iter().zip(compile(&layers, core)).enumerate() {
+            let (h, w, c) = layer.input_shape;
+            let (oh, ow, oc) = output_shape(layer);
+            let context = format!(
+                "SEED={} layer {i} ({} core): {}{h}x{w}x{c} -> {oh}x{ow}x{oc}, kernel {:?} stride {:?} {:?}",
+                run.seed,
+                core.name(),
+                if layer.depthwise { "depthwise " } else { "" },
+                layer.kernel,
+                layer.stride,
+                layer.padding
+            );
+            let commands = decode(&DriverPayload::parse(&compiled.cmd_data).unwrap().stream).unwrap();
+            let ops = operations(&commands);
+            let kernels: Vec<_> = ops.iter().filter(|o| o.name != "NPU_OP_DMA_START").collect();
+            let (Some(first), Some(last)) = (kernels.first(), kernels.last()) else { panic!("{context}: no kernel operation") };
+            let expected = if layer.depthwise { "NPU_OP_DEPTHWISE" } else { "NPU_OP_CONV" };
+            assert_eq!(first.name, expected, "{context}");
+            let (ifm, ofm, kernel) = (first.input("IFM"), last.output(), first.kernel());
+            assert_eq!((ifm.zero_point, ifm.signed, ifm.bits), (i32::from(layer.input_zero_point), true, 8), "{context}: IFM");
+            assert_eq!((ofm.zero_point, ofm.signed, ofm.bits), (i32::from(layer.output_zero_point), true, 8), "{context}: OFM");
+            // The weight and scale streams lie inside the read-only region, or come there by DMA.
+            let (region, base, length) = first.stream("WEIGHT");
+            if region == 0 {
+                assert!(base + length <= compiled.weight_data.len() as u64, "{context}: weights outside the read-only region");
+            } else {
+                assert!(ops.iter().any(|o| o.name == "NPU_OP_DMA_START"), "{context}: weights in region {region} without a DMA");
+                coverage.hit("weights DMA'd");
+            }
+            coverage.hit(first.name);
+            coverage.hit(&format!("{} operations", kernels.len().min(3)));
+            // Vela rewrites some layers before it lowers them (a 1x1 stride-2 convolution as a
+            // narrower, deeper one; depth stripes; an extra pooling pass), so the layer's shape
+            // is checked where the first operation reads the layer's IFM columns and depth.
+            let stripe_depth = if layer.depthwise { first.output().depth } else { c as u32 };
+            let needed = ((ow - 1) * layer.stride.1 + layer.kernel.1).saturating_sub(padding_offsets(layer).1).min(w);
+            if ifm.depth != stripe_depth || !(needed..=w).contains(&(ifm.width as usize)) {
+                coverage.hit("shape rewritten by Vela");
+                continue;
+            }
+            coverage.hit("shape kept");
+            // A stride along an axis with one output is free: Regor writes 1 there, the legacy
+            // core the layer's.
+            let stride_ok = |got: u16, s: usize, out: usize| usize::from(got) == s || (out == 1 && got == 1);
+            assert!(stride_ok(kernel.stride.0, layer.stride.0, oh) && stride_ok(kernel.stride.1, layer.stride.1, ow), "{context}: stride {:?}", kernel.stride);
+            assert_eq!(kernel.size, (layer.kernel.0 as u16, layer.kernel.1 as u16), "{context}: kernel");
+            let (top, left) = padding_offsets(layer);
+            let pads = first.padding();
+            assert_eq!((pads[0], pads[1]), (top as u16, left as u16), "{context}: padding");
+            if layer.padding == Padding::Valid {
+                assert_eq!(pads, [0; 4], "{context}: VALID padding");
+            }
+            if !ifm.nhcwb16 {
+                assert_eq!((ifm.stride.0, ifm.stride.1), (c as i64, (w * c) as i64), "{context}: NHWC IFM strides");
+            }
+            // The convolution's stripes (the legacy core splits the OFM's depth) partition the
+            // OFM; a later pass may view it with another shape.
+            let stripes: Vec<_> = kernels.iter().filter(|o| o.name == first.name).map(|o| o.output()).collect();
+            for s in &stripes {
+                assert!(s.height as usize <= oh && s.width as usize <= ow && s.depth as usize <= oc, "{context}: stripe {s:?}");
+            }
+            assert_eq!(stripes.iter().map(|s| s.height * s.width * s.depth).sum::<u32>(), (oh * ow * oc) as u32, "{context}: stripes");
+            if last.name != first.name {
+                assert_eq!(ofm.height * ofm.width * ofm.depth, (oh * ow * oc) as u32, "{context}: OFM elements of the last pass");
+            }
+            coverage.hit(&format!("{} stripes", stripes.len().min(2)));
+        }
+    }
+    println!("{coverage}");
+    coverage.require(&["NPU_OP_CONV", "NPU_OP_DEPTHWISE", "weights DMA'd", "1 operations", "1 stripes", "shape kept"]);
+}
