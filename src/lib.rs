@@ -7,6 +7,7 @@ pub use npu_model as model;
 
 pub mod ethos;
 pub mod mnist;
+pub mod nvdla;
 pub mod pypi;
 pub mod scale;
 pub mod waves;
