@@ -311,7 +311,7 @@ fn malformed_file_fails_naming_file_and_line() {
             let o = npu(&[&["scale", "run", path.as_str()][..], extra].concat());
             let stderr = String::from_utf8_lossy(&o.stderr);
             assert_eq!(o.status.code(), Some(2), "{name} {extra:?}: {stderr}");
-            assert_eq!(stderr.trim_end(), format!("{path}: {message}"), "{name} {extra:?}");
+            assert_eq!(stderr.trim_end(), format!("error: {path}: {message}"), "{name} {extra:?}");
             assert!(o.stdout.is_empty(), "{name} {extra:?}: no layer runs");
         }
     }
@@ -336,9 +336,27 @@ fn iris_refuses_a_hidden_layer_the_registers_cannot_hold() {
         assert_eq!(
             stderr.trim_end(),
             format!(
-                "{path}: line 4: `{hidden}` is not an integer in 1..=255: a layer's size must fit the unit's 8-bit INCOLS, WGHTROWS and WGHTCOLS registers"
+                "error: {path}: line 4: `{hidden}` is not an integer in 1..=255: a layer's size must fit the unit's 8-bit INCOLS, WGHTROWS and WGHTCOLS registers"
             )
         );
         assert!(o.stdout.is_empty());
     }
+}
+
+/// `npu scale iris` prints the report `iris::run` gives, alike on the Verilated unit and on its
+/// model: 150 flowers, the committed model's held-out accuracy (docs/scale.md, "Iris").
+#[test]
+fn iris_reports_alike_on_rtl_and_model() {
+    let rtl = npu(&["scale", "iris"]);
+    let model = npu(&["scale", "iris", "--model"]);
+    for o in [&rtl, &model] {
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let (rtl, model) = (String::from_utf8(rtl.stdout).unwrap(), String::from_utf8(model.stdout).unwrap());
+    assert_eq!(rtl.replace("(Verilated RTL)", "(model)"), model);
+    let lines: Vec<&str> = rtl.lines().collect();
+    assert_eq!(lines.len(), 2, "{rtl}");
+    assert!(lines[0].starts_with("Iris MLP 4-8-3 on ScaleNPU (Verilated RTL): 150 flowers in 2 layers, "), "{rtl}");
+    assert!(lines[0].ends_with(" cycles; every hidden value and logit equals the integer reference"), "{rtl}");
+    assert!(lines[1].starts_with("accuracy: held-out 29/30 = 96.67 %, all 148/150 = 98.67 %"), "{rtl}");
 }
