@@ -69,9 +69,10 @@ enum MnistCommand {
     ///
     /// A trace has one line per CLKEXT cycle: 8 flag characters 0/1 for RST_GLO EN_CONFIG
     /// EN_FSM SEL_CON RD_EN EXT_EN_PISO_DEB EXT_CLR_PISO_DEB EXT_SHIFT_DEB, then DA DB DC DD as
-    /// two hex digits each, an optional xN repeat, # comments (format: src/mnist/trace.rs).
-    /// Start the trace with RST_GLO: the chip powers up in a random state. NPU_WAVES=FILE.fst
-    /// writes a waveform of the Verilated run.
+    /// two hex digits each, an optional repeat xN (N from 1 to 4294967295), # comments (format:
+    /// src/mnist/trace.rs). The whole file is checked before it runs; it is then streamed, in
+    /// constant memory. Start the trace with RST_GLO: the chip powers up in a random state.
+    /// NPU_WAVES=FILE.fst writes a waveform of the Verilated run.
     Replay {
         /// The trace file
         trace: PathBuf,
@@ -96,7 +97,7 @@ impl DemoArgs {
         let waves = match self.waves.as_deref() {
             None => None,
             Some([image, file]) => {
-                let image = image.parse().map_err(|_| format!("--waves {image} {file}: {image:?} is not an image number"))?;
+                let image = image.parse().map_err(|_| format!("--waves {image} {file}: {} is not an image number", npu::mnist::quoted(image)))?;
                 let file = PathBuf::from(file);
                 check_writable(&file).map_err(|e| format!("--waves: {e}"))?;
                 Some((image, file))
@@ -157,14 +158,13 @@ fn retrain(out: &Path) -> Outcome {
     Ok(())
 }
 
+/// Checks the whole trace first (a malformed line is refused before any output), then
+/// streams it: constant memory for any length and repeat count.
 fn replay(path: &Path, model: bool) -> Outcome {
-    let name = path.display();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?;
-    let cycles = trace::parse(&text).map_err(|e| format!("{name}: {e}"))?;
+    let cycles = trace::validate_file(path)?;
     let options = dut_options()?;
     let mut out = BufWriter::new(std::io::stdout().lock());
-    let write_error = |e: std::io::Error| format!("standard output: {e}");
-    writeln!(out, "# {} of {name}: cycle D_OUT FULL EMPTY", engine_name(model)).map_err(write_error)?;
+    writeln!(out, "# {} of {}: cycle D_OUT FULL EMPTY", engine_name(model), path.display()).map_err(|e| format!("standard output: {e}"))?;
     {
         let (mut model_chip, mut verilated);
         let step: &mut dyn FnMut(&In) -> Out = if model {
@@ -174,11 +174,8 @@ fn replay(path: &Path, model: bool) -> Outcome {
             verilated = MnistNpu::open(&options);
             &mut |pins| verilated.step(pins)
         };
-        for (cycle, pins) in cycles.iter().enumerate() {
-            writeln!(out, "{}", trace::output_line(cycle, &step(pins))).map_err(write_error)?;
-        }
+        trace::play(path, cycles, step, &mut out)?;
     }
-    out.flush().map_err(write_error)?;
     if let Some(file) = options.waves.as_ref().filter(|_| !model) {
         check_written(file)?;
     }
