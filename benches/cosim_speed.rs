@@ -3,13 +3,59 @@
 //! by a plain C++ loop inside the shim, all on the same stimulus in one run. The three
 //! output checksums must agree, or the numbers mean nothing. Then the MNIST demo's and the
 //! Ethos weight decoder's throughput on real workloads.
+//!
+//! Every table printed is also written to `build/bench.json`: per section its title, columns
+//! and rows, each row an object from column name to the figure (names as strings; numbers
+//! unscaled, e.g. cycles/s rather than M cycles/s, percentages in percent; a cell of several
+//! figures, like `decode / scale-bias / MAC / output`, an array).
 use npu::cosim::{Dut, DutOptions, In, FOLD_START};
 use npu::cosim::tops::{mac::Mac, mnist_npu::MnistNpu, piso_deb::PisoDeb, two_casc::TwoCasc, weight_decoder::WeightDecoder};
 use npu::mnist::program::{random_legal, Frame, Program, Ssfr, FIRST_BYTE_AFTER_SSFR_WINDOW};
 use npu::model::mnist::output_mux::sel_out;
 use npu::model::{mnist, Block};
 use rand::{rngs::SmallRng, Rng, SeedableRng};
+use serde_json::{json, Value};
 use std::time::Instant;
+
+/// One printed table, kept for `build/bench.json`.
+#[derive(serde::Serialize)]
+struct Table {
+    section: &'static str,
+    title: String,
+    columns: Vec<&'static str>,
+    rows: Vec<serde_json::Map<String, Value>>,
+}
+
+/// A cell: the text printed and the figure (or name) written to the JSON.
+type Cell = (String, Value);
+
+fn text(name: impl Into<String>) -> Cell {
+    let name = name.into();
+    (name.clone(), Value::String(name))
+}
+
+/// A figure printed as `shown`.
+fn num(value: impl Into<Value>, shown: String) -> Cell {
+    (shown, value.into())
+}
+
+impl Table {
+    /// Prints the title and the header.
+    fn new(section: &'static str, title: String, columns: &[&'static str]) -> Self {
+        println!("\n{title}\n");
+        println!("| {} |", columns.join(" | "));
+        println!("|{}", "---|".repeat(columns.len()));
+        Table { section, title, columns: columns.to_vec(), rows: Vec::new() }
+    }
+
+    /// Prints a row and keeps its figures.
+    fn row(&mut self, cells: Vec<Cell>) {
+        assert_eq!(cells.len(), self.columns.len(), "{}: a row of {} cells", self.section, cells.len());
+        let shown: Vec<&str> = cells.iter().map(|(s, _)| s.as_str()).collect();
+        println!("| {} |", shown.join(" | "));
+        self.rows.push(self.columns.iter().map(|c| c.to_string()).zip(cells.into_iter().map(|(_, v)| v)).collect());
+    }
+}
 
 const CYCLES: usize = 2_000_000;
 const REPEATS: usize = 3;
@@ -34,7 +80,7 @@ fn random_inputs<D: Dut>(stimulus: impl Fn(&mut SmallRng) -> In<D>) -> Vec<In<D>
     inputs
 }
 
-fn bench<D: Dut>(inputs: Vec<In<D>>) {
+fn bench<D: Dut>(table: &mut Table, inputs: Vec<In<D>>) {
     assert_eq!(inputs.len(), CYCLES);
     let raw: Vec<D::RawIn> = inputs.iter().map(D::pack).collect();
     let quiet = DutOptions::default();
@@ -50,48 +96,45 @@ fn bench<D: Dut>(inputs: Vec<In<D>>) {
     let (cxx, cxx_sum) = measure(|| D::open(&quiet).run_raw(&raw));
     assert_eq!(model_sum, bridge_sum, "{}: model and Verilog outputs differ", D::NAME);
     assert_eq!(cxx_sum, bridge_sum, "{}: the C++ loop and the bridge saw different outputs", D::NAME);
-    println!(
-        "| {:<9} | {:>8.1} M | {:>8.1} M | {:>8.1} M | {:>6.1}x  | {:>5.2}x |",
-        D::NAME,
-        model / 1e6,
-        bridge / 1e6,
-        cxx / 1e6,
-        model / bridge,
-        cxx / bridge,
-    );
+    table.row(vec![
+        (format!("{:<9}", D::NAME), Value::from(D::NAME)),
+        num(model, format!("{:>8.1} M", model / 1e6)),
+        num(bridge, format!("{:>8.1} M", bridge / 1e6)),
+        num(cxx, format!("{:>8.1} M", cxx / 1e6)),
+        num(model / bridge, format!("{:>6.1}x ", model / bridge)),
+        num(cxx / bridge, format!("{:>5.2}x", cxx / bridge)),
+    ]);
 }
 
 fn main() {
     // `cargo bench --bench cosim_speed -- scale` runs only the sections named.
     let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let wanted = |section: &str| only.is_empty() || only.iter().any(|o| o == section);
-    if wanted("tops") {
-        tops();
-    }
-    if wanted("frames") {
-        frame_overhead();
-    }
-    if wanted("mnist") {
-        mnist_demo();
-    }
-    if wanted("ethos") {
-        weight_decoder();
-    }
-    if wanted("conv") {
-        conv_datapath();
-    }
-    if wanted("scale") {
-        scale_npu();
-    }
+    let sections: [(&str, fn() -> Table); 6] = [
+        ("tops", tops),
+        ("frames", frame_overhead),
+        ("mnist", mnist_demo),
+        ("ethos", weight_decoder),
+        ("conv", conv_datapath),
+        ("scale", scale_npu),
+    ];
+    let tables: Vec<Table> = sections.into_iter().filter(|(name, _)| wanted(name)).map(|(_, run)| run()).collect();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("build/bench.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let json = serde_json::to_string_pretty(&json!({ "sections": tables })).expect("serializing to memory cannot fail");
+    std::fs::write(&path, json + "\n").unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    println!("\nwritten: {}", path.display());
 }
 
 /// Every small top and the chip on random stimulus: model, bridge and plain C++ loop.
-fn tops() {
-    println!("{CYCLES} cycles per engine, best of {REPEATS}, same stimulus; cycles/s:\n");
-    println!("| top       | model      | bridge     | C++ loop   | model / bridge | C++ loop / bridge (target <= 1.5) |");
-    println!("|-----------|------------|------------|------------|---------|-------|");
-    bench::<TwoCasc>(random_inputs::<TwoCasc>(|r| mnist::two_casc::In { a: r.gen(), b: r.gen() }));
-    bench::<Mac>(random_inputs::<Mac>(|r| mnist::mac::In {
+fn tops() -> Table {
+    let mut table = Table::new(
+        "tops",
+        format!("{CYCLES} cycles per engine, best of {REPEATS}, same stimulus; cycles/s:"),
+        &["top", "model", "bridge", "C++ loop", "model / bridge", "C++ loop / bridge (target <= 1.5)"],
+    );
+    bench::<TwoCasc>(&mut table, random_inputs::<TwoCasc>(|r| mnist::two_casc::In { a: r.gen(), b: r.gen() }));
+    bench::<Mac>(&mut table, random_inputs::<Mac>(|r| mnist::mac::In {
         reset: false,
         data_a: r.gen(),
         data_b: r.gen(),
@@ -99,7 +142,7 @@ fn tops() {
         en_mac: r.gen_ratio(9, 10),
         rst_mac: r.gen_ratio(1, 64),
     }));
-    bench::<PisoDeb>(random_inputs::<PisoDeb>(|r| mnist::piso_deb::In {
+    bench::<PisoDeb>(&mut table, random_inputs::<PisoDeb>(|r| mnist::piso_deb::In {
         reset: false,
         en_piso_deb: r.gen_ratio(3, 4),
         clr_piso_deb: r.gen_ratio(1, 64),
@@ -111,42 +154,50 @@ fn tops() {
     let mut chip = vec![mnist::chip::In { RST_GLO: true, ..Default::default() }];
     chip.extend(random_legal(&mut SmallRng::seed_from_u64(1), CYCLES).cycles);
     chip.truncate(CYCLES);
-    bench::<MnistNpu>(chip);
+    bench::<MnistNpu>(&mut table, chip);
+    table
 }
 
 /// The MNIST demo (`npu mnist`) on its first 300 held-out digits per output path: wall-clock
 /// images/s of the Verilated chip and of the chip model on the same host program, and chip
 /// cycles per image against the 2-MAC bound.
-fn mnist_demo() {
+fn mnist_demo() -> Table {
     use npu::mnist::demo::{run, Options};
     use npu::mnist::driver::OutputPath;
     const IMAGES: usize = 300;
-    println!("\nMNIST demo, {IMAGES} held-out digits per output path, same host program on both engines:\n");
-    println!("| output path | cycles per image | over the 2-MAC bound | Verilated chip images/s | model images/s | model / chip |");
-    println!("|---|---|---|---|---|---|");
+    let mut table = Table::new(
+        "mnist",
+        format!("MNIST demo, {IMAGES} held-out digits per output path, same host program on both engines:"),
+        &["output path", "cycles per image", "over the 2-MAC bound", "Verilated chip images/s", "model images/s", "model / chip"],
+    );
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     for path in OutputPath::ALL {
         let r = run(&Options { images: Some(IMAGES), path, ..Options::in_project(root) }).unwrap_or_else(|e| panic!("{e}"));
         let (chip, model) = (IMAGES as f64 / r.chip_time.as_secs_f64(), IMAGES as f64 / r.model_time.as_secs_f64());
-        println!(
-            "| {} | {} | {:+.2} % | {chip:.0} | {model:.0} | {:.1} |",
-            path.name(),
-            r.cycles_per_image,
-            100.0 * (r.cycles_per_image as f64 / r.cycle_bound as f64 - 1.0),
-            model / chip
-        );
+        let over = 100.0 * (r.cycles_per_image as f64 / r.cycle_bound as f64 - 1.0);
+        table.row(vec![
+            text(path.name()),
+            num(r.cycles_per_image, r.cycles_per_image.to_string()),
+            num(over, format!("{over:+.2} %")),
+            num(chip, format!("{chip:.0}")),
+            num(model, format!("{model:.0}")),
+            num(model / chip, format!("{:.1}", model / chip)),
+        ]);
     }
+    table
 }
 
 /// Back-to-back frames of N MAC cycles (§9.2), measured on the Verilated chip: the frame
 /// period is the distance between consecutive frames' first PISO_OUT bytes, found by giving
 /// every frame a result whose first byte is 0x7F and checking that D_OUT shows it exactly
 /// FIRST_BYTE_AFTER_SSFR_WINDOW cycles after each SSFR window.
-fn frame_overhead() {
+fn frame_overhead() -> Table {
     const FRAMES: usize = 16;
-    println!("\nBack-to-back frames on the Verilated chip ({FRAMES} frames each), from D_OUT:\n");
-    println!("| N (MAC cycles) | cycles per frame | overhead | MAC utilisation | first byte after trigger |");
-    println!("|---|---|---|---|---|");
+    let mut table = Table::new(
+        "frames",
+        format!("Back-to-back frames on the Verilated chip ({FRAMES} frames each), from D_OUT:"),
+        &["N (MAC cycles)", "cycles per frame", "overhead", "MAC utilisation", "first byte after trigger"],
+    );
     for n in [4, 16, 64, 256, 784] {
         // MAC2 = bias 0x7F → 0x07F0 plus 0·0: D_OUT's first byte (OUT2[15:8]) is 0x07.
         let ssfr = Ssfr { sel_out: sel_out::PISO_OUT, ..Ssfr::default() };
@@ -162,19 +213,22 @@ fn frame_overhead() {
         let periods: Vec<usize> = firsts.windows(2).map(|w| w[1] - w[0]).collect();
         assert!(periods.iter().all(|&p| p == periods[0]), "N = {n}: uneven frame periods {periods:?}");
         let period = periods[0];
-        println!(
-            "| {n} | {period} | {} | {:.1} % | {} |",
-            period - n,
-            100.0 * n as f64 / period as f64,
-            firsts[0] - trigger
-        );
+        let utilisation = 100.0 * n as f64 / period as f64;
+        table.row(vec![
+            num(n, n.to_string()),
+            num(period, period.to_string()),
+            num(period - n, (period - n).to_string()),
+            num(utilisation, format!("{utilisation:.1} %")),
+            num(firsts[0] - trigger, (firsts[0] - trigger).to_string()),
+        ]);
     }
+    table
 }
 
 /// Ethos-U65 weight decoder: weights per cycle on Vela-encoded streams (output always ready,
 /// input always offered), and the Verilated decoder's speed against its model's on the same
 /// streams.
-fn weight_decoder() {
+fn weight_decoder() -> Table {
     use npu::ethos::driver::{decode, Outcome};
     use npu::ethos::reorder::{ReorderParams, Traversal};
     use npu::ethos::vela::Vela;
@@ -209,9 +263,11 @@ fn weight_decoder() {
         let streams = vela.encode(&vectors).unwrap();
         workloads.push((format!("{distribution:?}, 20 x 5000 weights"), streams.concat()));
     }
-    println!("\nEthos-U65 weight decoder, Vela-encoded streams, output always ready (target: >= 2 weights per cycle on conv weights):\n");
-    println!("| stream | bits per weight | weights per cycle | Verilated cycles/s | model cycles/s | model / Verilated |");
-    println!("|---|---|---|---|---|---|");
+    let mut table = Table::new(
+        "ethos",
+        "Ethos-U65 weight decoder, Vela-encoded streams, output always ready (target: >= 2 weights per cycle on conv weights):".to_string(),
+        &["stream", "bits per weight", "weights per cycle", "Verilated cycles/s", "model cycles/s", "model / Verilated"],
+    );
     for (name, stream) in workloads {
         let mut dut = WeightDecoder::open(&DutOptions::default());
         let start = Instant::now();
@@ -224,22 +280,25 @@ fn weight_decoder() {
         assert_eq!(rtl.outcome, Outcome::Done, "{name}");
         assert!(rtl.weights == reference.weights && rtl.cycles == reference.cycles, "{name}: model and Verilog differ");
         let n = rtl.weights.len() as f64;
-        println!(
-            "| {name} | {:.2} | {:.2} | {:.1} M | {:.1} M | {:.1}x |",
-            8.0 * stream.len() as f64 / n,
-            n / rtl.cycles as f64,
-            rtl.cycles as f64 / rtl_time / 1e6,
-            rtl.cycles as f64 / model_time / 1e6,
-            rtl_time / model_time,
-        );
+        let (bits, per_cycle) = (8.0 * stream.len() as f64 / n, n / rtl.cycles as f64);
+        let (rtl_speed, model_speed) = (rtl.cycles as f64 / rtl_time, rtl.cycles as f64 / model_time);
+        table.row(vec![
+            text(name),
+            num(bits, format!("{bits:.2}")),
+            num(per_cycle, format!("{per_cycle:.2}")),
+            num(rtl_speed, format!("{:.1} M", rtl_speed / 1e6)),
+            num(model_speed, format!("{:.1} M", model_speed / 1e6)),
+            num(rtl_time / model_time, format!("{:.1}x", rtl_time / model_time)),
+        ]);
     }
+    table
 }
 
 /// ScaleNPU layers through the registers, memory answering every request the next cycle:
 /// cycles from INIT to IRQ against the ideal for the array (MACs / SIZE^2 plus 2·SIZE of fill
 /// and drain), where the cycles go (engine states, counted on the model), and the speed of
 /// the Verilated unit against its model on the same run.
-fn scale_npu() {
+fn scale_npu() -> Table {
     use npu::model::scale::{engine::State, scale_npu::ScaleNpu as Model, SIZE};
     use npu::scale::driver::{reset, run_layers, Bench};
     use npu::scale::layer::{ideal_cycles, Layer, Registers};
@@ -259,9 +318,11 @@ fn scale_npu() {
     let mlp = npu::scale::iris::Model::parse(&std::fs::read_to_string(root.join("data/iris_mlp.txt")).unwrap()).unwrap();
     let [iris1, iris2] = mlp.unit_layers(&flowers);
     let workloads = [("8x8x8", vec![layer(8, 8, 8)]), ("64x64x64", vec![layer(64, 64, 64)]), ("255x8x8", vec![layer(255, 8, 8)]), ("Iris 150x4x8 + 150x8x3 (REINPUTS)", vec![iris1, iris2])];
-    println!("\nScaleNPU ({SIZE}x{SIZE} array), one layer through the registers, memory latency 1, no stalls:\n");
-    println!("| layer | cycles (INIT to IRQ) | ideal | MAC utilisation | cycles by phase (model) | Verilated cycles/s | model cycles/s | model / Verilated |");
-    println!("|---|---|---|---|---|---|---|---|");
+    let mut table = Table::new(
+        "scale",
+        format!("ScaleNPU ({SIZE}x{SIZE} array), one layer through the registers, memory latency 1, no stalls:"),
+        &["layer", "cycles (INIT to IRQ)", "ideal", "MAC utilisation", "cycles by phase (model)", "Verilated cycles/s", "model cycles/s", "model / Verilated"],
+    );
     for (name, layers) in workloads {
         let mut dut = npu::cosim::tops::scale_npu::ScaleNpu::open(&DutOptions::default());
         let mut bench = Bench::new(Timing::IDEAL, 0.0, 1);
@@ -283,34 +344,41 @@ fn scale_npu() {
         let reference = run_layers(&mut step, &mut bench, &layers);
         let model_time = start.elapsed().as_secs_f64();
         assert_eq!(rtl, reference, "{name}: model and Verilog differ");
-        assert!(rtl.iter().all(|o| o.exit_code == 1), "{name}: {rtl:?}");
+        assert!(rtl.iter().all(|o| o.exit_code == 1), "{name}: a layer did not end with SUCCESS");
         let cycles: u64 = rtl.iter().map(|o| o.cycles).sum();
         let ideal: u64 = layers.iter().map(|l| ideal_cycles(usize::from(l.regs.inrows), usize::from(l.regs.incols), usize::from(l.regs.wghtcols))).sum();
         let macs: u64 = layers.iter().map(|l| u64::from(l.regs.inrows) * u64::from(l.regs.incols) * u64::from(l.regs.wghtcols)).sum();
         phases.remove("IDLE");
         let busy: u64 = phases.values().sum();
-        let split: Vec<String> = State::ALL
+        // The phases of at least 2 % of the busy cycles, in the engine's order.
+        let split: Vec<(&str, f64)> = State::ALL
             .iter()
             .filter_map(|s| {
                 let n = s.name().trim_start_matches("state ");
-                phases.get(n).filter(|&&c| c * 50 >= busy).map(|c| format!("{n} {:.0} %", 100.0 * *c as f64 / busy as f64))
+                phases.get(n).filter(|&&c| c * 50 >= busy).map(|c| (n, 100.0 * *c as f64 / busy as f64))
             })
             .collect();
-        println!(
-            "| {name} | {cycles} | {ideal} | {:.1} % | {} | {:.2} M | {:.2} M | {:.1}x |",
-            100.0 * macs as f64 / (cycles * (SIZE * SIZE) as u64) as f64,
-            split.join(", "),
-            rtl_cycles as f64 / rtl_time / 1e6,
-            rtl_cycles as f64 / model_time / 1e6,
-            rtl_time / model_time
-        );
+        let shown: Vec<String> = split.iter().map(|(n, p)| format!("{n} {p:.0} %")).collect();
+        let utilisation = 100.0 * macs as f64 / (cycles * (SIZE * SIZE) as u64) as f64;
+        let (rtl_speed, model_speed) = (rtl_cycles as f64 / rtl_time, rtl_cycles as f64 / model_time);
+        table.row(vec![
+            text(name),
+            num(cycles, cycles.to_string()),
+            num(ideal, ideal.to_string()),
+            num(utilisation, format!("{utilisation:.1} %")),
+            num(split.iter().map(|&(n, p)| (n.to_string(), json!(p))).collect::<serde_json::Map<_, _>>(), shown.join(", ")),
+            num(rtl_speed, format!("{:.2} M", rtl_speed / 1e6)),
+            num(model_speed, format!("{:.2} M", model_speed / 1e6)),
+            num(rtl_time / model_time, format!("{:.1}x", rtl_time / model_time)),
+        ]);
     }
+    table
 }
 
 /// Quantized int8 layers on the Ethos-U65 convolution datapath (the traversal unit with the
 /// decoder, MAC unit and output unit): useful MACs per cycle against the 256 peak, where the
 /// cycles go, and the Verilated unit against its model on the same layer.
-fn conv_datapath() {
+fn conv_datapath() -> Table {
     use npu::ethos::conv::reference;
     use npu::ethos::conv_datapath::{run, Job};
     use npu::ethos::tflite::{Activation, ConvLayer, Padding};
@@ -343,9 +411,18 @@ fn conv_datapath() {
         layer("conv 3x3, 15x15x20 -> 12 (ragged)", (15, 15, 20), 12, 3, 1, false),
         layer("depthwise 3x3, 16x16x32", (16, 16, 32), 32, 3, 1, true),
     ];
-    println!("\nEthos-U65 convolution datapath (rust-hdl traversal unit with the weight decoder, MAC unit and output unit), one layer each:\n");
-    println!("| layer | useful MACs per cycle (of 256) | cycles: decode / scale-bias / MAC / output | MAC slots lost: edges / channel groups | Verilated cycles/s | model cycles/s |");
-    println!("|---|---|---|---|---|---|");
+    let mut table = Table::new(
+        "conv",
+        "Ethos-U65 convolution datapath (rust-hdl traversal unit with the weight decoder, MAC unit and output unit), one layer each:".to_string(),
+        &[
+            "layer",
+            "useful MACs per cycle (of 256)",
+            "cycles: decode / scale-bias / MAC / output",
+            "MAC slots lost: edges / channel groups",
+            "Verilated cycles/s",
+            "model cycles/s",
+        ],
+    );
     for (name, layer) in layers {
         let job = Job::new(&layer).unwrap();
         let mut rtl = npu::cosim::tops::conv_datapath::ConvDatapath::open(&DutOptions::from_env(1));
@@ -358,18 +435,18 @@ fn conv_datapath() {
         let model_time = start.elapsed().as_secs_f64();
         assert!(out == reference(&layer) && model_out == out && model_stats == stats, "{name}: datapath, model and reference differ");
         let slots = (stats.mac * 256) as f64;
-        println!(
-            "| {name} | {:.1} ({:.1} %) | {} / {} / {} / {} | {:.1} % / {:.1} % | {:.2} M | {:.2} M |",
-            stats.useful_macs as f64 / stats.cycles() as f64,
-            100.0 * stats.utilisation(),
-            stats.decode,
-            stats.scale_bias,
-            stats.mac,
-            stats.output,
-            100.0 * stats.edge_slots as f64 / slots,
-            100.0 * stats.channel_slots as f64 / slots,
-            stats.cycles() as f64 / rtl_time / 1e6,
-            stats.cycles() as f64 / model_time / 1e6,
-        );
+        let (per_cycle, utilisation) = (stats.useful_macs as f64 / stats.cycles() as f64, 100.0 * stats.utilisation());
+        let phases = [stats.decode, stats.scale_bias, stats.mac, stats.output];
+        let lost = [100.0 * stats.edge_slots as f64 / slots, 100.0 * stats.channel_slots as f64 / slots];
+        let (rtl_speed, model_speed) = (stats.cycles() as f64 / rtl_time, stats.cycles() as f64 / model_time);
+        table.row(vec![
+            text(name),
+            num(json!([per_cycle, utilisation]), format!("{per_cycle:.1} ({utilisation:.1} %)")),
+            num(json!(phases), phases.map(|c| c.to_string()).join(" / ")),
+            num(json!(lost), format!("{:.1} % / {:.1} %", lost[0], lost[1])),
+            num(rtl_speed, format!("{:.2} M", rtl_speed / 1e6)),
+            num(model_speed, format!("{:.2} M", model_speed / 1e6)),
+        ]);
     }
+    table
 }

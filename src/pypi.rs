@@ -136,7 +136,7 @@ pub fn exchange(mut command: Command, request: Vec<u8>, what: &str) -> Result<Ve
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
+        .map_err(|e| cannot_run(&command, what, e))?;
     let mut stdin = child.stdin.take().expect("stdin is piped");
     let writer = std::thread::spawn(move || stdin.write_all(&request));
     let output = child.wait_with_output().map_err(|e| format!("{what}: {e}"))?;
@@ -147,11 +147,16 @@ pub fn exchange(mut command: Command, request: Vec<u8>, what: &str) -> Result<Ve
     Ok(output.stdout)
 }
 
+/// The error of a program that did not start, naming it as the user would type it.
+fn cannot_run(command: &Command, what: &str, e: std::io::Error) -> String {
+    format!("{what}: cannot run `{}`: {e}", command.get_program().to_string_lossy())
+}
+
 /// Runs `command`; a failure names `what` and ends with the last line of its errors.
 fn run(command: &mut Command, what: &str) -> Result<(), String> {
     let output = command
         .output()
-        .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
+        .map_err(|e| cannot_run(&command, what, e))?;
     if output.status.success() {
         return Ok(());
     }
@@ -181,5 +186,15 @@ mod tests {
         let path = fetch_wheel_member(&dir, "no-such-package==0", "x", "cached.txt").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "cached");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_program_that_does_not_start_is_named_without_debug_quotes() {
+        let missing = "npu-no-such-program";
+        let e = exchange(Command::new(missing), Vec::new(), "the test").unwrap_err();
+        assert!(e.starts_with("the test: cannot run `npu-no-such-program`: "), "{e}");
+        assert!(!e.contains('"'), "{e}");
+        let e = run(&mut Command::new(missing), "the test").unwrap_err();
+        assert!(e.starts_with("the test: cannot run `npu-no-such-program`: "), "{e}");
     }
 }

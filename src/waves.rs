@@ -1,83 +1,69 @@
 //! Waveforms read back from a Verilated run, drawn as timing diagrams.
 //!
-//! [`Vcd`] reads the FST that `NPU_WAVES` (or [`crate::cosim::DutOptions::waves`]) writes,
-//! through gtkwave's `fst2vcd`; [`Row`]s sampled from it become WaveDrom JSON
+//! [`Waves`] reads the FST that `NPU_WAVES` (or [`crate::cosim::DutOptions::waves`]) writes,
+//! with the `wellen` crate; [`Row`]s sampled from it become WaveDrom JSON
 //! ([`wavedrom_json`]) and a self-contained SVG picture ([`svg`]), so the timing diagrams in
 //! the documentation are drawn from the RTL itself.
-use std::collections::HashMap;
+use serde::Serialize;
 use std::fmt::Write;
 use std::path::Path;
-use std::process::Command;
+use wellen::{simple, SignalRef, TimeTableIdx};
 
 /// One clock period in the waveform's time units (ns): the shim's trace clock, the MNIST
 /// NPU's 6.25 MHz. Cycle c (0 = the first cycle) is sampled at time c · PERIOD, before its
 /// rising edge.
 pub const PERIOD: u64 = 160;
 
-/// A value change dump: every variable's changes over time.
-pub struct Vcd {
-    /// Hierarchical name (scopes joined with '.') → identifier code.
-    names: Vec<(String, String)>,
-    /// Identifier code → (time, value bits, MSB first) in time order.
-    changes: HashMap<String, Vec<(u64, String)>>,
+/// A waveform: every variable's changes over time, all loaded (the files the tests and
+/// `make docs` read are a few thousand cycles).
+pub struct Waves {
+    /// Hierarchical name (scopes joined with '.') → signal. Several names may share a signal
+    /// (a port seen from inside and outside a module).
+    names: Vec<(String, SignalRef)>,
+    /// The signals (all loaded) and the times of their changes.
+    waveform: simple::Waveform,
 }
 
-impl Vcd {
-    /// Converts an FST file with `fst2vcd` and parses it.
-    pub fn from_fst(path: &Path) -> Self {
-        let out = Command::new("fst2vcd").arg(path).output().expect("fst2vcd (gtkwave) is installed by make deps");
-        assert!(out.status.success(), "fst2vcd {}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
-        Self::parse(&String::from_utf8_lossy(&out.stdout))
+impl Waves {
+    /// Reads an FST file (as Verilator writes it); the error names the file.
+    pub fn read(path: &Path) -> Result<Self, String> {
+        let mut waveform = simple::read(path).map_err(|e| format!("{}: cannot read the waveform: {e}", path.display()))?;
+        let hierarchy = waveform.hierarchy();
+        let names: Vec<(String, SignalRef)> =
+            hierarchy.all_vars().map(|v| (hierarchy[v].full_name(hierarchy), hierarchy[v].signal_ref())).collect();
+        let mut refs: Vec<SignalRef> = names.iter().map(|&(_, r)| r).collect();
+        refs.sort_unstable();
+        refs.dedup();
+        waveform.load_signals(&refs);
+        Ok(Self { names, waveform })
     }
 
-    pub fn parse(text: &str) -> Self {
-        let mut scopes: Vec<&str> = Vec::new();
-        let mut names = Vec::new();
-        let mut changes: HashMap<String, Vec<(u64, String)>> = HashMap::new();
-        let mut time = 0;
-        let mut words = text.split_whitespace();
-        while let Some(w) = words.next() {
-            match w {
-                "$scope" => scopes.push(words.nth(1).unwrap_or("")),
-                "$upscope" => {
-                    scopes.pop();
-                }
-                "$var" => {
-                    let (_kind, _width, id, name) = (words.next(), words.next(), words.next().unwrap_or(""), words.next().unwrap_or(""));
-                    names.push((format!("{}.{name}", scopes.join(".")), id.to_string()));
-                }
-                _ if w.starts_with('#') => time = w[1..].parse().unwrap_or(time),
-                _ if w.starts_with('b') => {
-                    let id = words.next().unwrap_or("");
-                    changes.entry(id.to_string()).or_default().push((time, w[1..].to_string()));
-                }
-                _ if w.len() >= 2 && matches!(w.as_bytes()[0], b'0' | b'1' | b'x' | b'z') && !w.starts_with("$") => {
-                    changes.entry(w[1..].to_string()).or_default().push((time, w[..1].to_string()));
-                }
-                _ => {}
-            }
-        }
-        Self { names, changes }
+    /// Every variable's hierarchical name.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.iter().map(|(n, _)| n.as_str())
     }
 
-    /// The identifier of the one variable whose hierarchical name ends with `.suffix`; panics
-    /// naming the candidates otherwise.
-    pub fn find(&self, suffix: &str) -> &str {
+    /// The one signal whose hierarchical name ends with `.suffix`; an error naming the
+    /// suffix and the number of matches otherwise.
+    pub fn find(&self, suffix: &str) -> Result<SignalRef, String> {
         let dotted = format!(".{suffix}");
-        let mut ids: Vec<&str> = self.names.iter().filter(|(n, _)| n.ends_with(&dotted)).map(|(_, id)| id.as_str()).collect();
+        let mut ids: Vec<SignalRef> = self.names.iter().filter(|(n, _)| n.ends_with(&dotted)).map(|&(_, id)| id).collect();
         ids.sort_unstable();
         ids.dedup();
-        assert!(ids.len() == 1, "signal {suffix:?}: {} matches", ids.len());
-        ids[0]
+        match ids[..] {
+            [id] => Ok(id),
+            _ => Err(format!("signal `{suffix}`: {} matches in the waveform, not 1", ids.len())),
+        }
     }
 
-    /// The value of variable `id` at time `t` (its last change at or before `t`), or `None`
-    /// while any bit is x or z.
-    pub fn value_at(&self, id: &str, t: u64) -> Option<u64> {
-        let changes = self.changes.get(id)?;
-        let k = changes.partition_point(|(time, _)| *time <= t);
-        let bits = &changes[k.checked_sub(1)?].1;
-        u64::from_str_radix(bits, 2).ok()
+    /// The value of signal `id` at time `t` (its last change at or before `t`), or `None`
+    /// while any bit is x or z, before its first change, or for a signal wider than 64 bits.
+    pub fn value_at(&self, id: SignalRef, t: u64) -> Option<u64> {
+        let signal = self.waveform.get_signal(id)?;
+        let k = self.waveform.time_table().partition_point(|&time| time <= t).checked_sub(1)?;
+        let offset = signal.get_offset(TimeTableIdx::try_from(k).ok()?)?;
+        let bits = signal.get_value_at(&offset, 0).to_bit_string()?;
+        u64::from_str_radix(&bits, 2).ok()
     }
 }
 
@@ -120,24 +106,102 @@ pub fn markdown_table(label_heading: &str, labels: &[String], rows: &[Row]) -> S
     s
 }
 
-/// WaveDrom JSON (https://wavedrom.com) of the rows over `cycles` cycles.
+/// A WaveDrom diagram (https://wavedrom.com): its signals and its title.
+#[derive(Serialize)]
+struct WaveDrom<'a> {
+    signal: Vec<Lane<'a>>,
+    head: Head<'a>,
+}
+
+/// One lane: the wave characters, one a cycle, and a bus's segment labels.
+#[derive(Serialize)]
+struct Lane<'a> {
+    name: &'a str,
+    wave: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    data: Vec<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Head<'a> {
+    text: &'a str,
+    tick: u32,
+}
+
+/// WaveDrom JSON of the rows over `cycles` cycles, one lane a line (as WaveDrom's own
+/// examples are laid out, so a change in the RTL's timing is a one-line diff of
+/// docs/mnist/frame_timing.json).
 pub fn wavedrom_json(title: &str, cycles: usize, rows: &[Row]) -> String {
-    let mut s = String::from("{\"signal\": [\n");
-    for (k, row) in rows.iter().enumerate() {
-        let (wave, data): (String, Vec<&str>) = match row {
-            Row::Clock(_) => ("p".to_string() + &".".repeat(cycles - 1), vec![]),
-            Row::Bit(_, v) => (v.iter().enumerate().map(|(i, &b)| if i > 0 && v[i - 1] == b { '.' } else if b { '1' } else { '0' }).collect(), vec![]),
-            Row::Bus(_, v) => {
-                let wave = v.iter().enumerate().map(|(i, l)| if i > 0 && v[i - 1] == *l { '.' } else { '=' }).collect();
-                (wave, v.iter().enumerate().filter(|(i, l)| *i == 0 || v[i - 1] != **l).map(|(_, l)| l.as_str()).collect())
-            }
-        };
-        let data = if data.is_empty() { String::new() } else { format!(", \"data\": [{}]", data.iter().map(|d| format!("\"{d}\"")).collect::<Vec<_>>().join(", ")) };
-        let comma = if k + 1 < rows.len() { "," } else { "" };
-        writeln!(s, "  {{\"name\": \"{}\", \"wave\": \"{wave}\"{data}}}{comma}", row.name()).unwrap();
+    let signal = rows
+        .iter()
+        .map(|row| {
+            let (wave, data) = lane(row, cycles);
+            Lane { name: row.name(), wave, data }
+        })
+        .collect();
+    let diagram = WaveDrom { signal, head: Head { text: title, tick: 0 } };
+    let mut out = Vec::new();
+    diagram.serialize(&mut serde_json::Serializer::with_formatter(&mut out, LanePerLine::default())).expect("serializing to memory cannot fail");
+    String::from_utf8(out).expect("serde_json writes UTF-8") + "\n"
+}
+
+/// A row's WaveDrom wave characters over `cycles` cycles (`.` repeats the previous value) and a
+/// bus's labels, one per segment.
+fn lane(row: &Row, cycles: usize) -> (String, Vec<&str>) {
+    match row {
+        Row::Clock(_) => ("p".to_string() + &".".repeat(cycles.saturating_sub(1)), vec![]),
+        Row::Bit(_, v) => (v.iter().enumerate().map(|(i, &b)| if i > 0 && v[i - 1] == b { '.' } else if b { '1' } else { '0' }).collect(), vec![]),
+        Row::Bus(_, v) => {
+            let wave = v.iter().enumerate().map(|(i, l)| if i > 0 && v[i - 1] == *l { '.' } else { '=' }).collect();
+            (wave, v.iter().enumerate().filter(|(i, l)| *i == 0 || v[i - 1] != **l).map(|(_, l)| l.as_str()).collect())
+        }
     }
-    write!(s, "],\n\"head\": {{\"text\": \"{title}\", \"tick\": 0}}}}\n").unwrap();
-    s
+}
+
+/// serde_json's compact output with `": "` and `", "` between items, and each element of
+/// the top object's arrays (the lanes) on its own line: the layout of WaveDrom's examples.
+/// serde_json's pretty printer would put every field of a lane on a line of its own.
+#[derive(Default)]
+struct LanePerLine {
+    /// Nesting depth of objects and arrays.
+    depth: usize,
+}
+
+impl serde_json::ser::Formatter for LanePerLine {
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        w.write_all(b"{")
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        w.write_all(b"}")
+    }
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        w.write_all(b"[")
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        w.write_all(if self.depth == 1 { b"\n]" } else { b"]" })
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        match (self.depth, first) {
+            (2, true) => w.write_all(b"\n  "),
+            (2, false) => w.write_all(b",\n  "),
+            (_, true) => Ok(()),
+            (_, false) => w.write_all(b", "),
+        }
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        match (self.depth, first) {
+            (_, true) => Ok(()),
+            (1, false) => w.write_all(b",\n"),
+            (_, false) => w.write_all(b", "),
+        }
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
 }
 
 /// The rows as an SVG picture in WaveDrom's style: cycle numbers on top, one lane a row.
@@ -203,4 +267,36 @@ pub fn svg(title: &str, cycles: usize, rows: &[Row]) -> String {
         }
     }
     s + "</svg>\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wavedrom_json_parses_back_into_the_lanes() {
+        let rows = [
+            Row::Clock("CLK".into()),
+            Row::Bit("EN".into(), vec![false, true, true, false]),
+            Row::Bus("D \"x\\y\"".into(), ["00", "00", "7f", "00"].map(String::from).to_vec()),
+        ];
+        let text = wavedrom_json("a \"quoted\" title", 4, &rows);
+        let json: serde_json::Value = serde_json::from_str(&text).expect("WaveDrom JSON is JSON");
+        let expected = serde_json::json!({
+            "signal": [
+                {"name": "CLK", "wave": "p..."},
+                {"name": "EN", "wave": "01.0"},
+                {"name": "D \"x\\y\"", "wave": "=.==", "data": ["00", "7f", "00"]}
+            ],
+            "head": {"text": "a \"quoted\" title", "tick": 0}
+        });
+        assert_eq!(json, expected);
+        // One lane a line, in the layout of docs/mnist/frame_timing.json.
+        assert_eq!(
+            text,
+            "{\"signal\": [\n  {\"name\": \"CLK\", \"wave\": \"p...\"},\n  {\"name\": \"EN\", \"wave\": \"01.0\"},\n  \
+             {\"name\": \"D \\\"x\\\\y\\\"\", \"wave\": \"=.==\", \"data\": [\"00\", \"7f\", \"00\"]}\n],\n\
+             \"head\": {\"text\": \"a \\\"quoted\\\" title\", \"tick\": 0}}\n"
+        );
+    }
 }

@@ -8,7 +8,7 @@ use npu::cosim::{Dut, DutOptions};
 use npu::mnist::program::{Frame, Program, Ssfr};
 use npu::model::mnist::chip::In;
 use npu::model::mnist::output_mux::sel_out;
-use npu::waves::{markdown_table, svg, wavedrom_json, Row, Vcd, PERIOD};
+use npu::waves::{markdown_table, svg, wavedrom_json, Row, Waves, PERIOD};
 use std::path::Path;
 
 const FSM_ACC: [&str; 5] = ["IDLE", "BIAS", "ACC", "LAST", "WAIT"];
@@ -50,14 +50,14 @@ fn frame_timing_in_docs_matches_the_rtl() {
             chip.step(pins);
         }
     }
-    let vcd = Vcd::from_fst(&fst);
+    let waves = Waves::read(&fst).unwrap_or_else(|e| panic!("{e}"));
     std::fs::remove_file(&fst).ok();
     let cycles = p.cycles.len();
     // Program cycle k is simulation cycle k + 1 (after the reset cycle); sampled before its
     // rising edge.
     let sample = |name: &str| -> Vec<u64> {
-        let id = vcd.find(name);
-        (1..=cycles as u64).map(|c| vcd.value_at(id, c * PERIOD).unwrap_or_else(|| panic!("{name} is x at cycle {c}"))).collect()
+        let id = waves.find(name).unwrap_or_else(|e| panic!("{e}"));
+        (1..=cycles as u64).map(|c| waves.value_at(id, c * PERIOD).unwrap_or_else(|| panic!("{name} is x at cycle {c}"))).collect()
     };
     let bits = |label: &str, name: &str| Row::Bit(label.into(), sample(name).into_iter().map(|v| v == 1).collect());
     let hex = |label: &str, name: &str, digits: usize| Row::Bus(label.into(), sample(name).into_iter().map(|v| format!("{v:0digits$x}")).collect());

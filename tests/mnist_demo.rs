@@ -50,11 +50,11 @@ fn waveform_of_one_digit() {
     let file = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mnist_demo_digit.fst");
     std::fs::remove_file(&file).ok();
     let report = run(&Options { waves: Some((1, file.clone())), ..options(Some(2), OutputPath::Comparator) });
-    let vcd = npu::waves::Vcd::from_fst(&file);
+    let waves = npu::waves::Waves::read(&file).unwrap_or_else(|e| panic!("{e}"));
     // Cycle 0 resets, cycles 1..=cycles_per_image are the digit; the host reads the index in
     // the last one.
     let last = report.cycles_per_image as u64 * npu::waves::PERIOD;
-    let index = vcd.value_at(vcd.find("D_OUT"), last).expect("D_OUT has a value in the digit's last cycle");
+    let index = waves.value_at(waves.find("D_OUT").unwrap_or_else(|e| panic!("{e}")), last).expect("D_OUT has a value in the digit's last cycle");
     let (digits, network) = digits_and_network();
     let predicted = network.predict(&demo::held_out_digits(&digits)[1].pixels);
     assert_eq!(index, predicted as u64 + 1, "comparator index on D_OUT at the end of the digit");

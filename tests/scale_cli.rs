@@ -222,7 +222,9 @@ fn reinputs_without_saved_results_is_cpu_err() {
     let rows3 = format!("{square}SAVEOUT 1\nX\n1 2\n3 4\n{w}LAYER\nINROWS 3\nREINPUTS 1\n{w}{LEGAL}");
     expect_codes("reinputs_shape.txt", &rows3, &[SUCCESS, CPU_ERR, SUCCESS]);
     // The previous layer was refused: nothing to reuse.
-    let refused = format!("{square}SAVEOUT 1\nBASE 0x8\nX\n1 2\n3 4\n{w}LAYER\nBASE 0x0\nREINPUTS 1\n{w}{LEGAL}");
+    // (A register is set once in a layer: this one's BASE replaces the square's.)
+    let misaligned = square.replace("BASE 0x0", "BASE 0x8");
+    let refused = format!("{misaligned}SAVEOUT 1\nX\n1 2\n3 4\n{w}LAYER\nBASE 0x0\nREINPUTS 1\n{w}{LEGAL}");
     expect_codes("reinputs_refused.txt", &refused, &[MEM_ERR, CPU_ERR, SUCCESS]);
 }
 
@@ -289,22 +291,72 @@ fn base_is_not_checked_when_nothing_is_read_from_it() {
 
 #[test]
 fn malformed_file_fails_naming_file_and_line() {
+    let (layer_3, unused_bias) = (format!("{}LAYER 3\n", &LEGAL[6..]), format!("{}BIAS 1 2\n", &LEGAL[6..]));
     let cases = [
-        ("bad_range.txt", "# comment\nINROWS 2\nINROWS 256\n", "line 3"),
-        ("bad_row.txt", "INROWS 2\nINCOLS 2\nWGHTROWS 2\nWGHTCOLS 2\nX\n1 2\n3\n", "line 7"),
-        ("bad_register.txt", "INROWS 2\n\nBOGUS 1\n", "line 3"),
+        ("bad_range.txt", "# comment\nINCOLS 2\nINROWS 256\n", "line 3: INROWS is an 8-bit field: `256` is not an integer in 0..=255"),
+        ("bad_row.txt", "INROWS 2\nINCOLS 2\nWGHTROWS 2\nWGHTCOLS 2\nX\n1 2\n3\n", "line 7: a row of X needs 2 values, not 1"),
+        ("bad_register.txt", "INROWS 2\n\nBOGUS 1\n", "line 3: unknown register or section `BOGUS`"),
+        // An empty file used to run an all-zero layer and exit 0; junk after a section name
+        // used to be ignored.
+        ("empty.txt", "", "the file holds no layer: it has only blank lines and comments"),
+        ("comments.txt", "# nothing\n\n  # here\n", "the file holds no layer: it has only blank lines and comments"),
+        ("junk_x.txt", "INROWS 1\nINCOLS 1\nX junk\n1\n", "line 3: `X` stands alone on its line; found `junk` after it"),
+        ("layer_3.txt", layer_3.as_str(), "line 21: `LAYER` stands alone on its line; found `3` after it"),
+        ("twice.txt", "INROWS 1\nINROWS 2\n", "line 2: INROWS is set twice in layer 1 (first on line 1)"),
+        ("unused_bias.txt", unused_bias.as_str(), "line 21: BIAS is given but not read: USEBIAS is 0"),
     ];
-    for (name, text, line) in cases {
+    for (name, text, message) in cases {
         let path = scratch(name, text);
         for extra in [&[][..], &["--model"]] {
             let o = npu(&[&["scale", "run", path.as_str()][..], extra].concat());
             let stderr = String::from_utf8_lossy(&o.stderr);
-            assert!(!o.status.success(), "{name} {extra:?}: exit {:?}", o.status);
-            assert!(stderr.contains(&path) && stderr.contains(&format!("{line}: ")), "{name} {extra:?}: {stderr}");
+            assert_eq!(o.status.code(), Some(2), "{name} {extra:?}: {stderr}");
+            assert_eq!(stderr.trim_end(), format!("error: {path}: {message}"), "{name} {extra:?}");
             assert!(o.stdout.is_empty(), "{name} {extra:?}: no layer runs");
         }
     }
     let o = npu(&["scale", "run", "/nonexistent/layers.txt"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/layers.txt"));
+}
+
+/// `npu scale iris --weights FILE` refuses a hidden layer the unit's 8-bit dimension registers
+/// cannot hold (it used to be truncated to 8 bits, then fail with a Rust Debug dump), naming
+/// the file, the line and the limit.
+#[test]
+fn iris_refuses_a_hidden_layer_the_registers_cannot_hold() {
+    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/iris_mlp.txt")).unwrap();
+    for hidden in ["256", "65535"] {
+        let text = committed.replacen("layer 4 8 relu", &format!("layer 4 {hidden} relu"), 1);
+        assert_ne!(text, committed, "data/iris_mlp.txt's first layer is 4 -> 8");
+        let path = scratch(&format!("iris_{hidden}.txt"), &text);
+        let o = npu(&["scale", "iris", "--model", "--weights", &path]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{stderr}");
+        assert_eq!(
+            stderr.trim_end(),
+            format!(
+                "error: {path}: line 4: `{hidden}` is not an integer in 1..=255: a layer's size must fit the unit's 8-bit INCOLS, WGHTROWS and WGHTCOLS registers"
+            )
+        );
+        assert!(o.stdout.is_empty());
+    }
+}
+
+/// `npu scale iris` prints the report `iris::run` gives, alike on the Verilated unit and on its
+/// model: 150 flowers, the committed model's held-out accuracy (docs/scale.md, "Iris").
+#[test]
+fn iris_reports_alike_on_rtl_and_model() {
+    let rtl = npu(&["scale", "iris"]);
+    let model = npu(&["scale", "iris", "--model"]);
+    for o in [&rtl, &model] {
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let (rtl, model) = (String::from_utf8(rtl.stdout).unwrap(), String::from_utf8(model.stdout).unwrap());
+    assert_eq!(rtl.replace("(Verilated RTL)", "(model)"), model);
+    let lines: Vec<&str> = rtl.lines().collect();
+    assert_eq!(lines.len(), 2, "{rtl}");
+    assert!(lines[0].starts_with("Iris MLP 4-8-3 on ScaleNPU (Verilated RTL): 150 flowers in 2 layers, "), "{rtl}");
+    assert!(lines[0].ends_with(" cycles; every hidden value and logit equals the integer reference"), "{rtl}");
+    assert!(lines[1].starts_with("accuracy: held-out 29/30 = 96.67 %, all 148/150 = 98.67 %"), "{rtl}");
 }

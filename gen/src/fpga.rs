@@ -50,7 +50,7 @@ pub struct Synthesis {
 }
 
 fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
-    let out = cmd.output().map_err(|e| format!("{what}: cannot run {cmd:?}: {e} (run `make deps`)"))?;
+    let out = cmd.output().map_err(|e| format!("{what}: cannot run `{}`: {e} (run `make deps`)", cmd.get_program().to_string_lossy()))?;
     let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     if out.status.success() {
         Ok(text)
@@ -249,4 +249,16 @@ pub fn fusesoc_core(top: &Top) -> String {
         );
     }
     core
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_that_does_not_start_is_named_without_debug_quotes() {
+        let e = run(&mut Command::new("npu-no-such-tool"), "the test").unwrap_err();
+        assert!(e.starts_with("the test: cannot run `npu-no-such-tool`: "), "{e}");
+        assert!(e.ends_with(" (run `make deps`)") && !e.contains('"'), "{e}");
+    }
 }

@@ -219,24 +219,46 @@ pub fn write_user_files(tops: &[Top], out: &std::path::Path, root: &std::path::P
     Ok(written)
 }
 
-/// The port manifest of all tops as JSON (written by `make verilog` next to the Verilog).
+/// One top in `ports.json`: where it comes from and its ports.
+#[derive(serde::Serialize)]
+struct ManifestTop<'a> {
+    source: &'a str,
+    model: &'a str,
+    ports: Vec<ManifestPort<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct ManifestPort<'a> {
+    name: &'a str,
+    /// `input` or `output`, as Verilog names them.
+    direction: &'a str,
+    width: usize,
+    signed: bool,
+}
+
+/// The port manifest of all tops as JSON (written by `make verilog` next to the Verilog): an
+/// object with one member per top, in the order of [`tops`].
 pub fn manifest_json(tops: &[Top]) -> String {
-    let mut json = String::from("{\n");
-    for (i, top) in tops.iter().enumerate() {
-        json += &format!("  \"{}\": {{\n    \"source\": \"{}\",\n    \"model\": \"{}\",\n    \"ports\": [\n", top.name, top.source, top.model);
-        for (j, p) in top.ports.iter().enumerate() {
-            json += &format!(
-                "      {{\"name\": \"{}\", \"direction\": \"{}\", \"width\": {}, \"signed\": {}}}{}\n",
-                p.name,
-                if p.direction == Direction::In { "input" } else { "output" },
-                p.width,
-                p.signed,
-                if j + 1 < top.ports.len() { "," } else { "" }
-            );
+    // A map serialized from an iterator keeps the tops' order (a BTreeMap would sort them).
+    struct Tops<'a>(&'a [Top]);
+    impl serde::Serialize for Tops<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_map(self.0.iter().map(|t| (t.name, ManifestTop::of(t))))
         }
-        json += &format!("    ]\n  }}{}\n", if i + 1 < tops.len() { "," } else { "" });
     }
-    json + "}\n"
+    serde_json::to_string_pretty(&Tops(tops)).expect("serializing to memory cannot fail") + "\n"
+}
+
+impl<'a> ManifestTop<'a> {
+    fn of(top: &'a Top) -> Self {
+        let port = |p: &'a Port| ManifestPort {
+            name: &p.name,
+            direction: if p.direction == Direction::In { "input" } else { "output" },
+            width: p.width,
+            signed: p.signed,
+        };
+        ManifestTop { source: top.source, model: top.model, ports: top.ports.iter().map(port).collect() }
+    }
 }
 
 #[cfg(test)]
@@ -250,6 +272,41 @@ mod tests {
             rename_modules(v, "mac"),
             "module mac(a);\n mac__adder__x adder(.a(stop$d));\nendmodule // mac\nmodule mac__adder__x(a);\n"
         );
+    }
+
+    #[test]
+    fn manifest_parses_back_into_tops_with_their_ports_in_order() {
+        let port = |name: &str, direction, width, signed| Port { name: name.into(), direction, width, signed };
+        let top = |name, ports| Top {
+            name,
+            model: "npu_model::x::Y",
+            source: "hdl/src/mnist/x.rs",
+            for_users: true,
+            gate_level: false,
+            verilog: String::new(),
+            ports,
+        };
+        // Names that need escaping in JSON come out escaped.
+        let tops = [
+            top("zeta", vec![port("clock", Direction::In, 1, false), port("q\"\\", Direction::Out, 96, true)]),
+            top("alpha", vec![]),
+        ];
+        let text = manifest_json(&tops);
+        let json: serde_json::Value = serde_json::from_str(&text).expect("ports.json is JSON");
+        let expected = serde_json::json!({
+            "zeta": {
+                "source": "hdl/src/mnist/x.rs",
+                "model": "npu_model::x::Y",
+                "ports": [
+                    {"name": "clock", "direction": "input", "width": 1, "signed": false},
+                    {"name": "q\"\\", "direction": "output", "width": 96, "signed": true}
+                ]
+            },
+            "alpha": {"source": "hdl/src/mnist/x.rs", "model": "npu_model::x::Y", "ports": []}
+        });
+        assert_eq!(json, expected);
+        // (serde_json::Value sorts its keys, so the order is checked in the text.)
+        assert!(text.find("\"zeta\"") < text.find("\"alpha\""), "the tops keep their order:\n{text}");
     }
 
     #[test]

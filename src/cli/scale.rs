@@ -62,21 +62,25 @@ fn unit(model: bool, options: &DutOptions) -> Box<dyn FnMut(&In) -> Out> {
     }
 }
 
-/// Runs `layers` on a freshly reset unit, memory answering the next cycle; checks the
+/// Runs `work` on the Verilated unit (opened as `NPU_WAVES` says) or its model; checks the
 /// waveform was written when `NPU_WAVES` asked for one.
-fn run_layers(model: bool, layers: &[npu::scale::layer::Layer]) -> Result<Vec<npu::scale::driver::Outcome>, String> {
-    use npu::scale::{driver, memory::Timing};
+fn on_unit<T>(model: bool, work: impl FnOnce(&mut dyn FnMut(&In) -> Out) -> T) -> Result<T, String> {
     let options = dut_options()?;
-    let outcomes = {
-        let mut step = unit(model, &options);
-        let mut bench = driver::Bench::new(Timing::IDEAL, 0.0, 1);
-        driver::reset(&mut *step);
-        driver::run_layers(&mut *step, &mut bench, layers)
-    };
+    let result = work(&mut *unit(model, &options));
     if let Some(file) = options.waves.as_ref().filter(|_| !model) {
         check_written(file)?;
     }
-    Ok(outcomes)
+    Ok(result)
+}
+
+/// Runs `layers` on a freshly reset unit, memory answering the next cycle.
+fn run_layers(model: bool, layers: &[npu::scale::layer::Layer]) -> Result<Vec<npu::scale::driver::Outcome>, String> {
+    use npu::scale::{driver, memory::Timing};
+    on_unit(model, |step| {
+        let mut bench = driver::Bench::new(Timing::IDEAL, 0.0, 1);
+        driver::reset(step);
+        driver::run_layers(step, &mut bench, layers)
+    })
 }
 
 fn run(path: &Path, model: bool) -> Outcome {
@@ -87,8 +91,7 @@ fn run(path: &Path, model: bool) -> Outcome {
     let mut out = BufWriter::new(std::io::stdout().lock());
     let write_error = |e: std::io::Error| format!("standard output: {e}");
     for (n, (layer, o)) in layers.iter().zip(&outcomes).enumerate() {
-        let code = npu_hdl::scale::regmap::EXIT_CODES.iter().find(|&&(_, code)| code == u32::from(o.exit_code));
-        let code_name = code.map_or("not a defined exit code", |&(name, _)| name);
+        let code_name = npu::scale::driver::exit_code_name(o.exit_code);
         writeln!(out, "layer {}: EXITCODE {} ({code_name}) after {} cycles ({})", n + 1, o.exit_code, o.cycles, engine_name(model)).map_err(write_error)?;
         if !o.result.is_empty() {
             writeln!(out, "  RESULT {:#x}, {} x {}:", layer.regs.result, layer.regs.inrows, layer.regs.wghtcols).map_err(write_error)?;
@@ -104,48 +107,12 @@ fn run(path: &Path, model: bool) -> Outcome {
 
 fn iris(model: bool, weights: &Path) -> Outcome {
     use npu::scale::iris;
-    let flowers = iris::load(&iris::fetch(Path::new("build/data"))?)?;
+    // The model file first: a bad one is refused before the flowers are fetched.
     let text = std::fs::read_to_string(weights).map_err(|e| format!("{}: {e}", weights.display()))?;
     let mlp = iris::Model::parse(&text).map_err(|e| format!("{}: {e}", weights.display()))?;
-    let outcomes = run_layers(model, &mlp.unit_layers(&flowers))?;
-    let [hidden, logits] = mlp.reference(&flowers);
-    for (n, (o, reference)) in outcomes.iter().zip([&hidden, &logits]).enumerate() {
-        if o.exit_code != 1 {
-            return Err(Failure::Check(format!("layer {}: EXITCODE {}, not 1 (DONE)", n + 1, o.exit_code)));
-        }
-        if let Some(k) = (0..reference.len()).find(|&k| o.result.get(k) != reference.get(k)) {
-            return Err(Failure::Check(format!(
-                "layer {}: result {k} is {}, the integer reference's {}",
-                n + 1,
-                o.result.get(k).map_or("missing".to_string(), i16::to_string),
-                reference[k]
-            )));
-        }
-    }
-    let predictions: Vec<usize> = outcomes[1].result.chunks(iris::SPECIES.len()).map(npu::argmax).collect();
-    let (mut right, mut held_right, mut held) = (0, 0, 0);
-    for (i, (f, &p)) in flowers.iter().zip(&predictions).enumerate() {
-        let ok = usize::from(f.label) == p;
-        right += usize::from(ok);
-        if iris::held_out(i) {
-            held += 1;
-            held_right += usize::from(ok);
-        }
-    }
-    println!(
-        "Iris MLP 4-{}-3 on ScaleNPU ({}): {} flowers in 2 layers, {} + {} cycles; every hidden value and logit equals the integer reference",
-        iris::HIDDEN,
-        engine_name(model),
-        flowers.len(),
-        outcomes[0].cycles,
-        outcomes[1].cycles
-    );
-    println!(
-        "accuracy: held-out {held_right}/{held} = {:.2} %, all {right}/{} = {:.2} %",
-        100.0 * held_right as f64 / held as f64,
-        flowers.len(),
-        100.0 * right as f64 / flowers.len() as f64
-    );
+    let flowers = iris::load(&iris::fetch(Path::new("build/data"))?)?;
+    let report = on_unit(model, |step| iris::run(step, &mlp, &flowers))?.map_err(Failure::Check)?;
+    println!("{}", report.text(engine_name(model), &flowers));
     Ok(())
 }
 

@@ -17,6 +17,12 @@ pub fn offset(name: &str) -> u8 {
     regmap::register(name).offset as u8
 }
 
+/// The register map's name of an exit code (`CPU_ERR`), or "not a defined exit code" for a
+/// value it does not define.
+pub fn exit_code_name(code: u8) -> &'static str {
+    regmap::EXIT_CODES.iter().find(|&&(_, c)| c == u32::from(code)).map_or("not a defined exit code", |&(name, _)| name)
+}
+
 /// One bus operation of the CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {

@@ -62,7 +62,11 @@
 //! ```
 //!
 //! `#` starts a comment; blank lines are ignored.
+use super::driver::{exit_code_name, reset, run_layers, Bench};
 use super::integer;
+use super::memory::Timing;
+use npu_model::scale::engine::SUCCESS;
+use npu_model::scale::scale_npu::{In, Out};
 use crate::argmax;
 use rand::{rngs::SmallRng, seq::SliceRandom, Rng, SeedableRng};
 use std::fmt::Write as _;
@@ -94,6 +98,9 @@ const ACCUMULATOR_LIMIT: i64 = 1 << 30;
 /// the 16-bit range.
 const ACTIVATION_LIMIT: i64 = 1 << 14;
 const MAX_INPUT_EXPONENT: u8 = 15;
+/// The most inputs or outputs a layer may have, and the most flowers in one batch: the
+/// unit's dimension registers (INROWS, INCOLS, WGHTROWS, WGHTCOLS) are 8 bits (seeds/004).
+pub const MAX_LAYER_SIZE: u8 = u8::MAX;
 
 const EPOCHS: usize = 300;
 const BATCH: usize = 10;
@@ -143,10 +150,10 @@ fn parse_flowers(text: &str) -> Result<Vec<Flower>, String> {
     let announced = match fields[..] {
         [count, features, ref names @ ..] if names == SPECIES && features == "4" => count
             .parse::<usize>()
-            .map_err(|_| format!("line 1: the flower count {count:?} is not a number"))?,
+            .map_err(|_| format!("line 1: the flower count `{count}` is not a number"))?,
         _ => {
             return Err(format!(
-                "line 1: expected the header 'COUNT,4,{}', found {header:?}",
+                "line 1: expected the header `COUNT,4,{}`, found `{header}`",
                 SPECIES.join(",")
             ))
         }
@@ -181,13 +188,13 @@ fn parse_flower(line: &str) -> Result<Flower, String> {
             .parse::<f32>()
             .ok()
             .filter(|v| v.is_finite() && *v >= 0.0)
-            .ok_or_else(|| format!("value {}: {field:?} is not a measurement in cm", k + 1))?;
+            .ok_or_else(|| format!("value {}: `{field}` is not a measurement in cm", k + 1))?;
     }
     let label = label
         .parse::<u8>()
         .ok()
         .filter(|&l| usize::from(l) < CLASSES)
-        .ok_or_else(|| format!("species {label:?} is not one of 0..={}", CLASSES - 1))?;
+        .ok_or_else(|| format!("species `{label}` is not one of 0..={}", CLASSES - 1))?;
     Ok(Flower { features, label })
 }
 
@@ -349,11 +356,11 @@ impl Model {
     /// Reads a model file; a malformed line, a value out of range or a wrong shape (the
     /// network must be 4 → any → 3) is an error naming the line.
     pub fn parse(text: &str) -> Result<Self, String> {
-        let mut lines = ModelLines(text.lines().enumerate());
+        let mut lines = ModelLines(text.lines().enumerate(), 0);
         let (n, header) = lines.next("the header")?;
         if header != HEADER {
             return Err(format!(
-                "line {n}: expected the header {HEADER:?}, found {header:?}"
+                "line {n}: expected the header `{HEADER}`, found `{header}`"
             ));
         }
         let (n, line) = lines.next("input_exponent")?;
@@ -361,7 +368,7 @@ impl Model {
             ["input_exponent", a] => integer(a, 0..=MAX_INPUT_EXPONENT.into()).map_err(at(n))?,
             _ => {
                 return Err(format!(
-                    "line {n}: expected 'input_exponent A', found {line:?}"
+                    "line {n}: expected `input_exponent A`, found `{line}`"
                 ))
             }
         } as u8;
@@ -369,7 +376,7 @@ impl Model {
         let second = parse_layer(&mut lines, 2, first.n, Some(CLASSES))?;
         if let Ok((n, line)) = lines.next("nothing") {
             return Err(format!(
-                "line {n}: unexpected {line:?} after the second layer"
+                "line {n}: unexpected `{line}` after the second layer"
             ));
         }
         Ok(Self {
@@ -379,18 +386,22 @@ impl Model {
     }
 }
 
-/// A model file's lines, numbered from 1.
-struct ModelLines<'a>(std::iter::Enumerate<std::str::Lines<'a>>);
+/// A model file's lines, numbered from 1, and the number of the last line taken.
+struct ModelLines<'a>(std::iter::Enumerate<std::str::Lines<'a>>, usize);
 
 impl<'a> ModelLines<'a> {
     /// The next line that is not blank once its comment is removed, and its number; at the
-    /// end of the file an error saying that `what` was expected.
+    /// end of the file an error naming the line after the last and saying that `what` was
+    /// expected there.
     fn next(&mut self, what: &str) -> Result<(usize, &'a str), String> {
-        self.0
-            .by_ref()
-            .map(|(i, line)| (i + 1, line.split('#').next().unwrap_or("").trim()))
-            .find(|(_, line)| !line.is_empty())
-            .ok_or_else(|| format!("the file ends where {what} should be"))
+        for (i, line) in self.0.by_ref() {
+            self.1 = i + 1;
+            let line = line.split('#').next().unwrap_or("").trim();
+            if !line.is_empty() {
+                return Ok((i + 1, line));
+            }
+        }
+        Err(format!("line {}: the file ends where {what} should be", self.1 + 1))
     }
 }
 
@@ -405,14 +416,14 @@ fn parse_layer(
     let (number, line) = lines.next("a layer")?;
     let (declared_k, outputs, relu, shift) = match line.split_whitespace().collect::<Vec<_>>()[..] {
         ["layer", k, n, activation @ ("relu" | "linear"), "shift", s] => (
-            integer(k, 1..=65535).map_err(at(number))? as usize,
-            integer(n, 1..=65535).map_err(at(number))? as usize,
+            layer_size(k).map_err(at(number))?,
+            layer_size(n).map_err(at(number))?,
             activation == "relu",
             integer(s, 0..=255).map_err(at(number))? as u8,
         ),
         _ => {
             return Err(format!(
-                "line {number}: expected 'layer K N relu|linear shift S', found {line:?}"
+                "line {number}: expected `layer K N relu|linear shift S`, found `{line}`"
             ))
         }
     };
@@ -430,7 +441,7 @@ fn parse_layer(
         }
         _ => {
             return Err(format!(
-                "line {number}: expected 'bias B1 .. B{outputs}' or 'bias none'"
+                "line {number}: expected `bias B1 .. B{outputs}` or `bias none`"
             ))
         }
     };
@@ -448,6 +459,15 @@ fn parse_layer(
         shift,
         relu,
     })
+}
+
+/// A layer's number of inputs or outputs. The unit holds at most 255: a layer's inputs are
+/// INCOLS and WGHTROWS, its outputs WGHTCOLS (and the next layer's INCOLS), all 8-bit
+/// registers (seeds/004); a larger size would be truncated when written to them.
+fn layer_size(word: &str) -> Result<usize, String> {
+    integer(word, 1..=MAX_LAYER_SIZE.into())
+        .map(|v| v as usize)
+        .map_err(|e| format!("{e}: a layer's size must fit the unit's 8-bit INCOLS, WGHTROWS and WGHTCOLS registers"))
 }
 
 /// Prefixes an error with its line number.
@@ -950,7 +970,7 @@ mod tests {
             ("150,4,setosa,versicolor\n", "line 1: expected the header"),
             (
                 "x,4,setosa,versicolor,virginica\n",
-                "line 1: the flower count \"x\"",
+                "line 1: the flower count `x`",
             ),
             (
                 &format!("{header}{good}"),
@@ -962,7 +982,7 @@ mod tests {
             ),
             (
                 &format!("{header}{good}4.9,abc,1.4,0.2,0\n"),
-                "line 4: value 2: \"abc\" is not a measurement",
+                "line 4: value 2: `abc` is not a measurement",
             ),
             (
                 &format!("{header}{good}4.9,3.0,-1.4,0.2,0\n"),
@@ -974,7 +994,7 @@ mod tests {
             ),
             (
                 &format!("{header}{good}4.9,3.0,1.4,0.2,3\n"),
-                "line 4: species \"3\" is not one of 0..=2",
+                "line 4: species `3` is not one of 0..=2",
             ),
         ] {
             let error = parse_flowers(text).unwrap_err();
@@ -1020,39 +1040,39 @@ mod tests {
             lines.join("\n")
         };
         for (text, expected) in [
-            (String::new(), "the file ends where the header should be"),
+            (String::new(), "line 1: the file ends where the header should be"),
             (replace(1, "npu-iris-mlp 2"), "line 1: expected the header"),
             (
                 replace(3, "input_exponent 16"),
-                "line 3: \"16\" is not an integer in 0..=15",
+                "line 3: `16` is not an integer in 0..=15",
             ),
-            (replace(3, "input 4"), "line 3: expected 'input_exponent A'"),
+            (replace(3, "input 4"), "line 3: expected `input_exponent A`"),
             (
                 replace(4, "layer 3 2 relu shift 7"),
                 "line 4: layer 1 is 3 → 2; the network must be 4 → hidden → 3",
             ),
             (
                 replace(4, "layer 4 2 sigmoid shift 7"),
-                "line 4: expected 'layer K N relu|linear shift S'",
+                "line 4: expected `layer K N relu|linear shift S`",
             ),
             (
                 replace(4, "layer 4 2 relu shift 256"),
-                "line 4: \"256\" is not an integer in 0..=255",
+                "line 4: `256` is not an integer in 0..=255",
             ),
             (replace(5, "bias 1 2 3"), "line 5: 3 values, expected 2"),
             (
                 replace(5, "bias 1 2147483648"),
-                "line 5: \"2147483648\" is not an integer",
+                "line 5: `2147483648` is not an integer",
             ),
             (
                 replace(5, "1 2"),
-                "line 5: expected 'bias B1 .. B2' or 'bias none'",
+                "line 5: expected `bias B1 .. B2` or `bias none`",
             ),
             (
                 replace(7, "32768 0"),
-                "line 7: \"32768\" is not an integer in -32768..=32767",
+                "line 7: `32768` is not an integer in -32768..=32767",
             ),
-            (replace(7, "1 x"), "line 7: \"x\" is not an integer"),
+            (replace(7, "1 x"), "line 7: `x` is not an integer"),
             (replace(7, "1"), "line 7: 1 values, expected 2"),
             (
                 replace(10, "layer 2 4 linear shift 255"),
@@ -1062,13 +1082,21 @@ mod tests {
                 replace(10, "layer 3 3 linear shift 255"),
                 "line 10: layer 2 is 3 → 3",
             ),
+            // The hidden layer's size must fit the unit's 8-bit dimension registers.
+            (
+                replace(4, "layer 4 256 relu shift 7"),
+                "line 4: `256` is not an integer in 1..=255: a layer's size must fit the unit's 8-bit INCOLS, WGHTROWS and WGHTCOLS registers",
+            ),
+            (replace(4, "layer 4 65535 relu shift 7"), "line 4: `65535` is not an integer in 1..=255"),
+            (replace(4, "layer 4 0 relu shift 7"), "line 4: `0` is not an integer in 1..=255"),
+            (replace(10, "layer 300 3 linear shift 255"), "line 10: `300` is not an integer in 1..=255"),
             (
                 good.lines().take(12).collect::<Vec<_>>().join("\n"),
-                "the file ends where a row of weights should be",
+                "line 13: the file ends where a row of weights should be",
             ),
             (
                 format!("{good}layer 3 3 linear shift 0\n"),
-                "line 14: unexpected \"layer 3 3 linear shift 0\"",
+                "line 14: unexpected `layer 3 3 linear shift 0`",
             ),
         ] {
             let error = Model::parse(&text).unwrap_err();
@@ -1080,6 +1108,97 @@ mod tests {
         // Comments and blank lines are ignored.
         let commented = format!("# a comment\n\n{}", good.replace('\n', "  # note\n"));
         assert_eq!(Model::parse(&commented), Ok(small_model()));
+    }
+
+    /// `count` made-up flowers of every species in turn (the unit tests need no download).
+    fn made_up_flowers(count: usize) -> Vec<Flower> {
+        (0..count)
+            .map(|i| {
+                let f = i as f32;
+                Flower { features: [4.5 + 0.07 * f % 3.0, 2.0 + 0.05 * f % 2.0, 1.0 + 0.11 * f % 6.0, 0.1 + 0.03 * f % 2.5], label: (i % CLASSES) as u8 }
+            })
+            .collect()
+    }
+
+    /// A 4-`hidden`-3 model with made-up weights of both signs.
+    fn wide_model(hidden: usize) -> Model {
+        let weights = |k: usize, n: usize, scale: i32| -> Vec<i16> { (0..k * n).map(|i| ((i as i32 * 37 % 23 - 11) * scale) as i16).collect() };
+        Model {
+            input_exponent: 4,
+            layers: [
+                layer(FEATURES, hidden, weights(FEATURES, hidden, 9), (0..hidden as i32).map(|j| j * 13 - 900).collect(), 3, true),
+                layer(hidden, CLASSES, weights(hidden, CLASSES, 5), vec![100, -50, 0], 6, false),
+            ],
+        }
+    }
+
+    /// The model of the unit, for `run`.
+    fn unit() -> impl FnMut(&In) -> Out {
+        use npu_model::Block;
+        let mut unit = npu_model::scale::scale_npu::ScaleNpu::default();
+        move |i| unit.step(i)
+    }
+
+    #[test]
+    fn run_takes_the_widest_hidden_layer_the_registers_hold() {
+        let model = Model::parse(&wide_model(usize::from(MAX_LAYER_SIZE)).to_text()).expect("255 hidden neurons parse");
+        let flowers = made_up_flowers(40);
+        let report = run(&mut unit(), &model, &flowers).unwrap();
+        let [hidden, _] = model.reference(&flowers);
+        assert!(hidden.iter().filter(|&&h| h != 0).count() > hidden.len() / 4, "the hidden layer is not all zeros");
+        let predictions: Vec<usize> = model.predict_batch(&flowers).into_iter().map(usize::from).collect();
+        assert_eq!(report.predictions, predictions);
+        assert!(report.cycles.iter().all(|&c| c > 0));
+        let text = report.text("model", &flowers);
+        assert!(text.starts_with("Iris MLP 4-255-3 on ScaleNPU (model): 40 flowers in 2 layers, "), "{text}");
+        let right = flowers.iter().zip(&predictions).filter(|(f, &p)| usize::from(f.label) == p).count();
+        assert!(text.contains(&format!(", all {right}/40 = ")), "{text}");
+    }
+
+    #[test]
+    fn run_names_the_first_value_that_differs() {
+        let (model, flowers) = (wide_model(10), made_up_flowers(12));
+        let mut unit = unit();
+        // Flips the lowest bit of the first hidden value the unit writes (flower 0, neuron 0).
+        let mut corrupt = |i: &In| {
+            let mut o = unit(i);
+            if o.mem_req_valid && o.mem_req_write && o.mem_req_addr == UNIT_HIDDEN {
+                o.mem_req_wdata ^= 1;
+            }
+            o
+        };
+        let want = model.reference(&flowers)[0][0];
+        assert_eq!(
+            run(&mut corrupt, &model, &flowers),
+            Err(format!("layer 1 (hidden): value 0 (flower 0, neuron 0) is {} on the unit, {want} in the integer reference", want ^ 1))
+        );
+    }
+
+    #[test]
+    fn run_names_a_failed_layer_by_its_exit_code() {
+        let (model, flowers) = (wide_model(8), made_up_flowers(12));
+        let mut unit = unit();
+        // The memory answers layer 2's first request (after layer 1's interrupt) with an error.
+        let (mut layer_1_done, mut failed) = (false, false);
+        let mut faulty = |i: &In| {
+            let mut i = i.clone();
+            if i.mem_resp_valid && layer_1_done && !failed {
+                (i.mem_resp_error, failed) = (true, true);
+            }
+            let o = unit(&i);
+            layer_1_done |= o.irq;
+            o
+        };
+        assert_eq!(run(&mut faulty, &model, &flowers), Err("layer 2 (logits): the unit ended with EXITCODE 2 (MEM_ERR), not 1 (SUCCESS)".to_string()));
+    }
+
+    #[test]
+    fn run_refuses_batches_the_unit_cannot_hold() {
+        let model = wide_model(8);
+        for count in [0, 256] {
+            let e = run(&mut unit(), &model, &made_up_flowers(count)).unwrap_err();
+            assert_eq!(e, format!("{count} flowers: the unit takes 1..=255 rows in one batch (INROWS is an 8-bit register)"));
+        }
     }
 
     /// The fetched flowers, the float network and the model trained on them (seed 1).
@@ -1192,4 +1311,82 @@ impl Model {
             layer(&self.layers[1], Vec::new(), true, UNIT_BASE, UNIT_LOGITS),
         ]
     }
+}
+
+/// What [`run`] measured: each layer's cycles and the unit's prediction for each flower.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// Neurons of the hidden layer.
+    pub hidden: usize,
+    /// Cycles of each layer, from the INIT write's response to the interrupt.
+    pub cycles: [u64; 2],
+    /// The species the unit's logits pick, one per flower.
+    pub predictions: Vec<usize>,
+}
+
+impl Report {
+    /// The two lines `npu scale iris` prints; `unit` says what ran ("Verilated RTL", "model").
+    pub fn text(&self, unit: &str, flowers: &[Flower]) -> String {
+        let right = |held: bool| {
+            let picked = flowers.iter().zip(&self.predictions).enumerate().filter(|&(i, _)| !held || held_out(i));
+            let (right, all) = picked.fold((0, 0), |(r, n), (_, (f, &p))| (r + usize::from(usize::from(f.label) == p), n + 1));
+            format!("{right}/{all} = {:.2} %", 100.0 * right as f64 / all.max(1) as f64)
+        };
+        format!(
+            "Iris MLP {FEATURES}-{}-{CLASSES} on ScaleNPU ({unit}): {} flowers in 2 layers, {} + {} cycles; \
+             every hidden value and logit equals the integer reference\naccuracy: held-out {}, all {}",
+            self.hidden,
+            flowers.len(),
+            self.cycles[0],
+            self.cycles[1],
+            right(true),
+            right(false)
+        )
+    }
+}
+
+/// Classifies `flowers` on the unit `step` (the Verilated RTL or the model, freshly reset here)
+/// with [`Model::unit_layers`], and checks every hidden value and logit against the integer
+/// reference. An error says which layer differs and how: its exit code by name, or the first
+/// differing value with its index (flower and neuron) and both values.
+pub fn run(step: &mut dyn FnMut(&In) -> Out, model: &Model, flowers: &[Flower]) -> Result<Report, String> {
+    if flowers.is_empty() || flowers.len() > usize::from(MAX_LAYER_SIZE) {
+        return Err(format!(
+            "{} flowers: the unit takes 1..={MAX_LAYER_SIZE} rows in one batch (INROWS is an 8-bit register)",
+            flowers.len()
+        ));
+    }
+    let mut bench = Bench::new(Timing::IDEAL, 0.0, 1);
+    reset(step);
+    let outcomes = run_layers(step, &mut bench, &model.unit_layers(flowers));
+    let reference = model.reference(flowers);
+    for (l, ((outcome, want), name)) in outcomes.iter().zip(&reference).zip(["hidden", "logits"]).enumerate() {
+        let layer = format!("layer {} ({name})", l + 1);
+        if outcome.exit_code != SUCCESS {
+            return Err(format!(
+                "{layer}: the unit ended with EXITCODE {} ({}), not {SUCCESS} (SUCCESS)",
+                outcome.exit_code,
+                exit_code_name(outcome.exit_code)
+            ));
+        }
+        let got = &outcome.result;
+        if got.len() != want.len() {
+            return Err(format!("{layer}: the unit gave {} values, the integer reference {}", got.len(), want.len()));
+        }
+        if let Some(i) = got.iter().zip(want).position(|(g, w)| g != w) {
+            let n = model.layers[l].n;
+            return Err(format!(
+                "{layer}: value {i} (flower {}, neuron {}) is {} on the unit, {} in the integer reference",
+                i / n,
+                i % n,
+                got[i],
+                want[i]
+            ));
+        }
+    }
+    Ok(Report {
+        hidden: model.layers[0].n,
+        cycles: [outcomes[0].cycles, outcomes[1].cycles],
+        predictions: outcomes[1].result.chunks(CLASSES).map(argmax).collect(),
+    })
 }

@@ -14,5 +14,5 @@ pub(crate) fn integer(word: &str, range: std::ops::RangeInclusive<i64>) -> Resul
         Some(hex) => i64::from_str_radix(hex, 16).ok(),
         None => word.parse::<i64>().ok(),
     };
-    parsed.filter(|v| range.contains(v)).ok_or_else(|| format!("{word:?} is not an integer in {}..={}", range.start(), range.end()))
+    parsed.filter(|v| range.contains(v)).ok_or_else(|| format!("`{word}` is not an integer in {}..={}", range.start(), range.end()))
 }

@@ -56,7 +56,7 @@ fn synth(tops: &[npu_gen::Top], dir: &Path) -> Result<(), String> {
     print!("{report}");
     println!("\nchecks passed for every top: no latch, check -assert (no loop, no multiple or missing driver), FIFO in block RAM\n{}", path.display());
     let slow: Vec<_> = results.iter().filter(|r| r.fmax_mhz.is_some_and(|f| f < f64::from(fpga::TARGET_MHZ))).map(|r| r.top.as_str()).collect();
-    if slow.is_empty() { Ok(()) } else { Err(format!("below {} MHz after routing: {slow:?}", fpga::TARGET_MHZ)) }
+    if slow.is_empty() { Ok(()) } else { Err(format!("below {} MHz after routing: {}", fpga::TARGET_MHZ, slow.join(", "))) }
 }
 
 fn bitstream(tops: &[npu_gen::Top], dir: &Path) -> Result<(), String> {
