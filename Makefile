@@ -12,13 +12,12 @@ VERILOG_DIR := build/verilog
 CARGO ?= cargo
 SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEBIAN_PACKAGES := verilator zlib1g-dev gtkwave yosys nextpnr-ice40 fpga-icestorm
+DEBIAN_PACKAGES := verilator zlib1g-dev yosys nextpnr-ice40 fpga-icestorm
 
 .PHONY: deps mnist verilog synth bitstream test bench docs waves clean
 
 # Installs the Debian packages that are missing: Verilator and zlib for the co-simulation,
-# gtkwave for fst2vcd and viewing, yosys for the synthesis checks and the gate-level netlist,
-# nextpnr-ice40 and fpga-icestorm (icepack) for place and route and the bitstream; without
+# yosys for the synthesis checks and the gate-level netlist, nextpnr-ice40 and fpga-icestorm (icepack) for place and route and the bitstream; without
 # their recommends. Nothing is installed when everything is present.
 deps:
 	@missing=""; for p in $(DEBIAN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -62,7 +61,7 @@ waves: deps
 	@[ -n "$(TEST)" ] || { echo "usage: make waves TEST=<test name>"; exit 1; }
 	@mkdir -p build/waves
 	NPU_WAVES=$(CURDIR)/build/waves/$(TEST).fst $(CARGO) test --release --workspace $(TEST) -- --exact --nocapture --test-threads 1
-	@echo "open with: gtkwave build/waves/$(TEST).fst"
+	@echo "open with any FST viewer, for example gtkwave build/waves/$(TEST).fst (apt-get install gtkwave)"
 
 clean:
 	$(CARGO) clean

@@ -223,7 +223,7 @@ pub fn registers(layer: &ConvLayer) -> Result<In, ConvError> {
         )));
     }
     if layer.stride.0 > 3 || layer.stride.1 > 3 {
-        return Err(ConvError::Unsupported(format!("stride {:?}: 1..=3 each (TRM §6)", layer.stride)));
+        return Err(ConvError::Unsupported(format!("stride {}x{}: 1..=3 each (TRM §6)", layer.stride.0, layer.stride.1)));
     }
     Ok(In {
         ifm_height: h as u16,
