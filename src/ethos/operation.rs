@@ -98,43 +98,39 @@ fn signed48(value: u64) -> i64 {
 }
 
 impl Operation {
-    /// The IFM (`"IFM"`) or IFM2 (`"IFM2"`) the operation reads.
+    /// The IFM (`"IFM"`) or IFM2 (`"IFM2"`) the operation reads: tile 0's height and width;
+    /// IFM2 has no depth register, elementwise operands share the IFM's depth.
     pub fn input(&self, which: &str) -> FeatureMap {
-        let r = &self.registers;
-        let precision = r.param(&format!("NPU_SET_{which}_PRECISION"));
-        let signed = precision & 1 == 1;
-        let zero_point = r.param(&format!("NPU_SET_{which}_ZERO_POINT"));
-        FeatureMap {
-            region: r.param(&format!("NPU_SET_{which}_REGION")),
-            height: u32::from(r.param(&format!("NPU_SET_{which}_HEIGHT0_M1"))) + 1,
-            width: u32::from(r.param(&format!("NPU_SET_{which}_WIDTH0_M1"))) + 1,
-            // IFM2 has no depth register: elementwise operands share the IFM's depth.
-            depth: u32::from(r.param("NPU_SET_IFM_DEPTH_M1")) + 1,
-            base: [0, 1, 2, 3].map(|k| r.address(&format!("NPU_SET_{which}_BASE{k}"))),
-            stride: ["X", "Y", "C"].map(|a| signed48(r.address(&format!("NPU_SET_{which}_STRIDE_{a}")))).into(),
-            zero_point: if signed { i32::from(zero_point as i16) } else { i32::from(zero_point) },
-            signed,
-            bits: 8 << ((precision >> 2) & 3),
-            nhcwb16: (precision >> 6) & 3 == 1,
-        }
+        let [height, width] = ["HEIGHT0", "WIDTH0"].map(|r| format!("NPU_SET_{which}_{r}_M1"));
+        // IFM precision: b0 signed, b[3:2] log2(bytes), b[7:6] format (digest §2.2).
+        self.feature_map(which, [&height, &width, "NPU_SET_IFM_DEPTH_M1"], 2)
     }
 
-    /// The OFM the operation writes.
+    /// The OFM the operation writes: the stripe's height and width.
     pub fn output(&self) -> FeatureMap {
+        // OFM precision: b0 signed, b[2:1] log2(bytes), b[7:6] format (digest §2.2).
+        self.feature_map("OFM", ["NPU_SET_OFM_HEIGHT_M1", "NPU_SET_OFM_WIDTH_M1", "NPU_SET_OFM_DEPTH_M1"], 1)
+    }
+
+    /// The feature map registers of `unit` (`IFM`, `IFM2`, `OFM`), its size from the `_M1`
+    /// registers `size`, the element size from PRECISION bits `size_bit + 1 : size_bit`.
+    fn feature_map(&self, unit: &str, size: [&str; 3], size_bit: u16) -> FeatureMap {
         let r = &self.registers;
-        let precision = r.param("NPU_SET_OFM_PRECISION");
+        let reg = |name: &str| format!("NPU_SET_{unit}_{name}");
+        let precision = r.param(&reg("PRECISION"));
         let signed = precision & 1 == 1;
-        let zero_point = r.param("NPU_SET_OFM_ZERO_POINT");
+        let zero_point = r.param(&reg("ZERO_POINT"));
+        let [height, width, depth] = size.map(|name| u32::from(r.param(name)) + 1);
         FeatureMap {
-            region: r.param("NPU_SET_OFM_REGION"),
-            height: u32::from(r.param("NPU_SET_OFM_HEIGHT_M1")) + 1,
-            width: u32::from(r.param("NPU_SET_OFM_WIDTH_M1")) + 1,
-            depth: u32::from(r.param("NPU_SET_OFM_DEPTH_M1")) + 1,
-            base: [0, 1, 2, 3].map(|k| r.address(&format!("NPU_SET_OFM_BASE{k}"))),
-            stride: ["X", "Y", "C"].map(|a| signed48(r.address(&format!("NPU_SET_OFM_STRIDE_{a}")))).into(),
+            region: r.param(&reg("REGION")),
+            height,
+            width,
+            depth,
+            base: [0, 1, 2, 3].map(|k| r.address(&reg(&format!("BASE{k}")))),
+            stride: ["X", "Y", "C"].map(|a| signed48(r.address(&reg(&format!("STRIDE_{a}"))))).into(),
             zero_point: if signed { i32::from(zero_point as i16) } else { i32::from(zero_point) },
             signed,
-            bits: 8 << ((precision >> 1) & 3),
+            bits: 8 << ((precision >> size_bit) & 3),
             nhcwb16: (precision >> 6) & 3 == 1,
         }
     }
