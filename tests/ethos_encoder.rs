@@ -710,9 +710,10 @@ fn fuzz_line() -> impl proptest::strategy::Strategy<Value = (Vec<Word>, Vec<&'st
 fn fuzz_weights_file_parser() {
     use npu::ethos::weights::parse_weights;
     use proptest::{prelude::*, test_runner::TestRunner};
-    let seed = Run::from_env("fuzz_weights_file_parser", 0).seed;
+    let run = Run::from_env("fuzz_weights_file_parser", 5000);
+    let seed = run.seed;
     let config = ProptestConfig {
-        cases: 5000,
+        cases: run.cycles.try_into().unwrap_or(u32::MAX),
         rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
         failure_persistence: None,
         ..ProptestConfig::default()

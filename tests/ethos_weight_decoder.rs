@@ -556,12 +556,13 @@ fn fuzz_stream() -> impl proptest::strategy::Strategy<Value = FuzzStream> {
     ]
 }
 
-/// The proptest configuration of a fuzz target: `cases` from the printed `SEED`, as every
-/// random test, no failure files.
+/// The proptest configuration of a fuzz target: `cases` (or `CYCLES`) from the printed
+/// `SEED`, as every random test, no failure files.
 fn fuzz_config(test: &str, cases: u32) -> (proptest::test_runner::Config, u64) {
-    let seed = Run::from_env(test, 0).seed;
+    let run = Run::from_env(test, cases.into());
+    let seed = run.seed;
     let config = proptest::test_runner::Config {
-        cases,
+        cases: run.cycles.try_into().unwrap_or(u32::MAX),
         rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
         failure_persistence: None,
         ..proptest::test_runner::Config::default()
