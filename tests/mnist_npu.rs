@@ -140,6 +140,83 @@ fn debug_chain_freezes_and_resumes() {
     );
 }
 
+/// All 16 SSFR bits read back through PISO_DEB (§7: "a group of total 16 1-bit registers",
+/// bits 6:0 included): each value written with EN_CONFIG leaves the chain as its first two
+/// bytes; after RST_GLO the chain shows Table 5's reset value, bits 6:0 at 0.
+#[test]
+fn ssfr_reads_back_all_16_bits_through_piso_deb() {
+    let values = [0xFFFF, 0x007F, 0x0055, 0x002A, 0xA5A5, 0x5A5A, 0x0001, 0x0040];
+    let mut p = Program::default();
+    let mut dumps = Vec::new();
+    for value in values {
+        let ssfr = Ssfr::from_value(value);
+        assert_eq!(ssfr.value(), value, "program::Ssfr keeps every bit");
+        p.configure(ssfr);
+        dumps.push((value, p.debug_dump(&auto_idle(), ssfr)));
+    }
+    p.reset();
+    dumps.push((0x2280, p.debug_dump(&auto_idle(), Ssfr::reset())));
+    let outs = run("ssfr_reads_back_all_16_bits_through_piso_deb", &p);
+    for (value, first) in dumps {
+        assert_eq!(d_out(&outs, first, 2), value.to_be_bytes(), "SSFR {value:#06x} through PISO_DEB");
+    }
+}
+
+/// Back-to-back frames with N = 3 (docs/mnist.md, "Back-to-back frames with N < 4"): the
+/// second frame's EN_ReLU (in LAST) comes while FSM_OUT is in S5 and is ignored, so FSM_ACC
+/// waits in WAIT for an OUT_DONE that never comes. EN_FSM is ignored from then on (a good
+/// frame gives no output); RST_GLO recovers, and the same frame then gives its result.
+#[test]
+fn short_back_to_back_frames_lock_up_until_rst_glo() {
+    use npu::model::mnist::{chip::Chip, fsm_acc::State};
+    use npu::model::Block;
+    let mut rng = SmallRng::seed_from_u64(12);
+    let ssfr = Ssfr { sel_out: sel_out::PISO_OUT, ..Ssfr::default() };
+    let short: Vec<Frame> = (0..2).map(|_| random_frame(&mut rng, 3, ssfr)).collect();
+    let good = Frame { bias1: 0x10, bias2: 0x20, pairs: vec![[0x10; 4]; 4], ssfr };
+    let expected = piso_bytes(frame_results(&good));
+    assert_eq!(expected, [0x06, 0x00, 0x05, 0x00], "1 + 4 and 2 + 4 in Q8.8");
+
+    let mut p = Program::default();
+    let windows = p.frames_ignoring_timing(&short);
+    p.idle(100);
+    let stuck_from = p.cycles.len();
+    let ignored = p.frames(std::slice::from_ref(&good))[0];
+    let reset = p.push(In { RST_GLO: true, ..auto_idle() });
+    let recovered = p.frames(std::slice::from_ref(&good))[0];
+    let outs = run("short_back_to_back_frames_lock_up_until_rst_glo", &p);
+
+    // The model's FSM_ACC (equal to the RTL at every pin, run() checks) after each cycle.
+    let mut chip = Chip::default();
+    chip.step(&In { RST_GLO: true, ..In::default() });
+    let states: Vec<State> = p.cycles.iter().map(|pins| { chip.step(pins); chip.fsm_acc_state() }).collect();
+    assert_eq!(states[windows[1] + 1], State::Wait, "LAST, then WAIT");
+    assert!(states[windows[1] + 1..reset].iter().all(|&s| s == State::Wait), "WAIT until RST_GLO: {} cycles", reset - windows[1] - 1);
+    assert!(stuck_from - windows[1] > 100);
+    assert_ne!(d_out(&outs, ignored + FIRST_BYTE_AFTER_SSFR_WINDOW, 4), expected, "the frame during the lock-up gives nothing");
+    assert_eq!(states[reset], State::Idle);
+    assert_eq!(d_out(&outs, recovered + FIRST_BYTE_AFTER_SSFR_WINDOW, 4), expected, "after RST_GLO the frame gives its result");
+    assert_eq!(*states.last().unwrap(), State::Idle);
+
+    // Which runs of equal N lock up (the model; its pins equal the RTL's under random pin
+    // activity, chip_random_pin_activity): exactly N = 3 with an even number of frames.
+    for n in 0..=3 {
+        for count in 1..=8 {
+            let frames: Vec<Frame> = (0..count).map(|_| random_frame(&mut rng, n, ssfr)).collect();
+            let mut p = Program::default();
+            p.frames_ignoring_timing(&frames);
+            p.idle(20);
+            let mut chip = Chip::default();
+            chip.step(&In { RST_GLO: true, ..In::default() });
+            for pins in &p.cycles {
+                chip.step(pins);
+            }
+            let locked = chip.fsm_acc_state() == State::Wait;
+            assert_eq!(locked, n == 3 && count % 2 == 0, "N = {n}, {count} frames back to back: locked up {locked}");
+        }
+    }
+}
+
 /// Full inference with the FSM and PISO_OUT (§9.3): back-to-back frames, each result read
 /// from D_OUT in the four cycles after its SSFR window + 3; one frame saturates.
 #[test]

@@ -3,9 +3,11 @@
 //! `npu_model::ethos`; this module holds what surrounds them: the project's own encoder and
 //! weight reordering, the Vela oracle, and weight distributions for tests and benchmarks.
 pub mod conv;
+pub mod command_stream;
 pub mod conv_datapath;
 pub mod driver;
 pub mod encoder;
+pub mod operation;
 pub mod reorder;
 pub mod tflite;
 pub mod vela;

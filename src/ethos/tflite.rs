@@ -213,46 +213,7 @@ impl TfLite {
     /// TFLite's output of each layer (NHWC, of [`output_shape`]), all in one Python process.
     /// A layer that fails [`ConvLayer::check`] or that TFLite rejects is an error naming it.
     pub fn run(&self, layers: &[ConvLayer]) -> Result<Vec<Vec<i8>>, String> {
-        let mut request = Vec::new();
-        let u32s = |request: &mut Vec<u8>, values: &[usize]| {
-            for &v in values {
-                let v = u32::try_from(v).expect("layer dimension exceeds 32 bits");
-                request.extend_from_slice(&v.to_le_bytes());
-            }
-        };
-        u32s(&mut request, &[layers.len()]);
-        for (i, layer) in layers.iter().enumerate() {
-            layer.check().map_err(|e| format!("layer {i}: {e}"))?;
-            let (h, w, c) = layer.input_shape;
-            let fields = [
-                h,
-                w,
-                c,
-                layer.kernel.0,
-                layer.kernel.1,
-                layer.out_channels,
-                layer.stride.0,
-                layer.stride.1,
-                match layer.padding {
-                    Padding::Same => 0,
-                    Padding::Valid => 1,
-                },
-                layer.activation.tflite_code() as usize,
-                usize::from(layer.depthwise),
-            ];
-            u32s(&mut request, &fields);
-            for zp in [layer.input_zero_point, layer.output_zero_point] {
-                request.extend_from_slice(&i32::from(zp).to_le_bytes());
-            }
-            for scale in [layer.input_scale, layer.output_scale] {
-                request.extend_from_slice(&scale.to_le_bytes());
-            }
-            request.extend(layer.input.iter().map(|&v| v as u8));
-            request.extend(layer.weights.iter().map(|&v| v as u8));
-            request.extend(layer.weight_scales.iter().flat_map(|s| s.to_le_bytes()));
-            request.extend(layer.bias.iter().flat_map(|b| b.to_le_bytes()));
-        }
-        let answer = self.call(request)?;
+        let answer = self.call(&[], request(layers)?)?;
         let mut pos = 0;
         let mut take = |n: usize| -> Result<&[u8], String> {
             let bytes = answer
@@ -285,6 +246,35 @@ impl TfLite {
         Ok(outputs)
     }
 
+    /// Each layer's one-operator model compiled by Vela for `ethos-u65-256` with `core`
+    /// (Vela's raw output and its `--verbose-register-command-stream` listing), all in one
+    /// Python process. Vela's options are named, not left to its defaults: the `vela.ini` it
+    /// ships, system config `Ethos_U65_Client_Server`, memory mode `Dedicated_Sram_384KB`.
+    pub fn compile(&self, layers: &[ConvLayer], core: VelaCore) -> Result<Vec<Compiled>, String> {
+        let answer = self.call(&["compile", core.name()], request(layers)?)?;
+        let mut rest = &answer[..];
+        let mut take = || -> Result<Vec<u8>, String> {
+            let cut = || "the Vela compile's answer is cut short".to_string();
+            let n = u32::from_le_bytes(rest.get(..4).ok_or_else(cut)?.try_into().unwrap()) as usize;
+            let bytes = rest.get(4..4 + n).ok_or_else(cut)?.to_vec();
+            rest = &rest[4 + n..];
+            Ok(bytes)
+        };
+        let compiled = (0..layers.len())
+            .map(|_| {
+                Ok(Compiled {
+                    cmd_data: take()?,
+                    weight_data: take()?,
+                    listing: String::from_utf8(take()?).map_err(|e| format!("Vela's listing: {e}"))?,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        if !rest.is_empty() {
+            return Err(format!("the Vela compile answered {} bytes more than expected", rest.len()));
+        }
+        Ok(compiled)
+    }
+
     fn command(&self) -> Command {
         let mut command = Command::new(&self.python);
         // Isolated from the user's Python settings; one thread is enough for these layers.
@@ -295,10 +285,84 @@ impl TfLite {
         command
     }
 
-    fn call(&self, request: Vec<u8>) -> Result<Vec<u8>, String> {
+    fn call(&self, args: &[&str], request: Vec<u8>) -> Result<Vec<u8>, String> {
         let mut command = self.command();
-        command.args(["-c", ORACLE]);
+        command.args(["-c", ORACLE]).args(args);
         crate::pypi::exchange(command, request, "TFLite oracle")
     }
 }
 
+/// Which of Vela 5.2's compilers: the C++ core ("Regor", the default) or the older Python
+/// core (`--debug-force-legacy-core`, which DMAs weights into SRAM). They write different but
+/// equivalent streams; an executor runs both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VelaCore {
+    Regor,
+    Legacy,
+}
+
+impl VelaCore {
+    pub const ALL: [VelaCore; 2] = [VelaCore::Regor, VelaCore::Legacy];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            VelaCore::Regor => "regor",
+            VelaCore::Legacy => "legacy",
+        }
+    }
+}
+
+/// A model as Vela compiled it (`--output-format raw`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compiled {
+    /// The driver payload: header and command stream (`npu::ethos::command_stream`).
+    pub cmd_data: Vec<u8>,
+    /// The read-only region: weight streams and scale/bias records.
+    pub weight_data: Vec<u8>,
+    /// The command lines of Vela's `--verbose-register-command-stream` listing.
+    pub listing: String,
+}
+
+/// The oracle's request for `layers` (format: `tflite_oracle.py`).
+fn request(layers: &[ConvLayer]) -> Result<Vec<u8>, String> {
+    let mut request = Vec::new();
+    let u32s = |request: &mut Vec<u8>, values: &[usize]| {
+        for &v in values {
+            let v = u32::try_from(v).expect("layer dimension exceeds 32 bits");
+            request.extend_from_slice(&v.to_le_bytes());
+        }
+    };
+    u32s(&mut request, &[layers.len()]);
+    for (i, layer) in layers.iter().enumerate() {
+        layer.check().map_err(|e| format!("layer {i}: {e}"))?;
+        let (h, w, c) = layer.input_shape;
+        let fields = [
+            h,
+            w,
+            c,
+            layer.kernel.0,
+            layer.kernel.1,
+            layer.out_channels,
+            layer.stride.0,
+            layer.stride.1,
+            match layer.padding {
+                Padding::Same => 0,
+                Padding::Valid => 1,
+            },
+            layer.activation.tflite_code() as usize,
+            usize::from(layer.depthwise),
+        ];
+        u32s(&mut request, &fields);
+        for zp in [layer.input_zero_point, layer.output_zero_point] {
+            request.extend_from_slice(&i32::from(zp).to_le_bytes());
+        }
+        for scale in [layer.input_scale, layer.output_scale] {
+            request.extend_from_slice(&scale.to_le_bytes());
+        }
+        request.extend(layer.input.iter().map(|&v| v as u8));
+        request.extend(layer.weights.iter().map(|&v| v as u8));
+        request.extend(layer.weight_scales.iter().flat_map(|s| s.to_le_bytes()));
+        request.extend(layer.bias.iter().flat_map(|b| b.to_le_bytes()));
+    }
+    Ok(request)
+}

@@ -25,7 +25,17 @@ the bits of IEEE binary32 (TFLite stores scales as float32):
               out_channels x i32    bias
   answer:   per layer: 3 x u32 output h, w, c, then h*w*c x i8 output, NHWC
 A layer TFLite rejects ends the process with exit status 1 and a message on stderr.
+
+With the arguments `compile regor|legacy`, each layer's model is compiled by Vela for
+ethos-u65-256 (the vela.ini Vela ships, system config Ethos_U65_Client_Server, memory mode
+Dedicated_Sram_384KB, raw output; `legacy` adds --debug-force-legacy-core) instead of run, and
+the answer is, per layer, three byte strings each preceded by its u32 length: `cmd_data` (the
+driver payload), `weight_data` (the read-only region), and the command lines of Vela's
+--verbose-register-command-stream listing (UTF-8).
 """
+import os
+import subprocess
+import tempfile
 import struct
 import sys
 
@@ -264,19 +274,59 @@ def run(layer):
     return output
 
 
+def compile_with_vela(layer, core):
+    """Vela's raw output and command listing of the layer's model (see the module doc)."""
+    import ethosu.vela
+
+    # `ethosu` is a namespace package: the config files sit beside `ethosu/vela`.
+    package = os.path.dirname(os.path.dirname(ethosu.vela.__file__))
+    config = os.path.join(package, "config_files", "Arm", "vela.ini")
+    with tempfile.TemporaryDirectory() as folder:
+        model = os.path.join(folder, "layer.tflite")
+        with open(model, "wb") as f:
+            f.write(build_model(layer))
+        args = [
+            sys.executable, "-I", "-m", "ethosu.vela", model,
+            "--accelerator-config", "ethos-u65-256", "--config", config,
+            "--system-config", "Ethos_U65_Client_Server", "--memory-mode", "Dedicated_Sram_384KB",
+            "--output-format", "raw", "--verbose-register-command-stream", "--output-dir", folder,
+        ]
+        if core == "legacy":
+            args.append("--debug-force-legacy-core")
+        done = subprocess.run(args, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"vela exited {done.returncode}: {done.stderr.strip()}")
+        # Regor writes layer_vela.npz, the legacy core one file per subgraph (layer_vela_sg0.npz).
+        names = ["layer_vela.npz", "layer_vela_sg0.npz"]
+        found = [os.path.join(folder, n) for n in names if os.path.exists(os.path.join(folder, n))]
+        if len(found) != 1:
+            raise RuntimeError(f"vela wrote no raw output: {done.stdout.strip()[-2000:]}")
+        raw = np.load(found[0])
+        listing = "\n".join(line for line in done.stdout.splitlines() if line.startswith("0x"))
+        # Regor stores the bytes as one bytes scalar, the legacy core as a uint8 array.
+        data = [raw[k].item() if raw[k].ndim == 0 else raw[k].tobytes() for k in ("cmd_data", "weight_data")]
+        return data + [listing.encode()]
+
+
 def main():
     reader = Reader(sys.stdin.buffer.read())
     (count,) = reader.unpack("I")
+    core = sys.argv[2] if sys.argv[1:2] == ["compile"] else None
     answer = bytearray()
     for index in range(count):
         layer = read_layer(reader)
         try:
-            output = run(layer)
+            if core is None:
+                output = run(layer)
+            else:
+                for part in compile_with_vela(layer, core):
+                    answer += struct.pack("<I", len(part)) + part
         except Exception as e:
             params = {k: v for k, v in layer.items() if not isinstance(v, np.ndarray)}
             sys.exit(f"layer {index} {params}: {type(e).__name__}: {e}")
-        answer += struct.pack("<3I", *output.shape[1:])
-        answer += output.tobytes()
+        if core is None:
+            answer += struct.pack("<3I", *output.shape[1:])
+            answer += output.tobytes()
     if reader.pos != len(reader.data):
         sys.exit(f"{len(reader.data) - reader.pos} bytes left over after {count} layers")
     sys.stdout.buffer.write(answer)

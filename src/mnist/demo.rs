@@ -7,10 +7,10 @@ use super::network::Network;
 use crate::argmax;
 use npu_cosim::tops::mnist_npu::MnistNpu;
 use npu_cosim::{Dut, DutOptions};
-use npu_model::mnist::chip::Chip;
+use npu_model::mnist::chip::{Chip, Out};
 use npu_model::Block;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fmt;
-use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -45,6 +45,20 @@ impl Options {
             waves: None,
             progress: false,
         }
+    }
+
+    /// The `npu mnist` command that runs the first `image` + 1 digits of this run again, with
+    /// every option that shapes it (weights, data, output path), and writes a waveform of
+    /// digit `image`: the chip sees the same pins up to the end of that digit.
+    pub fn reproducer(&self, image: usize) -> String {
+        let mut words: Vec<String> = ["npu", "mnist", "--images", &(image + 1).to_string(), "--output", self.path.name()].map(String::from).into();
+        words.extend(["--weights".into(), self.weights.to_string_lossy().into_owned()]);
+        if let Some(data) = &self.data {
+            words.extend(["--data".into(), data.to_string_lossy().into_owned()]);
+        }
+        words.extend(["--waves".into(), image.to_string(), "digit.fst".into()]);
+        // try_join fails only on a NUL byte, which no path has.
+        shlex::try_join(words.iter().map(String::as_str)).unwrap_or_else(|_| words.join(" "))
     }
 }
 
@@ -169,57 +183,66 @@ impl Report {
 /// pin, every cycle) and with the integer reference (every neuron the host read, the
 /// prediction); the message names what differs and both values.
 pub fn compare(network: &Network, pixels: &[u8], chip: &Inference, model: &Inference) -> Result<(), String> {
+    let pins = |o: &Out| format!("D_OUT {:02x} FULL {} EMPTY {}", o.D_OUT, u8::from(o.FULL), u8::from(o.EMPTY));
     if let Some(cycle) = chip.pins.iter().zip(&model.pins).position(|(c, m)| c != m) {
-        return Err(format!("output pins differ in cycle {cycle} of the digit: Verilated chip {:?}, model {:?}", chip.pins[cycle], model.pins[cycle]));
+        return Err(format!("output pins differ in cycle {cycle} of the digit: Verilated chip {}, model {}", pins(&chip.pins[cycle]), pins(&model.pins[cycle])));
     }
     if chip != model {
-        return Err(format!("Verilated chip and model differ\nchip:  {:?} index {:?}\nmodel: {:?} index {:?}", chip.layers, chip.index, model.layers, model.index));
+        return Err(format!("Verilated chip and model differ\nchip:  {}\nmodel: {}", results(chip), results(model)));
     }
     let reference = network.reference(pixels);
     for (k, (got, want)) in chip.layers.iter().zip(&reference).enumerate() {
         // Empty: the last layer on the comparator path, where the host reads only the index.
         if !got.is_empty() && got != want {
-            return Err(format!("layer {}: chip {got:?}, integer reference {want:?}", k + 1));
+            return Err(format!("layer {}: chip {}, integer reference {}", k + 1, values(got), values(want)));
         }
     }
     let predicted = argmax(reference.last().unwrap());
     if chip.prediction != predicted {
-        return Err(format!("chip predicts {} (index {:?}), the integer reference {predicted}", chip.prediction, chip.index));
+        return Err(format!("chip predicts {}{}, the integer reference {predicted}", chip.prediction, index(chip.index)));
     }
     Ok(())
 }
 
+/// Neuron values for a message: `[1 -2 3]`.
+fn values(v: &[i16]) -> String {
+    format!("[{}]", v.iter().map(i16::to_string).collect::<Vec<_>>().join(" "))
+}
+
+/// The comparator's index for a message, when there is one.
+fn index(index: Option<u8>) -> String {
+    index.map_or(String::new(), |i| format!(" (comparator index {i})"))
+}
+
+/// Every layer's values and the index, for a message.
+fn results(inference: &Inference) -> String {
+    let layers: Vec<String> = inference.layers.iter().map(|l| values(l.as_slice())).collect();
+    format!("{}{}", layers.join(", "), index(inference.index))
+}
+
 /// [`compare`] for image `image` of the run, with the command that reproduces it.
-fn check(image: usize, digit: &Digit, network: &Network, chip: &Inference, model: &Inference, path: OutputPath) -> Result<(), Error> {
+fn check(image: usize, digit: &Digit, network: &Network, chip: &Inference, model: &Inference, options: &Options) -> Result<(), Error> {
     compare(network, &digit.pixels, chip, model).map_err(|m| {
         Error::Mismatch(format!(
-            "image {image} (label {}), output path {}: {m}\nreproduce with a waveform: npu mnist --images {} --output {} --waves {image} digit.fst",
+            "image {image} (label {}), output path {}: {m}\nreproduce with a waveform: {}",
             digit.label,
-            path.name(),
-            image + 1,
-            path.name()
+            options.path.name(),
+            options.reproducer(image)
         ))
     })
 }
 
-fn progress(done: usize, total: usize, correct: usize, started: Instant, terminal: bool) {
-    const WIDTH: usize = 30;
-    let filled = WIDTH * done / total;
-    let rate = done as f64 / started.elapsed().as_secs_f64().max(1e-9);
-    let line = format!(
-        "[{}{}] {done}/{total} digits, {:.1} % correct, {rate:.0} images/s",
-        "#".repeat(filled),
-        "-".repeat(WIDTH - filled),
-        100.0 * correct as f64 / done.max(1) as f64
-    );
-    if terminal {
-        eprint!("\r{line}");
-        if done == total {
-            eprintln!();
-        }
-    } else if done == total || done % (total / 10).max(1) == 0 {
-        eprintln!("{line}");
+/// The progress bar on stderr (`options.progress`); indicatif draws nothing when stderr is
+/// not a terminal, so logs and pipes get only the report.
+fn progress_bar(options: &Options, digits: usize) -> ProgressBar {
+    if !options.progress {
+        return ProgressBar::hidden();
     }
+    let bar = ProgressBar::with_draw_target(Some(digits as u64), ProgressDrawTarget::stderr());
+    // The template is a constant: a fault in it is a bug, which every `npu mnist` run would
+    // hit (tests/mnist_cli.rs runs one).
+    bar.set_style(ProgressStyle::with_template("[{bar:30}] {pos}/{len} digits, {msg}").expect("a valid template").progress_chars("#>-"));
+    bar
 }
 
 /// Runs the demo; any disagreement between chip, model and reference is an error.
@@ -230,8 +253,8 @@ pub fn run(options: &Options) -> Result<Report, Error> {
             &options.weights,
             None,
             format!(
-                "the last layer has {:?} neurons, not one per digit (10)",
-                network.shape().last()
+                "the last layer has {} neurons, not one per digit (10)",
+                network.shape().last().copied().unwrap_or(0)
             ),
         )
         .into());
@@ -281,7 +304,7 @@ pub fn run(options: &Options) -> Result<Report, Error> {
         chip_time: Duration::ZERO,
         model_time: Duration::ZERO,
     };
-    let (started, terminal) = (Instant::now(), std::io::stderr().is_terminal());
+    let (started, bar) = (Instant::now(), progress_bar(options, digits.len()));
     for (image, digit) in digits.iter().enumerate() {
         let (t, cycles) = (Instant::now(), chip.cycles);
         let on_chip = chip.classify(&network, &digit.pixels, options.path);
@@ -289,7 +312,7 @@ pub fn run(options: &Options) -> Result<Report, Error> {
         let t = Instant::now();
         let on_model = model.classify(&network, &digit.pixels, options.path);
         report.model_time += t.elapsed();
-        check(image, digit, &network, &on_chip, &on_model, options.path)?;
+        check(image, digit, &network, &on_chip, &on_model, options)?;
         if image == 0 {
             report.cycles_per_image = chip.cycles - cycles;
         }
@@ -298,11 +321,11 @@ pub fn run(options: &Options) -> Result<Report, Error> {
         }
         report.correct += usize::from(on_chip.prediction == usize::from(digit.label));
         report.confusion[usize::from(digit.label)][on_chip.prediction.min(9)] += 1;
-        if options.progress {
-            progress(image + 1, digits.len(), report.correct, started, terminal);
-        }
+        let rate = (image + 1) as f64 / started.elapsed().as_secs_f64().max(1e-9);
+        bar.set_message(format!("{:.1} % correct, {rate:.0} images/s", 100.0 * report.correct as f64 / (image + 1) as f64));
+        bar.inc(1);
     }
-    std::io::stderr().flush().ok();
+    bar.finish();
     Ok(report)
 }
 
@@ -323,8 +346,9 @@ fn waves(
     let inference = host.classify(network, &digit.pixels, path);
     if (&inference.layers, inference.index) != (&expected.layers, expected.index) {
         return Err(Error::Mismatch(format!(
-            "the waveform run of the digit differs from the main run: {:?} against {:?}",
-            inference.layers, expected.layers
+            "the waveform run of the digit differs from the main run: {} against {}",
+            results(&inference),
+            results(expected)
         )));
     }
     eprintln!(
@@ -349,7 +373,8 @@ mod tests {
         let digit = Digit { pixels: vec![200, 10, 0, 90], label: 9 };
         let mut chip = Chip::default();
         let good = Host::new(|pins| chip.step(pins)).classify(&network, &digit.pixels, OutputPath::PisoOut);
-        assert!(check(0, &digit, &network, &good, &good, OutputPath::PisoOut).is_ok());
+        let options = Options { weights: "my weights.txt".into(), data: Some("digits.csv.gz".into()), ..Options::in_project(Path::new("")) };
+        assert!(check(0, &digit, &network, &good, &good, &options).is_ok());
 
         let mut pin = good.clone();
         pin.pins[5].FULL = !pin.pins[5].FULL;
@@ -358,12 +383,16 @@ mod tests {
         let mut prediction = good.clone();
         prediction.prediction = 3;
         for (chip, model, expected) in [
-            (&pin, &good, "output pins differ in cycle 5"),
+            (&pin, &good, "output pins differ in cycle 5 of the digit: Verilated chip D_OUT"),
             (&neuron, &neuron, "layer 1: chip"),
             (&prediction, &prediction, "chip predicts 3"),
         ] {
-            let error = check(4, &digit, &network, chip, model, OutputPath::PisoOut).unwrap_err().to_string();
-            assert!(error.contains(expected) && error.contains("image 4 (label 9)") && error.contains("--waves 4"), "{error}");
+            let error = check(4, &digit, &network, chip, model, &options).unwrap_err().to_string();
+            assert!(error.contains(expected) && error.contains("image 4 (label 9)"), "{error}");
+            // Every option of the run, so the command replays the same pins.
+            let command = "npu mnist --images 5 --output piso --weights 'my weights.txt' --data digits.csv.gz --waves 4 digit.fst";
+            assert!(error.ends_with(&format!("reproduce with a waveform: {command}")), "{error}");
+            assert!(!error.contains("Some(") && !error.contains("Out {"), "no Rust Debug text: {error}");
         }
     }
 }

@@ -6,6 +6,7 @@
 use super::network::{requantize, Layer, Network};
 use super::program::{Frame, Program, Ssfr, FIRST_BYTE_AFTER_SSFR_WINDOW, MIN_CONTINUOUS_N};
 use npu_model::mnist::chip::{In, Out};
+use npu_model::mnist::fifo;
 use npu_model::mnist::output_mux::sel_out;
 
 /// Where the host reads a layer's outputs.
@@ -77,7 +78,7 @@ enum Readout {
 }
 
 /// Appends `layer`'s frames to `program` (back to back when N allows, §9.2), and for the
-/// FIFO the reads after them; returns where its results appear.
+/// FIFO the reads after every [`FIFO_FRAMES`] of them; returns where its results appear.
 fn layer_program(
     program: &mut Program,
     layer: &Layer,
@@ -111,30 +112,44 @@ fn layer_program(
         },
     };
     let frames = frames(layer, inputs, ssfr);
-    let windows = if inputs.len() >= MIN_CONTINUOUS_N {
-        program.frames(&frames)
-    } else {
-        frames
-            .iter()
-            .flat_map(|f| program.frames(std::slice::from_ref(f)))
-            .collect()
-    };
     match (path, last) {
         (OutputPath::Fifo, _) => {
-            // Each byte shows on D_OUT the cycle after its read.
-            let first = program.read_fifo(4 * frames.len()) + 1;
+            // The FIFO holds DEPTH bytes and drops writes when full (§6.6): a layer wider than
+            // 2·DEPTH/4 neurons runs as groups of DEPTH/4 frames, each read out before the next.
+            let mut starts = Vec::with_capacity(frames.len());
+            for group in frames.chunks(FIFO_FRAMES) {
+                run_frames(program, group);
+                // Each byte shows on D_OUT the cycle after its read.
+                let first = program.read_fifo(4 * group.len()) + 1;
+                starts.extend((0..group.len()).map(|k| first + 4 * k));
+            }
             program.idle(1);
-            Readout::Bytes((0..frames.len()).map(|k| first + 4 * k).collect())
+            Readout::Bytes(starts)
         }
-        // Frames leaves the finishing sequence behind the last window, longer than the
-        // index takes to become valid.
-        (OutputPath::Comparator, true) => Readout::Index(program.cycles.len() - 1),
-        _ => Readout::Bytes(
-            windows
-                .into_iter()
-                .map(|w| w + FIRST_BYTE_AFTER_SSFR_WINDOW)
-                .collect(),
-        ),
+        (OutputPath::Comparator, true) => {
+            run_frames(program, &frames);
+            // Frames leaves the finishing sequence behind the last window, longer than the
+            // index takes to become valid.
+            Readout::Index(program.cycles.len() - 1)
+        }
+        _ => Readout::Bytes(run_frames(program, &frames).into_iter().map(|w| w + FIRST_BYTE_AFTER_SSFR_WINDOW).collect()),
+    }
+}
+
+/// How many frames the FIFO path runs between reads: their four bytes each fill the
+/// DEPTH-byte FIFO (seeds/002 §6.6) exactly.
+pub const FIFO_FRAMES: usize = fifo::DEPTH / 4;
+
+/// Appends `frames` (all with the same N) back to back when N allows it (§9.2), else one
+/// at a time, each with its own EN_FSM and finishing sequence: with N < MIN_CONTINUOUS_N
+/// back to back, FSM_OUT would miss EN_ReLU and FSM_ACC could wait for OUT_DONE forever
+/// (docs/mnist.md, "Back-to-back frames with N < 4"). Returns each frame's SSFR window.
+fn run_frames(program: &mut Program, frames: &[Frame]) -> Vec<usize> {
+    let n = frames.first().map_or(0, |f| f.pairs.len());
+    if n >= MIN_CONTINUOUS_N {
+        program.frames(frames)
+    } else {
+        frames.iter().flat_map(|f| program.frames(std::slice::from_ref(f))).collect()
     }
 }
 

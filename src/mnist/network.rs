@@ -6,6 +6,7 @@
 //! every addition as the 2CASC does, then ReLU unless bypassed. Between layers the host
 //! requantizes each 16-bit output to the next layer's 8-bit input ([`requantize`]).
 use super::data::{FileError, PIXELS};
+use super::quoted;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -153,7 +154,7 @@ impl Network {
         if header != HEADER {
             return Err((
                 Some(n),
-                format!("expected the header {HEADER:?}, found {header:?}"),
+                format!("expected the header '{HEADER}', found {}", quoted(header)),
             ));
         }
         let (n, line) = next("input_shift")?;
@@ -161,7 +162,7 @@ impl Network {
             ["input_shift", s] => {
                 number(s, 0..=7).map_err(|m| (Some(n), format!("input_shift: {m}")))? as u32
             }
-            _ => return Err((Some(n), format!("expected 'input_shift S', found {line:?}"))),
+            _ => return Err((Some(n), format!("expected 'input_shift S', found {}", quoted(line)))),
         };
         let mut layers = Vec::new();
         let mut inputs = PIXELS;
@@ -181,7 +182,8 @@ impl Network {
                     _ => return Err((
                         Some(n),
                         format!(
-                            "expected 'layer INPUTS NEURONS relu|linear shift S', found {line:?}"
+                            "expected 'layer INPUTS NEURONS relu|linear shift S', found {}",
+                            quoted(line)
                         ),
                     )),
                 };
@@ -237,7 +239,7 @@ const HEADER: &str = "npu-mnist-mlp 1";
 fn number(word: &str, range: std::ops::RangeInclusive<i64>) -> Result<i64, String> {
     let v: i64 = word
         .parse()
-        .map_err(|_| format!("{word:?} is not an integer"))?;
+        .map_err(|_| format!("{} is not an integer", quoted(word)))?;
     if range.contains(&v) {
         Ok(v)
     } else {

@@ -1,6 +1,7 @@
 //! Arm Ethos-U65 datapath blocks (TRM 102023_0000_06, `seeds/000`; digest
 //! `shared/spec/ethos-u65.md`). One file per block; the models are in `npu-model` under the
 //! same names. See docs/ethos.md.
+pub mod command_set;
 mod dot_product;
 mod mac_unit;
 mod output_unit;

@@ -6,9 +6,10 @@ use rust_hdl::prelude::*;
 /// (EN_PISO_DEB does not freeze it, §11). Reset value 0x2280 (Table 5): output from
 /// PISO_OUT, no ReLU bypassed, comparator and FIFO disabled, RST_FIFO high.
 ///
-/// SSFR[6:0] are unused (§7: "unused, default as 0"): they always read 0, so a write of
-/// 0xFFFF reads back as 0xFF80 and PISO_DEB samples 0 there. Their flip-flops have a
-/// constant input and synthesis removes them.
+/// All 16 bits are stored (§7: "a group of total 16 1-bit registers"; "Data from DA[7:0]
+/// and DB[7:0] will be written to SSFR[15:0]"). SSFR[6:0] drive nothing in the chip; their
+/// "unused, default as 0" is their reset value. PISO_DEB samples all 16, so a debug dump
+/// shows exactly what the master wrote.
 #[derive(LogicBlock)]
 pub struct Ssfr {
     pub clock: Signal<In, Clock>,
@@ -19,7 +20,6 @@ pub struct Ssfr {
     pub value: Signal<Out, Bits<16>>,
     pins: Concat<8, 8, 16>,
     register: Reg<Bits<16>>,
-    used_bits: Constant<Bits<16>>,
 }
 
 impl Default for Ssfr {
@@ -33,7 +33,6 @@ impl Default for Ssfr {
             value: Default::default(),
             pins: Default::default(),
             register: Reg::new(0x2280.into()),
-            used_bits: Constant::new(0xFF80.into()),
         }
     }
 }
@@ -46,7 +45,7 @@ impl Logic for Ssfr {
         self.pins.high.next = self.da.val();
         self.pins.low.next = self.db.val();
         if self.en_config.val() {
-            self.register.d.next = self.pins.joined.val() & self.used_bits.val();
+            self.register.d.next = self.pins.joined.val();
         }
         self.value.next = self.register.q.val();
     }

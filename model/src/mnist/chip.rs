@@ -86,6 +86,8 @@ pub mod ssfr_bits {
     pub const RST_COMP: u16 = 1 << 9;
     pub const EN_FIFO: u16 = 1 << 8;
     pub const RST_FIFO: u16 = 1 << 7;
+    /// SSFR[6:0]: "unused, default as 0" (§7), stored, driving nothing.
+    pub const UNUSED: u8 = 0x7F;
 }
 
 #[derive(Default)]
@@ -105,6 +107,13 @@ pub struct Chip {
     piso_deb: piso_deb::PisoDeb,
     output_mux: output_mux::OutputMux,
     events: Vec<&'static str>,
+}
+
+impl Chip {
+    /// FSM_ACC's state, for tests that look for a lock-up (docs/mnist.md).
+    pub fn fsm_acc_state(&self) -> fsm_acc::State {
+        self.fsm_acc.state()
+    }
 }
 
 impl Block for Chip {

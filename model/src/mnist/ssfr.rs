@@ -1,9 +1,8 @@
 //! SSFR (seeds/002 §7, Table 5). RTL: `hdl/src/mnist/ssfr.rs`.
 
-/// Table 5's reset value: SSFR[15:8] = 0010_0010, SSFR[7:0] = 1000_0000.
+/// Table 5's reset value: SSFR[15:8] = 0010_0010, SSFR[7:0] = 1000_0000 (bits 6:0 are
+/// "unused, default as 0": stored like the others, 0 after reset).
 pub const RESET_VALUE: u16 = 0b0010_0010_1000_0000;
-/// SSFR[6:0] are unused and read 0.
-pub const USED_BITS: u16 = 0xFF80;
 
 #[derive(Clone, Debug, Default)]
 pub struct In {
@@ -41,7 +40,7 @@ impl Ssfr {
         (self.value, event) = if i.reset {
             (RESET_VALUE, "reset")
         } else if i.en_config {
-            (u16::from_be_bytes([i.da, i.db]) & USED_BITS, "write")
+            (u16::from_be_bytes([i.da, i.db]), "write")
         } else {
             (self.value, "hold")
         };
