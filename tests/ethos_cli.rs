@@ -36,7 +36,7 @@ fn bad_files_and_streams_exit_2_with_the_reason() {
     std::fs::write(&bad_text, "1 2\n3 x\n").unwrap();
     std::fs::write(&bad_stream, [0x08, 0x00, 0x60, 0x25]).unwrap();
     let cases: [(&[&str], &str); 4] = [
-        (&["ethos", "encode", &bad_text, &out], "bad.txt:2: \"x\" is not a weight"),
+        (&["ethos", "encode", &bad_text, &out], "bad.txt:2: 'x' is not a weight (an integer -255..255)"),
         (&["ethos", "decode", &bad_stream], "malformed stream: the stream ends inside a slice (error code 1)"),
         (&["ethos", "decode", &bad_stream, "--model"], "malformed stream: the stream ends inside a slice"),
         (&["ethos", "decode", "/nonexistent/stream.bin"], "/nonexistent/stream.bin: "),
