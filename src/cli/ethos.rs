@@ -14,7 +14,10 @@ pub enum Ethos {
     /// The stream's bytes are as Vela writes them. It runs through the Verilated weight
     /// decoder, or its model with --model; cycles and weights per cycle go to stderr. A
     /// malformed stream prints the weights delivered before the fault, then the fault, and
-    /// exits 2. NPU_WAVES=FILE.fst writes a waveform of the Verilated run.
+    /// exits 2: an empty file has no end marker; of a file whose length is not a multiple of
+    /// 4 bytes only the whole 32-bit words are decoded, then its length is the fault; padding
+    /// after the end marker may be 15 bytes at most. Weights are printed as they are decoded.
+    /// NPU_WAVES=FILE.fst writes a waveform of the Verilated run.
     Decode {
         /// The stream file
         stream: PathBuf,
