@@ -710,7 +710,7 @@ fn fuzz_line() -> impl proptest::strategy::Strategy<Value = (Vec<Word>, Vec<&'st
 fn fuzz_weights_file_parser() {
     use npu::ethos::weights::parse_weights;
     use proptest::{prelude::*, test_runner::TestRunner};
-    let run = Run::from_env("fuzz_weights_file_parser", 5000);
+    let run = Run::from_env("fuzz_weights_file_parser", 30_000);
     let seed = run.seed;
     let config = ProptestConfig {
         cases: run.cycles.try_into().unwrap_or(u32::MAX),

@@ -592,7 +592,7 @@ fn fuzz_model_with_arbitrary_and_mutated_streams() {
     use npu::ethos::driver::decode;
     use npu::model::{ethos::weight_decoder::WeightDecoder, Block};
     use proptest::test_runner::TestRunner;
-    let (config, _) = fuzz_config("fuzz_model_with_arbitrary_and_mutated_streams", 3000);
+    let (config, _) = fuzz_config("fuzz_model_with_arbitrary_and_mutated_streams", 20_000);
     let coverage = std::cell::RefCell::new(Coverage::default());
     TestRunner::new(config)
         .run(&fuzz_stream(), |s| {
@@ -615,7 +615,7 @@ fn fuzz_model_with_arbitrary_and_mutated_streams() {
 #[test]
 fn fuzz_rtl_in_lockstep() {
     use proptest::test_runner::TestRunner;
-    let (config, seed) = fuzz_config("fuzz_rtl_in_lockstep", 40);
+    let (config, seed) = fuzz_config("fuzz_rtl_in_lockstep", 300);
     let coverage = std::cell::RefCell::new(Coverage::default());
     TestRunner::new(config)
         .run(&proptest::collection::vec(fuzz_stream(), 1..12), |batch| {
