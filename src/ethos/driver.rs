@@ -11,8 +11,9 @@ use std::fmt;
 pub const WORD_BYTES: usize = 4;
 
 /// The stream as the decoder's 32-bit input words: bytes little-endian, a last partial word
-/// padded with zero bytes. Only for callers that check the length themselves; [`decode`]
-/// and [`lockstep`] never feed a partial word (see [`Outcome`]).
+/// padded with zero bytes (which may decode to weights that are not in the stream). Only for
+/// streams of whole words, as the convolution bench's encoder streams are; [`decode_each`],
+/// [`decode`] and [`lockstep`] never feed a partial word (see [`Outcome`]).
 pub fn words(stream: &[u8]) -> Vec<u32> {
     stream.chunks(WORD_BYTES).map(|c| c.iter().rev().fold(0, |w, &b| (w << 8) | u32::from(b))).collect()
 }
