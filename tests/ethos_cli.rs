@@ -36,7 +36,7 @@ fn bad_files_and_streams_exit_2_with_the_reason() {
     std::fs::write(&bad_text, "1 2\n3 x\n").unwrap();
     std::fs::write(&bad_stream, [0x08, 0x00, 0x60, 0x25]).unwrap();
     let cases: [(&[&str], &str); 4] = [
-        (&["ethos", "encode", &bad_text, &out], "bad.txt:2: \"x\" is not a weight"),
+        (&["ethos", "encode", &bad_text, &out], "bad.txt:2: 'x' is not a weight (an integer -255..255)"),
         (&["ethos", "decode", &bad_stream], "malformed stream: the stream ends inside a slice (error code 1)"),
         (&["ethos", "decode", &bad_stream, "--model"], "malformed stream: the stream ends inside a slice"),
         (&["ethos", "decode", "/nonexistent/stream.bin"], "/nonexistent/stream.bin: "),
@@ -51,4 +51,38 @@ fn bad_files_and_streams_exit_2_with_the_reason() {
     let o = npu(&["ethos", "encode", &bad_text, &out]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("256"), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// Streams the decoder's port cannot carry as they are, and endless padding: an empty file,
+/// a good stream with 1-3 bytes more (its weights, nothing from the extra bytes, then the
+/// length fault), 20 MB of 0xFF (refused at once, not after minutes). Exit 2, the file and
+/// the fault named.
+#[test]
+fn empty_partial_and_padded_streams_exit_2_with_the_reason() {
+    let weights: Vec<i16> = vec![3, -1, 0, 0, 7];
+    let text: String = weights.iter().map(|w| format!("{w}\n")).collect();
+    let (input, good) = (scratch("five.txt"), scratch("five.bin"));
+    std::fs::write(&input, &text).unwrap();
+    assert!(npu(&["ethos", "encode", &input, &good]).status.success());
+    let stream = std::fs::read(&good).unwrap();
+    let (empty, partial, padded) = (scratch("empty.bin"), scratch("partial.bin"), scratch("padded.bin"));
+    std::fs::write(&empty, []).unwrap();
+    std::fs::write(&partial, [stream.as_slice(), &[0x12, 0x34]].concat()).unwrap();
+    std::fs::write(&padded, vec![0xFF; 20 << 20]).unwrap();
+    let cases = [
+        (&empty, "", "the stream ends without an end marker (or is empty) (error code 2)"),
+        (&partial, text.as_str(), "the stream's length is not a multiple of 16 bytes (128-bit words) (error code 3)"),
+        (&padded, "", "more than 15 bytes of padding after an end marker (error code 12)"),
+    ];
+    for (file, printed, fault) in cases {
+        for extra in [&[][..], &["--model"]] {
+            let start = std::time::Instant::now();
+            let o = npu(&[&["ethos", "decode", file][..], extra].concat());
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{file} {extra:?}: {stderr}");
+            assert!(stderr.contains(&format!("{file}: malformed stream: {fault}")), "{file} {extra:?}: {stderr}");
+            assert_eq!(String::from_utf8_lossy(&o.stdout), printed, "{file} {extra:?}");
+            assert!(start.elapsed().as_secs() < 10, "{file} {extra:?}: {:?}", start.elapsed());
+        }
+    }
 }

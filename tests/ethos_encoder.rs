@@ -663,3 +663,115 @@ fn bad_input_is_rejected() {
     eprintln!("{cover}");
     cover.require(&["accepted", "out of range", "bad option", "unencodable"]);
 }
+
+/// One word of a fuzzed weights file, as the generator meant it.
+#[derive(Clone, Debug)]
+enum Word {
+    Weight(i16),
+    /// An integer outside -255..255.
+    OutOfRange(i64),
+    /// Not an integer at all.
+    Junk(String),
+}
+
+impl Word {
+    fn text(&self) -> String {
+        match self {
+            Self::Weight(w) => w.to_string(),
+            Self::OutOfRange(v) => v.to_string(),
+            Self::Junk(s) => s.clone(),
+        }
+    }
+}
+
+/// A line of a weights file: words, white space between them (spaces, tabs, several), an
+/// optional comment (`#` and anything, junk included), and a line ending (LF or CRLF).
+fn fuzz_line() -> impl proptest::strategy::Strategy<Value = (Vec<Word>, Vec<&'static str>, Option<String>, bool)> {
+    use proptest::prelude::*;
+    let junk = "[^#\\s]{1,6}".prop_filter("not an integer", |s: &String| s.parse::<i64>().is_err()).prop_map(Word::Junk);
+    let word = prop_oneof![
+        40 => (-255i16..=255).prop_map(Word::Weight),
+        1 => prop_oneof![256i64..=i64::MAX, i64::MIN..=-256].prop_map(Word::OutOfRange),
+        1 => junk,
+    ];
+    (
+        prop::collection::vec(word, 0..8),
+        prop::collection::vec(proptest::sample::select(vec![" ", "  ", "\t", " \t "]), 9),
+        proptest::option::of("#[^\\n\\r]{0,12}"),
+        any::<bool>(),
+    )
+}
+
+/// Fuzz target: the weights text file that `npu ethos encode` reads
+/// (`npu::ethos::weights::parse_weights`). A file of weights gives exactly them; the first
+/// bad word (out of range, or not an integer) is the error, naming its line and the word.
+/// Never a panic.
+#[test]
+fn fuzz_weights_file_parser() {
+    use npu::ethos::weights::parse_weights;
+    use proptest::{prelude::*, test_runner::TestRunner};
+    let run = Run::from_env("fuzz_weights_file_parser", 30_000);
+    let seed = run.seed;
+    let config = ProptestConfig {
+        cases: run.cycles.try_into().unwrap_or(u32::MAX),
+        rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    };
+    let coverage = std::cell::RefCell::new(Coverage::default());
+    TestRunner::new(config)
+        .run(&prop::collection::vec(fuzz_line(), 0..12), |lines| {
+            let mut text = String::new();
+            let mut expected: Result<Vec<i16>, (usize, Word)> = Ok(Vec::new());
+            for (n, (words, spaces, comment, crlf)) in lines.iter().enumerate() {
+                for (word, space) in words.iter().zip(spaces) {
+                    text += space;
+                    text += &word.text();
+                    match (&mut expected, word) {
+                        (Ok(weights), Word::Weight(w)) => weights.push(*w),
+                        (Ok(_), bad) => expected = Err((n + 1, bad.clone())),
+                        (Err(_), _) => {}
+                    }
+                }
+                if let Some(c) = comment {
+                    text += c;
+                }
+                text += if *crlf { "\r\n" } else { "\n" };
+            }
+            let mut c = coverage.borrow_mut();
+            for (what, hit) in [
+                ("comment", lines.iter().any(|l| l.2.is_some())),
+                ("CRLF", lines.iter().any(|l| l.3)),
+                ("empty line", lines.iter().any(|l| l.0.is_empty())),
+                ("tab", text.contains('\t')),
+            ] {
+                if hit {
+                    c.hit(what);
+                }
+            }
+            match (parse_weights(&text), expected) {
+                (Ok(got), Ok(want)) => {
+                    prop_assert_eq!(got, want);
+                    c.hit("weights read");
+                }
+                (Err((line, message)), Err((want_line, word))) => {
+                    prop_assert_eq!(line, want_line, "{}", message);
+                    prop_assert!(message.contains(&format!("'{}'", word.text())), "{} does not name the word", message);
+                    let (kind, says) = match word {
+                        Word::OutOfRange(_) => ("out of range", "outside -255..255"),
+                        _ => ("junk", "is not a weight"),
+                    };
+                    prop_assert!(message.contains(says), "{}", message);
+                    let around = message.replace(&word.text(), "");
+                    prop_assert!(!around.contains('"') && !around.contains("Some("), "{}: Rust debug text", message);
+                    c.hit(kind);
+                }
+                (got, want) => prop_assert!(false, "parse_weights gave {:?}, expected {:?}", got, want),
+            }
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let coverage = coverage.into_inner();
+    eprintln!("{coverage}");
+    coverage.require(&["weights read", "out of range", "junk", "comment", "CRLF", "empty line", "tab"]);
+}

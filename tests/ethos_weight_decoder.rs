@@ -258,9 +258,29 @@ fn faulty_streams() -> Vec<(Vec<u8>, DecodeError)> {
 
     // A good stream with one word too many, and one cut inside its slice.
     let good = encode(&(0..300).map(|i| (i % 50) as i16 - 25).collect::<Vec<_>>(), &EncodeOptions::default()).unwrap();
-    cases.push(([good.as_slice(), &[0xFF; 4]].concat(), DecodeError::Length));
+    // An end marker and 3 bytes of padding: one word, not four.
+    cases.push((vec![0xFF; 4], DecodeError::Length));
     cases.push((good[..good.len() / 32 * 16].to_vec(), DecodeError::Truncated));
+    // An end marker and 16 bytes of padding (15 are allowed).
+    cases.push((vec![0xFF; 32], DecodeError::LongPadding));
     cases
+}
+
+/// Padding after an end marker is limited to 15 bytes (what Vela's 16-byte alignment needs):
+/// an end marker with 15 bytes of padding decodes, with 16 it is refused, and a stream of
+/// 20 MB of 0xFF (113 s in Verilator before the limit) is refused within its first 17 bytes,
+/// on the Verilated decoder and the model.
+#[test]
+fn long_padding_is_refused_at_once() {
+    assert_eq!(decode_both(&[0xFF; 16]), (Vec::new(), Outcome::Done));
+    let good = encode(&[1, -2, 3], &EncodeOptions::default()).unwrap();
+    assert_eq!(decode_both(&[good.as_slice(), &[0xFF; 16]].concat()), (vec![1, -2, 3], Outcome::Error(DecodeError::LongPadding)));
+    let huge = vec![0xFF; 20 << 20];
+    let mut model = npu::model::ethos::weight_decoder::WeightDecoder::default();
+    let tally = npu::ethos::driver::decode_each(&huge, |i| npu::model::Block::step(&mut model, i), |_| {});
+    assert_eq!(tally.outcome, Outcome::Error(DecodeError::LongPadding));
+    assert!(tally.cycles < 20, "{} cycles", tally.cycles);
+    assert_eq!(decode_both(&huge), (Vec::new(), Outcome::Error(DecodeError::LongPadding)));
 }
 
 /// Every fault of [`DecodeError`] is raised by the stream made for it, in lock step, and
@@ -276,6 +296,104 @@ fn every_fault_is_reported() {
     let seen: Vec<DecodeError> = cases.iter().map(|c| c.1).collect();
     assert!(DecodeError::ALL.iter().all(|e| seen.contains(e)), "a fault without a test");
     coverage.require(&["error reset"]);
+}
+
+/// Runs `stream` through `decode_each` (the path of `npu ethos decode`) on the Verilated
+/// decoder and on the model: both must agree; returns the weights and outcome.
+fn decode_both(stream: &[u8]) -> (Vec<i16>, Outcome) {
+    use npu::cosim::{tops::weight_decoder::WeightDecoder as Verilated, Dut, DutOptions};
+    use npu::ethos::driver::decode_each;
+    use npu::model::ethos::weight_decoder::WeightDecoder;
+    use npu::model::Block;
+    let (mut rtl, mut model) = (Vec::new(), Vec::new());
+    let mut dut = Verilated::open(&DutOptions::default());
+    let r = decode_each(stream, |i| dut.step(i), |w| rtl.push(w));
+    let mut m = WeightDecoder::default();
+    let d = decode_each(stream, |i| m.step(i), |w| model.push(w));
+    assert_eq!((&rtl, r), (&model, d), "decode on the Verilated decoder and the model");
+    assert_eq!(r.weights, rtl.len() as u64);
+    (rtl, r.outcome)
+}
+
+/// A stream whose length is not a multiple of 4 bytes: only its whole words reach the
+/// decoder (no weight from bytes that are not in the file), and the outcome is the length
+/// fault, unless the whole words hold a fault of their own first. An empty stream is a
+/// missing end marker at once, with no weight and no cycle. RTL and model, through
+/// `decode_each` and in lock step with stalls.
+#[test]
+fn partial_words_and_empty_streams_give_only_their_weights() {
+    let run = Run::from_env("partial_words_and_empty_streams_give_only_their_weights", 200);
+    let mut rng = run.rng();
+    let length = Outcome::Error(DecodeError::Length);
+    // Directed: 23 uncompressed 4-bit weights fill exactly 128 bits. Cut to 13 bytes, a
+    // zero-padded last word would complete the slice with 8 zeros that are not in the file;
+    // the 3 whole words hold the header (36 bits) and 15 weights, of which the decoder
+    // delivers the groups of 4 remainders it can read whole (a chunk's 12, not 13-15).
+    let mut w = BitWriter::default();
+    header(&mut w, 6, 22, 7, 0, Some((0, 0, 2)));
+    let indices: Vec<u32> = (0..23).map(|i| i % 15 + 1).collect();
+    for &i in &indices {
+        w.put(i, 4);
+    }
+    let full = w.into_bytes();
+    // Direct mode, dirofs 0: the index is the sign-magnitude code (seeds/000 §4.7, digest §1.3).
+    let value = |i: u32| if i & 1 == 1 { -((i >> 1) as i16) } else { (i >> 1) as i16 };
+    let in_file: Vec<i16> = indices[..15].iter().map(|&i| value(i)).collect();
+    let (weights, outcome) = decode_both(&full[..13]);
+    assert_eq!(outcome, length);
+    assert!(weights.len() >= 12 && in_file.starts_with(&weights), "{} weights", weights.len());
+    assert_eq!(decode_both(&[]), (Vec::new(), Outcome::Error(DecodeError::MissingEnd)));
+
+    let mut cases: Vec<(Vec<u8>, Vec<i16>, &str)> = vec![(Vec::new(), Vec::new(), "empty")];
+    let mut coverage = Coverage::default();
+    while (cases.len() as u64) < run.cycles {
+        let distribution = *Distribution::ALL.choose(&mut rng).unwrap();
+        let original = sample(&mut rng, distribution);
+        let good = encode(&original, &EncodeOptions::default()).unwrap();
+        let (stream, what) = match rng.gen_range(0..3) {
+            0 => {
+                let extra: Vec<u8> = (0..rng.gen_range(1..=3)).map(|_| rng.gen()).collect();
+                ([good.as_slice(), &extra].concat(), "trailing bytes after a good stream")
+            }
+            1 => (good[..rng.gen_range(1..good.len())].to_vec(), "good stream cut at any byte"),
+            _ => ((0..rng.gen_range(1..=3)).map(|_| rng.gen()).collect(), "1 to 3 bytes"),
+        };
+        cases.push((stream, original, what));
+    }
+    let streams: Vec<Vec<u8>> = cases.iter().map(|c| c.0.clone()).collect();
+    let (results, _) = run_both(&run, &streams);
+    for (i, ((stream, original, what), r)) in cases.iter().zip(&results).enumerate() {
+        let partial = stream.len() % 4 != 0;
+        if i % 10 == 0 {
+            assert_eq!(decode_both(stream), (r.weights.clone(), r.outcome), "stream {i}: decode_each and lock step differ");
+        }
+        match *what {
+            "empty" => assert_eq!((r.outcome, r.cycles, r.weights.len()), (Outcome::Error(DecodeError::MissingEnd), 0, 0)),
+            "1 to 3 bytes" => assert_eq!((r.outcome, r.cycles, r.weights.len()), (length, 0, 0)),
+            "trailing bytes after a good stream" => {
+                assert_eq!(r.outcome, length, "stream {i}");
+                assert_eq!(&r.weights, original, "stream {i}: the whole words hold the good stream");
+            }
+            // Cut at a word boundary inside the padding: all the weights.
+            _ if !partial && r.outcome == Outcome::Done => assert_eq!(&r.weights, original, "stream {i}"),
+            _ => {
+                assert!(matches!(r.outcome, Outcome::Error(_)), "stream {i} ({what}): {}", r.outcome);
+                assert!(original.starts_with(&r.weights), "stream {i} ({what}): weights not in the stream");
+                if partial {
+                    assert_eq!(r.outcome, length, "stream {i}");
+                }
+            }
+        }
+        coverage.hit(&format!("{what}: {}", if partial { "partial word" } else { "whole words" }));
+    }
+    eprintln!("{coverage}");
+    coverage.require(&[
+        "empty: whole words",
+        "trailing bytes after a good stream: partial word",
+        "good stream cut at any byte: partial word",
+        "good stream cut at any byte: whole words",
+        "1 to 3 bytes: partial word",
+    ]);
 }
 
 /// The kinds of damage done to good streams.
@@ -383,4 +501,178 @@ fn model_survives_damaged_streams() {
     }
     eprintln!("{coverage}");
     coverage.require(&["Done", "Error(Truncated)", "Error(Quotient)", "Error(Padding)"]);
+}
+
+/// A fuzz input for the decoder: a stream and, when it came whole from the project's
+/// encoder, the weights it must decode to.
+#[derive(Clone, Debug)]
+struct FuzzStream {
+    bytes: Vec<u8>,
+    /// The encoder's input, if `bytes` is its output unchanged.
+    weights: Option<Vec<i16>>,
+    kind: &'static str,
+}
+
+/// Weights the encoder takes: any values, or mostly zeros (alternating mode, long runs).
+fn fuzz_weights() -> impl proptest::strategy::Strategy<Value = Vec<i16>> + Clone {
+    use proptest::prelude::*;
+    prop_oneof![
+        prop::collection::vec(-255i16..=255, 0..300),
+        prop::collection::vec(prop_oneof![8 => Just(0i16), 1 => -255i16..=255], 0..3000),
+        prop::collection::vec(-3i16..=3, 0..500),
+    ]
+}
+
+/// Arbitrary bytes (any length, so partial words and the empty stream too), encoder streams
+/// as they are, and encoder streams or Vela's (the spec vectors) with bits flipped, bytes
+/// overwritten, inserted or deleted, or cut at any byte.
+fn fuzz_stream() -> impl proptest::strategy::Strategy<Value = FuzzStream> {
+    use proptest::prelude::*;
+    let vela: Vec<Vec<u8>> = spec_vectors().into_iter().map(|v| v.1).collect();
+    let encoded = fuzz_weights().prop_map(|w| (encode(&w, &EncodeOptions::default()).expect("weights in range"), w));
+    let valid = prop_oneof![
+        encoded.clone().prop_map(|(bytes, _)| bytes),
+        proptest::sample::select(vela),
+    ];
+    // (position, value) pairs: position as a fraction of the length, so any stream takes them.
+    let edits = prop::collection::vec((0.0..1.0f64, any::<u8>(), 0..5u8), 1..6);
+    prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..200).prop_map(|bytes| FuzzStream { bytes, weights: None, kind: "arbitrary bytes" }),
+        encoded.prop_map(|(bytes, w)| FuzzStream { bytes, weights: Some(w), kind: "encoder stream" }),
+        (valid, edits).prop_map(|(mut bytes, edits)| {
+            for (at, value, op) in edits {
+                let i = ((at * bytes.len() as f64) as usize).min(bytes.len().saturating_sub(1));
+                match op {
+                    _ if bytes.is_empty() => bytes.push(value),
+                    0 => bytes[i] ^= 1 << (value % 8),
+                    1 => bytes[i] = value,
+                    2 => bytes.insert(i, value),
+                    3 => drop(bytes.remove(i)),
+                    _ => bytes.truncate(i),
+                }
+            }
+            FuzzStream { bytes, weights: None, kind: "mutated stream" }
+        }),
+    ]
+}
+
+/// The proptest configuration of a fuzz target: `cases` (or `CYCLES`) from the printed
+/// `SEED`, as every random test, no failure files.
+fn fuzz_config(test: &str, cases: u32) -> (proptest::test_runner::Config, u64) {
+    let run = Run::from_env(test, cases.into());
+    let seed = run.seed;
+    let config = proptest::test_runner::Config {
+        cases: run.cycles.try_into().unwrap_or(u32::MAX),
+        rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    };
+    (config, seed)
+}
+
+/// Checks one fuzz stream's result: never a hang; an encoder stream decodes to its input.
+fn check_fuzz(s: &FuzzStream, weights: &[i16], outcome: Outcome, coverage: &mut Coverage) -> Result<(), proptest::test_runner::TestCaseError> {
+    use proptest::prop_assert;
+    prop_assert!(outcome != Outcome::Hung, "{} of {} bytes hangs", s.kind, s.bytes.len());
+    if let Some(expected) = &s.weights {
+        prop_assert!(outcome == Outcome::Done && weights == expected.as_slice(), "an encoder stream of {} weights decodes to {} ({outcome})", expected.len(), weights.len());
+    }
+    coverage.hit(&format!("{}: {}", s.kind, if outcome == Outcome::Done { "accepted" } else { "refused" }));
+    if let Outcome::Error(e) = outcome {
+        coverage.hit(e.message());
+    }
+    Ok(())
+}
+
+/// Fuzz target (proptest; no nightly for cargo-fuzz): thousands of arbitrary, encoded and
+/// mutated streams through the decoder's model. Never a panic (a panic fails the case and
+/// is shrunk), never a hang, an encoder stream decodes to the encoder's input.
+#[test]
+fn fuzz_model_with_arbitrary_and_mutated_streams() {
+    use npu::ethos::driver::decode;
+    use npu::model::{ethos::weight_decoder::WeightDecoder, Block};
+    use proptest::test_runner::TestRunner;
+    let (config, _) = fuzz_config("fuzz_model_with_arbitrary_and_mutated_streams", 20_000);
+    let coverage = std::cell::RefCell::new(Coverage::default());
+    TestRunner::new(config)
+        .run(&fuzz_stream(), |s| {
+            let mut model = WeightDecoder::default();
+            let d = decode(&s.bytes, |i| model.step(i));
+            check_fuzz(&s, &d.weights, d.outcome, &mut coverage.borrow_mut())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let coverage = coverage.into_inner();
+    eprintln!("{coverage}");
+    coverage.require(&[
+        "arbitrary bytes: refused", "encoder stream: accepted", "mutated stream: accepted", "mutated stream: refused",
+        DecodeError::Truncated.message(), DecodeError::Length.message(), DecodeError::MissingEnd.message(),
+        DecodeError::Quotient.message(), DecodeError::ReservedZdiv.message(),
+    ]);
+}
+
+/// The same fuzz target, fewer cases, through the Verilated decoder in lock step with its
+/// model (every output, every cycle, with random stalls on both sides).
+#[test]
+fn fuzz_rtl_in_lockstep() {
+    use proptest::test_runner::TestRunner;
+    let (config, seed) = fuzz_config("fuzz_rtl_in_lockstep", 300);
+    let coverage = std::cell::RefCell::new(Coverage::default());
+    TestRunner::new(config)
+        .run(&proptest::collection::vec(fuzz_stream(), 1..12), |batch| {
+            let streams: Vec<Vec<u8>> = batch.iter().map(|s| s.bytes.clone()).collect();
+            let run = Run { seed, ..Run::fixed("fuzz_rtl_in_lockstep", 0) };
+            let (results, _) = lockstep(&run, &streams, true).map_err(|m| proptest::test_runner::TestCaseError::fail(m.to_string()))?;
+            for (s, r) in batch.iter().zip(&results) {
+                check_fuzz(s, &r.weights, r.outcome, &mut coverage.borrow_mut())?;
+            }
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let coverage = coverage.into_inner();
+    eprintln!("{coverage}");
+    coverage.require(&["arbitrary bytes: refused", "encoder stream: accepted", "mutated stream: refused"]);
+}
+
+/// `decode_each` hands each weight to its sink in the cycle it leaves the decoder, not at the
+/// end: so `npu ethos decode` writes weights as they come and holds none (a 305 KB stream of
+/// long zero runs is 19.7 M weights: 4.5 MB peak instead of 42.5 MB for the model's CLI run).
+/// Here 30 runs of 65535 zeros: the first weight arrives early, and at every step the sink
+/// has all the weights that left.
+#[test]
+fn decode_each_hands_weights_out_as_they_leave() {
+    use npu::ethos::driver::decode_each;
+    use npu::model::{ethos::weight_decoder::WeightDecoder, Block};
+    use std::cell::Cell;
+    let mut weights = Vec::new();
+    for i in 0..30 {
+        weights.push(1 + i % 5);
+        weights.resize(weights.len() + 65535, 0);
+    }
+    let stream = encode(&weights, &EncodeOptions::default()).unwrap();
+    let (steps, received, first_at) = (Cell::new(0u64), Cell::new(0u64), Cell::new(None));
+    let mut model = WeightDecoder::default();
+    let mut delivered = 0u64;
+    let tally = decode_each(
+        &stream,
+        |i| {
+            // Every weight of the beats taken so far is already in the sink.
+            assert_eq!(received.get(), delivered, "at step {}", steps.get());
+            steps.set(steps.get() + 1);
+            let out = model.step(i);
+            if out.out_valid && i.out_ready {
+                delivered += u64::from(out.out_count);
+            }
+            out
+        },
+        |_| {
+            received.set(received.get() + 1);
+            if first_at.get().is_none() {
+                first_at.set(Some(steps.get()));
+            }
+        },
+    );
+    assert_eq!((tally.outcome, tally.weights), (Outcome::Done, weights.len() as u64));
+    // A weight leaves with its zero run parsed (a pair), so the first comes after the first
+    // run's ~8000 unary bits: well within the first 1 % of the cycles.
+    assert!(first_at.get().unwrap() < tally.cycles / 100, "first weight at step {:?} of {}", first_at.get(), tally.cycles);
 }

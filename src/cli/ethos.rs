@@ -14,7 +14,10 @@ pub enum Ethos {
     /// The stream's bytes are as Vela writes them. It runs through the Verilated weight
     /// decoder, or its model with --model; cycles and weights per cycle go to stderr. A
     /// malformed stream prints the weights delivered before the fault, then the fault, and
-    /// exits 2. NPU_WAVES=FILE.fst writes a waveform of the Verilated run.
+    /// exits 2: an empty file has no end marker; of a file whose length is not a multiple of
+    /// 4 bytes only the whole 32-bit words are decoded, then its length is the fault; padding
+    /// after the end marker may be 15 bytes at most. Weights are printed as they are decoded.
+    /// NPU_WAVES=FILE.fst writes a waveform of the Verilated run.
     Decode {
         /// The stream file
         stream: PathBuf,
@@ -44,42 +47,47 @@ impl Ethos {
 
 fn decode(path: &Path, model: bool) -> Outcome {
     use npu::cosim::tops::weight_decoder::WeightDecoder as Verilated;
-    use npu::ethos::driver::{decode, Outcome};
+    use npu::ethos::driver::{decode_each, Outcome};
     use npu::model::ethos::weight_decoder::WeightDecoder;
     let name = path.display();
     let stream = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
     let options = dut_options()?;
-    let decoded = if model {
+    // Each weight is written as it leaves the decoder, so memory does not grow with the
+    // stream's zero runs. After a failed write the rest are dropped; the fault still shows.
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let mut write_error = None;
+    let sink = |w: i16| {
+        if write_error.is_none() {
+            write_error = writeln!(out, "{w}").err();
+        }
+    };
+    let tally = if model {
         let mut decoder = WeightDecoder::default();
-        decode(&stream, |i| decoder.step(i))
+        decode_each(&stream, |i| decoder.step(i), sink)
     } else {
         let mut decoder = Verilated::open(&options);
-        decode(&stream, |i| decoder.step(i))
+        decode_each(&stream, |i| decoder.step(i), sink)
     };
-    let mut out = BufWriter::new(std::io::stdout().lock());
-    let write_error = |e: std::io::Error| format!("standard output: {e}");
-    for w in &decoded.weights {
-        writeln!(out, "{w}").map_err(write_error)?;
+    if let Some(e) = write_error.or_else(|| out.flush().err()) {
+        return Err(format!("standard output: {e}").into());
     }
-    out.flush().map_err(write_error)?;
     if let Some(file) = options.waves.as_ref().filter(|_| !model) {
         check_written(file)?;
     }
     let summary = format!(
         "{name}: {} weights from {} bytes in {} cycles ({:.2} weights per cycle, {})",
-        decoded.weights.len(),
+        tally.weights,
         stream.len(),
-        decoded.cycles,
-        decoded.weights.len() as f64 / decoded.cycles.max(1) as f64,
+        tally.cycles,
+        tally.weights as f64 / tally.cycles.max(1) as f64,
         engine_name(model)
     );
-    match decoded.outcome {
+    match tally.outcome {
         Outcome::Done => {
             eprintln!("{summary}");
             Ok(())
         }
-        Outcome::Error(e) => Err(format!("{summary}\n{name}: malformed stream: {} (error code {})", e.message(), e as u8).into()),
-        Outcome::Hung => Err(format!("{summary}\n{name}: the decoder neither finished nor reported a fault (a bug)").into()),
+        fault => Err(format!("{summary}\n{name}: {fault}").into()),
     }
 }
 
@@ -87,13 +95,7 @@ fn encode(input: &Path, output: &Path) -> Outcome {
     use npu::ethos::encoder::{encode, EncodeOptions};
     let name = input.display();
     let text = std::fs::read_to_string(input).map_err(|e| format!("{name}: {e}"))?;
-    let mut weights = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        for word in line.split('#').next().unwrap_or("").split_whitespace() {
-            let w: i16 = word.parse().map_err(|_| format!("{name}:{}: {word:?} is not a weight", n + 1))?;
-            weights.push(w);
-        }
-    }
+    let weights = npu::ethos::weights::parse_weights(&text).map_err(|(line, message)| format!("{name}:{line}: {message}"))?;
     check_writable(output)?;
     let stream = encode(&weights, &EncodeOptions::default()).map_err(|e| format!("{name}: {e}"))?;
     std::fs::write(output, &stream).map_err(|e| format!("{}: {e}", output.display()))?;

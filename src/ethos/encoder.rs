@@ -15,6 +15,7 @@
 //!   keep it (newpal=0). Mode switches therefore always fall on a newpal=1 slice (§1.2).
 //! - Then the end marker: zdiv=7, 1-bits to the byte boundary, 0xFF bytes to a multiple of
 //!   16 bytes, as Vela does (§1.2).
+use bitvec::prelude::*;
 use std::fmt;
 
 /// Largest weight magnitude: weights are 9-bit signed (§1.8).
@@ -627,43 +628,39 @@ fn write_chunks(
 }
 
 /// Bits appended LSB first: bit 0 of byte 0 first, each field least significant bit first
-/// (§1.1).
+/// (§1.1), as a `bitvec` bit vector of bytes in `Lsb0` order. (Measured against the
+/// hand-written bit loop it replaced: the whole encoder 0.18 s instead of 0.14 s for 400
+/// vectors of 5000 weights; no caller needs more.)
 #[derive(Clone, Debug, Default)]
 pub struct BitWriter {
-    bytes: Vec<u8>,
-    bit_len: usize,
+    bits: BitVec<u8, Lsb0>,
 }
 
 impl BitWriter {
     /// Appends the low `bits` bits of `value` (0..=32 bits).
     pub fn put(&mut self, value: u32, bits: u32) {
-        for i in 0..bits {
-            if self.bit_len.is_multiple_of(8) {
-                self.bytes.push(0);
-            }
-            self.bytes[self.bit_len / 8] |= (((value >> i) & 1) as u8) << (self.bit_len % 8);
-            self.bit_len += 1;
+        let start = self.bits.len();
+        self.bits.resize(start + bits as usize, false);
+        if bits > 0 {
+            self.bits[start..].store_le(value & (u32::MAX >> (32 - bits)));
         }
     }
 
     pub fn bit_len(&self) -> usize {
-        self.bit_len
+        self.bits.len()
     }
 
     /// The end marker as Vela writes it (§1.2): zdiv=7, 1-bits to the byte boundary, then
     /// 0xFF bytes to a whole number of 128-bit words.
     pub fn end_stream(&mut self) {
         self.put(ZDIV_END_OF_STREAM, 3);
-        while !self.bit_len.is_multiple_of(8) {
-            self.put(1, 1);
-        }
-        while !self.bytes.len().is_multiple_of(16) {
-            self.put(0xFF, 8);
-        }
+        self.bits.resize(self.bits.len().next_multiple_of(128), true);
     }
 
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.bytes
+    /// The bytes; bits after the last one written in the last byte are 0.
+    pub fn into_bytes(mut self) -> Vec<u8> {
+        self.bits.set_uninitialized(false);
+        self.bits.into_vec()
     }
 }
 

@@ -137,3 +137,25 @@ pub fn conv_weights(rng: &mut impl Rng, ofm: usize, kh: usize, kw: usize, ifm: u
     }
     out
 }
+
+/// Reads a weights file as `npu ethos encode` takes it: integers -255..=255 (9-bit weights,
+/// seeds/000 §4.7, digest §1.8) separated by white space, `#` to the end of a line a
+/// comment. The first bad word is the error: its 1-based line and a message naming it.
+/// A value outside the range is refused here, with its line, rather than by the encoder,
+/// which can only name its position among the weights.
+pub fn parse_weights(text: &str) -> Result<Vec<i16>, (usize, String)> {
+    let mut weights = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let code = line.split('#').next().unwrap_or_default();
+        for word in code.split_whitespace() {
+            // Parsed wider than a weight, so that 300 and 70000 both get the range message.
+            let weight = match word.parse::<i64>() {
+                Ok(v) if (-i64::from(MAX)..=i64::from(MAX)).contains(&v) => v as i16,
+                Ok(_) => return Err((n + 1, format!("'{word}' is outside -{MAX}..{MAX}"))),
+                Err(_) => return Err((n + 1, format!("'{word}' is not a weight (an integer -{MAX}..{MAX})"))),
+            };
+            weights.push(weight);
+        }
+    }
+    Ok(weights)
+}

@@ -42,6 +42,8 @@ pub struct WeightDecoder {
     code: Reg<Bits<4>>,
     have_palette: Reg<Bit>,
     after_end: Reg<Bit>,
+    /// End markers since the first of a row: padding bytes (model: `MAX_PADDING_BYTES`).
+    padding: Reg<Bits<4>>,
     zdiv: Reg<Bits<3>>,
     wdiv: Reg<Bits<3>>,
     wtrunc: Reg<Bit>,
@@ -220,6 +222,8 @@ pub struct WeightDecoder {
     e_value: Constant<Bits<4>>,
     e_padding: Constant<Bits<4>>,
     e_zero_run: Constant<Bits<4>>,
+    e_long_padding: Constant<Bits<4>>,
+    max_padding: Constant<Bits<4>>,
     k3: [Constant<Bits<3>>; 8],
     k4: [Constant<Bits<4>>; 13],
     k5: [Constant<Bits<5>>; 32],
@@ -280,6 +284,7 @@ impl Default for WeightDecoder {
             code: Default::default(),
             have_palette: Default::default(),
             after_end: Default::default(),
+            padding: Default::default(),
             zdiv: Default::default(),
             wdiv: Default::default(),
             wtrunc: Default::default(),
@@ -444,6 +449,8 @@ impl Default for WeightDecoder {
             e_value: k(9),
             e_padding: k(10),
             e_zero_run: k(11),
+            e_long_padding: k(12),
+            max_padding: k(15),
             k3: constants(),
             k4: constants(),
             k5: constants(),
@@ -486,7 +493,7 @@ impl Logic for WeightDecoder {
 
         // ---- registers hold by default; `restart` (reset, or a finished stream) clears them
         dff_setup!(
-            self, clock, held, fill, bitpos, words, seen_last, state, code, have_palette, after_end, zdiv, wdiv,
+            self, clock, held, fill, bitpos, words, seen_last, state, code, have_palette, after_end, padding, zdiv, wdiv,
             wtrunc, newpal, slicelen, dirofs, palsize, palbits, pal_i, wq_i, zq_i, wr_i, zr_i, w_due, z_due, wq,
             zq, more, bank, w_slot, z_slot, qw_head, qw_count, qz_head, qz_count, zeros_left, beat_valid,
             beat_count, done_pulse
@@ -536,6 +543,7 @@ impl Logic for WeightDecoder {
         self.code.reset.next = self.restart.val();
         self.have_palette.reset.next = self.restart.val();
         self.after_end.reset.next = self.restart.val();
+        self.padding.reset.next = self.restart.val();
         self.zdiv.reset.next = self.restart.val();
         self.wdiv.reset.next = self.restart.val();
         self.wtrunc.reset.next = self.restart.val();
@@ -947,10 +955,16 @@ impl Logic for WeightDecoder {
                     }
                 } else if self.align_bits.val() != self.align_mask.val() {
                     self.fault.next = self.e_padding.val();
+                } else if self.after_end.q.val() && self.padding.q.val() == self.max_padding.val() {
+                    self.fault.next = self.e_long_padding.val();
                 } else {
                     self.consume.next = self.align_need.val();
                     self.have_palette.d.next = false;
                     self.after_end.d.next = true;
+                    self.padding.d.next = self.k4[0].val();
+                    if self.after_end.q.val() {
+                        self.padding.d.next = self.padding.q.val() + self.k4[1].val();
+                    }
                 }
             } else if self.field_zdiv.val() == self.k3[4].val() || self.field_zdiv.val() == self.k3[5].val() {
                 self.fault.next = self.e_reserved_zdiv.val();
