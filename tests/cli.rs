@@ -156,6 +156,21 @@ fn unwritable_outputs_are_refused_before_the_work() {
         assert_eq!(o.status.code(), Some(2), "NPU_WAVES={waves}: {stderr}");
         assert!(stderr.contains(&format!("NPU_WAVES={waves}")) && stdout.is_empty(), "{stderr}");
     }
+    // Inputs with nothing in them are refused, not run as empty work.
+    let empty = scratch("empty.txt");
+    std::fs::write(&empty, "# only a comment\n\n").unwrap();
+    let empty = empty.to_str().unwrap();
+    for (args, reason) in [
+        (&["mnist", "replay", empty][..], "the trace has no cycles"),
+        (&["mnist", "replay", empty, "--model"], "the trace has no cycles"),
+        (&["ethos", "encode", empty, stream], "no weights"),
+        (&["scale", "run", empty], "holds no layer"),
+    ] {
+        let o = npu(args);
+        let (stdout, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(empty) && stderr.contains(reason) && stdout.is_empty(), "{args:?}: {stderr}");
+    }
     // A waveform that can be written is written.
     let fst = scratch("decode.fst");
     std::fs::remove_file(&fst).ok();

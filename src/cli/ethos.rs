@@ -96,6 +96,9 @@ fn encode(input: &Path, output: &Path) -> Outcome {
     let name = input.display();
     let text = std::fs::read_to_string(input).map_err(|e| format!("{name}: {e}"))?;
     let weights = npu::ethos::weights::parse_weights(&text).map_err(|(line, message)| format!("{name}:{line}: {message}"))?;
+    if weights.is_empty() {
+        return Err(format!("{name}: no weights: the file has only blank lines and comments").into());
+    }
     check_writable(output)?;
     let stream = encode(&weights, &EncodeOptions::default()).map_err(|e| format!("{name}: {e}"))?;
     std::fs::write(output, &stream).map_err(|e| format!("{}: {e}", output.display()))?;
