@@ -75,15 +75,11 @@ impl fmt::Display for TraceError {
 
 impl std::error::Error for TraceError {}
 
-/// `0x..` hexadecimal or decimal, fitting `bits`.
+/// An unsigned number of `bits` bits (64: an address, up to i64::MAX, which every nv_small
+/// address is far below), decimal or `0x` hexadecimal ([`crate::integer`]).
 fn number(word: &str, bits: u32) -> Result<u64, String> {
-    let w = word.trim();
-    let parsed = match w.strip_prefix("0x").or_else(|| w.strip_prefix("0X")) {
-        Some(hex) if !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()) => u64::from_str_radix(hex, 16).ok(),
-        None if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) => w.parse().ok(),
-        _ => None,
-    };
-    parsed.filter(|&v| bits >= 64 || v >> bits == 0).ok_or_else(|| format!("'{w}' is not a {bits}-bit number"))
+    let max = if bits >= 63 { i64::MAX } else { (1i64 << bits) - 1 };
+    crate::integer(word.trim(), 0..=max).map(|v| v as u64)
 }
 
 fn register(word: &str) -> Result<Register, String> {
@@ -270,7 +266,8 @@ mod tests {
         let cases = [
             ("reg_write(NVDLA_ALPHA.X_0, 0x1)\n", 1, "expected 'command(arguments);'"),
             ("reg_write(ALPHA.X_0, 0x1);\n", 1, "'ALPHA.X_0' is not a register"),
-            ("reg_write(NVDLA_ALPHA.X_0, 0x1FFFFFFFF);\n", 1, "'0x1FFFFFFFF' is not a 32-bit number"),
+            ("reg_write(NVDLA_ALPHA.X_0, 0x1FFFFFFFF);\n", 1, "`0x1FFFFFFFF` is not an integer in 0..=4294967295"),
+            ("reg_write(NVDLA_ALPHA.X_0, 0x+1);\n", 1, "`0x+1` is not an integer"),
             ("mem_load(pri_mem, 0x0, \"../x.dat\");\n", 1, "must name a file in the test's folder"),
             ("mem_init(pri_mem, 0x0, 0x10, ALL_ONE);\n", 1, "is not ALL_ZERO"),
             ("\n\nfrobnicate(1);\n", 3, "'frobnicate' is not a trace command"),
@@ -285,7 +282,7 @@ mod tests {
         }
         let e = Trace::load(&folder("nocheck", "reg_write(NVDLA_ALPHA.X_0, 1);\n", "")).unwrap_err();
         assert!(e.message.contains("checks nothing"), "{e}");
-        let bad_dat = [("{offset:0x0, size:3, payload:0x01 0x02},", "size 3, but 2 payload bytes"), ("{offset:0x0, payload:0x01},", "expected 'size:'"), ("{offset:0x0, size:1, payload:0x100},", "'0x100' is not a 8-bit number"), ("offset:0x0", "expected '{offset"), ("{\n{offset:0x0, size:1, payload:0x01},", "do not close with '}'")];
+        let bad_dat = [("{offset:0x0, size:3, payload:0x01 0x02},", "size 3, but 2 payload bytes"), ("{offset:0x0, payload:0x01},", "expected 'size:'"), ("{offset:0x0, size:1, payload:0x100},", "`0x100` is not an integer in 0..=255"), ("offset:0x0", "expected '{offset"), ("{\n{offset:0x0, size:1, payload:0x01},", "do not close with '}'")];
         for (k, (dat, message)) in bad_dat.into_iter().enumerate() {
             let dir = folder(&format!("dat{k}"), &format!("mem_load(pri_mem, 0x0, \"in.dat\");\n{good}"), dat);
             let e = Trace::load(&dir).unwrap_err();

@@ -63,7 +63,7 @@
 //!
 //! `#` starts a comment; blank lines are ignored.
 use super::driver::{exit_code_name, reset, run_layers, Bench};
-use super::integer;
+use crate::integer;
 use super::memory::Timing;
 use npu_model::scale::engine::SUCCESS;
 use npu_model::scale::scale_npu::{In, Out};

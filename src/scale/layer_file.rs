@@ -17,7 +17,7 @@
 //! BIAS 10 -10       # WGHTCOLS int32 (if USEBIAS); SUMS likewise (if USESUMM)
 //! LAYER             # starts the next layer; it keeps the registers it does not set
 //! ```
-use super::integer;
+use crate::integer;
 use super::layer::{Layer, Registers};
 
 /// The sections of a layer, in the order the memory image holds them (docs/scale.md,
