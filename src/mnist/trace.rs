@@ -264,9 +264,14 @@ pub fn output_line(cycle: impl fmt::Display, out: &Out) -> String {
 
 /// Checks the whole trace file at `path` without running it (`npu mnist replay` calls it
 /// before it opens the chip or writes anything): its number of cycles, or
-/// `path: line N: problem`.
+/// `path: line N: problem`. A file with no cycles (only comments and blank lines) is refused:
+/// there is nothing to replay.
 pub fn validate_file(path: &Path) -> Result<u64, String> {
-    validate(open(path)?).map_err(|e| format!("{}: {e}", path.display()))
+    match validate(open(path)?) {
+        Ok(0) => Err(format!("{}: the trace has no cycles: only blank lines and comments", path.display())),
+        Ok(cycles) => Ok(cycles),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
 }
 
 fn open(path: &Path) -> Result<BufReader<std::fs::File>, String> {
