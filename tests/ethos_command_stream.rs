@@ -40,29 +40,61 @@ fn encode(commands: &[Decoded]) -> Vec<u32> {
     commands.iter().flat_map(|c| std::iter::once(c.command.word(c.param)).chain(c.payload)).collect()
 }
 
+/// One of `run.cycles` random layers as Vela compiled it with one of its cores, decoded.
+struct CompiledLayer {
+    core: VelaCore,
+    layer: ConvLayer,
+    compiled: Compiled,
+    payload: DriverPayload,
+    commands: Vec<Decoded>,
+    /// The seed, layer index, core and shape, for messages.
+    context: String,
+}
+
+/// `run.cycles` random layers compiled by Vela with both cores; every driver payload parses
+/// and every stream decodes.
+fn compile_random_layers(run: &Run) -> Vec<CompiledLayer> {
+    use npu::ethos::tflite::output_shape;
+    let mut rng = run.rng();
+    let layers: Vec<ConvLayer> = (0..run.cycles).map(|_| random_layer(&mut rng)).collect();
+    let mut all = Vec::new();
+    for core in VelaCore::ALL {
+        for (i, (layer, compiled)) in layers.iter().zip(compile(&layers, core)).enumerate() {
+            let ((h, w, c), (oh, ow, oc)) = (layer.input_shape, output_shape(layer));
+            let context = format!(
+                "SEED={} layer {i} ({} core): {}{h}x{w}x{c} -> {oh}x{ow}x{oc}, kernel {:?} stride {:?} {:?}",
+                run.seed,
+                core.name(),
+                if layer.depthwise { "depthwise " } else { "" },
+                layer.kernel,
+                layer.stride,
+                layer.padding
+            );
+            let payload = DriverPayload::parse(&compiled.cmd_data).unwrap_or_else(|e| panic!("{context}: {e}"));
+            let commands = decode(&payload.stream).unwrap_or_else(|e| panic!("{context}: {e}"));
+            all.push(CompiledLayer { core, layer: layer.clone(), compiled, payload, commands, context });
+        }
+    }
+    all
+}
+
 #[test]
 fn decoder_agrees_with_velas_listing_on_random_layers() {
     let run = Run::from_env("decoder_agrees_with_velas_listing_on_random_layers", 12);
     let mut rng = run.rng();
-    let layers: Vec<ConvLayer> = (0..run.cycles).map(|_| random_layer(&mut rng)).collect();
     let mut coverage = Coverage::default();
     let mut streams = Vec::new();
-    for core in VelaCore::ALL {
-        for (i, compiled) in compile(&layers, core).into_iter().enumerate() {
-            let context = format!("SEED={} layer {i} ({} core)", run.seed, core.name());
-            let payload = DriverPayload::parse(&compiled.cmd_data).unwrap_or_else(|e| panic!("{context}: {e}"));
-            let commands = decode(&payload.stream).unwrap_or_else(|e| panic!("{context}: {e}"));
-            let listed: Vec<_> = compiled.listing.lines().map(vela_line).collect();
-            assert_eq!(commands.len(), listed.len(), "{context}: command count");
-            for (c, v) in commands.iter().zip(&listed) {
-                assert_eq!(&ours(c), v, "{context}: {c}");
-                coverage.hit(c.command.name);
-            }
-            assert_eq!(encode(&commands), payload.stream, "{context}: re-encoded");
-            assert_eq!(commands.last().map(|c| c.command.name), Some("NPU_OP_STOP"), "{context}");
-            coverage.hit(&format!("{} core", core.name()));
-            streams.push(payload.stream);
+    for CompiledLayer { core, compiled, payload, commands, context, .. } in compile_random_layers(&run) {
+        let listed: Vec<_> = compiled.listing.lines().map(vela_line).collect();
+        assert_eq!(commands.len(), listed.len(), "{context}: command count");
+        for (c, v) in commands.iter().zip(&listed) {
+            assert_eq!(&ours(c), v, "{context}: {c}");
+            coverage.hit(c.command.name);
         }
+        assert_eq!(encode(&commands), payload.stream, "{context}: re-encoded");
+        assert_eq!(commands.last().map(|c| c.command.name), Some("NPU_OP_STOP"), "{context}");
+        coverage.hit(&format!("{} core", core.name()));
+        streams.push(payload.stream);
     }
     println!("{coverage}");
     coverage.require(&["regor core", "legacy core", "NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_DMA_START", "NPU_OP_DMA_WAIT", "NPU_SET_WEIGHT_BASE", "NPU_SET_SCALE_BASE", "NPU_SET_IFM_BASE0", "NPU_SET_OFM_BASE0", "NPU_SET_KERNEL_STRIDE"]);
@@ -129,77 +161,62 @@ fn operations_describe_the_layer_vela_compiled() {
     use npu::ethos::operation::operations;
     use npu::ethos::tflite::{output_shape, Padding};
     let run = Run::from_env("operations_describe_the_layer_vela_compiled", 12);
-    let mut rng = run.rng();
-    let layers: Vec<ConvLayer> = (0..run.cycles).map(|_| random_layer(&mut rng)).collect();
     let mut coverage = Coverage::default();
-    for core in VelaCore::ALL {
-        for (i, (layer, compiled)) in layers.iter().zip(compile(&layers, core)).enumerate() {
-            let (h, w, c) = layer.input_shape;
-            let (oh, ow, oc) = output_shape(layer);
-            let context = format!(
-                "SEED={} layer {i} ({} core): {}{h}x{w}x{c} -> {oh}x{ow}x{oc}, kernel {:?} stride {:?} {:?}",
-                run.seed,
-                core.name(),
-                if layer.depthwise { "depthwise " } else { "" },
-                layer.kernel,
-                layer.stride,
-                layer.padding
-            );
-            let commands = decode(&DriverPayload::parse(&compiled.cmd_data).unwrap().stream).unwrap();
-            let ops = operations(&commands);
-            let kernels: Vec<_> = ops.iter().filter(|o| o.name != "NPU_OP_DMA_START").collect();
-            let (Some(first), Some(last)) = (kernels.first(), kernels.last()) else { panic!("{context}: no kernel operation") };
-            let expected = if layer.depthwise { "NPU_OP_DEPTHWISE" } else { "NPU_OP_CONV" };
-            assert_eq!(first.name, expected, "{context}");
-            let (ifm, ofm, kernel) = (first.input("IFM"), last.output(), first.kernel());
-            assert_eq!((ifm.zero_point, ifm.signed, ifm.bits), (i32::from(layer.input_zero_point), true, 8), "{context}: IFM");
-            assert_eq!((ofm.zero_point, ofm.signed, ofm.bits), (i32::from(layer.output_zero_point), true, 8), "{context}: OFM");
-            // The weight and scale streams lie inside the read-only region, or come there by DMA.
-            let (region, base, length) = first.stream("WEIGHT");
-            if region == 0 {
-                assert!(base + length <= compiled.weight_data.len() as u64, "{context}: weights outside the read-only region");
-            } else {
-                assert!(ops.iter().any(|o| o.name == "NPU_OP_DMA_START"), "{context}: weights in region {region} without a DMA");
-                coverage.hit("weights DMA'd");
-            }
-            coverage.hit(first.name);
-            coverage.hit(&format!("{} operations", kernels.len().min(3)));
-            // Vela rewrites some layers before it lowers them (a 1x1 stride-2 convolution as a
-            // narrower, deeper one; depth stripes; an extra pooling pass), so the layer's shape
-            // is checked where the first operation reads the layer's IFM columns and depth.
-            let stripe_depth = if layer.depthwise { first.output().depth } else { c as u32 };
-            let needed = ((ow - 1) * layer.stride.1 + layer.kernel.1).saturating_sub(padding_offsets(layer).1).min(w);
-            if ifm.depth != stripe_depth || !(needed..=w).contains(&(ifm.width as usize)) {
-                coverage.hit("shape rewritten by Vela");
-                continue;
-            }
-            coverage.hit("shape kept");
-            // A stride along an axis with one output is free: Regor writes 1 there, the legacy
-            // core the layer's.
-            let stride_ok = |got: u16, s: usize, out: usize| usize::from(got) == s || (out == 1 && got == 1);
-            assert!(stride_ok(kernel.stride.0, layer.stride.0, oh) && stride_ok(kernel.stride.1, layer.stride.1, ow), "{context}: stride {:?}", kernel.stride);
-            assert_eq!(kernel.size, (layer.kernel.0 as u16, layer.kernel.1 as u16), "{context}: kernel");
-            let (top, left) = padding_offsets(layer);
-            let pads = first.padding();
-            assert_eq!((pads[0], pads[1]), (top as u16, left as u16), "{context}: padding");
-            if layer.padding == Padding::Valid {
-                assert_eq!(pads, [0; 4], "{context}: VALID padding");
-            }
-            if !ifm.nhcwb16 {
-                assert_eq!((ifm.stride.0, ifm.stride.1), (c as i64, (w * c) as i64), "{context}: NHWC IFM strides");
-            }
-            // The convolution's stripes (the legacy core splits the OFM's depth) partition the
-            // OFM; a later pass may view it with another shape.
-            let stripes: Vec<_> = kernels.iter().filter(|o| o.name == first.name).map(|o| o.output()).collect();
-            for s in &stripes {
-                assert!(s.height as usize <= oh && s.width as usize <= ow && s.depth as usize <= oc, "{context}: stripe {s:?}");
-            }
-            assert_eq!(stripes.iter().map(|s| s.height * s.width * s.depth).sum::<u32>(), (oh * ow * oc) as u32, "{context}: stripes");
-            if last.name != first.name {
-                assert_eq!(ofm.height * ofm.width * ofm.depth, (oh * ow * oc) as u32, "{context}: OFM elements of the last pass");
-            }
-            coverage.hit(&format!("{} stripes", stripes.len().min(2)));
+    for CompiledLayer { layer, compiled, commands, context, .. } in compile_random_layers(&run) {
+        let ((_, w, c), (oh, ow, oc)) = (layer.input_shape, output_shape(&layer));
+        let ops = operations(&commands);
+        let kernels: Vec<_> = ops.iter().filter(|o| o.name != "NPU_OP_DMA_START").collect();
+        let (Some(first), Some(last)) = (kernels.first(), kernels.last()) else { panic!("{context}: no kernel operation") };
+        let expected = if layer.depthwise { "NPU_OP_DEPTHWISE" } else { "NPU_OP_CONV" };
+        assert_eq!(first.name, expected, "{context}");
+        let (ifm, ofm, kernel) = (first.input("IFM"), last.output(), first.kernel());
+        assert_eq!((ifm.zero_point, ifm.signed, ifm.bits), (i32::from(layer.input_zero_point), true, 8), "{context}: IFM");
+        assert_eq!((ofm.zero_point, ofm.signed, ofm.bits), (i32::from(layer.output_zero_point), true, 8), "{context}: OFM");
+        // The weight and scale streams lie inside the read-only region, or come there by DMA.
+        let (region, base, length) = first.stream("WEIGHT");
+        if region == 0 {
+            assert!(base + length <= compiled.weight_data.len() as u64, "{context}: weights outside the read-only region");
+        } else {
+            assert!(ops.iter().any(|o| o.name == "NPU_OP_DMA_START"), "{context}: weights in region {region} without a DMA");
+            coverage.hit("weights DMA'd");
         }
+        coverage.hit(first.name);
+        coverage.hit(&format!("{} operations", kernels.len().min(3)));
+        // Vela rewrites some layers before it lowers them (a 1x1 stride-2 convolution as a
+        // narrower, deeper one; depth stripes; an extra pooling pass), so the layer's shape
+        // is checked where the first operation reads the layer's IFM columns and depth.
+        let stripe_depth = if layer.depthwise { first.output().depth } else { c as u32 };
+        let needed = ((ow - 1) * layer.stride.1 + layer.kernel.1).saturating_sub(padding_offsets(&layer).1).min(w);
+        if ifm.depth != stripe_depth || !(needed..=w).contains(&(ifm.width as usize)) {
+            coverage.hit("shape rewritten by Vela");
+            continue;
+        }
+        coverage.hit("shape kept");
+        // A stride along an axis with one output is free: Regor writes 1 there, the legacy
+        // core the layer's.
+        let stride_ok = |got: u16, s: usize, out: usize| usize::from(got) == s || (out == 1 && got == 1);
+        assert!(stride_ok(kernel.stride.0, layer.stride.0, oh) && stride_ok(kernel.stride.1, layer.stride.1, ow), "{context}: stride {:?}", kernel.stride);
+        assert_eq!(kernel.size, (layer.kernel.0 as u16, layer.kernel.1 as u16), "{context}: kernel");
+        let (top, left) = padding_offsets(&layer);
+        let pads = first.padding();
+        assert_eq!((pads[0], pads[1]), (top as u16, left as u16), "{context}: padding");
+        if layer.padding == Padding::Valid {
+            assert_eq!(pads, [0; 4], "{context}: VALID padding");
+        }
+        if !ifm.nhcwb16 {
+            assert_eq!((ifm.stride.0, ifm.stride.1), (c as i64, (w * c) as i64), "{context}: NHWC IFM strides");
+        }
+        // The convolution's stripes (the legacy core splits the OFM's depth) partition the
+        // OFM; a later pass may view it with another shape.
+        let stripes: Vec<_> = kernels.iter().filter(|o| o.name == first.name).map(|o| o.output()).collect();
+        for s in &stripes {
+            assert!(s.height as usize <= oh && s.width as usize <= ow && s.depth as usize <= oc, "{context}: stripe {s:?}");
+        }
+        assert_eq!(stripes.iter().map(|s| s.height * s.width * s.depth).sum::<u32>(), (oh * ow * oc) as u32, "{context}: stripes");
+        if last.name != first.name {
+            assert_eq!(ofm.height * ofm.width * ofm.depth, (oh * ow * oc) as u32, "{context}: OFM elements of the last pass");
+        }
+        coverage.hit(&format!("{} stripes", stripes.len().min(2)));
     }
     println!("{coverage}");
     coverage.require(&["NPU_OP_CONV", "NPU_OP_DEPTHWISE", "weights DMA'd", "1 operations", "1 stripes", "shape kept"]);
