@@ -7,6 +7,7 @@ pub mod command_stream;
 pub mod conv_datapath;
 pub mod driver;
 pub mod encoder;
+pub mod mnist_cnn;
 pub mod operation;
 pub mod reorder;
 pub mod tflite;
