@@ -7,6 +7,8 @@
 #   make bench              speed of the Verilator bridge against the behavioural models
 #   make docs               redraw the frame timing in docs/mnist.md and docs/mnist/ from the RTL
 #   make waves TEST=name    run one test writing build/waves/name.fst (all internal signals)
+#   make mutants [TOP=name] [N=20] [SEED=1] [CYCLES=20000]
+#                           mutation score: yosys mutants of each top against its lock-step tests
 
 VERILOG_DIR := build/verilog
 CARGO ?= cargo
@@ -14,7 +16,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := verilator zlib1g-dev yosys nextpnr-ice40 fpga-icestorm
 
-.PHONY: deps mnist verilog synth bitstream test bench docs waves clean
+.PHONY: deps mnist verilog synth bitstream test bench docs waves mutants clean
 
 # Installs the Debian packages that are missing: Verilator and zlib for the co-simulation,
 # yosys for the synthesis checks and the gate-level netlist, nextpnr-ice40 and fpga-icestorm (icepack) for place and route and the bitstream; without
@@ -62,6 +64,12 @@ waves: deps
 	@mkdir -p build/waves
 	NPU_WAVES=$(CURDIR)/build/waves/$(TEST).fst $(CARGO) test --release --workspace $(TEST) -- --exact --nocapture --test-threads 1
 	@echo "open with any FST viewer, for example gtkwave build/waves/$(TEST).fst (apt-get install gtkwave)"
+
+# Per top (every top with a suite in gen/src/bin/npu-gen.rs, or TOP): N mutants that yosys
+# lists with SEED, each verilated and run against the top's lock-step tests (SEED, CYCLES);
+# build/mutants/<top>.md lists the survivors, the summary table comes last.
+mutants: deps
+	$(CARGO) run -q --release -p npu-gen -- mutants build/mutants $(or $(N),20) $(or $(SEED),1) $(or $(CYCLES),20000) $(TOP)
 
 clean:
 	$(CARGO) clean

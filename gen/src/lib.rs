@@ -7,8 +7,10 @@
 //! the co-simulation bridge generates its C++ shim and Rust handle.
 use npu_hdl::mnist;
 
+pub mod bridge;
 pub mod c_header;
 pub mod fpga;
+pub mod mutants;
 /// The ScaleNPU register map the CSR block and the C header are generated from.
 pub use npu_hdl::scale::regmap;
 use rust_hdl::prelude::{generate_verilog, Block};

@@ -4,7 +4,11 @@
 //! `npu-gen synth OUT_DIR`: synthesises, checks, places and routes every user-facing top for
 //! the iCE40-HX8K (`npu_gen::fpga`) and writes `OUT_DIR/report.md`.
 //! `npu-gen bitstream OUT_DIR`: the same for the MNIST NPU chip alone, then its bitstream.
+//! `npu-gen mutants OUT_DIR N SEED CYCLES [TOP]`: mutation score of every top in
+//! [`SUITES`] (or of TOP): N yosys mutants each, run against the top's lock-step tests
+//! (`npu_gen::mutants`); `OUT_DIR/<top>.md` lists the survivors.
 use npu_gen::fpga;
+use npu_gen::mutants::{self, Options, Progress, Suite};
 use std::{fs, path::Path, path::PathBuf, process::ExitCode};
 
 fn main() -> ExitCode {
@@ -13,9 +17,18 @@ fn main() -> ExitCode {
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["synth", dir] => synth(&tops, Path::new(dir)),
         ["bitstream", dir] => bitstream(&tops, Path::new(dir)),
+        ["mutants", dir, count, seed, cycles, ref top @ ..] if top.len() <= 1 => match (count.parse(), seed.parse(), cycles.parse()) {
+            (Ok(count), Ok(seed), Ok(cycles)) => {
+                // Absolute: the tests get the libraries' paths and yosys runs inside the folder.
+                let dir = std::path::absolute(dir).unwrap_or_else(|_| PathBuf::from(dir));
+                let options = Options { count, seed, cycles, runtime: dir.join("runtime"), dir };
+                mutation_run(&tops, &options, top.first().copied())
+            }
+            _ => Err(format!("npu-gen mutants: N, SEED and CYCLES must be whole numbers (got {count}, {seed}, {cycles})")),
+        },
         [] => verilog(&tops, Path::new("build/verilog")),
         [dir] => verilog(&tops, Path::new(dir)),
-        _ => Err("usage: npu-gen [OUT_DIR] | npu-gen synth OUT_DIR | npu-gen bitstream OUT_DIR".into()),
+        _ => Err("usage: npu-gen [OUT_DIR] | npu-gen synth OUT_DIR | npu-gen bitstream OUT_DIR | npu-gen mutants OUT_DIR N SEED CYCLES [TOP]".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -64,5 +77,100 @@ fn bitstream(tops: &[npu_gen::Top], dir: &Path) -> Result<(), String> {
     let r = fpga::synthesize(chip, dir, &root())?;
     let bin = fpga::bitstream(dir, chip.name)?;
     println!("{}: {} logic cells, {} I/O, Fmax {:.1} MHz; pins: {}", bin.display(), r.logic_cells, r.io, r.fmax_mhz.unwrap_or(0.0), fpga::pcf(chip.name).unwrap());
+    Ok(())
+}
+
+/// Per top, the lock-step tests that judge its mutants: the test target (`tests/<target>.rs`)
+/// and the tests in it. Every top here is a block the tests drive alone, or the chip.
+const SUITES: &[(&str, &str, &[&str])] = &[
+    ("input_buffer", "input_buffer", &["input_buffer_random_lockstep"]),
+    ("two_casc", "two_casc", &["two_casc_edge_pairs_and_a_million_random_pairs"]),
+    ("mac", "mac", &["mac_random_lockstep", "mac_short_sequences", "mac_computes_eqn_2"]),
+    ("piso_deb", "piso_deb", &["piso_deb_random_lockstep", "piso_deb_reads_out_twelve_bytes_in_datasheet_order"]),
+    ("ssfr", "ssfr", &["ssfr_random_lockstep", "ssfr_resets_to_table_5_and_stores_all_16_bits"]),
+    ("relu", "relu", &["relu_random_lockstep"]),
+    ("piso_out", "piso_out", &["piso_out_random_lockstep"]),
+    ("output_mux", "output_mux", &["output_mux_random_lockstep"]),
+    ("fifo", "fifo", &["fifo_random_lockstep"]),
+    ("comparator", "comparator", &["comparator_random_lockstep"]),
+    ("downcounter", "downcounter", &["downcounter_random_lockstep"]),
+    ("fsm_acc", "fsm_acc", &["fsm_acc_random_lockstep"]),
+    ("fsm_out", "fsm_out", &["fsm_out_random_lockstep"]),
+    ("mac_unit", "ethos_mac_unit", &["mac_unit_random_lockstep", "extreme_products_over_long_kernels_equal_plain_sums"]),
+    (
+        "output_unit",
+        "ethos_output_unit",
+        &["output_unit_random_lockstep", "rounding_modes_on_hand_worked_values", "tfl_rounding_is_tflites_multiply_by_quantized_multiplier"],
+    ),
+    ("scale_engine", "scale_engine", &["random_layers_match_the_model_and_the_reference"]),
+];
+
+/// The test binaries of `targets`, built (release) by cargo: target name -> executable.
+fn test_binaries(targets: &[&str]) -> Result<std::collections::BTreeMap<String, PathBuf>, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = std::process::Command::new(&cargo);
+    cmd.current_dir(root()).args(["test", "--release", "--no-run", "--message-format=json", "-p", "npu"]);
+    for t in targets {
+        cmd.args(["--test", t]);
+    }
+    eprintln!("building the test binaries ({})", targets.join(", "));
+    let out = cmd.stderr(std::process::Stdio::inherit()).output().map_err(|e| format!("cannot run {cargo}: {e}"))?;
+    if !out.status.success() {
+        return Err("building the test binaries failed (above)".into());
+    }
+    let mut found = std::collections::BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        if let (Some(name), Some(exe)) = (message["target"]["name"].as_str(), message["executable"].as_str()) {
+            if message["target"]["kind"][0] == "test" {
+                found.insert(name.to_string(), PathBuf::from(exe));
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// The suite of a top: its test binary with `--exact` and its tests, each checked to exist
+/// in the binary's list (a renamed test must not silently stop judging mutants).
+fn suite(exe: &Path, tests: &[&str]) -> Result<Suite, String> {
+    let out = std::process::Command::new(exe).args(["--list", "--format", "terse"]).output().map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    let listed = String::from_utf8_lossy(&out.stdout);
+    let names: Vec<&str> = listed.lines().filter_map(|l| l.strip_suffix(": test")).collect();
+    let missing: Vec<&&str> = tests.iter().filter(|t| !names.contains(t)).collect();
+    if !missing.is_empty() {
+        return Err(format!("npu-gen mutants: {} has no test {} (fix SUITES in gen/src/bin/npu-gen.rs)", exe.display(), missing.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")));
+    }
+    let args = ["--exact", "--test-threads", "1"].into_iter().chain(tests.iter().copied()).map(String::from).collect();
+    Ok(Suite { program: exe.to_path_buf(), args })
+}
+
+fn mutation_run(tops: &[npu_gen::Top], options: &Options, only: Option<&str>) -> Result<(), String> {
+    let chosen: Vec<_> = SUITES.iter().filter(|(top, ..)| only.is_none_or(|o| o == *top)).collect();
+    if chosen.is_empty() {
+        let names: Vec<&str> = SUITES.iter().map(|(t, ..)| *t).collect();
+        return Err(format!("npu-gen mutants: no suite for top {} (tops with one: {})", only.unwrap_or(""), names.join(", ")));
+    }
+    let binaries = test_binaries(&chosen.iter().map(|(_, target, _)| *target).collect::<Vec<_>>())?;
+    let style = indicatif::ProgressStyle::with_template("{msg:>14} [{bar:40}] {pos}/{len} mutants, {elapsed} (about {eta} left)")
+        .expect("a valid template")
+        .progress_chars("=> ");
+    let mut results = Vec::new();
+    for (name, target, tests) in chosen {
+        let top = tops.iter().find(|t| t.name == *name).ok_or_else(|| format!("npu-gen mutants: {name} is not an exported top"))?;
+        let exe = binaries.get(*target).ok_or_else(|| format!("npu-gen mutants: cargo built no test binary {target}"))?;
+        let suite = suite(exe, tests)?;
+        let bar = indicatif::ProgressBar::new(0).with_style(style.clone()).with_message(name.to_string());
+        let result = mutants::run(top, &suite, options, |p| match p {
+            Progress::Listed(n) => bar.set_length(n as u64),
+            Progress::Done(_) => bar.inc(1),
+        });
+        bar.finish();
+        let result = result?;
+        let path = options.dir.join(format!("{name}.md"));
+        fs::write(&path, mutants::report(top, &result, options)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        eprintln!("{name}: {} tried, {} killed, {} survived ({:.1} %), {} did not build; {}", result.tried(), result.killed.len(), result.survived.len(), result.score(), result.errors.len(), path.display());
+        results.push(result);
+    }
+    println!("\nmutation score (N={} SEED={} CYCLES={}):\n\n{}", options.count, options.seed, options.cycles, mutants::summary(&results));
     Ok(())
 }

@@ -1,0 +1,315 @@
+//! Mutation testing of an exported top, as YosysHQ's mcy does it with yosys's `mutate`:
+//! yosys lists N mutations of the top's netlist (`prep`; `mutate -list N -seed S`: inverted
+//! bits, constants, swapped operands, stuck signals), each is applied (`mutate <args>;
+//! write_verilog`) and verilated into a shared library with the co-simulation's own shim
+//! ([`bridge::shared_library`]), and the top's lock-step tests run with the environment
+//! pointing its handle at that library ([`bridge::MutantLibrary`]). A mutant is killed when
+//! a test fails, survives when all pass; one that does not build is an error, counted apart.
+//!
+//! The unmutated netlist goes through the same steps first and must pass: otherwise every
+//! mutant would look killed.
+use crate::bridge::{self, MutantLibrary, MUTANT_LIB_VAR, MUTANT_TOP_VAR};
+use crate::Top;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A top's tests as one command: a test binary and the arguments that select its tests.
+#[derive(Clone, Debug)]
+pub struct Suite {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+}
+
+/// What a run does.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Mutations listed per top.
+    pub count: usize,
+    /// Seed of yosys's choice of mutations, and `SEED` of the tests' random stimulus.
+    pub seed: u64,
+    /// `CYCLES` of the tests: the cycle budget of a random lock-step test.
+    pub cycles: u64,
+    /// Working folder: `<dir>/<top>/` gets the netlists, libraries and logs.
+    pub dir: PathBuf,
+    /// Where Verilator's runtime is compiled once, position-independent.
+    pub runtime: PathBuf,
+}
+
+/// One mutation as yosys lists it: the `mutate ...` command that applies it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mutation {
+    pub command: String,
+}
+
+impl Mutation {
+    /// The values of an option of the command (`-module`, `-wire`, `-mode`, ...); `-src`
+    /// comes several times.
+    fn options(&self, name: &str) -> Vec<&str> {
+        let words: Vec<&str> = self.command.split_whitespace().collect();
+        words.windows(2).filter(|w| w[0] == name).map(|w| w[1]).collect()
+    }
+
+    pub fn option(&self, name: &str) -> Option<&str> {
+        self.options(name).first().copied()
+    }
+
+    /// The source places yosys tags the mutated cell with (`file:line.col-line.col`).
+    pub fn sources(&self) -> Vec<&str> {
+        self.options("-src")
+    }
+
+    /// The signal it changes, as `wire[bit]`, when yosys names one.
+    pub fn signal(&self) -> Option<String> {
+        let wire = self.option("-wire")?;
+        Some(match self.option("-wirebit") {
+            Some(bit) => format!("{wire}[{bit}]"),
+            None => wire.to_string(),
+        })
+    }
+}
+
+/// How one run of the tests ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TestOutcome {
+    Passed,
+    Failed,
+    /// Still running after the time limit: killed by it (a mutant that hangs a test).
+    TimedOut,
+}
+
+/// The result of one top.
+#[derive(Clone, Debug, Default)]
+pub struct TopResult {
+    pub top: String,
+    pub killed: Vec<Mutation>,
+    /// Of the killed, those that made a test run past the time limit.
+    pub timed_out: usize,
+    pub survived: Vec<Mutation>,
+    /// Mutants that did not build (yosys, Verilator or the compiler failed), with why.
+    pub errors: Vec<(Mutation, String)>,
+}
+
+impl TopResult {
+    /// Mutants that built and ran.
+    pub fn tried(&self) -> usize {
+        self.killed.len() + self.survived.len()
+    }
+
+    /// Killed of tried, in percent.
+    pub fn score(&self) -> f64 {
+        if self.tried() == 0 { 0.0 } else { 100.0 * self.killed.len() as f64 / self.tried() as f64 }
+    }
+}
+
+/// Runs a yosys script in `dir` (file names relative to it, so the source tags are short).
+fn yosys(dir: &Path, script: &str, what: &str) -> Result<(), String> {
+    let file = dir.join("script.ys");
+    std::fs::write(&file, script).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    bridge::run(Command::new("yosys").current_dir(dir).args(["-q", "-l", "yosys.log", "-s", "script.ys"])).map_err(|e| format!("{what}: {e}"))
+}
+
+/// Writes the top's exported Verilog into `dir` as `exported.v` (the netlist built from it
+/// is `<top>.v`) and returns the yosys commands that read and prepare it.
+fn read_and_prep(top: &Top, dir: &Path) -> Result<String, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let source = dir.join("exported.v");
+    std::fs::write(&source, &top.verilog).map_err(|e| format!("cannot write {}: {e}", source.display()))?;
+    Ok(format!("read_verilog exported.v\nprep -top {}\n", top.name))
+}
+
+/// The `count` mutations yosys picks for `top` with `seed`, sampled evenly over its cells.
+pub fn list(top: &Top, dir: &Path, count: usize, seed: u64) -> Result<Vec<Mutation>, String> {
+    let script = read_and_prep(top, dir)? + &format!("mutate -list {count} -seed {seed} -o mutations.txt\n");
+    yosys(dir, &script, &format!("{}: yosys mutate -list", top.name))?;
+    let path = dir.join("mutations.txt");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(text.lines().filter(|l| l.starts_with("mutate ")).map(|l| Mutation { command: l.trim().to_string() }).collect())
+}
+
+/// The top's netlist after `prep` with `mutation` applied (none: the unmutated reference), as
+/// a top with the original's name and ports, built in `dir`.
+pub fn netlist(top: &Top, mutation: Option<&Mutation>, dir: &Path) -> Result<Top, String> {
+    let mut script = read_and_prep(top, dir)?;
+    if let Some(m) = mutation {
+        script += &m.command;
+        script += "\n";
+    }
+    script += "write_verilog -noattr netlist.v\n";
+    yosys(dir, &script, &format!("{}: yosys netlist", top.name))?;
+    let path = dir.join("netlist.v");
+    let verilog = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(Top { name: top.name, model: top.model, source: top.source, for_users: false, gate_level: false, verilog, ports: top.ports.clone() })
+}
+
+/// Builds `netlist` into its shared library in `dir` and checks that the top's handle would
+/// take it (the same check as at open), so a refused library is an error, not a kill.
+pub fn build(netlist: &Top, dir: &Path, runtime: &Path) -> Result<PathBuf, String> {
+    let library = bridge::shared_library(netlist, dir, runtime)?;
+    MutantLibrary::open(&library, netlist.name, &bridge::port_signature(netlist))?;
+    Ok(library)
+}
+
+/// Runs `suite` with the top's handle on `library`; its output goes to `log`. `limit` bounds
+/// the run's time.
+pub fn test(suite: &Suite, top: &str, library: &Path, options: &Options, log: &Path, limit: Duration) -> Result<TestOutcome, String> {
+    use wait_timeout::ChildExt;
+    let file = std::fs::File::create(log).map_err(|e| format!("cannot write {}: {e}", log.display()))?;
+    let err = file.try_clone().map_err(|e| format!("{}: {e}", log.display()))?;
+    let mut child = Command::new(&suite.program)
+        .args(&suite.args)
+        .env(MUTANT_TOP_VAR, top)
+        .env(MUTANT_LIB_VAR, library)
+        .env("SEED", options.seed.to_string())
+        .env("CYCLES", options.cycles.to_string())
+        .env_remove("NPU_WAVES")
+        .stdin(Stdio::null())
+        .stdout(file)
+        .stderr(err)
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", suite.program.display()))?;
+    match child.wait_timeout(limit).map_err(|e| format!("{}: {e}", suite.program.display()))? {
+        Some(status) if status.success() => Ok(TestOutcome::Passed),
+        Some(_) => Ok(TestOutcome::Failed),
+        None => {
+            child.kill().ok();
+            child.wait().ok();
+            Ok(TestOutcome::TimedOut)
+        }
+    }
+}
+
+/// What a mutation run reports as it goes.
+pub enum Progress<'a> {
+    /// The mutations are listed: this many will be tried.
+    Listed(usize),
+    /// One mutant is done.
+    Done(&'a Mutation),
+}
+
+/// The whole run for one top: lists the mutations, checks the unmutated netlist passes
+/// `suite`, then builds and tests every mutant.
+pub fn run(top: &Top, suite: &Suite, options: &Options, mut progress: impl FnMut(Progress)) -> Result<TopResult, String> {
+    let dir = options.dir.join(top.name);
+    let mutations = list(top, &dir, options.count, options.seed)?;
+    progress(Progress::Listed(mutations.len()));
+
+    let reference_dir = dir.join("unmutated");
+    let reference = netlist(top, None, &reference_dir)?;
+    let library = build(&reference, &reference_dir, &options.runtime)?;
+    let log = reference_dir.join("test.log");
+    let started = Instant::now();
+    // The reference's own time limit is generous: it sets the limit of the mutants.
+    match test(suite, top.name, &library, options, &log, Duration::from_secs(600))? {
+        TestOutcome::Passed => {}
+        outcome => {
+            return Err(format!(
+                "{}: the unmutated netlist does not pass its tests ({}), so no mutant can be scored; see {}",
+                top.name,
+                if outcome == TestOutcome::Failed { "a test failed" } else { "time limit" },
+                log.display()
+            ))
+        }
+    }
+    // A mutant that takes ten times as long as the real design (plus slack for a loaded
+    // machine) is taken to hang the test.
+    let limit = started.elapsed() * 10 + Duration::from_secs(30);
+
+    let mut result = TopResult { top: top.name.to_string(), ..Default::default() };
+    for (k, mutation) in mutations.iter().enumerate() {
+        let mutant_dir = dir.join(format!("{k:04}"));
+        let built = netlist(top, Some(mutation), &mutant_dir).and_then(|n| build(&n, &mutant_dir, &options.runtime));
+        match built {
+            Err(e) => result.errors.push((mutation.clone(), e)),
+            Ok(library) => match test(suite, top.name, &library, options, &mutant_dir.join("test.log"), limit)? {
+                TestOutcome::Passed => result.survived.push(mutation.clone()),
+                TestOutcome::Failed => result.killed.push(mutation.clone()),
+                TestOutcome::TimedOut => {
+                    result.timed_out += 1;
+                    result.killed.push(mutation.clone());
+                }
+            },
+        }
+        // A mutant's build takes room; its log and netlist stay for a survivor.
+        if result.survived.last() != Some(mutation) {
+            std::fs::remove_dir_all(mutant_dir.join("obj")).ok();
+        }
+        progress(Progress::Done(mutation));
+    }
+    Ok(result)
+}
+
+/// The line `place` (`file:line.col-...`) points at in the top's Verilog, if it does.
+fn source_line<'a>(verilog: &'a str, place: &str) -> Option<(usize, &'a str)> {
+    let line: usize = place.rsplit_once(':')?.1.split('.').next()?.parse().ok()?;
+    Some((line, verilog.lines().nth(line.checked_sub(1)?)?.trim()))
+}
+
+/// `<top>.md`: the run's figures and every survivor with the mutation, the signal and the
+/// source lines yosys names, and the errors.
+pub fn report(top: &Top, result: &TopResult, options: &Options) -> String {
+    let mut s = format!(
+        "# Mutants of {t}\n\n`make mutants TOP={t} N={n} SEED={seed}` (tests with SEED={seed} CYCLES={cycles}): \
+         {tried} tried, {killed} killed ({timed} by the time limit), {survived} survived, score {score:.1} %; \
+         {errors} did not build.\n",
+        t = top.name,
+        n = options.count,
+        seed = options.seed,
+        cycles = options.cycles,
+        tried = result.tried(),
+        killed = result.killed.len(),
+        timed = result.timed_out,
+        survived = result.survived.len(),
+        score = result.score(),
+        errors = result.errors.len()
+    );
+    if !result.survived.is_empty() {
+        s += "\n## Survivors\n\nEach needs a test that kills it, or an argument that it cannot change any output.\n";
+    }
+    for m in &result.survived {
+        writeln!(s, "\n- `{}`", m.command).unwrap();
+        writeln!(s, "  - module `{}`, signal `{}`", m.option("-module").unwrap_or("?"), m.signal().unwrap_or_else(|| "(none named)".into())).unwrap();
+        for place in m.sources() {
+            match source_line(&top.verilog, place) {
+                Some((line, text)) => writeln!(s, "  - {}.v line {line}: `{text}`", top.name).unwrap(),
+                None => writeln!(s, "  - {place}").unwrap(),
+            }
+        }
+    }
+    if !result.errors.is_empty() {
+        s += "\n## Did not build\n";
+        for (m, e) in &result.errors {
+            writeln!(s, "\n- `{}`\n\n```text\n{}\n```", m.command, e.lines().rev().take(8).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n")).unwrap();
+        }
+    }
+    s
+}
+
+/// The summary table over all tops run (markdown).
+pub fn summary(results: &[TopResult]) -> String {
+    let mut s = String::from("| top | tried | killed | survived | score | did not build |\n| --- | --- | --- | --- | --- | --- |\n");
+    for r in results {
+        writeln!(s, "| {} | {} | {} | {} | {:.1} % | {} |", r.top, r.tried(), r.killed.len(), r.survived.len(), r.score(), r.errors.len()).unwrap();
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_options_of_a_listed_mutation() {
+        let m = Mutation {
+            command: "mutate -mode inv -module relu -cell $procmux$15 -port B -portbit 14 -wire x -wirebit 14 -src relu.v:12.30-12.31 -src relu.v:38.17-38.35".into(),
+        };
+        assert_eq!(m.option("-mode"), Some("inv"));
+        assert_eq!(m.signal().as_deref(), Some("x[14]"));
+        assert_eq!(m.sources(), ["relu.v:12.30-12.31", "relu.v:38.17-38.35"]);
+        let verilog = "a\nb\n  c d  \n";
+        assert_eq!(source_line(verilog, "relu.v:3.1-3.2"), Some((3, "c d")));
+        assert_eq!(source_line(verilog, "relu.v:9.1-9.2"), None);
+        assert_eq!(Mutation { command: "mutate -mode const0 -module m -cell c -port B -portbit 1".into() }.signal(), None);
+    }
+}

@@ -1,0 +1,90 @@
+//! Smoke run of the mutation testing of issue 21 (`make mutants`, `npu_gen::mutants`), so
+//! the machinery cannot rot: a few yosys mutants of the ReLU, each verilated into a shared
+//! library that the ReLU's handle opens at run time, are all killed by the ReLU's own
+//! lock-step test; the unmutated netlist passes it; and a library that is missing, not a
+//! library, another top's or one with other ports is refused at open.
+use npu::cosim::tops::relu::Relu;
+use npu::cosim::{Dut, PortDirection};
+use npu_gen::bridge::{self, MutantLibrary};
+use npu_gen::mutants::{self, Options, Suite, TestOutcome};
+use npu_gen::{Direction, Port, Top};
+use std::path::Path;
+use std::time::Duration;
+
+/// The ReLU's lock-step test (tests/relu.rs), compiled into this binary too: the test the
+/// smoke run judges the mutants with, run in a child process of this binary.
+#[path = "relu.rs"]
+mod relu;
+const RELU_TEST: &str = "relu::relu_random_lockstep";
+
+/// The ReLU as npu-gen exported it: the Verilog and ports the static model was built from.
+fn relu_top() -> Top {
+    let ports = Relu::PORTS
+        .iter()
+        .map(|p| Port {
+            name: p.name.into(),
+            direction: if p.direction == PortDirection::In { Direction::In } else { Direction::Out },
+            width: p.width,
+            signed: p.signed,
+        })
+        .collect();
+    Top {
+        name: "relu",
+        model: "npu_model::mnist::relu::Relu",
+        source: "hdl/src/mnist/relu.rs",
+        for_users: false,
+        gate_level: false,
+        verilog: Relu::VERILOG.into(),
+        ports,
+    }
+}
+
+fn refusal(library: &Path, top: &str, signature: &str) -> String {
+    match MutantLibrary::open(library, top, signature) {
+        Ok(_) => panic!("{} was taken as the library of {top}", library.display()),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn relu_mutants_are_all_killed_and_wrong_libraries_are_refused() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mutants");
+    let options = Options { count: 4, seed: 1, cycles: 20_000, dir: dir.clone(), runtime: dir.join("runtime") };
+    let suite = Suite { program: std::env::current_exe().expect("this test's binary"), args: vec!["--exact".into(), RELU_TEST.into()] };
+    let top = relu_top();
+
+    // The unmutated netlist must pass first (run returns an error otherwise).
+    let result = mutants::run(&top, &suite, &options, |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("{}", mutants::summary(std::slice::from_ref(&result)));
+    assert!(result.errors.is_empty(), "mutants that did not build: {:?}", result.errors);
+    assert_eq!(result.tried(), options.count, "yosys listed {} mutations", result.tried());
+    assert!(result.survived.is_empty(), "survivors:\n{}", mutants::report(&top, &result, &options));
+    assert_eq!(result.killed.len(), options.count);
+
+    // Wrong libraries, refused by the check the handle makes at open.
+    let reference = dir.join("relu/unmutated/librelu.so");
+    let netlist = dir.join("relu/unmutated/netlist.v");
+    let missing = refusal(&dir.join("no-such-library.so"), "relu", Relu::PORT_SIGNATURE);
+    assert!(missing.ends_with("for relu: no such file"), "{missing}");
+    let not_a_library = refusal(&netlist, "relu", Relu::PORT_SIGNATURE);
+    assert!(not_a_library.contains("cannot load it"), "{not_a_library}");
+    let other_top = refusal(&reference, "comparator", Relu::PORT_SIGNATURE);
+    assert!(other_top.contains("is not a library of comparator: no npu_comparator_ports"), "{other_top}");
+    MutantLibrary::open(&reference, "relu", Relu::PORT_SIGNATURE).unwrap_or_else(|e| panic!("the reference is the ReLU's library: {e}"));
+
+    // The same through the handle, in the test process: a ReLU library built without the
+    // `bypass` port, and a file that is no library, make the lock-step test fail at open
+    // with the reason, instead of running on the statically linked ReLU.
+    let mut narrow = relu_top();
+    narrow.ports.retain(|p| p.name != "bypass");
+    let narrow_dir = dir.join("relu/without-bypass");
+    let narrow_library = bridge::shared_library(&narrow, &narrow_dir, &options.runtime).unwrap_or_else(|e| panic!("{e}"));
+    let refusals = [(&narrow_library, "has other ports than the top:\n  library: in reset 1, in en_relu 1, in x 16, out y 16\n  top:     in reset 1, in en_relu 1, in bypass 1, in x 16, out y 16"), (&netlist, "cannot load it")];
+    for (library, reason) in refusals {
+        let log = narrow_dir.join("refused.log");
+        let outcome = mutants::test(&suite, "relu", library, &options, &log, Duration::from_secs(120)).unwrap_or_else(|e| panic!("{e}"));
+        let output = std::fs::read_to_string(&log).unwrap_or_default();
+        assert_eq!(outcome, TestOutcome::Failed, "the ReLU test ran on {}:\n{output}", library.display());
+        assert!(output.contains(reason), "the refusal does not say why ({reason}):\n{output}");
+    }
+}
