@@ -4,7 +4,7 @@
 //! executor from their command streams; every output element must be identical.
 //! `SEED` repeats a run, `CYCLES` sets the number of networks.
 use npu::cosim::lockstep::{Coverage, Run};
-use npu::ethos::command_stream::{decode, DriverPayload};
+use npu::ethos::command_stream::{decode, listing_disagreement, DriverPayload};
 use npu::ethos::executor::{execute, Memory};
 use npu::ethos::network::{random_network, Choice, Network};
 use npu::ethos::operation::operations;
@@ -38,11 +38,25 @@ fn compiled_networks(run: &Run, choice: &Choice, count: usize) -> (Vec<(Network,
     (kept, refused)
 }
 
+/// What the random networks must have shown: every operator (TFLite's and the NPU's),
+/// both cores, NHCWB16 intermediates, DMA, broadcast and scalar operands, each activation,
+/// padding and saturation both ways, and Vela's listing checked.
+const REQUIRED: [&str; 34] = [
+    "CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_POOL_2D", "ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM",
+    "CONV", "DEPTHWISE", "POOL max", "POOL average", "ELEMENTWISE add", "ELEMENTWISE sub", "ELEMENTWISE mul",
+    "ELEMENTWISE max", "ELEMENTWISE min", "DMA", "regor core", "legacy core", "nhcwb16 ifm", "nhcwb16 ifm2",
+    "nhcwb16 ofm", "broadcast", "scalar", "None", "Relu", "Relu6", "ReluN1To1", "padding", "saturated high",
+    "saturated low", "listing agrees",
+];
+
 #[test]
 fn random_networks_equal_tflite() {
     let run = Run::from_env("random_networks_equal_tflite", 200);
-    let choice = Choice::default();
-    let (networks, refused) = compiled_networks(&run, &choice, run.cycles as usize);
+    check(&run, &Choice::default());
+}
+
+fn check(run: &Run, choice: &Choice) {
+    let (networks, refused) = compiled_networks(run, choice, run.cycles as usize);
     let nets: Vec<Network> = networks.iter().map(|(n, _)| n.clone()).collect();
     let expected = oracle().run_networks(&nets).unwrap_or_else(|e| panic!("SEED={}: {e}", run.seed));
     let mut coverage = Coverage::default();
@@ -56,6 +70,10 @@ fn random_networks_equal_tflite() {
             let context = format!("SEED={} network {i} ({} core):\n{}", run.seed, core.name(), net.describe());
             let payload = DriverPayload::parse(&model.cmd_data).unwrap_or_else(|e| panic!("{context}: {e}"));
             let commands = decode(&payload.stream).unwrap_or_else(|e| panic!("{context}: {e}"));
+            if let Some(why) = listing_disagreement(&commands, &model.listing) {
+                panic!("{context}: {why}");
+            }
+            coverage.hit("listing agrees");
             let input: Vec<u8> = net.input.iter().map(|&v| v as u8).collect();
             let mut memory = Memory::load(model, &input).unwrap_or_else(|e| panic!("{context}: {e}"));
             let done = match execute(&operations(&commands), &mut memory) {
@@ -75,11 +93,67 @@ fn random_networks_equal_tflite() {
             let got: Vec<i8> = memory.tensor(&model.outputs[0]).unwrap_or_else(|e| panic!("{context}: {e}")).iter().map(|&b| b as i8).collect();
             if let Some(k) = (0..want.len()).find(|&k| got.get(k) != Some(&want[k])) {
                 let [_, w, c] = net.output_shape();
-                failures.push(format!("{context}: output element {k} (y {}, x {}, c {}): executor {:?}, TFLite {}", k / (w * c), k / c % w, k % c, got.get(k), want[k]));
+                let ops: Vec<String> = done.iter().map(|d| format!("{} at {:#x}", d.kind, d.offset)).collect();
+                failures.push(format!("{context}operations: {}\noutput element {k} (y {}, x {}, c {}): executor {:?}, TFLite {}", ops.join(", "), k / (w * c), k / c % w, k % c, got.get(k), want[k]));
             }
         }
     }
     println!("{coverage}");
     println!("{} networks, {refused} refused by Vela and regenerated", networks.len());
+    coverage.require(&REQUIRED);
     assert!(failures.is_empty(), "{} of {} runs differ:\n{}", failures.len(), 2 * networks.len(), failures.iter().take(6).cloned().collect::<Vec<_>>().join("\n"));
+}
+
+
+/// One small network's stream and memory, for the bad-input test.
+fn one_compiled() -> (Vec<u32>, Memory) {
+    let run = Run::fixed("bad_input", 1);
+    let (networks, _) = compiled_networks(&run, &Choice { kinds: vec![npu::ethos::network::Kind::Conv2d], ops: 1..=1 }, 1);
+    let (net, models) = &networks[0];
+    let model = &models[0].1;
+    let input: Vec<u8> = net.input.iter().map(|&v| v as u8).collect();
+    (DriverPayload::parse(&model.cmd_data).unwrap().stream, Memory::load(model, &input).unwrap())
+}
+
+/// A truncated stream, an unknown opcode, a base pointer that puts an access beyond the
+/// memory, a field value the executor does not implement: each is its error, with the offset
+/// of the command, and never a panic.
+#[test]
+fn bad_input_gives_its_error_with_the_offset() {
+    use npu::ethos::command_stream::StreamError;
+    use npu::ethos::executor::{run_stream, ExecError};
+    use npu_hdl::ethos::command_set::named;
+    let (stream, memory) = one_compiled();
+    assert!(run_stream(&stream, &mut memory.clone()).is_ok());
+
+    // A cmd1 cut after its first word.
+    let cmd1 = (0..stream.len()).find(|&i| stream[i] & 0x4000 != 0).unwrap();
+    assert_eq!(run_stream(&stream[..=cmd1], &mut memory.clone()).unwrap_err(), ExecError::Stream(StreamError::MissingPayload { offset: 4 * cmd1, name: npu_hdl::ethos::command_set::lookup(stream[cmd1]).unwrap().name }));
+
+    // A reserved opcode in place of the first command.
+    let mut unknown = stream.clone();
+    unknown[0] = 0x0004;
+    assert_eq!(run_stream(&unknown, &mut memory.clone()).unwrap_err(), ExecError::Stream(StreamError::Reserved { offset: 0, word: 4 }));
+
+    // The OFM base moved beyond the memory: the conv's write is refused at its offset.
+    let conv_at = (0..stream.len()).find(|&i| stream[i] == named("NPU_OP_CONV").unwrap().word(0)).unwrap();
+    let mut beyond = stream.clone();
+    beyond.splice(conv_at..conv_at, [named("NPU_SET_OFM_BASE0").unwrap().word(0), 0x7fff_0000]);
+    match run_stream(&beyond, &mut memory.clone()) {
+        Err(ExecError::Access { offset, address, .. }) => assert_eq!((offset, address >= 0x7fff_0000), (4 * conv_at + 8, true)),
+        other => panic!("{other:?}"),
+    }
+
+    // A lookup table, an upscale, a 16-bit OFM: not implemented, named with their values.
+    for (name, param, says) in [("NPU_SET_ACTIVATION", 0x10, "ACTIVATION 0x10"), ("NPU_SET_IFM_UPSCALE", 1, "IFM_UPSCALE 1"), ("NPU_SET_OFM_PRECISION", 3, "OFM of 16 bits")] {
+        let mut odd = stream.clone();
+        odd.insert(conv_at, named(name).unwrap().word(param));
+        match run_stream(&odd, &mut memory.clone()) {
+            Err(e @ ExecError::Unsupported { offset, .. }) => {
+                assert_eq!(offset, 4 * conv_at + 4, "{name}");
+                assert!(e.to_string().contains(says), "{name}: {e}");
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
 }

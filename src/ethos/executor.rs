@@ -61,14 +61,22 @@ pub struct Memory {
     pub base: [u64; 8],
 }
 
+/// Zero bytes after the read-only region. Vela's C++ core leaves trailing zero bytes out of
+/// the read-only data it writes: a [1, 1, 33] constant whose last byte is 0 comes out as 32
+/// bytes, and the stream reads all 33 (`tests/ethos_network.rs`, SEED=2, network 3). The
+/// memory image supplies those zeros.
+pub const READ_ONLY_ZEROS: usize = 4096;
+
 impl Memory {
-    /// The memory image of a model Vela compiled: its read-only region, scratch and
-    /// scratch_fast one after the other (each at a 16-byte boundary; other regions at 0),
-    /// zeros but for the read-only bytes and `input` at the model input's place.
+    /// The memory image of a model Vela compiled: its read-only region followed by
+    /// [`READ_ONLY_ZEROS`] zero bytes, scratch and scratch_fast, one after the other (each at
+    /// a 16-byte boundary; other regions at 0), zeros but for the read-only bytes and
+    /// `input` at the model input's place.
     pub fn load(model: &CompiledModel, input: &[u8]) -> Result<Memory, String> {
         let mut base = [0u64; 8];
         let mut size = 0u64;
-        for (region, len) in [(model.weight_region, model.weight_data.len()), (model.scratch_region, model.scratch_size), (model.scratch_fast_region, model.scratch_fast_size)] {
+        let read_only = model.weight_data.len() + READ_ONLY_ZEROS;
+        for (region, len) in [(model.weight_region, read_only), (model.scratch_region, model.scratch_size), (model.scratch_fast_region, model.scratch_fast_size)] {
             let slot = base.get_mut(region as usize).ok_or_else(|| format!("region {region} is not one of 0..7"))?;
             *slot = size;
             size = (size + len as u64).next_multiple_of(16);
@@ -462,6 +470,7 @@ impl Exec<'_> {
         let (ifm, ofm) = (self.map("IFM")?, self.map("OFM")?);
         let extent = self.ifm_extent(&ofm.fm);
         let params = self.output_params(ofm.fm.zero_point)?;
+        let padded = self.op.padding().iter().any(|&p| p != 0);
         for y in 0..i64::from(ofm.fm.height) {
             for x in 0..i64::from(ofm.fm.width) {
                 let taps = self.taps(extent, y, x);
@@ -470,7 +479,12 @@ impl Exec<'_> {
                     let r = if max {
                         i128::from(*values.iter().max().unwrap_or(&0))
                     } else {
-                        apply_scale(values.iter().map(|&v| i64::from(v)).sum(), params.scale, params.shift, params.rounding)
+                        let sum: i64 = values.iter().map(|&v| i64::from(v)).sum();
+                        if padded {
+                            average_of_valid_taps(sum, values.len() as i64)
+                        } else {
+                            apply_scale(sum, params.scale, params.shift, params.rounding)
+                        }
                     };
                     self.store(&ofm, &params, (y, x, c), r + i128::from(params.ofm_zero_point))?;
                 }
@@ -539,4 +553,15 @@ impl Exec<'_> {
         }
         Ok(())
     }
+}
+
+/// Average pooling with padding: the sum over the taps inside the IFM divided by their
+/// count, rounded half away from zero (TFLite's `AveragePool`; OFM_SCALE, which assumes a
+/// full window, is not used: digest §2.2 "average pool with pad=0").
+fn average_of_valid_taps(sum: i64, count: i64) -> i128 {
+    if count == 0 {
+        return 0;
+    }
+    let half = count / 2;
+    i128::from(if sum >= 0 { (sum + half) / count } else { (sum - half) / count })
 }

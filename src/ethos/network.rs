@@ -363,6 +363,21 @@ fn random_data<R: Rng + ?Sized>(rng: &mut R, n: usize) -> Vec<i8> {
     (0..n).map(|_| rng.gen()).collect()
 }
 
+/// The smallest output scale drawn: TFLite refuses an activation bound that exceeds int32 in
+/// output steps (a product of products of small scales reaches 1e-10), and Vela encodes a
+/// scale whose shift exceeds 63 as 0.
+const MIN_SCALE: f32 = 1e-5;
+
+/// An output scale, as a fraction of the result's expected range: mostly so that the range
+/// fills int8, sometimes 10 times finer (saturating).
+fn fitted_scale<R: Rng + ?Sized>(rng: &mut R) -> f32 {
+    if rng.gen_bool(0.2) {
+        1.0 / 1280.0
+    } else {
+        10f32.powf(rng.gen_range(-1.6..-0.6))
+    }
+}
+
 /// A random network: a chain of operators from `choice`, elementwise operators taking their
 /// second operand from an earlier tensor of the same shape or a constant (full, per channel
 /// or scalar: broadcast), shapes 1-9 high and wide, 1-40 channels, strides 1-2, kernels 1-5,
@@ -398,7 +413,17 @@ pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network 
             if rng.gen_bool(0.3) {
                 inputs.swap(0, 1);
             }
-            let out_quant = if matches!(kind, Kind::Maximum | Kind::Minimum) { quant } else { random_quant(rng) };
+            // An output scale near the result's range keeps most outputs unsaturated; some
+            // draws are 10x finer, so saturation is still seen.
+            let (s1, s2) = (quant.scale, match &inputs[1 - usize::from(inputs[0] != Operand::Tensor(last))] {
+                Operand::Tensor(t) => net.tensor(*t).1.scale,
+                Operand::Constant(k) => k.quant.scale,
+            });
+            let range = match kind {
+                Kind::Mul => s1 * s2 * 128.0,
+                _ => s1.max(s2) * 2.0,
+            };
+            let out_quant = if matches!(kind, Kind::Maximum | Kind::Minimum) { quant } else { Quant { scale: (range * fitted_scale(rng)).max(MIN_SCALE), ..random_quant(rng) } };
             Op { kind, inputs, shape: [h, w, c], quant: out_quant, activation, window: None, weights: None }
         } else {
             let stride = (rng.gen_range(1..=2), rng.gen_range(1..=2));
@@ -427,7 +452,11 @@ pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network 
                     let scales = (0..oc).map(|_| base * 10f32.powf(rng.gen_range(0.0..2.0))).collect();
                     let bias = (0..oc).map(|_| rng.gen_range(-3000..=3000)).collect();
                     let out = [oh, ow, oc];
-                    Op { kind, inputs: vec![Operand::Tensor(last)], shape: out, quant: random_quant(rng), activation, window, weights: Some(Weights { weights, scales, bias }) }
+                    let taps = (kernel.0 * kernel.1 * if depthwise { 1 } else { c }) as f32;
+                    let range = quant.scale * base * 10.0 * 64.0 * taps.sqrt();
+                    let quant = Quant { scale: (range * fitted_scale(rng)).max(MIN_SCALE), ..random_quant(rng) };
+                    let weights = Some(Weights { weights, scales, bias });
+                    Op { kind, inputs: vec![Operand::Tensor(last)], shape: out, quant, activation, window, weights }
                 }
                 _ => Op { kind, inputs: vec![Operand::Tensor(last)], shape: [oh, ow, c], quant, activation, window, weights: None },
             }
