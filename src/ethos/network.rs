@@ -33,10 +33,13 @@ pub enum Kind {
     Mul,
     Maximum,
     Minimum,
+    /// With `keep_num_dims`: the last axis times a units x channels matrix at each (y, x),
+    /// so a classifier is this on a 1x1 tensor (no RESHAPE needed).
+    FullyConnected,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 10] = [
         Kind::Conv2d,
         Kind::DepthwiseConv2d,
         Kind::MaxPool2d,
@@ -46,6 +49,7 @@ impl Kind {
         Kind::Mul,
         Kind::Maximum,
         Kind::Minimum,
+        Kind::FullyConnected,
     ];
 
     /// TFLite's name of the builtin operator.
@@ -60,6 +64,7 @@ impl Kind {
             Kind::Mul => "MUL",
             Kind::Maximum => "MAXIMUM",
             Kind::Minimum => "MINIMUM",
+            Kind::FullyConnected => "FULLY_CONNECTED",
         }
     }
 
@@ -99,7 +104,7 @@ pub struct Window {
     pub padding: Padding,
 }
 
-/// Weights of a convolution: conv OHWI, depthwise 1HWC; per output channel scales and biases.
+/// Weights of a convolution: conv OHWI, depthwise 1HWC, fully connected OI; per output channel scales and biases.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Weights {
     pub weights: Vec<i8>,
@@ -200,6 +205,23 @@ impl Network {
             })
             .collect();
         json!({"input": input, "ops": ops})
+    }
+
+    /// The network with every FULLY_CONNECTED written as the CONV_2D 1x1 (stride 1, VALID)
+    /// that computes the same sums: the arithmetic Vela programs for a fully connected layer.
+    /// TFLite's own FULLY_CONNECTED rounds once (its per-channel kernel scales with the int64
+    /// `MultiplyByQuantizedMultiplier`), where its CONV_2D and the NPU's output unit, as Vela
+    /// programs it (OFM_PRECISION rounding TFL), round twice; Vela's lowering cannot equal
+    /// TFLite there bit for bit (docs/ethos.md, `tests/ethos_network.rs`
+    /// `fully_connected_rounds_once_in_tflite_twice_on_the_npu`), so a network's fully
+    /// connected layers are checked against this form.
+    pub fn with_fully_connected_as_conv(&self) -> Network {
+        let mut net = self.clone();
+        for op in net.ops.iter_mut().filter(|op| op.kind == Kind::FullyConnected) {
+            op.kind = Kind::Conv2d;
+            op.window = Some(Window { kernel: (1, 1), stride: (1, 1), padding: Padding::Valid });
+        }
+        net
     }
 
     /// One line per operator, for messages.
@@ -363,6 +385,18 @@ fn random_data<R: Rng + ?Sized>(rng: &mut R, n: usize) -> Vec<i8> {
     (0..n).map(|_| rng.gen()).collect()
 }
 
+/// Weights (-127..=127), per-channel scales over two decades, biases, and an output
+/// quantization fitted to the range of a sum of `taps` products with inputs of `input`.
+fn random_weights<R: Rng + ?Sized>(rng: &mut R, input: Quant, count: usize, channels: usize, taps: usize) -> (Vec<i8>, Vec<f32>, Vec<i32>, Quant) {
+    let weights = random_data(rng, count).into_iter().map(|w| w.max(-127)).collect();
+    let base = 10f32.powf(rng.gen_range(-3.0..-1.0));
+    let scales = (0..channels).map(|_| base * 10f32.powf(rng.gen_range(0.0..2.0))).collect();
+    let bias = (0..channels).map(|_| rng.gen_range(-3000..=3000)).collect();
+    let range = input.scale * base * 10.0 * 64.0 * (taps as f32).sqrt();
+    let quant = Quant { scale: (range * fitted_scale(rng)).max(MIN_SCALE), ..random_quant(rng) };
+    (weights, scales, bias, quant)
+}
+
 /// The smallest output scale drawn: TFLite refuses an activation bound that exceeds int32 in
 /// output steps (a product of products of small scales reaches 1e-10), and Vela encodes a
 /// scale whose shift exceeds 63 as 0.
@@ -425,6 +459,10 @@ pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network 
             };
             let out_quant = if matches!(kind, Kind::Maximum | Kind::Minimum) { quant } else { Quant { scale: (range * fitted_scale(rng)).max(MIN_SCALE), ..random_quant(rng) } };
             Op { kind, inputs, shape: [h, w, c], quant: out_quant, activation, window: None, weights: None }
+        } else if kind == Kind::FullyConnected {
+            let units = rng.gen_range(1..=40);
+            let (weights, scales, bias, quant) = random_weights(rng, quant, c * units, units, c);
+            Op { kind, inputs: vec![Operand::Tensor(last)], shape: [h, w, units], quant, activation, window: None, weights: Some(Weights { weights, scales, bias }) }
         } else {
             let stride = (rng.gen_range(1..=2), rng.gen_range(1..=2));
             let mut kernel = (rng.gen_range(1..=5), rng.gen_range(1..=5));
@@ -447,15 +485,10 @@ pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network 
                     let depthwise = kind == Kind::DepthwiseConv2d;
                     let oc = if depthwise { c } else { rng.gen_range(1..=40) };
                     let count = kernel.0 * kernel.1 * if depthwise { c } else { c * oc };
-                    let weights = random_data(rng, count).into_iter().map(|w| w.max(-127)).collect();
-                    let base = 10f32.powf(rng.gen_range(-3.0..-1.0));
-                    let scales = (0..oc).map(|_| base * 10f32.powf(rng.gen_range(0.0..2.0))).collect();
-                    let bias = (0..oc).map(|_| rng.gen_range(-3000..=3000)).collect();
-                    let out = [oh, ow, oc];
-                    let taps = (kernel.0 * kernel.1 * if depthwise { 1 } else { c }) as f32;
-                    let range = quant.scale * base * 10.0 * 64.0 * taps.sqrt();
-                    let quant = Quant { scale: (range * fitted_scale(rng)).max(MIN_SCALE), ..random_quant(rng) };
+                    let taps = kernel.0 * kernel.1 * if depthwise { 1 } else { c };
+                    let (weights, scales, bias, quant) = random_weights(rng, quant, count, oc, taps);
                     let weights = Some(Weights { weights, scales, bias });
+                    let out = [oh, ow, oc];
                     Op { kind, inputs: vec![Operand::Tensor(last)], shape: out, quant, activation, window, weights }
                 }
                 _ => Op { kind, inputs: vec![Operand::Tensor(last)], shape: [oh, ow, c], quant, activation, window, weights: None },

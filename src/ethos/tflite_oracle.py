@@ -444,6 +444,7 @@ def network_options(b, op):
     if kind == "FULLY_CONNECTED":
         FullyConnectedOptions.Start(b)
         FullyConnectedOptions.AddFusedActivationFunction(b, op["activation"])
+        FullyConnectedOptions.AddKeepNumDims(b, True)
         return O.FullyConnectedOptions, FullyConnectedOptions.End(b)
     raise ValueError(f"operator {kind} is not one the network oracle builds")
 
