@@ -194,3 +194,43 @@ fn fully_connected_rounds_once_in_tflite_twice_on_the_npu() {
         assert_eq!(memory.tensor(&model.outputs[0]).unwrap(), [109u8], "{} core", core.name());
     }
 }
+
+/// A `.tflite` file: an uncompiled one is compiled by Vela as the network is; one that Vela
+/// already compiled (its `ethos-u` operator) gives the same command stream, read-only data,
+/// scratch sizes and input/output places from the file itself, and runs to TFLite's output.
+#[test]
+fn tflite_files_compile_or_give_their_ethos_u_operator() {
+    let run = Run::from_env("tflite_files_compile_or_give_their_ethos_u_operator", 20);
+    let tflite = oracle();
+    let (networks, _) = compiled_networks(&run, &Choice::default(), run.cycles as usize);
+    let nets: Vec<Network> = networks.iter().map(|(n, _)| n.clone()).collect();
+    let plain = tflite.network_files(&nets, None).unwrap();
+    let expected = tflite.run_networks(&nets.iter().map(Network::with_fully_connected_as_conv).collect::<Vec<_>>()).unwrap();
+    let mut coverage = Coverage::default();
+    for core in VelaCore::ALL {
+        let compiled = tflite.network_files(&nets, Some(core)).unwrap();
+        let from_plain_files = tflite.compile_files(&plain, core).unwrap();
+        let from_vela_files = tflite.compile_files(&compiled, core).unwrap();
+        for (i, (net, models)) in networks.iter().enumerate() {
+            let context = format!("SEED={} network {i} ({} core):\n{}", run.seed, core.name(), net.describe());
+            let raw = &models.iter().find(|(c, _)| *c == core).unwrap().1;
+            assert_eq!(&from_plain_files[i], raw, "{context}: the uncompiled file");
+            let from_vela = &from_vela_files[i];
+            assert_eq!(from_vela.listing, "", "{context}: Vela did not run");
+            assert_eq!(from_vela.cpu_operators, Some(0), "{context}");
+            assert_eq!(from_vela.cmd_data, raw.cmd_data, "{context}: command stream");
+            assert!(from_vela.weight_data.starts_with(&raw.weight_data) && from_vela.weight_data[raw.weight_data.len()..].iter().all(|&b| b == 0), "{context}: read-only data");
+            assert_eq!((from_vela.scratch_size, from_vela.scratch_fast_size), (raw.scratch_size, raw.scratch_fast_size), "{context}: scratch sizes");
+            let places = |m: &npu::ethos::network::CompiledModel| m.inputs.iter().chain(&m.outputs).map(|p| (p.region, p.offset, p.bytes())).collect::<Vec<_>>();
+            assert_eq!(places(from_vela), places(raw), "{context}: input and output places");
+            let input: Vec<u8> = net.input.iter().map(|&v| v as u8).collect();
+            let mut memory = Memory::load(from_vela, &input).unwrap();
+            let commands = decode(&DriverPayload::parse(&from_vela.cmd_data).unwrap().stream).unwrap();
+            execute(&operations(&commands), &mut memory).unwrap_or_else(|e| panic!("{context}: {e}"));
+            let got: Vec<i8> = memory.tensor(&from_vela.outputs[0]).unwrap().iter().map(|&b| b as i8).collect();
+            assert_eq!(got, expected[i], "{context}: output");
+            coverage.hit(&format!("{} core", core.name()));
+        }
+    }
+    coverage.require(&["regor core", "legacy core"]);
+}

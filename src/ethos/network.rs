@@ -326,11 +326,22 @@ impl TfLite {
             .collect())
     }
 
-    /// A `.tflite` file's bytes compiled by Vela with `core` as [`TfLite::compile_networks`]
-    /// does (the `npu ethos run` path).
-    pub fn compile_file(&self, model: &[u8], core: VelaCore) -> Result<CompiledModel, String> {
-        let mut answers: Vec<CompiledModel> = self.json_call(&["file", "compile", core.name()], &[model])?;
-        answers.pop().ok_or_else(|| "the Vela compile answered nothing".to_string())
+    /// Each network as a `.tflite` file: uncompiled (`vela` false), or Vela's `.tflite`
+    /// output, whose NPU part is one `ethos-u` custom operator (`vela` true, with `core`).
+    pub fn network_files(&self, networks: &[Network], vela: Option<VelaCore>) -> Result<Vec<Vec<u8>>, String> {
+        match vela {
+            None => self.json_call(&["network", "tflite", "-"], networks),
+            Some(core) => self.json_call(&["network", "vela-tflite", core.name()], networks),
+        }
+    }
+
+    /// A `.tflite` file's bytes as the NPU runs them (the `npu ethos run` path): if the file
+    /// already holds an `ethos-u` custom operator, its command stream, read-only data,
+    /// scratch sizes and tensor places come from the file itself (`listing` is then empty and
+    /// `cpu_operators` counts the file's other operators); otherwise Vela compiles it with
+    /// `core` as [`TfLite::compile_networks`] does. All files in one Python process.
+    pub fn compile_files(&self, models: &[Vec<u8>], core: VelaCore) -> Result<Vec<CompiledModel>, String> {
+        self.json_call(&["file", "compile", core.name()], models)
     }
 
     fn json_call<T: serde::de::DeserializeOwned, R: ToJson>(&self, args: &[&str], items: &[R]) -> Result<T, String> {
@@ -351,7 +362,7 @@ impl ToJson for Network {
     }
 }
 
-impl ToJson for &[u8] {
+impl ToJson for Vec<u8> {
     fn to_json(&self) -> Value {
         json!(self)
     }

@@ -317,7 +317,7 @@ def captured(function):
         return result, log.read().decode(errors="replace")
 
 
-def vela_compile(model, core):
+def vela_compile(model, core, output_format="raw"):
     """`model` (.tflite bytes) compiled by Vela in this process for ethos-u65-256 with `core`
     ("regor" or "legacy"): the vela.ini Vela ships, system config Ethos_U65_Client_Server,
     memory mode Dedicated_Sram_384KB, raw output. Returns the fields of Vela's raw `.npz`
@@ -325,7 +325,8 @@ def vela_compile(model, core):
     region), the regions and sizes of scratch and scratch_fast, each model input's and
     output's region, offset, shape and element size; plus `listing` (the command lines of
     --verbose-register-command-stream) and `cpu_operators` (Vela's "CPU operators = N", or
-    None if it printed none). Vela refusing the model raises RuntimeError with its text."""
+    None if it printed none). Vela refusing the model raises RuntimeError with its text.
+    With output_format "tflite", the bytes of Vela's .tflite output instead."""
     import ethosu.vela
     from ethosu.vela.vela import main as vela_main
 
@@ -339,7 +340,7 @@ def vela_compile(model, core):
         args = [
             path, "--accelerator-config", "ethos-u65-256", "--config", config,
             "--system-config", "Ethos_U65_Client_Server", "--memory-mode", "Dedicated_Sram_384KB",
-            "--output-format", "raw", "--verbose-register-command-stream", "--output-dir", folder,
+            "--output-format", output_format, "--verbose-register-command-stream", "--output-dir", folder,
         ]
         if core == "legacy":
             args.append("--debug-force-legacy-core")
@@ -355,6 +356,9 @@ def vela_compile(model, core):
         status, text = captured(run_vela)
         if status != 0:
             raise RuntimeError(f"vela failed ({status}): {text.strip()[-2000:]}")
+        if output_format == "tflite":
+            with open(os.path.join(folder, "model_vela.tflite"), "rb") as f:
+                return f.read()
         # Regor writes model_vela.npz, the legacy core one file per subgraph (model_vela_sg0.npz).
         names = ["model_vela.npz", "model_vela_sg0.npz"]
         found = [os.path.join(folder, n) for n in names if os.path.exists(os.path.join(folder, n))]
@@ -538,6 +542,57 @@ def compiled_json(compiled):
     return {k: list(v) if isinstance(v, bytes) else v for k, v in compiled.items() if k != "log"}
 
 
+def ethos_u_operator(model):
+    """The parts of a .tflite file (bytes) that already holds Vela's `ethos-u` custom
+    operator, in the form of vela_compile's answer (listing empty: Vela did not run), or None
+    if it holds none. The operator's inputs are [command stream, read-only, scratch,
+    scratch_fast, model inputs...], its outputs the model outputs; the scratch tensors' sizes
+    are their shapes, and the model inputs' and outputs' offsets in the scratch region come
+    from the file's OfflineMemoryAllocation metadata (Vela's tflite_writer: int32 version,
+    subgraph, tensor count, then one offset per tensor). Regions as Vela numbers them:
+    0 read-only, 1 scratch, 2 scratch_fast."""
+    m = Model.Model.GetRootAs(model, 0)
+    graph = m.Subgraphs(0)
+    ops = [graph.Operators(k) for k in range(graph.OperatorsLength())]
+    custom = [op for op in ops if m.OperatorCodes(op.OpcodeIndex()).CustomCode() == b"ethos-u"]
+    if not custom:
+        return None
+    if len(custom) != 1 or m.SubgraphsLength() != 1:
+        raise RuntimeError("the file holds more than one ethos-u operator or subgraph; one is supported")
+    op = custom[0]
+
+    def data(t):
+        buffer = m.Buffers(graph.Tensors(t).Buffer())
+        return buffer.DataAsNumpy().tobytes() if buffer.DataLength() else b""
+
+    offsets = None
+    for k in range(m.MetadataLength()):
+        if m.Metadata(k).Name() == b"OfflineMemoryAllocation":
+            offsets = np.frombuffer(data_of_buffer(m, m.Metadata(k).Buffer()), dtype="<i4")[3:]
+    if offsets is None:
+        raise RuntimeError("the ethos-u operator's file has no OfflineMemoryAllocation metadata")
+
+    def place(t):
+        tensor = graph.Tensors(t)
+        shape = [int(d) for d in tensor.ShapeAsNumpy()]
+        return dict(region=1, offset=int(offsets[t]), shape=shape, elem_size=1)
+
+    inputs = [op.Inputs(k) for k in range(op.InputsLength())]
+    outputs = [op.Outputs(k) for k in range(op.OutputsLength())]
+    size = lambda t: int(np.prod(graph.Tensors(t).ShapeAsNumpy()))
+    return dict(
+        cmd_data=data(inputs[0]), weight_data=data(inputs[1]), weight_region=0,
+        scratch_region=1, scratch_size=size(inputs[2]), scratch_fast_region=2,
+        scratch_fast_size=size(inputs[3]), inputs=[place(t) for t in inputs[4:]],
+        outputs=[place(t) for t in outputs], listing="", cpu_operators=len(ops) - 1,
+    )
+
+
+def data_of_buffer(m, index):
+    buffer = m.Buffers(index)
+    return buffer.DataAsNumpy().tobytes() if buffer.DataLength() else b""
+
+
 def network_main(mode, core):
     """`network run` / `network compile CORE` / `file compile CORE` (see the module doc)."""
     request = json.load(sys.stdin)
@@ -551,8 +606,13 @@ def network_main(mode, core):
                     answers.append({"Compiled": compiled_json(vela_compile(build_network(item), core))})
                 except RuntimeError as e:
                     answers.append({"Refused": str(e)})
+            elif mode == "tflite":
+                answers.append(list(build_network(item)))
+            elif mode == "vela-tflite":
+                answers.append(list(vela_compile(build_network(item), core, "tflite")))
             else:
-                answers.append(compiled_json(vela_compile(bytes(item), core)))
+                model = bytes(item)
+                answers.append(compiled_json(ethos_u_operator(model) or vela_compile(model, core)))
         except Exception as e:
             sys.exit(f"network {index}: {type(e).__name__}: {e}")
     json.dump(answers, sys.stdout)
