@@ -7,6 +7,8 @@ pub mod command_stream;
 pub mod conv_datapath;
 pub mod driver;
 pub mod encoder;
+pub mod front_end;
+pub mod memory;
 pub mod operation;
 pub mod reorder;
 pub mod tflite;
