@@ -8,6 +8,8 @@ pub mod conv_datapath;
 pub mod driver;
 pub mod encoder;
 pub mod executor;
+pub mod front_end;
+pub mod memory;
 pub mod mnist_cnn;
 pub mod network;
 pub mod operation;
