@@ -2,6 +2,7 @@
 use super::{check_writable, dut_options, engine_name, Failure, Outcome};
 use clap::Subcommand;
 use npu::model::nvdla::nv_small::{In, NvSmall, Out};
+use npu::cosim::Dut;
 use npu::model::Block;
 use npu::nvdla::player::{self, Stop};
 use npu::nvdla::trace::Trace;
@@ -45,7 +46,8 @@ fn trace(dir: &std::path::Path, model: bool, waves: Option<PathBuf>) -> Outcome 
         let mut unit = NvSmall::default();
         Box::new(move |i| unit.step(i))
     } else {
-        return Err(Failure::Input("the Verilated NVDLA is not built yet: use --model".into()));
+        let mut unit = npu::cosim::tops::nv_small::NvSmall::open(&options);
+        Box::new(move |i| unit.step(i))
     };
     let played = player::play(&trace, &mut *step, None);
     drop(step);

@@ -97,7 +97,7 @@ impl<'a> Bench<'a> {
         out
     }
 
-    fn idle(&mut self) -> Out {
+    pub fn idle(&mut self) -> Out {
         self.cycle(&In::default())
     }
 
@@ -125,7 +125,7 @@ impl<'a> Bench<'a> {
     }
 
     /// Steps until `irq` is high, at most `EVENT_WAIT` cycles.
-    fn wait_irq(&mut self) -> bool {
+    pub fn wait_irq(&mut self) -> bool {
         (0..EVENT_WAIT).any(|_| self.last.irq || self.idle().irq)
     }
 }

@@ -118,6 +118,11 @@ impl Register {
         self.fields.iter().fold(0, |v, f| v | (f.reset << f.lsb) & f.mask())
     }
 
+    /// The bits that belong to a field (the others read 0 and ignore writes).
+    pub fn mask(&self) -> u32 {
+        self.mask_where(|_| true)
+    }
+
     /// The bits of fields with access `pick`.
     pub fn mask_where(&self, pick: impl Fn(Access) -> bool) -> u32 {
         self.fields.iter().filter(|f| pick(f.access)).fold(0, |m, f| m | f.mask())
