@@ -269,17 +269,24 @@ def output_size(layer):
     )
 
 
-def run(layer):
+def reference_interpreter(model, expected):
+    """An interpreter of `model` with TFLite's reference kernels, its tensors allocated,
+    checked to run exactly the operators `expected` (names), so no delegate took one over."""
     interpreter = Interpreter(
-        model_content=build_model(layer),
+        model_content=model,
         experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
         num_threads=1,
     )
     interpreter.allocate_tensors()
     ops = [op["op_name"] for op in interpreter._get_ops_details()]
-    expected = "DEPTHWISE_CONV_2D" if layer["depthwise"] else "CONV_2D"
-    if ops != [expected]:
+    if ops != expected:
         raise RuntimeError(f"the interpreter runs {ops}, not the reference {expected}")
+    return interpreter
+
+
+def run(layer):
+    expected = "DEPTHWISE_CONV_2D" if layer["depthwise"] else "CONV_2D"
+    interpreter = reference_interpreter(build_model(layer), [expected])
     interpreter.set_tensor(interpreter.get_input_details()[0]["index"], layer["input"])
     interpreter.invoke()
     output = interpreter.get_tensor(interpreter.get_output_details()[0]["index"])
@@ -517,16 +524,7 @@ def build_network(net):
 
 def run_network(net):
     """TFLite's output of a network with the reference kernels, flattened (NHWC)."""
-    interpreter = Interpreter(
-        model_content=build_network(net),
-        experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
-        num_threads=1,
-    )
-    interpreter.allocate_tensors()
-    ops = [op["op_name"] for op in interpreter._get_ops_details()]
-    expected = [op["kind"] for op in net["ops"]]
-    if ops != expected:
-        raise RuntimeError(f"the interpreter runs {ops}, not the reference {expected}")
+    interpreter = reference_interpreter(build_network(net), [op["kind"] for op in net["ops"]])
     shape = [1] + net["input"]["shape"]
     data = np.asarray(net["input"]["data"], np.int8).reshape(shape)
     interpreter.set_tensor(interpreter.get_input_details()[0]["index"], data)
