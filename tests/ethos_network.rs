@@ -41,8 +41,8 @@ fn compiled_networks(run: &Run, choice: &Choice, count: usize) -> (Vec<(Network,
 /// What the random networks must have shown: every operator (TFLite's and the NPU's),
 /// both cores, NHCWB16 intermediates, DMA, broadcast and scalar operands, each activation,
 /// padding and saturation both ways, and Vela's listing checked.
-const REQUIRED: [&str; 35] = [
-    "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MAX_POOL_2D", "AVERAGE_POOL_2D", "ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM",
+const REQUIRED: [&str; 37] = [
+    "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "dilation", "sub-kernels", "MAX_POOL_2D", "AVERAGE_POOL_2D", "ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM",
     "CONV", "DEPTHWISE", "POOL max", "POOL average", "ELEMENTWISE add", "ELEMENTWISE sub", "ELEMENTWISE mul",
     "ELEMENTWISE max", "ELEMENTWISE min", "DMA", "regor core", "legacy core", "nhcwb16 ifm", "nhcwb16 ifm2",
     "nhcwb16 ofm", "broadcast", "scalar", "None", "Relu", "Relu6", "ReluN1To1", "padding", "saturated high",
@@ -66,6 +66,14 @@ fn check(run: &Run, choice: &Choice) {
     for (i, ((net, models), want)) in networks.iter().zip(&expected).enumerate() {
         for op in &net.ops {
             coverage.hit(op.kind.name());
+            if let Some(w) = op.window.filter(|w| op.weights.is_some()) {
+                if w.dilation != (1, 1) {
+                    coverage.hit("dilation");
+                }
+                if w.kernel.0 > 8 || w.kernel.1 > 8 {
+                    coverage.hit("sub-kernels");
+                }
+            }
             coverage.hit(&format!("{:?}", op.activation));
         }
         for (core, model) in models {
