@@ -378,11 +378,15 @@ pub struct Choice {
     pub kinds: Vec<Kind>,
     /// Operators per network.
     pub ops: std::ops::RangeInclusive<usize>,
+    /// The input's height and width, each.
+    pub side: std::ops::RangeInclusive<usize>,
+    /// The input's channels, and a convolution's output channels.
+    pub channels: std::ops::RangeInclusive<usize>,
 }
 
 impl Default for Choice {
     fn default() -> Self {
-        Choice { kinds: Kind::ALL.to_vec(), ops: 1..=4 }
+        Choice { kinds: Kind::ALL.to_vec(), ops: 1..=4, side: 1..=9, channels: 1..=40 }
     }
 }
 
@@ -428,12 +432,13 @@ fn fitted_scale<R: Rng + ?Sized>(rng: &mut R) -> f32 {
 
 /// A random network: a chain of operators from `choice`, elementwise operators taking their
 /// second operand from an earlier tensor of the same shape or a constant (full, per channel
-/// or scalar: broadcast), shapes 1-9 high and wide, 1-40 channels, strides 1-2, kernels 1-5,
+/// or scalar: broadcast), shapes and channels from `choice`, strides 1-2, kernels 1-5 (some
+/// 9-10), dilation 1-2,
 /// SAME/VALID, zero points at the extremes, per-channel weight scales over decades, fused
 /// activations. TFLite's rules are kept: pools and MAXIMUM/MINIMUM keep their input's
 /// quantization.
 pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network {
-    let input_shape = [rng.gen_range(1..=9), rng.gen_range(1..=9), rng.gen_range(1..=40)];
+    let input_shape = [rng.gen_range(choice.side.clone()), rng.gen_range(choice.side.clone()), rng.gen_range(choice.channels.clone())];
     let input_quant = random_quant(rng);
     let mut net = Network {
         input_shape,
@@ -474,7 +479,7 @@ pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network 
             let out_quant = if matches!(kind, Kind::Maximum | Kind::Minimum) { quant } else { Quant { scale: (range * fitted_scale(rng)).max(MIN_SCALE), ..random_quant(rng) } };
             Op { kind, inputs, shape: [h, w, c], quant: out_quant, activation, window: None, weights: None }
         } else if kind == Kind::FullyConnected {
-            let units = rng.gen_range(1..=40);
+            let units = rng.gen_range(choice.channels.clone());
             let (weights, scales, bias, quant) = random_weights(rng, quant, c * units, units, c);
             Op { kind, inputs: vec![Operand::Tensor(last)], shape: [h, w, units], quant, activation, window: None, weights: Some(Weights { weights, scales, bias }) }
         } else {
@@ -506,7 +511,7 @@ pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network 
             match kind {
                 Kind::Conv2d | Kind::DepthwiseConv2d => {
                     let depthwise = kind == Kind::DepthwiseConv2d;
-                    let oc = if depthwise { c } else { rng.gen_range(1..=40) };
+                    let oc = if depthwise { c } else { rng.gen_range(choice.channels.clone()) };
                     let count = kernel.0 * kernel.1 * if depthwise { c } else { c * oc };
                     let taps = kernel.0 * kernel.1 * if depthwise { 1 } else { c };
                     let (weights, scales, bias, quant) = random_weights(rng, quant, count, oc, taps);
