@@ -627,6 +627,66 @@ mod tests {
         Ok(memory.bytes[256..].to_vec())
     }
 
+    /// A 4x4x20 IFM in four tiles (NHCWB16, tile bases far apart) copied by a 1x1 max pool
+    /// into a 4x4x20 NHWC OFM: each element comes from its tile (digest §3.3: tile 0 top-left,
+    /// 1 top-right from column WIDTH0, 2 and 3 below HEIGHT0 and HEIGHT1), its 16-channel brick.
+    #[test]
+    fn tiles_and_nhcwb16_address_every_element() {
+        let (h0, h1, w0) = (1u16, 3u16, 2u16);
+        let bases = [0u32, 1000, 2000, 3000];
+        let (sx, sy, sc) = (16u32, 100u32, 500u32); // bricks of 16 channels 500 bytes apart
+        let address = |y: u32, x: u32, c: u32| {
+            let (tile, ty, tx) = match (x < u32::from(w0), y < if x < u32::from(w0) { u32::from(h0) } else { u32::from(h1) }) {
+                (true, true) => (0, y, x),
+                (false, true) => (1, y, x - u32::from(w0)),
+                (true, false) => (2, y - u32::from(h0), x),
+                (false, false) => (3, y - u32::from(h1), x - u32::from(w0)),
+            };
+            (bases[tile] + ty * sy + tx * sx + (c / 16) * sc + c % 16) as usize
+        };
+        let stream: Vec<u32> = [
+            cmd0("NPU_SET_IFM_REGION", 0),
+            cmd1("NPU_SET_IFM_BASE0", bases[0]),
+            cmd1("NPU_SET_IFM_BASE1", bases[1]),
+            cmd1("NPU_SET_IFM_BASE2", bases[2]),
+            cmd1("NPU_SET_IFM_BASE3", bases[3]),
+            cmd0("NPU_SET_IFM_HEIGHT0_M1", h0 - 1),
+            cmd0("NPU_SET_IFM_HEIGHT1_M1", h1 - 1),
+            cmd0("NPU_SET_IFM_WIDTH0_M1", w0 - 1),
+            cmd0("NPU_SET_IFM_DEPTH_M1", 19),
+            cmd1("NPU_SET_IFM_STRIDE_X", sx),
+            cmd1("NPU_SET_IFM_STRIDE_Y", sy),
+            cmd1("NPU_SET_IFM_STRIDE_C", sc),
+            cmd0("NPU_SET_IFM_PRECISION", 1 | 1 << 6),
+            cmd0("NPU_SET_OFM_REGION", 1),
+            cmd0("NPU_SET_OFM_HEIGHT_M1", 3),
+            cmd0("NPU_SET_OFM_WIDTH_M1", 3),
+            cmd0("NPU_SET_OFM_DEPTH_M1", 19),
+            cmd0("NPU_SET_OFM_HEIGHT0_M1", 3),
+            cmd0("NPU_SET_OFM_HEIGHT1_M1", 3),
+            cmd0("NPU_SET_OFM_WIDTH0_M1", 3),
+            cmd1("NPU_SET_OFM_STRIDE_X", 20),
+            cmd1("NPU_SET_OFM_STRIDE_Y", 80),
+            cmd1("NPU_SET_OFM_STRIDE_C", 1),
+            cmd0("NPU_SET_OFM_PRECISION", 1),
+            cmd0("NPU_SET_ACTIVATION_MIN", -128i16 as u16),
+            cmd0("NPU_SET_ACTIVATION_MAX", 127),
+            cmd0("NPU_OP_POOL", 0),
+            cmd0("NPU_OP_STOP", 0xffff),
+        ]
+        .concat();
+        let mut memory = Memory { bytes: vec![0; 5000], base: [0, 4000, 0, 0, 0, 0, 0, 0] };
+        let value = |y: u32, x: u32, c: u32| (y * 80 + x * 20 + c) as u8 ^ 0x5a;
+        for (y, x, c) in (0..4).flat_map(|y| (0..4).flat_map(move |x| (0..20).map(move |c| (y, x, c)))) {
+            memory.bytes[address(y, x, c)] = value(y, x, c);
+        }
+        let done = run_stream(&stream, &mut memory).unwrap();
+        assert_eq!(done[0].kind, "POOL max");
+        assert!(done[0].seen.contains(&"nhcwb16 ifm"));
+        let expected: Vec<u8> = (0..4).flat_map(|y| (0..4).flat_map(move |x| (0..20).map(move |c| value(y, x, c)))).collect();
+        assert_eq!(memory.bytes[4000..4320], expected[..]);
+    }
+
     #[test]
     fn dma_walks_each_side_in_its_stride_mode() {
         // 1D: 6 contiguous bytes from byte 4.
