@@ -11,6 +11,7 @@
 //! of `input_scale · weight_scale`. The input is the pixel, `real = pixel / 255`, so
 //! `q = pixel - 128` with scale 1/255 and zero point -128 is exact.
 use super::conv;
+use super::network::{Kind, Network, Op, Operand, Quant, Weights, Window};
 use super::tflite::{output_shape, Activation, ConvLayer, Padding};
 use crate::mnist::data::{Digit, PIXELS};
 use rand::{rngs::SmallRng, seq::SliceRandom, Rng, SeedableRng};
@@ -342,6 +343,13 @@ pub fn quantize(net: &FloatCnn, calibration: &[Digit]) -> QuantCnn {
     }
 }
 
+/// The project's network: trained on `training` digits with seed 1, calibrated on every
+/// fourth of them. Deterministic (about 20 s in release mode).
+pub fn trained(training: &[Digit]) -> QuantCnn {
+    let calibration: Vec<Digit> = training.iter().step_by(4).cloned().collect();
+    quantize(&train_float(training, 1), &calibration)
+}
+
 /// The digit as the network's int8 input: `pixel - 128`.
 pub fn quantized_input(d: &Digit) -> Vec<i8> {
     d.pixels.iter().map(|&p| (i16::from(p) - 128) as i8).collect()
@@ -361,6 +369,39 @@ fn max_pool_q(x: &[i8], (h, w, c): (usize, usize, usize)) -> Vec<i8> {
 }
 
 impl QuantCnn {
+    /// The network as the oracle and Vela take it, with `input` (a digit, [`quantized_input`]).
+    /// The dense layer is the 7x7 VALID CONV_2D over the pooled map (see [`QuantCnn`]).
+    pub fn network(&self, input: Vec<i8>) -> Network {
+        let quant = |scale: f32, zero_point: i8| Quant { scale, zero_point };
+        let conv = |layer: &ConvLayer, from: usize| Op {
+            kind: Kind::Conv2d,
+            inputs: vec![Operand::Tensor(from)],
+            shape: output_shape(layer).into(),
+            quant: quant(layer.output_scale, layer.output_zero_point),
+            activation: layer.activation,
+            window: Some(Window { kernel: layer.kernel, stride: layer.stride, padding: layer.padding }),
+            weights: Some(Weights { weights: layer.weights.clone(), scales: layer.weight_scales.clone(), bias: layer.bias.clone() }),
+        };
+        let pool = |layer: &ConvLayer, from: usize| {
+            let (h, w, c) = output_shape(layer);
+            Op {
+                kind: Kind::MaxPool2d,
+                inputs: vec![Operand::Tensor(from)],
+                shape: [h / 2, w / 2, c],
+                quant: quant(layer.output_scale, layer.output_zero_point),
+                activation: Activation::None,
+                window: Some(Window { kernel: (2, 2), stride: (2, 2), padding: Padding::Valid }),
+                weights: None,
+            }
+        };
+        Network {
+            input_shape: self.conv1.input_shape.into(),
+            input_quant: quant(self.conv1.input_scale, self.conv1.input_zero_point),
+            input,
+            ops: vec![conv(&self.conv1, 0), pool(&self.conv1, 1), conv(&self.conv2, 2), pool(&self.conv2, 3), conv(&self.dense, 4)],
+        }
+    }
+
     /// The int8 logits by the project's integer reference of TFLite's kernels (`conv::reference`).
     pub fn logits(&self, input: Vec<i8>) -> Vec<i8> {
         let run = |layer: &ConvLayer, input: Vec<i8>| conv::reference(&ConvLayer { input, ..layer.clone() });
@@ -418,4 +459,45 @@ mod tests {
         assert_eq!(pooled, [0.9, -0.1]);
         assert_eq!(unpool_relu(&[1.0, 1.0], &argmax, &x), [0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
     }
+}
+
+/// One classification run ([`classify`]): how many digits were right, and the first digit
+/// whose logits from the command stream differ from TFLite's, if any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Classified {
+    pub digits: usize,
+    pub correct: usize,
+    /// (digit index, label, the executor's logits, TFLite's).
+    pub first_difference: Option<(usize, u8, Vec<i8>, Vec<i8>)>,
+    /// Command-stream words and operations of the compiled network.
+    pub stream_words: usize,
+    pub operations: usize,
+}
+
+/// Classifies `digits` with `cnn` as an Ethos-U65 runs it: Vela compiles the network with
+/// `core`, and the reference executor ([`super::executor`]) runs the command stream once per
+/// digit over a fresh memory image; every digit's logits are compared with TFLite's
+/// (reference kernels) on the uncompiled network.
+pub fn classify(cnn: &QuantCnn, digits: &[&Digit], core: super::tflite::VelaCore, tflite: &super::tflite::TfLite) -> Result<Classified, String> {
+    use super::command_stream::{decode, DriverPayload};
+    use super::executor::{execute, Memory};
+    let networks: Vec<Network> = digits.iter().map(|d| cnn.network(quantized_input(d))).collect();
+    let first = networks.first().ok_or("no digits to classify")?;
+    let expected = tflite.run_networks(&networks)?;
+    let model = tflite.compile_networks(std::slice::from_ref(first), core)?.remove(0).map_err(|e| format!("Vela ({} core): {e}", core.name()))?;
+    let stream = DriverPayload::parse(&model.cmd_data).map_err(|e| e.to_string())?.stream;
+    let operations = super::operation::operations(&decode(&stream).map_err(|e| e.to_string())?);
+    let output = model.outputs.first().ok_or("the compiled model has no output")?;
+    let mut run = Classified { digits: digits.len(), correct: 0, first_difference: None, stream_words: stream.len(), operations: operations.len() };
+    for (k, (d, want)) in digits.iter().zip(&expected).enumerate() {
+        let input: Vec<u8> = quantized_input(d).iter().map(|&v| v as u8).collect();
+        let mut memory = Memory::load(&model, &input)?;
+        execute(&operations, &mut memory).map_err(|e| format!("digit {k}: {e}"))?;
+        let got: Vec<i8> = memory.tensor(output)?.iter().map(|&b| b as i8).collect();
+        if got != *want && run.first_difference.is_none() {
+            run.first_difference = Some((k, d.label, got.clone(), want.clone()));
+        }
+        run.correct += usize::from(crate::argmax(&got) == usize::from(d.label));
+    }
+    Ok(run)
 }
