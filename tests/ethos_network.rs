@@ -76,7 +76,7 @@ fn check(run: &Run, choice: &Choice) -> Coverage {
     for (i, ((net, models), want)) in networks.iter().zip(&expected).enumerate() {
         for op in &net.ops {
             coverage.hit(op.kind.name());
-            if let Some(w) = op.window.filter(|w| op.weights.is_some()) {
+            if let Some(w) = op.window.filter(|_| op.weights.is_some()) {
                 if w.dilation != (1, 1) {
                     coverage.hit("dilation");
                 }
