@@ -366,7 +366,7 @@ impl QuantCnn {
             shape: output_shape(layer).into(),
             quant: quant(layer.output_scale, layer.output_zero_point),
             activation: layer.activation,
-            window: Some(Window { kernel: layer.kernel, stride: layer.stride, padding: layer.padding }),
+            window: Some(Window { kernel: layer.kernel, stride: layer.stride, padding: layer.padding, dilation: (1, 1) }),
             weights: Some(Weights { weights: layer.weights.clone(), scales: layer.weight_scales.clone(), bias: layer.bias.clone() }),
         };
         let pool = |layer: &ConvLayer, from: usize| {
@@ -377,7 +377,7 @@ impl QuantCnn {
                 shape: [h / 2, w / 2, c],
                 quant: quant(layer.output_scale, layer.output_zero_point),
                 activation: Activation::None,
-                window: Some(Window { kernel: (2, 2), stride: (2, 2), padding: Padding::Valid }),
+                window: Some(Window { kernel: (2, 2), stride: (2, 2), padding: Padding::Valid, dilation: (1, 1) }),
                 weights: None,
             }
         };
