@@ -75,6 +75,9 @@ pub struct Outcome {
     /// STATUS and `irq` after the driver cleared the IRQ and its history.
     pub status_cleared: u32,
     pub irq_cleared: bool,
+    /// The memory after the run, and every byte address the NPU wrote, in order.
+    pub memory: Vec<u8>,
+    pub written: Vec<u64>,
     /// Cycles from the start (the CMD write) to the STATUS read that saw the NPU stopped.
     pub cycles: u64,
 }
@@ -158,8 +161,12 @@ impl Bench {
     fn input(&mut self, rng: &mut impl Rng, cycle: u64) -> In {
         self.cycle = cycle;
         let (mem_ar_ready, data) = self.memory.read_channel(cycle);
+        let (mem_aw_ready, response) = self.memory.write_channel(cycle);
         let mut input = In {
             mem_ar_ready,
+            mem_aw_ready,
+            mem_b_valid: response.is_some(),
+            mem_b_error: response == Some(true),
             mem_r_valid: data.is_some(),
             mem_r_data: data.map_or(0, |d| d.data),
             mem_r_error: data.is_some_and(|d| d.error),
@@ -195,6 +202,7 @@ impl Bench {
         let cycle = self.cycle;
         let stalls = self.memory.stalls;
         self.memory.observe(cycle, out.mem_ar_valid, out.mem_ar_addr);
+        self.memory.observe_write(cycle, out.mem_aw_valid, out.mem_aw_addr, out.mem_w_data, out.mem_w_strb);
         if self.memory.stalls > stalls {
             coverage.hit("bench: address stalled");
         }
@@ -279,6 +287,8 @@ pub fn lockstep(run: &Run, job: &Job) -> Result<(Option<Outcome>, Coverage), Box
             status_cleared: b.reads[2],
             irq_cleared: b.irq_at_end,
             cycles: b.stop_cycle - b.start_cycle,
+            memory: b.memory.bytes().to_vec(),
+            written: b.memory.written,
         }),
         coverage,
     ))
