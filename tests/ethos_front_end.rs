@@ -3,7 +3,8 @@
 //! Vela-compiled conv layers (the register file at every kernel start equals the host
 //! reference `npu::ethos::operation`), on random command streams built from the command
 //! table with memory stalls and latencies, and on bad streams, each with its documented
-//! STATUS, QREAD and IRQ in bounded cycles. `SEED` repeats a run, `CYCLES` sets the number of
+//! STATUS, QREAD and IRQ in bounded cycles; and the registers a driver reads, as the digest
+//! gives them. `SEED` repeats a run, `CYCLES` sets the number of
 //! layers or streams.
 use npu::cosim::lockstep::{Coverage, Run};
 use npu::ethos::command_stream::{decode, DriverPayload};
@@ -360,4 +361,38 @@ fn bad_streams_stop_with_their_status() {
         "error: fetch bus error",
         "error: kernel",
     ]);
+}
+
+#[test]
+fn registers_read_as_the_digest_says() {
+    use npu::model::ethos::command_front_end::{BASEP0, CMD, CONFIG, ID, QBASE0, QBASE1, QREAD, QSIZE, STATUS};
+    let test = "ethos_front_end::registers_read_as_the_digest_says";
+    let run_info = Run::from_env(test, 4);
+    let mut rng = run_info.rng();
+    let mut coverage = Coverage::default();
+    let stop = named("NPU_OP_STOP").unwrap().word(1);
+    for round in 0..run_info.cycles {
+        let mut job = Job::new(vec![stop], 4 * rng.gen_range(0..1024u64), Timing::random(&mut rng));
+        job.basep = std::array::from_fn(|_| rng.gen());
+        // Unlisted offsets (PROT, LOCK, PMCR, CID3) and a misaligned one read 0.
+        let others = [0x024, 0x02c, 0x180, 0xffc, 0x012, 0x081];
+        job.probes = [ID, STATUS, CMD, QBASE0, QBASE1, QREAD, QSIZE, CONFIG].to_vec();
+        job.probes.extend((0..16).map(|k| BASEP0 + 4 * k));
+        job.probes.extend(others);
+        let outcome = run(test, run_info.seed.wrapping_add(round), &job, &mut coverage);
+        let mut expected = vec![
+            0x1006_6001,  // ID (digest §4)
+            0,            // STATUS: stopped, reset done, nothing raised
+            0xc,          // CMD's reset value
+            job.qbase as u32,
+            0,
+            0,
+            job.qsize,
+            0x1000_3008, // CONFIG of ethos-u65-256
+        ];
+        expected.extend(job.basep);
+        expected.extend([0; 6]);
+        assert_eq!(outcome.probed, expected, "{test}: SEED={} round {round}", run_info.seed);
+        assert_eq!(outcome.status, (1 << 16) | IRQ_RAISED);
+    }
 }

@@ -34,6 +34,8 @@ pub struct Job {
     pub kernel_latency: RangeInclusive<u64>,
     /// The `kernel_error` code each kernel answers with, in order (0 when the list is short).
     pub kernel_errors: Vec<u8>,
+    /// Registers the driver reads after writing BASEPs, QBASE and QSIZE, before the start.
+    pub probes: Vec<u16>,
 }
 
 impl Job {
@@ -50,6 +52,7 @@ impl Job {
             timing,
             kernel_latency: 1..=40,
             kernel_errors: Vec::new(),
+            probes: Vec::new(),
         }
     }
 }
@@ -69,6 +72,8 @@ pub struct KernelStart {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
     pub kernels: Vec<KernelStart>,
+    /// The values of `Job::probes`.
+    pub probed: Vec<u32>,
     /// STATUS and QREAD read after the IRQ, once STATUS says the NPU stopped.
     pub status: u32,
     pub qread: u32,
@@ -132,6 +137,9 @@ impl Bench {
             Step::Write(model::QBASE0, job.qbase as u32),
             Step::Write(model::QBASE1, (job.qbase >> 32) as u32),
             Step::Write(model::QSIZE, job.qsize),
+        ]);
+        steps.extend(job.probes.iter().map(|&addr| Step::Read(addr)));
+        steps.extend([
             Step::Write(model::CMD, 0xc | 1),
             Step::WaitIrq,
             Step::PollStopped,
@@ -279,12 +287,14 @@ pub fn lockstep(run: &Run, job: &Job) -> Result<(Option<Outcome>, Coverage), Box
     if !finished {
         return Ok((None, coverage));
     }
+    let probes = job.probes.len();
     Ok((
         Some(Outcome {
             kernels: b.kernels,
-            status: b.reads[0],
-            qread: b.reads[1],
-            status_cleared: b.reads[2],
+            probed: b.reads[..probes].to_vec(),
+            status: b.reads[probes],
+            qread: b.reads[probes + 1],
+            status_cleared: b.reads[probes + 2],
             irq_cleared: b.irq_at_end,
             cycles: b.stop_cycle - b.start_cycle,
             memory: b.memory.bytes().to_vec(),
