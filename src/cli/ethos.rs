@@ -31,8 +31,9 @@ pub enum Ethos {
     /// the 4000 training digits of `npu mnist`, quantizes it to int8, compiles it with Vela
     /// 5.2 for ethos-u65-256, and runs the command stream on the reference executor
     /// (src/ethos/executor.rs) once per held-out digit. Every digit's logits are compared with
-    /// TFLite's reference kernels; exit 1 at a difference. The Verilated NPU does not execute
-    /// kernels yet (docs/ethos.md).
+    /// TFLite's reference kernels (its FULLY_CONNECTED, which rounds once where the NPU rounds
+    /// twice, as the equivalent CONV_2D 1x1; docs/ethos.md); exit 1 at a difference. The
+    /// Verilated NPU does not execute kernels yet (docs/ethos.md).
     Mnist {
         /// Classify N held-out digits, spread over the classes, instead of all 1000
         #[arg(long, value_name = "N")]
@@ -158,6 +159,10 @@ fn mnist(images: Option<usize>, legacy_core: bool) -> Outcome {
         run.correct,
         run.digits,
         100.0 * run.correct as f64 / run.digits as f64
+    );
+    println!(
+        "(TFLite with the FULLY_CONNECTED as the CONV_2D 1x1 Vela's arithmetic is; its own FULLY_CONNECTED rounds once: {} digits differ from it, by at most {})",
+        run.fully_connected_rounding, run.largest_rounding_difference
     );
     Ok(())
 }

@@ -3,7 +3,8 @@
 //! quantized to TFLite's int8 scheme so that Vela can compile it and TFLite can check it.
 //!
 //! Shape: 28x28x1 → CONV 3x3x8 (SAME, ReLU) → MAX_POOL 2x2/2 → CONV 3x3x16 (SAME, ReLU) →
-//! MAX_POOL 2x2/2 → FULLY_CONNECTED 784 → 10. Every operator is one Vela puts on the NPU.
+//! MAX_POOL 2x2/2 → RESHAPE 1x1x784 → FULLY_CONNECTED 784 → 10. Every operator is one Vela
+//! puts on the NPU.
 //!
 //! Quantization (TFLite's post-training int8 scheme, which Vela expects): activations per
 //! tensor, asymmetric, `real = scale · (q - zero_point)`, their ranges measured on training
@@ -257,11 +258,11 @@ pub fn train_float(digits: &[Digit], seed: u64) -> FloatCnn {
     net
 }
 
-/// The quantized network: the three layers as TFLite's int8 CONV_2D / FULLY_CONNECTED see
-/// them ([`ConvLayer`] without input data; the dense layer is a 7x7 VALID convolution over the
-/// pooled 7x7x16 map, the same arithmetic as FULLY_CONNECTED on its flattened NHWC input with
-/// weights in OHWI order), the pools keeping their input's scale and zero point as TFLite's
-/// MAX_POOL_2D requires.
+/// The quantized network: the three layers as [`ConvLayer`]s without input data, for the
+/// integer reference (`conv::reference`): the dense layer as a 7x7 VALID convolution over the
+/// pooled 7x7x16 map, the same sums as FULLY_CONNECTED on the flattened NHWC map with weights
+/// in OHWI order. The pools keep their input's scale and zero point, as TFLite's MAX_POOL_2D
+/// requires. [`QuantCnn::network`] gives the TFLite graph.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QuantCnn {
     pub conv1: ConvLayer,
@@ -356,36 +357,43 @@ fn max_pool_q(x: &[i8], (h, w, c): (usize, usize, usize)) -> Vec<i8> {
 }
 
 impl QuantCnn {
-    /// The network as the oracle and Vela take it, with `input` (a digit, [`quantized_input`]).
-    /// The dense layer is the 7x7 VALID CONV_2D over the pooled map (see [`QuantCnn`]).
+    /// The network as the oracle and Vela take it, with `input` (a digit, [`quantized_input`]):
+    /// the dense layer is a RESHAPE of the pooled 7x7x16 map to 1x1x784 and a FULLY_CONNECTED
+    /// with one weight scale (per-tensor: TFLite's kernel then rounds twice, as Vela programs
+    /// the NPU; per channel it would round once, docs/ethos.md).
     pub fn network(&self, input: Vec<i8>) -> Network {
-        let quant = |scale: f32, zero_point: i8| Quant { scale, zero_point };
-        let conv = |layer: &ConvLayer, from: usize| Op {
-            kind: Kind::Conv2d,
+        let quant = |layer: &ConvLayer| Quant { scale: layer.output_scale, zero_point: layer.output_zero_point };
+        let weights = |layer: &ConvLayer, scales: Vec<f32>| Some(Weights { weights: layer.weights.clone(), scales, bias: layer.bias.clone() });
+        let op = |kind, from: usize, shape: [usize; 3], layer: &ConvLayer| Op {
+            kind,
             inputs: vec![Operand::Tensor(from)],
-            shape: output_shape(layer).into(),
-            quant: quant(layer.output_scale, layer.output_zero_point),
+            shape,
+            quant: quant(layer),
+            activation: Activation::None,
+            window: None,
+            weights: None,
+        };
+        let conv = |layer: &ConvLayer, from: usize| Op {
             activation: layer.activation,
             window: Some(Window { kernel: layer.kernel, stride: layer.stride, padding: layer.padding, dilation: (1, 1) }),
-            weights: Some(Weights { weights: layer.weights.clone(), scales: layer.weight_scales.clone(), bias: layer.bias.clone() }),
+            weights: weights(layer, layer.weight_scales.clone()),
+            ..op(Kind::Conv2d, from, output_shape(layer).into(), layer)
         };
         let pool = |layer: &ConvLayer, from: usize| {
             let (h, w, c) = output_shape(layer);
-            Op {
-                kind: Kind::MaxPool2d,
-                inputs: vec![Operand::Tensor(from)],
-                shape: [h / 2, w / 2, c],
-                quant: quant(layer.output_scale, layer.output_zero_point),
-                activation: Activation::None,
-                window: Some(Window { kernel: (2, 2), stride: (2, 2), padding: Padding::Valid, dilation: (1, 1) }),
-                weights: None,
-            }
+            Op { window: Some(Window { kernel: (2, 2), stride: (2, 2), padding: Padding::Valid, dilation: (1, 1) }), ..op(Kind::MaxPool2d, from, [h / 2, w / 2, c], layer) }
+        };
+        let (h, w, c) = self.dense.input_shape;
+        let dense = Op {
+            activation: self.dense.activation,
+            weights: weights(&self.dense, vec![self.dense.weight_scales[0]]),
+            ..op(Kind::FullyConnected, 5, [1, 1, self.dense.out_channels], &self.dense)
         };
         Network {
             input_shape: self.conv1.input_shape.into(),
-            input_quant: quant(self.conv1.input_scale, self.conv1.input_zero_point),
+            input_quant: Quant { scale: self.conv1.input_scale, zero_point: self.conv1.input_zero_point },
             input,
-            ops: vec![conv(&self.conv1, 0), pool(&self.conv1, 1), conv(&self.conv2, 2), pool(&self.conv2, 3), conv(&self.dense, 4)],
+            ops: vec![conv(&self.conv1, 0), pool(&self.conv1, 1), conv(&self.conv2, 2), pool(&self.conv2, 3), op(Kind::Reshape, 4, [1, 1, h * w * c], &self.conv2), dense],
         }
     }
 
@@ -459,24 +467,40 @@ pub struct Classified {
     /// Command-stream words and operations of the compiled network.
     pub stream_words: usize,
     pub operations: usize,
+    /// Digits whose logits differ from TFLite's own FULLY_CONNECTED kernel, which rounds
+    /// once where the NPU, as Vela programs it, rounds twice; and the largest difference.
+    pub fully_connected_rounding: usize,
+    pub largest_rounding_difference: i32,
 }
 
 /// Classifies `digits` with `cnn` as an Ethos-U65 runs it: Vela compiles the network with
 /// `core`, and the reference executor ([`super::executor`]) runs the command stream once per
-/// digit over a fresh memory image; every digit's logits are compared with TFLite's
-/// (reference kernels) on the uncompiled network.
+/// digit over a fresh memory image. Every digit's logits are compared with TFLite's (reference
+/// kernels) on the uncompiled network with its FULLY_CONNECTED written as the CONV_2D 1x1
+/// that computes the same sums ([`Network::with_fully_connected_as_conv`]: the arithmetic
+/// Vela programs for it), and counted where they differ from TFLite's FULLY_CONNECTED kernel.
 pub fn classify(cnn: &QuantCnn, digits: &[&Digit], core: super::tflite::VelaCore, tflite: &super::tflite::TfLite) -> Result<Classified, String> {
     use super::command_stream::{decode, DriverPayload};
     use super::executor::{execute, Memory};
     let networks: Vec<Network> = digits.iter().map(|d| cnn.network(quantized_input(d))).collect();
     let first = networks.first().ok_or("no digits to classify")?;
-    let expected = tflite.run_networks(&networks)?;
+    let as_conv: Vec<Network> = networks.iter().map(Network::with_fully_connected_as_conv).collect();
+    let expected = tflite.run_networks(&as_conv)?;
+    let fully_connected = tflite.run_networks(&networks)?;
     let model = tflite.compile_networks(std::slice::from_ref(first), core)?.remove(0).map_err(|e| format!("Vela ({} core): {e}", core.name()))?;
     let stream = DriverPayload::parse(&model.cmd_data).map_err(|e| e.to_string())?.stream;
     let operations = super::operation::operations(&decode(&stream).map_err(|e| e.to_string())?);
     let output = model.outputs.first().ok_or("the compiled model has no output")?;
-    let mut run = Classified { digits: digits.len(), correct: 0, first_difference: None, stream_words: stream.len(), operations: operations.len() };
-    for (k, (d, want)) in digits.iter().zip(&expected).enumerate() {
+    let mut run = Classified {
+        digits: digits.len(),
+        correct: 0,
+        first_difference: None,
+        stream_words: stream.len(),
+        operations: operations.len(),
+        fully_connected_rounding: 0,
+        largest_rounding_difference: 0,
+    };
+    for (k, ((d, want), tflite_fc)) in digits.iter().zip(&expected).zip(&fully_connected).enumerate() {
         let input: Vec<u8> = quantized_input(d).iter().map(|&v| v as u8).collect();
         let mut memory = Memory::load(&model, &input)?;
         execute(&operations, &mut memory).map_err(|e| format!("digit {k}: {e}"))?;
@@ -485,6 +509,9 @@ pub fn classify(cnn: &QuantCnn, digits: &[&Digit], core: super::tflite::VelaCore
             run.first_difference = Some((k, d.label, got.clone(), want.clone()));
         }
         run.correct += usize::from(crate::argmax(&got) == usize::from(d.label));
+        let largest = got.iter().zip(tflite_fc).map(|(&a, &b)| (i32::from(a) - i32::from(b)).abs()).max().unwrap_or(0);
+        run.fully_connected_rounding += usize::from(largest > 0);
+        run.largest_rounding_difference = run.largest_rounding_difference.max(largest);
     }
     Ok(run)
 }

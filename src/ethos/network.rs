@@ -36,6 +36,9 @@ pub enum Kind {
     /// With `keep_num_dims`: the last axis times a units x channels matrix at each (y, x),
     /// so a classifier is this on a 1x1 tensor (no RESHAPE needed).
     FullyConnected,
+    /// A new shape for the same NHWC bytes (a flatten before a FULLY_CONNECTED); not drawn
+    /// by [`random_network`]: Vela turns it into no command at all.
+    Reshape,
 }
 
 impl Kind {
@@ -65,6 +68,7 @@ impl Kind {
             Kind::Maximum => "MAXIMUM",
             Kind::Minimum => "MINIMUM",
             Kind::FullyConnected => "FULLY_CONNECTED",
+            Kind::Reshape => "RESHAPE",
         }
     }
 
@@ -75,7 +79,7 @@ impl Kind {
 
     /// A fused activation is part of TFLite's options (MAXIMUM and MINIMUM have none).
     fn fuses_activation(self) -> bool {
-        !matches!(self, Kind::Maximum | Kind::Minimum)
+        !matches!(self, Kind::Maximum | Kind::Minimum | Kind::Reshape)
     }
 }
 
@@ -106,7 +110,8 @@ pub struct Window {
     pub dilation: (usize, usize),
 }
 
-/// Weights of a convolution: conv OHWI, depthwise 1HWC, fully connected OI; per output channel scales and biases.
+/// Weights of a convolution: conv OHWI, depthwise 1HWC, fully connected OI; biases per
+/// output channel, scales per output channel or one for all (per-tensor quantization).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Weights {
     pub weights: Vec<i8>,

@@ -58,6 +58,7 @@ from ethosu.vela.tflite import (
     OperatorCode,
     Pool2DOptions,
     QuantizationParameters,
+    ReshapeOptions,
     SubGraph,
     SubOptions,
     Tensor,
@@ -137,7 +138,8 @@ def tensor(builder, name, shape, tensor_type, buffer, quant):
     Tensor.AddType(builder, tensor_type)
     Tensor.AddBuffer(builder, buffer)
     Tensor.AddName(builder, name)
-    Tensor.AddQuantization(builder, quant)
+    if quant is not None:
+        Tensor.AddQuantization(builder, quant)
     return Tensor.End(builder)
 
 
@@ -414,6 +416,7 @@ OPERATORS = {
     "MAXIMUM": (BuiltinOperator.BuiltinOperator.MAXIMUM, 2),
     "MINIMUM": (BuiltinOperator.BuiltinOperator.MINIMUM, 2),
     "FULLY_CONNECTED": (BuiltinOperator.BuiltinOperator.FULLY_CONNECTED, 5),
+    "RESHAPE": (BuiltinOperator.BuiltinOperator.RESHAPE, 1),
 }
 
 
@@ -457,6 +460,11 @@ def network_options(b, op):
         FullyConnectedOptions.AddFusedActivationFunction(b, op["activation"])
         FullyConnectedOptions.AddKeepNumDims(b, True)
         return O.FullyConnectedOptions, FullyConnectedOptions.End(b)
+    if kind == "RESHAPE":
+        new_shape = b.CreateNumpyVector(np.asarray([1] + op["output"]["shape"], dtype=np.int32))
+        ReshapeOptions.Start(b)
+        ReshapeOptions.AddNewShape(b, new_shape)
+        return O.ReshapeOptions, ReshapeOptions.End(b)
     raise ValueError(f"operator {kind} is not one the network oracle builds")
 
 
@@ -501,6 +509,9 @@ def build_network(net):
                 c = operand["Constant"]
                 inputs.append(constant(f"c{i}_{k}", c["shape"], int8, np.asarray(c["data"], np.int8).tobytes(),
                                        quantization(b, [c["scale"]], [c["zero_point"]])))
+        if op["kind"] == "RESHAPE":
+            inputs.append(constant(f"s{i}", [4], TensorType.TensorType.INT32,
+                                   np.asarray([1] + op["output"]["shape"], "<i4").tobytes(), None))
         if "weights" in op:
             kind, oc = op["kind"], op["output"]["shape"][-1]
             in_scale = activations[op["inputs"][0]["Tensor"]]["scale"]
@@ -516,7 +527,7 @@ def build_network(net):
             bias_scales = [float(np.float32(np.float32(in_scale) * np.float32(s))) for s in ws]
             inputs.append(constant(f"b{i}", [oc], TensorType.TensorType.INT32,
                                    np.asarray(op["bias"], "<i4").tobytes(),
-                                   quantization(b, bias_scales, [0] * oc)))
+                                   quantization(b, bias_scales, [0] * len(ws))))
         options_type, options = network_options(b, op)
         operators.append(operator_table(b, codes.index(code), inputs, [i + 1], options_type, options))
     return finish_model(b, tensors, operators, codes, buffers, [0], [len(net["ops"])])
