@@ -285,7 +285,7 @@ impl TfLite {
         command
     }
 
-    fn call(&self, args: &[&str], request: Vec<u8>) -> Result<Vec<u8>, String> {
+    pub(super) fn call(&self, args: &[&str], request: Vec<u8>) -> Result<Vec<u8>, String> {
         let mut command = self.command();
         command.args(["-c", ORACLE]).args(args);
         crate::pypi::exchange(command, request, "TFLite oracle")

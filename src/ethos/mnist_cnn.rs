@@ -1,0 +1,503 @@
+//! The Ethos-U65's MNIST network: a small convolutional classifier trained here in floating
+//! point on the same 4000 training digits as the MNIST chip's MLP (`crate::mnist::data`), then
+//! quantized to TFLite's int8 scheme so that Vela can compile it and TFLite can check it.
+//!
+//! Shape: 28x28x1 → CONV 3x3x8 (SAME, ReLU) → MAX_POOL 2x2/2 → CONV 3x3x16 (SAME, ReLU) →
+//! MAX_POOL 2x2/2 → FULLY_CONNECTED 784 → 10. Every operator is one Vela puts on the NPU.
+//!
+//! Quantization (TFLite's post-training int8 scheme, which Vela expects): activations per
+//! tensor, asymmetric, `real = scale · (q - zero_point)`, their ranges measured on training
+//! digits; weights symmetric per output channel, `scale = max|w| / 127`; biases int32 in units
+//! of `input_scale · weight_scale`. The input is the pixel, `real = pixel / 255`, so
+//! `q = pixel - 128` with scale 1/255 and zero point -128 is exact.
+use super::conv;
+use super::network::{Kind, Network, Op, Operand, Quant, Weights, Window};
+use super::tflite::{output_shape, Activation, ConvLayer, Padding};
+use crate::mnist::data::{Digit, PIXELS};
+use rand::{rngs::SmallRng, seq::SliceRandom, Rng, SeedableRng};
+
+pub const CLASSES: usize = 10;
+const EPOCHS: usize = 6;
+const BATCH: usize = 16;
+
+/// A float convolution, weights OHWI (`out · kh · kw · in`, input channel fastest), SAME
+/// padding, stride 1, or a dense layer (a VALID convolution whose kernel covers its input).
+#[derive(Clone, Debug)]
+pub struct FloatConv {
+    /// Input (h, w, c).
+    pub input: (usize, usize, usize),
+    pub kernel: (usize, usize),
+    pub out_channels: usize,
+    /// SAME padding (else VALID).
+    pub same: bool,
+    pub relu: bool,
+    pub weights: Vec<f32>,
+    pub bias: Vec<f32>,
+}
+
+impl FloatConv {
+    fn new(rng: &mut SmallRng, input: (usize, usize, usize), kernel: (usize, usize), out_channels: usize, same: bool, relu: bool) -> Self {
+        let fan_in = kernel.0 * kernel.1 * input.2;
+        let limit = (6.0 / fan_in as f32).sqrt();
+        Self {
+            input,
+            kernel,
+            out_channels,
+            same,
+            relu,
+            weights: (0..fan_in * out_channels).map(|_| rng.gen_range(-limit..limit)).collect(),
+            bias: vec![0.0; out_channels],
+        }
+    }
+
+    pub fn output(&self) -> (usize, usize, usize) {
+        let (h, w, _) = self.input;
+        if self.same {
+            (h, w, self.out_channels)
+        } else {
+            (h - self.kernel.0 + 1, w - self.kernel.1 + 1, self.out_channels)
+        }
+    }
+
+    /// Top and left padding: SAME with stride 1 puts `(k - 1) / 2` before.
+    fn offset(&self) -> (isize, isize) {
+        if self.same {
+            (((self.kernel.0 - 1) / 2) as isize, ((self.kernel.1 - 1) / 2) as isize)
+        } else {
+            (0, 0)
+        }
+    }
+
+    /// Calls `f(output index, input index, weight index)` for every product of the layer.
+    fn for_each_tap(&self, mut f: impl FnMut(usize, usize, usize)) {
+        let (h, w, c) = self.input;
+        let (oh, ow, oc) = self.output();
+        let (kh, kw) = self.kernel;
+        let (top, left) = self.offset();
+        for oy in 0..oh {
+            for ox in 0..ow {
+                for ky in 0..kh {
+                    let y = oy as isize + ky as isize - top;
+                    if y < 0 || y >= h as isize {
+                        continue;
+                    }
+                    for kx in 0..kw {
+                        let x = ox as isize + kx as isize - left;
+                        if x < 0 || x >= w as isize {
+                            continue;
+                        }
+                        let input = (y as usize * w + x as usize) * c;
+                        for o in 0..oc {
+                            let weight = ((o * kh + ky) * kw + kx) * c;
+                            let out = (oy * ow + ox) * oc + o;
+                            for i in 0..c {
+                                f(out, input + i, weight + i);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The pre-activation sums, NHWC.
+    fn forward(&self, x: &[f32]) -> Vec<f32> {
+        let (oh, ow, oc) = self.output();
+        let mut z: Vec<f32> = (0..oh * ow * oc).map(|i| self.bias[i % oc]).collect();
+        self.for_each_tap(|o, i, w| z[o] += x[i] * self.weights[w]);
+        z
+    }
+}
+
+/// 2x2 max pooling with stride 2 over an even-sized NHWC map; `argmax` remembers the
+/// input each output came from, for the backward pass.
+fn max_pool(x: &[f32], (h, w, c): (usize, usize, usize)) -> (Vec<f32>, Vec<usize>) {
+    let (oh, ow) = (h / 2, w / 2);
+    let mut out = Vec::with_capacity(oh * ow * c);
+    let mut argmax = Vec::with_capacity(oh * ow * c);
+    for oy in 0..oh {
+        for ox in 0..ow {
+            for ch in 0..c {
+                let candidates = [(0, 0), (0, 1), (1, 0), (1, 1)].map(|(dy, dx)| ((2 * oy + dy) * w + 2 * ox + dx) * c + ch);
+                let best = candidates.into_iter().fold(candidates[0], |a, b| if x[b] > x[a] { b } else { a });
+                out.push(x[best]);
+                argmax.push(best);
+            }
+        }
+    }
+    (out, argmax)
+}
+
+/// The float network: two convolutions with pooling, then the dense layer.
+#[derive(Clone, Debug)]
+pub struct FloatCnn {
+    pub conv1: FloatConv,
+    pub conv2: FloatConv,
+    pub dense: FloatConv,
+}
+
+/// Every intermediate tensor of one forward pass (NHWC), kept for training and calibration.
+pub struct Activations {
+    pub input: Vec<f32>,
+    pub conv1: Vec<f32>,
+    pub pool1: Vec<f32>,
+    pub conv2: Vec<f32>,
+    pub pool2: Vec<f32>,
+    pub logits: Vec<f32>,
+    argmax1: Vec<usize>,
+    argmax2: Vec<usize>,
+}
+
+fn relu(mut z: Vec<f32>) -> Vec<f32> {
+    z.iter_mut().for_each(|v| *v = v.max(0.0));
+    z
+}
+
+impl FloatCnn {
+    fn new(rng: &mut SmallRng) -> Self {
+        Self {
+            conv1: FloatConv::new(rng, (28, 28, 1), (3, 3), 8, true, true),
+            conv2: FloatConv::new(rng, (14, 14, 8), (3, 3), 16, true, true),
+            dense: FloatConv::new(rng, (7, 7, 16), (7, 7), CLASSES, false, false),
+        }
+    }
+
+    pub fn forward(&self, input: Vec<f32>) -> Activations {
+        let conv1 = relu(self.conv1.forward(&input));
+        let (pool1, argmax1) = max_pool(&conv1, self.conv1.output());
+        let conv2 = relu(self.conv2.forward(&pool1));
+        let (pool2, argmax2) = max_pool(&conv2, self.conv2.output());
+        let logits = self.dense.forward(&pool2);
+        Activations { input, conv1, pool1, conv2, pool2, logits, argmax1, argmax2 }
+    }
+}
+
+/// The digit's pixels scaled to 0..1, moved by (dx, dy): training sees shifted copies, which
+/// makes up for having only 4000 digits.
+pub fn pixels(d: &Digit, dx: i32, dy: i32) -> Vec<f32> {
+    let mut x = vec![0.0; PIXELS];
+    for r in 0..28i32 {
+        for c in 0..28i32 {
+            let (sr, sc) = (r - dy, c - dx);
+            if (0..28).contains(&sr) && (0..28).contains(&sc) {
+                x[(r * 28 + c) as usize] = f32::from(d.pixels[(sr * 28 + sc) as usize]) / 255.0;
+            }
+        }
+    }
+    x
+}
+
+/// Gradients of one layer.
+struct Gradient {
+    weights: Vec<f32>,
+    bias: Vec<f32>,
+}
+
+impl Gradient {
+    fn zero(layer: &FloatConv) -> Self {
+        Self { weights: vec![0.0; layer.weights.len()], bias: vec![0.0; layer.bias.len()] }
+    }
+
+    /// Adds the gradient of `layer` for output gradient `dz` and input `x`; returns the input's
+    /// gradient when `propagate`.
+    fn add(&mut self, layer: &FloatConv, x: &[f32], dz: &[f32], propagate: bool) -> Vec<f32> {
+        let oc = layer.out_channels;
+        for (o, d) in dz.iter().enumerate() {
+            self.bias[o % oc] += d;
+        }
+        let mut dx = vec![0.0; if propagate { x.len() } else { 0 }];
+        layer.for_each_tap(|o, i, w| {
+            let d = dz[o];
+            if d != 0.0 {
+                self.weights[w] += d * x[i];
+                if propagate {
+                    dx[i] += d * layer.weights[w];
+                }
+            }
+        });
+        dx
+    }
+}
+
+/// The gradient through a ReLU and a 2x2 max pool back to the pre-activation sums.
+fn unpool_relu(d_pooled: &[f32], argmax: &[usize], z: &[f32]) -> Vec<f32> {
+    let mut dz = vec![0.0; z.len()];
+    for (d, &from) in d_pooled.iter().zip(argmax) {
+        if z[from] > 0.0 {
+            dz[from] += d;
+        }
+    }
+    dz
+}
+
+/// Float training: SGD with momentum on softmax cross-entropy, random shifts of up to one
+/// pixel, learning rate decaying linearly. Deterministic for a seed.
+pub fn train_float(digits: &[Digit], seed: u64) -> FloatCnn {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut net = FloatCnn::new(&mut rng);
+    let mut velocity: Vec<Gradient> = [&net.conv1, &net.conv2, &net.dense].map(Gradient::zero).into();
+    let mut order: Vec<usize> = (0..digits.len()).collect();
+    for epoch in 0..EPOCHS {
+        let lr = 0.03 * (1.0 - epoch as f32 / EPOCHS as f32) + 0.002;
+        order.shuffle(&mut rng);
+        for batch in order.chunks(BATCH) {
+            let mut grads: Vec<Gradient> = [&net.conv1, &net.conv2, &net.dense].map(Gradient::zero).into();
+            for &i in batch {
+                let a = net.forward(pixels(&digits[i], rng.gen_range(-1..=1), rng.gen_range(-1..=1)));
+                // Softmax cross-entropy: dL/dlogits = p - onehot.
+                let m = a.logits.iter().fold(f32::MIN, |x, &y| x.max(y));
+                let e: Vec<f32> = a.logits.iter().map(|&z| (z - m).exp()).collect();
+                let sum: f32 = e.iter().sum();
+                let d_logits: Vec<f32> =
+                    e.iter().enumerate().map(|(k, &v)| v / sum - f32::from(k == usize::from(digits[i].label))).collect();
+                let d_pool2 = grads[2].add(&net.dense, &a.pool2, &d_logits, true);
+                let d_conv2 = unpool_relu(&d_pool2, &a.argmax2, &a.conv2);
+                let d_pool1 = grads[1].add(&net.conv2, &a.pool1, &d_conv2, true);
+                let d_conv1 = unpool_relu(&d_pool1, &a.argmax1, &a.conv1);
+                grads[0].add(&net.conv1, &a.input, &d_conv1, false);
+            }
+            let scale = lr / batch.len() as f32;
+            for ((layer, v), g) in [&mut net.conv1, &mut net.conv2, &mut net.dense].into_iter().zip(&mut velocity).zip(&grads) {
+                for (p, v, g) in [(&mut layer.weights, &mut v.weights, &g.weights), (&mut layer.bias, &mut v.bias, &g.bias)] {
+                    for ((p, v), g) in p.iter_mut().zip(v.iter_mut()).zip(g) {
+                        *v = 0.9 * *v - scale * g;
+                        *p += *v;
+                    }
+                }
+            }
+        }
+    }
+    net
+}
+
+/// The quantized network: the three layers as TFLite's int8 CONV_2D / FULLY_CONNECTED see
+/// them ([`ConvLayer`] without input data; the dense layer is a 7x7 VALID convolution over the
+/// pooled 7x7x16 map, the same arithmetic as FULLY_CONNECTED on its flattened NHWC input with
+/// weights in OHWI order), the pools keeping their input's scale and zero point as TFLite's
+/// MAX_POOL_2D requires.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuantCnn {
+    pub conv1: ConvLayer,
+    pub conv2: ConvLayer,
+    pub dense: ConvLayer,
+}
+
+/// Asymmetric int8 parameters (scale, zero point) covering `lo..=hi` (which must hold 0).
+fn activation_params(lo: f32, hi: f32) -> (f32, i8) {
+    let (lo, hi) = (lo.min(0.0), hi.max(0.0));
+    let scale = ((hi - lo) / 255.0).max(f32::MIN_POSITIVE);
+    let zero_point = (-128.0 - lo / scale).round().clamp(-128.0, 127.0) as i8;
+    (scale, zero_point)
+}
+
+fn quantize_layer(layer: &FloatConv, input: (f32, i8), output: (f32, i8), per_channel: bool) -> ConvLayer {
+    let per_out = layer.weights.len() / layer.out_channels;
+    let max_abs = |w: &[f32]| w.iter().fold(f32::MIN_POSITIVE, |a, &b| a.max(b.abs()));
+    let weight_scales: Vec<f32> = if per_channel {
+        layer.weights.chunks(per_out).map(|w| max_abs(w) / 127.0).collect()
+    } else {
+        vec![max_abs(&layer.weights) / 127.0; layer.out_channels]
+    };
+    let weights = layer
+        .weights
+        .iter()
+        .enumerate()
+        .map(|(i, &w)| (w / weight_scales[i / per_out]).round().clamp(-127.0, 127.0) as i8)
+        .collect();
+    let bias = layer.bias.iter().zip(&weight_scales).map(|(&b, &s)| (f64::from(b) / (f64::from(input.0) * f64::from(s))).round() as i32).collect();
+    ConvLayer {
+        input_shape: layer.input,
+        input: Vec::new(),
+        input_scale: input.0,
+        input_zero_point: input.1,
+        kernel: layer.kernel,
+        out_channels: layer.out_channels,
+        weights,
+        weight_scales,
+        bias,
+        output_scale: output.0,
+        output_zero_point: output.1,
+        stride: (1, 1),
+        padding: if layer.same { Padding::Same } else { Padding::Valid },
+        activation: if layer.relu { Activation::Relu } else { Activation::None },
+        depthwise: false,
+    }
+}
+
+/// Quantizes `net` with activation ranges measured on `calibration` (the largest value of
+/// each ReLU output, the logits' extremes). The input is exact: scale 1/255, zero point -128.
+pub fn quantize(net: &FloatCnn, calibration: &[Digit]) -> QuantCnn {
+    let (mut max1, mut max2, mut lo, mut hi) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+    for d in calibration {
+        let a = net.forward(pixels(d, 0, 0));
+        max1 = a.conv1.iter().fold(max1, |m, &v| m.max(v));
+        max2 = a.conv2.iter().fold(max2, |m, &v| m.max(v));
+        (lo, hi) = a.logits.iter().fold((lo, hi), |(l, h), &v| (l.min(v), h.max(v)));
+    }
+    let input = (1.0 / 255.0, -128);
+    let (a1, a2, logits) = (activation_params(0.0, max1), activation_params(0.0, max2), activation_params(lo, hi));
+    QuantCnn {
+        conv1: quantize_layer(&net.conv1, input, a1, true),
+        conv2: quantize_layer(&net.conv2, a1, a2, true),
+        dense: quantize_layer(&net.dense, a2, logits, false),
+    }
+}
+
+/// The project's network: trained on `training` digits with seed 1, calibrated on every
+/// fourth of them. Deterministic (about 20 s in release mode).
+pub fn trained(training: &[Digit]) -> QuantCnn {
+    let calibration: Vec<Digit> = training.iter().step_by(4).cloned().collect();
+    quantize(&train_float(training, 1), &calibration)
+}
+
+/// The digit as the network's int8 input: `pixel - 128`.
+pub fn quantized_input(d: &Digit) -> Vec<i8> {
+    d.pixels.iter().map(|&p| (i16::from(p) - 128) as i8).collect()
+}
+
+/// 2x2 max pooling with stride 2 on int8 NHWC data.
+fn max_pool_q(x: &[i8], (h, w, c): (usize, usize, usize)) -> Vec<i8> {
+    let mut out = Vec::with_capacity(h / 2 * (w / 2) * c);
+    for oy in 0..h / 2 {
+        for ox in 0..w / 2 {
+            for ch in 0..c {
+                out.push([(0, 0), (0, 1), (1, 0), (1, 1)].map(|(dy, dx)| x[((2 * oy + dy) * w + 2 * ox + dx) * c + ch]).into_iter().max().unwrap_or(i8::MIN));
+            }
+        }
+    }
+    out
+}
+
+impl QuantCnn {
+    /// The network as the oracle and Vela take it, with `input` (a digit, [`quantized_input`]).
+    /// The dense layer is the 7x7 VALID CONV_2D over the pooled map (see [`QuantCnn`]).
+    pub fn network(&self, input: Vec<i8>) -> Network {
+        let quant = |scale: f32, zero_point: i8| Quant { scale, zero_point };
+        let conv = |layer: &ConvLayer, from: usize| Op {
+            kind: Kind::Conv2d,
+            inputs: vec![Operand::Tensor(from)],
+            shape: output_shape(layer).into(),
+            quant: quant(layer.output_scale, layer.output_zero_point),
+            activation: layer.activation,
+            window: Some(Window { kernel: layer.kernel, stride: layer.stride, padding: layer.padding }),
+            weights: Some(Weights { weights: layer.weights.clone(), scales: layer.weight_scales.clone(), bias: layer.bias.clone() }),
+        };
+        let pool = |layer: &ConvLayer, from: usize| {
+            let (h, w, c) = output_shape(layer);
+            Op {
+                kind: Kind::MaxPool2d,
+                inputs: vec![Operand::Tensor(from)],
+                shape: [h / 2, w / 2, c],
+                quant: quant(layer.output_scale, layer.output_zero_point),
+                activation: Activation::None,
+                window: Some(Window { kernel: (2, 2), stride: (2, 2), padding: Padding::Valid }),
+                weights: None,
+            }
+        };
+        Network {
+            input_shape: self.conv1.input_shape.into(),
+            input_quant: quant(self.conv1.input_scale, self.conv1.input_zero_point),
+            input,
+            ops: vec![conv(&self.conv1, 0), pool(&self.conv1, 1), conv(&self.conv2, 2), pool(&self.conv2, 3), conv(&self.dense, 4)],
+        }
+    }
+
+    /// The int8 logits by the project's integer reference of TFLite's kernels (`conv::reference`).
+    pub fn logits(&self, input: Vec<i8>) -> Vec<i8> {
+        let run = |layer: &ConvLayer, input: Vec<i8>| conv::reference(&ConvLayer { input, ..layer.clone() });
+        let pool1 = max_pool_q(&run(&self.conv1, input), output_shape(&self.conv1));
+        let pool2 = max_pool_q(&run(&self.conv2, pool1), output_shape(&self.conv2));
+        run(&self.dense, pool2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The backward pass against finite differences of L = Σ dz·z on a small SAME convolution:
+    /// the weight, bias and input gradients.
+    #[test]
+    fn convolution_gradients_equal_finite_differences() {
+        let mut rng = SmallRng::seed_from_u64(7);
+        let layer = FloatConv::new(&mut rng, (4, 5, 3), (3, 3), 2, true, false);
+        let x: Vec<f32> = (0..4 * 5 * 3).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        let dz: Vec<f32> = (0..4 * 5 * 2).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        let loss = |l: &FloatConv, x: &[f32]| l.forward(x).iter().zip(&dz).map(|(z, d)| f64::from(z * d)).sum::<f64>();
+        let mut g = Gradient::zero(&layer);
+        let dx = g.add(&layer, &x, &dz, true);
+        let h = 1e-2f32;
+        let close = |numeric: f64, analytic: f32, what: &str| {
+            assert!((numeric - f64::from(analytic)).abs() < 1e-2, "{what}: finite difference {numeric}, backward {analytic}")
+        };
+        for i in 0..layer.weights.len() {
+            let (mut up, mut down) = (layer.clone(), layer.clone());
+            up.weights[i] += h;
+            down.weights[i] -= h;
+            close((loss(&up, &x) - loss(&down, &x)) / f64::from(2.0 * h), g.weights[i], &format!("weight {i}"));
+        }
+        for o in 0..2 {
+            let (mut up, mut down) = (layer.clone(), layer.clone());
+            up.bias[o] += h;
+            down.bias[o] -= h;
+            close((loss(&up, &x) - loss(&down, &x)) / f64::from(2.0 * h), g.bias[o], &format!("bias {o}"));
+        }
+        for i in 0..x.len() {
+            let (mut up, mut down) = (x.clone(), x.clone());
+            up[i] += h;
+            down[i] -= h;
+            close((loss(&layer, &up) - loss(&layer, &down)) / f64::from(2.0 * h), dx[i], &format!("input {i}"));
+        }
+    }
+
+    #[test]
+    fn max_pool_gradient_goes_to_the_largest_positive_input() {
+        // One 2x2 window per channel, 2 channels: the gradient reaches the maximum only,
+        // and not at all when that maximum was cut by the ReLU.
+        let x = [0.5, -1.0, 0.1, -0.5, 0.9, -0.2, 0.2, -0.1];
+        let (pooled, argmax) = max_pool(&x, (2, 2, 2));
+        assert_eq!(pooled, [0.9, -0.1]);
+        assert_eq!(unpool_relu(&[1.0, 1.0], &argmax, &x), [0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+    }
+}
+
+/// One classification run ([`classify`]): how many digits were right, and the first digit
+/// whose logits from the command stream differ from TFLite's, if any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Classified {
+    pub digits: usize,
+    pub correct: usize,
+    /// (digit index, label, the executor's logits, TFLite's).
+    pub first_difference: Option<(usize, u8, Vec<i8>, Vec<i8>)>,
+    /// Command-stream words and operations of the compiled network.
+    pub stream_words: usize,
+    pub operations: usize,
+}
+
+/// Classifies `digits` with `cnn` as an Ethos-U65 runs it: Vela compiles the network with
+/// `core`, and the reference executor ([`super::executor`]) runs the command stream once per
+/// digit over a fresh memory image; every digit's logits are compared with TFLite's
+/// (reference kernels) on the uncompiled network.
+pub fn classify(cnn: &QuantCnn, digits: &[&Digit], core: super::tflite::VelaCore, tflite: &super::tflite::TfLite) -> Result<Classified, String> {
+    use super::command_stream::{decode, DriverPayload};
+    use super::executor::{execute, Memory};
+    let networks: Vec<Network> = digits.iter().map(|d| cnn.network(quantized_input(d))).collect();
+    let first = networks.first().ok_or("no digits to classify")?;
+    let expected = tflite.run_networks(&networks)?;
+    let model = tflite.compile_networks(std::slice::from_ref(first), core)?.remove(0).map_err(|e| format!("Vela ({} core): {e}", core.name()))?;
+    let stream = DriverPayload::parse(&model.cmd_data).map_err(|e| e.to_string())?.stream;
+    let operations = super::operation::operations(&decode(&stream).map_err(|e| e.to_string())?);
+    let output = model.outputs.first().ok_or("the compiled model has no output")?;
+    let mut run = Classified { digits: digits.len(), correct: 0, first_difference: None, stream_words: stream.len(), operations: operations.len() };
+    for (k, (d, want)) in digits.iter().zip(&expected).enumerate() {
+        let input: Vec<u8> = quantized_input(d).iter().map(|&v| v as u8).collect();
+        let mut memory = Memory::load(&model, &input)?;
+        execute(&operations, &mut memory).map_err(|e| format!("digit {k}: {e}"))?;
+        let got: Vec<i8> = memory.tensor(output)?.iter().map(|&b| b as i8).collect();
+        if got != *want && run.first_difference.is_none() {
+            run.first_difference = Some((k, d.label, got.clone(), want.clone()));
+        }
+        run.correct += usize::from(crate::argmax(&got) == usize::from(d.label));
+    }
+    Ok(run)
+}
