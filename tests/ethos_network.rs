@@ -41,8 +41,8 @@ fn compiled_networks(run: &Run, choice: &Choice, count: usize) -> (Vec<(Network,
 /// What the random networks must have shown: every operator (TFLite's and the NPU's),
 /// both cores, NHCWB16 intermediates, DMA, broadcast and scalar operands, each activation,
 /// padding and saturation both ways, and Vela's listing checked.
-const REQUIRED: [&str; 35] = [
-    "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MAX_POOL_2D", "AVERAGE_POOL_2D", "ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM",
+const REQUIRED: [&str; 37] = [
+    "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "dilation", "sub-kernels", "MAX_POOL_2D", "AVERAGE_POOL_2D", "ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM",
     "CONV", "DEPTHWISE", "POOL max", "POOL average", "ELEMENTWISE add", "ELEMENTWISE sub", "ELEMENTWISE mul",
     "ELEMENTWISE max", "ELEMENTWISE min", "DMA", "regor core", "legacy core", "nhcwb16 ifm", "nhcwb16 ifm2",
     "nhcwb16 ofm", "broadcast", "scalar", "None", "Relu", "Relu6", "ReluN1To1", "padding", "saturated high",
@@ -52,10 +52,20 @@ const REQUIRED: [&str; 35] = [
 #[test]
 fn random_networks_equal_tflite() {
     let run = Run::from_env("random_networks_equal_tflite", 200);
-    check(&run, &Choice::default());
+    check(&run, &Choice::default()).require(&REQUIRED);
 }
 
-fn check(run: &Run, choice: &Choice) {
+/// Larger networks (20-48 high and wide, 16-64 channels), which Vela splits into stripes:
+/// the IFM of each stripe starts inside the tensor, padding only at its edges.
+#[test]
+fn large_networks_equal_tflite() {
+    let run = Run::from_env("large_networks_equal_tflite", 12);
+    let choice = Choice { ops: 1..=3, side: 20..=48, channels: 16..=64, ..Choice::default() };
+    check(&run, &choice).require(&["stripes", "regor core", "legacy core", "nhcwb16 ofm"]);
+}
+
+/// Runs `run.cycles` networks of `choice` with both cores against TFLite; returns the coverage.
+fn check(run: &Run, choice: &Choice) -> Coverage {
     let (networks, refused) = compiled_networks(run, choice, run.cycles as usize);
     // Fully connected layers as the CONV_2D 1x1 whose double rounding Vela programs (see
     // `fully_connected_rounds_once_in_tflite_twice_on_the_npu`).
@@ -66,6 +76,14 @@ fn check(run: &Run, choice: &Choice) {
     for (i, ((net, models), want)) in networks.iter().zip(&expected).enumerate() {
         for op in &net.ops {
             coverage.hit(op.kind.name());
+            if let Some(w) = op.window.filter(|_| op.weights.is_some()) {
+                if w.dilation != (1, 1) {
+                    coverage.hit("dilation");
+                }
+                if w.kernel.0 > 8 || w.kernel.1 > 8 {
+                    coverage.hit("sub-kernels");
+                }
+            }
             coverage.hit(&format!("{:?}", op.activation));
         }
         for (core, model) in models {
@@ -92,6 +110,9 @@ fn check(run: &Run, choice: &Choice) {
                 }
             }
             coverage.hit(&format!("{} core", core.name()));
+            if done.iter().filter(|d| d.kind != "DMA").count() > net.ops.len() {
+                coverage.hit("stripes");
+            }
             let got: Vec<i8> = memory.tensor(&model.outputs[0]).unwrap_or_else(|e| panic!("{context}: {e}")).iter().map(|&b| b as i8).collect();
             if let Some(k) = (0..want.len()).find(|&k| got.get(k) != Some(&want[k])) {
                 let [_, w, c] = net.output_shape();
@@ -102,15 +123,15 @@ fn check(run: &Run, choice: &Choice) {
     }
     println!("{coverage}");
     println!("{} networks, {refused} refused by Vela and regenerated", networks.len());
-    coverage.require(&REQUIRED);
     assert!(failures.is_empty(), "{} of {} runs differ:\n{}", failures.len(), 2 * networks.len(), failures.iter().take(12).cloned().collect::<Vec<_>>().join("\n"));
+    coverage
 }
 
 
 /// One small network's stream and memory, for the bad-input test.
 fn one_compiled() -> (Vec<u32>, Memory) {
     let run = Run::fixed("bad_input", 1);
-    let (networks, _) = compiled_networks(&run, &Choice { kinds: vec![npu::ethos::network::Kind::Conv2d], ops: 1..=1 }, 1);
+    let (networks, _) = compiled_networks(&run, &Choice { kinds: vec![npu::ethos::network::Kind::Conv2d], ops: 1..=1, ..Choice::default() }, 1);
     let (net, models) = &networks[0];
     let model = &models[0].1;
     let input: Vec<u8> = net.input.iter().map(|&v| v as u8).collect();

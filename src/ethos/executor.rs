@@ -43,9 +43,11 @@
 //! `elementwise_mul_scale` over TFLite's `MulElementwise`; average pooling is
 //! `quantise_pooling_scale(n)` (`((2^(31+k) + 2^k) / n`, shift `31 + k`, `k = bitlen(n - 1)`).
 //!
-//! Anything else (another precision, a lookup table, upscaling, a DMA into the NPU's internal
-//! memory, an access beyond the memory image) is an [`ExecError`] naming the command's
-//! offset and the field's value, never a guess.
+//! Average pooling over padding divides by the taps inside (TFLite's rounding, half away
+//! from zero), not by OFM_SCALE. DMA: see [`Exec::dma`]. Anything else (another precision, a
+//! lookup table, upscaling, a DMA into the NPU's internal memory, an access beyond the memory
+//! image) is an [`ExecError`] naming the command's offset and the field's value, never a
+//! guess. docs/ethos.md "Reference executor" lists the decisions.
 use super::command_stream::StreamError;
 use super::network::{CompiledModel, Placement};
 use super::operation::{FeatureMap, Operation};
@@ -234,19 +236,43 @@ impl Exec<'_> {
         Ok(start as usize..end as usize)
     }
 
-    /// NPU_OP_DMA_START, 1D, external memory to external memory (digest §3.2-3.3).
+    /// NPU_OP_DMA_START between external regions (digest §3.2-3.3, TRM 0x030-0x034): `LEN`
+    /// bytes per inner (1D) transfer, `SIZE0` of them per 2D transfer, `SIZE1` 2D transfers
+    /// in 3D mode. Each side walks its own stride mode (`*_REGION[10:9]`): 1D contiguous, 2D
+    /// skipping `SKIP0` bytes after each inner transfer, 3D also `SKIP1` after each 2D
+    /// transfer. Decision (the TRM says "byte distance to skip after each inner transfer"):
+    /// a skip is the gap after a transfer's last byte, not the distance between starts.
+    /// Vela's streams use 1D only; 2D/3D are checked on hand-built streams.
     fn dma(&mut self) -> Result<(), ExecError> {
         let r = &self.op.registers;
         let (src, dst) = (r.param("NPU_SET_DMA0_SRC_REGION"), r.param("NPU_SET_DMA0_DST_REGION"));
         for (name, value) in [("DMA0_SRC_REGION", src), ("DMA0_DST_REGION", dst)] {
-            if value >> 8 != 0 {
-                return self.unsupported(format!("{name} {value:#x} (internal memory or a 2D/3D mode)"));
+            if value & 0x100 != 0 || value >> 9 > 2 {
+                return self.unsupported(format!("{name} {value:#x} (internal memory or stride mode 3)"));
             }
         }
         let len = r.address("NPU_SET_DMA0_LEN");
-        let from = self.range(src & 0xff, r.address("NPU_SET_DMA0_SRC"), len)?;
-        let to = self.range(dst & 0xff, r.address("NPU_SET_DMA0_DST"), len)?;
-        self.memory.bytes.copy_within(from, to.start);
+        let (skip0, skip1) = (r.address("NPU_SET_DMA0_SKIP0"), r.address("NPU_SET_DMA0_SKIP1"));
+        let mode = |region: u16| region >> 9;
+        let widest = mode(src).max(mode(dst));
+        let size0 = if widest >= 1 { u64::from(r.param("NPU_SET_DMA0_SIZE0")) } else { 1 };
+        let size1 = if widest == 2 { u64::from(r.param("NPU_SET_DMA0_SIZE1")) } else { 1 };
+        // Offset of inner transfer (i1, i0) on a side of `mode`.
+        let row = |mode: u16, i1: u64, i0: u64| match mode {
+            0 => (i1 * size0 + i0) * len,
+            1 => (i1 * size0 + i0) * (len + skip0),
+            _ => i1 * (size0 * (len + skip0) + skip1) + i0 * (len + skip0),
+        };
+        for i1 in 0..size1 {
+            for i0 in 0..size0 {
+                let from = self.range(src & 0xff, r.address("NPU_SET_DMA0_SRC") + row(mode(src), i1, i0), len)?;
+                let to = self.range(dst & 0xff, r.address("NPU_SET_DMA0_DST") + row(mode(dst), i1, i0), len)?;
+                self.memory.bytes.copy_within(from, to.start);
+            }
+        }
+        if widest > 0 {
+            self.seen.push(if widest == 1 { "dma 2d" } else { "dma 3d" });
+        }
         Ok(())
     }
 
@@ -564,4 +590,118 @@ fn average_of_valid_taps(sum: i64, count: i64) -> i128 {
     }
     let half = count / 2;
     i128::from(if sum >= 0 { (sum + half) / count } else { (sum - half) / count })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use npu_hdl::ethos::command_set::named;
+
+    fn cmd0(name: &str, param: u16) -> Vec<u32> {
+        vec![named(name).unwrap().word(param)]
+    }
+
+    fn cmd1(name: &str, payload: u32) -> Vec<u32> {
+        vec![named(name).unwrap().word(0), payload]
+    }
+
+    /// A DMA from region 0 to region 1 with the given stride modes, sizes and skips, over a
+    /// memory whose region 0 holds 0, 1, 2, ... and region 1 (at 256) zeros.
+    fn dma(src_mode: u16, dst_mode: u16, len: u32, size0: u16, size1: u16, skip0: u32, skip1: u32) -> Result<Vec<u8>, ExecError> {
+        let stream: Vec<u32> = [
+            cmd0("NPU_SET_DMA0_SRC_REGION", src_mode << 9),
+            cmd0("NPU_SET_DMA0_DST_REGION", 1 | dst_mode << 9),
+            cmd1("NPU_SET_DMA0_SRC", 4),
+            cmd1("NPU_SET_DMA0_DST", 0),
+            cmd1("NPU_SET_DMA0_LEN", len),
+            cmd0("NPU_SET_DMA0_SIZE0", size0),
+            cmd0("NPU_SET_DMA0_SIZE1", size1),
+            cmd1("NPU_SET_DMA0_SKIP0", skip0),
+            cmd1("NPU_SET_DMA0_SKIP1", skip1),
+            cmd0("NPU_OP_DMA_START", 0),
+            cmd0("NPU_OP_STOP", 0xffff),
+        ]
+        .concat();
+        let mut memory = Memory { bytes: (0..=255).chain([0; 64]).collect(), base: [0, 256, 0, 0, 0, 0, 0, 0] };
+        run_stream(&stream, &mut memory)?;
+        Ok(memory.bytes[256..].to_vec())
+    }
+
+    /// A 4x4x20 IFM in four tiles (NHCWB16, tile bases far apart) copied by a 1x1 max pool
+    /// into a 4x4x20 NHWC OFM: each element comes from its tile (digest §3.3: tile 0 top-left,
+    /// 1 top-right from column WIDTH0, 2 and 3 below HEIGHT0 and HEIGHT1), its 16-channel brick.
+    #[test]
+    fn tiles_and_nhcwb16_address_every_element() {
+        let (h0, h1, w0) = (1u16, 3u16, 2u16);
+        let bases = [0u32, 1000, 2000, 3000];
+        let (sx, sy, sc) = (16u32, 100u32, 500u32); // bricks of 16 channels 500 bytes apart
+        let address = |y: u32, x: u32, c: u32| {
+            let (tile, ty, tx) = match (x < u32::from(w0), y < if x < u32::from(w0) { u32::from(h0) } else { u32::from(h1) }) {
+                (true, true) => (0, y, x),
+                (false, true) => (1, y, x - u32::from(w0)),
+                (true, false) => (2, y - u32::from(h0), x),
+                (false, false) => (3, y - u32::from(h1), x - u32::from(w0)),
+            };
+            (bases[tile] + ty * sy + tx * sx + (c / 16) * sc + c % 16) as usize
+        };
+        let stream: Vec<u32> = [
+            cmd0("NPU_SET_IFM_REGION", 0),
+            cmd1("NPU_SET_IFM_BASE0", bases[0]),
+            cmd1("NPU_SET_IFM_BASE1", bases[1]),
+            cmd1("NPU_SET_IFM_BASE2", bases[2]),
+            cmd1("NPU_SET_IFM_BASE3", bases[3]),
+            cmd0("NPU_SET_IFM_HEIGHT0_M1", h0 - 1),
+            cmd0("NPU_SET_IFM_HEIGHT1_M1", h1 - 1),
+            cmd0("NPU_SET_IFM_WIDTH0_M1", w0 - 1),
+            cmd0("NPU_SET_IFM_DEPTH_M1", 19),
+            cmd1("NPU_SET_IFM_STRIDE_X", sx),
+            cmd1("NPU_SET_IFM_STRIDE_Y", sy),
+            cmd1("NPU_SET_IFM_STRIDE_C", sc),
+            cmd0("NPU_SET_IFM_PRECISION", 1 | 1 << 6),
+            cmd0("NPU_SET_OFM_REGION", 1),
+            cmd0("NPU_SET_OFM_HEIGHT_M1", 3),
+            cmd0("NPU_SET_OFM_WIDTH_M1", 3),
+            cmd0("NPU_SET_OFM_DEPTH_M1", 19),
+            cmd0("NPU_SET_OFM_HEIGHT0_M1", 3),
+            cmd0("NPU_SET_OFM_HEIGHT1_M1", 3),
+            cmd0("NPU_SET_OFM_WIDTH0_M1", 3),
+            cmd1("NPU_SET_OFM_STRIDE_X", 20),
+            cmd1("NPU_SET_OFM_STRIDE_Y", 80),
+            cmd1("NPU_SET_OFM_STRIDE_C", 1),
+            cmd0("NPU_SET_OFM_PRECISION", 1),
+            cmd0("NPU_SET_ACTIVATION_MIN", -128i16 as u16),
+            cmd0("NPU_SET_ACTIVATION_MAX", 127),
+            cmd0("NPU_OP_POOL", 0),
+            cmd0("NPU_OP_STOP", 0xffff),
+        ]
+        .concat();
+        let mut memory = Memory { bytes: vec![0; 5000], base: [0, 4000, 0, 0, 0, 0, 0, 0] };
+        let value = |y: u32, x: u32, c: u32| (y * 80 + x * 20 + c) as u8 ^ 0x5a;
+        for (y, x, c) in (0..4).flat_map(|y| (0..4).flat_map(move |x| (0..20).map(move |c| (y, x, c)))) {
+            memory.bytes[address(y, x, c)] = value(y, x, c);
+        }
+        let done = run_stream(&stream, &mut memory).unwrap();
+        assert_eq!(done[0].kind, "POOL max");
+        assert!(done[0].seen.contains(&"nhcwb16 ifm"));
+        let expected: Vec<u8> = (0..4).flat_map(|y| (0..4).flat_map(move |x| (0..20).map(move |c| value(y, x, c)))).collect();
+        assert_eq!(memory.bytes[4000..4320], expected[..]);
+    }
+
+    #[test]
+    fn dma_walks_each_side_in_its_stride_mode() {
+        // 1D: 6 contiguous bytes from byte 4.
+        assert_eq!(dma(0, 0, 6, 9, 9, 99, 99).unwrap()[..8], [4, 5, 6, 7, 8, 9, 0, 0]);
+        // 2D source, 1D destination: 3 rows of 2 bytes, 3 skipped after each: a gather.
+        assert_eq!(dma(1, 0, 2, 3, 9, 3, 99).unwrap()[..8], [4, 5, 9, 10, 14, 15, 0, 0]);
+        // 1D source, 2D destination: the scatter back.
+        assert_eq!(dma(0, 1, 2, 3, 9, 1, 99).unwrap()[..9], [4, 5, 0, 6, 7, 0, 8, 9, 0]);
+        // 3D source: 2 blocks of 2 rows of 1 byte, skip 1 after a row and 10 after a block.
+        assert_eq!(dma(2, 0, 1, 2, 2, 1, 10).unwrap()[..5], [4, 6, 18, 20, 0]);
+        // Internal memory and stride mode 3 are refused with the DMA's offset (after 5 cmd1
+        // and 4 cmd0 settings: word 14).
+        let offset = 4 * (5 * 2 + 4);
+        assert!(matches!(dma(3, 0, 1, 1, 1, 0, 0), Err(ExecError::Unsupported { offset: o, .. }) if o == offset));
+        // A transfer running beyond the memory: its destination (region 1) first.
+        assert!(matches!(dma(1, 0, 2, 200, 1, 3, 0), Err(ExecError::Access { offset: o, region: 1, .. }) if o == offset));
+    }
 }

@@ -34,6 +34,8 @@ pub struct Job {
     pub kernel_latency: RangeInclusive<u64>,
     /// The `kernel_error` code each kernel answers with, in order (0 when the list is short).
     pub kernel_errors: Vec<u8>,
+    /// Registers the driver reads after writing BASEPs, QBASE and QSIZE, before the start.
+    pub probes: Vec<u16>,
 }
 
 impl Job {
@@ -50,6 +52,7 @@ impl Job {
             timing,
             kernel_latency: 1..=40,
             kernel_errors: Vec::new(),
+            probes: Vec::new(),
         }
     }
 }
@@ -69,12 +72,17 @@ pub struct KernelStart {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Outcome {
     pub kernels: Vec<KernelStart>,
+    /// The values of `Job::probes`.
+    pub probed: Vec<u32>,
     /// STATUS and QREAD read after the IRQ, once STATUS says the NPU stopped.
     pub status: u32,
     pub qread: u32,
     /// STATUS and `irq` after the driver cleared the IRQ and its history.
     pub status_cleared: u32,
     pub irq_cleared: bool,
+    /// The memory after the run, and every byte address the NPU wrote, in order.
+    pub memory: Vec<u8>,
+    pub written: Vec<u64>,
     /// Cycles from the start (the CMD write) to the STATUS read that saw the NPU stopped.
     pub cycles: u64,
 }
@@ -129,6 +137,9 @@ impl Bench {
             Step::Write(model::QBASE0, job.qbase as u32),
             Step::Write(model::QBASE1, (job.qbase >> 32) as u32),
             Step::Write(model::QSIZE, job.qsize),
+        ]);
+        steps.extend(job.probes.iter().map(|&addr| Step::Read(addr)));
+        steps.extend([
             Step::Write(model::CMD, 0xc | 1),
             Step::WaitIrq,
             Step::PollStopped,
@@ -158,8 +169,12 @@ impl Bench {
     fn input(&mut self, rng: &mut impl Rng, cycle: u64) -> In {
         self.cycle = cycle;
         let (mem_ar_ready, data) = self.memory.read_channel(cycle);
+        let (mem_aw_ready, response) = self.memory.write_channel(cycle);
         let mut input = In {
             mem_ar_ready,
+            mem_aw_ready,
+            mem_b_valid: response.is_some(),
+            mem_b_error: response == Some(true),
             mem_r_valid: data.is_some(),
             mem_r_data: data.map_or(0, |d| d.data),
             mem_r_error: data.is_some_and(|d| d.error),
@@ -195,6 +210,7 @@ impl Bench {
         let cycle = self.cycle;
         let stalls = self.memory.stalls;
         self.memory.observe(cycle, out.mem_ar_valid, out.mem_ar_addr);
+        self.memory.observe_write(cycle, out.mem_aw_valid, out.mem_aw_addr, out.mem_w_data, out.mem_w_strb);
         if self.memory.stalls > stalls {
             coverage.hit("bench: address stalled");
         }
@@ -271,14 +287,18 @@ pub fn lockstep(run: &Run, job: &Job) -> Result<(Option<Outcome>, Coverage), Box
     if !finished {
         return Ok((None, coverage));
     }
+    let probes = job.probes.len();
     Ok((
         Some(Outcome {
             kernels: b.kernels,
-            status: b.reads[0],
-            qread: b.reads[1],
-            status_cleared: b.reads[2],
+            probed: b.reads[..probes].to_vec(),
+            status: b.reads[probes],
+            qread: b.reads[probes + 1],
+            status_cleared: b.reads[probes + 2],
             irq_cleared: b.irq_at_end,
             cycles: b.stop_cycle - b.start_cycle,
+            memory: b.memory.bytes().to_vec(),
+            written: b.memory.written,
         }),
         coverage,
     ))

@@ -1,7 +1,8 @@
 //! The test bench's memory behind the Ethos-U65 NPU's memory master port (docs/ethos.md,
 //! "Memory port"): a byte memory of a given size that answers 64-bit reads in order after a
-//! random latency, stalls address handshakes at random, and answers an access beyond its size
-//! with an error. The one implementation the lock-step tests use (and `npu ethos run` will).
+//! random latency, takes 64-bit writes with byte strobes (the write response after a random
+//! latency), stalls address handshakes at random, answers an access beyond its size with an
+//! error, and records every byte written. The one implementation the lock-step tests use (and `npu ethos run` will).
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 use std::collections::VecDeque;
 use std::ops::RangeInclusive;
@@ -44,6 +45,11 @@ pub struct Memory {
     /// Accepted reads, oldest first: aligned address and the cycle its data is due.
     reads: VecDeque<(u64, u64)>,
     ready: bool,
+    /// Accepted writes' responses, oldest first: error, and the cycle it is due.
+    writes: VecDeque<(bool, u64)>,
+    write_ready: bool,
+    /// Every byte address written, in order.
+    pub written: Vec<u64>,
     /// Counts of what happened, for coverage: stalled cycles, reads, errors.
     pub stalls: u64,
     pub read_beats: u64,
@@ -59,6 +65,9 @@ impl Memory {
             rng: SmallRng::seed_from_u64(seed),
             reads: VecDeque::new(),
             ready: true,
+            writes: VecDeque::new(),
+            write_ready: true,
+            written: Vec::new(),
             stalls: 0,
             read_beats: 0,
             read_errors: 0,
@@ -116,6 +125,38 @@ impl Memory {
         let latency = self.rng.gen_range(self.timing.latency.clone()).max(1);
         let after_last = self.reads.back().map_or(0, |&(_, at)| at + 1);
         self.reads.push_back((ar_addr, (cycle + latency).max(after_last)));
+    }
+
+    /// The write channel's inputs in `cycle`: `aw_ready`, and the response due now (its error).
+    pub fn write_channel(&mut self, cycle: u64) -> (bool, Option<bool>) {
+        self.write_ready = !self.rng.gen_bool(self.timing.stall);
+        let due = self.writes.front().is_some_and(|&(_, at)| at <= cycle);
+        (self.write_ready, due.then(|| self.writes.pop_front().unwrap().0))
+    }
+
+    /// After `cycle`: a write the NPU presented (`aw_valid` with its data and strobes) is
+    /// taken if the memory was ready: the strobed bytes are written (none if the word is not
+    /// inside the memory: an error response), the response due after the latency.
+    pub fn observe_write(&mut self, cycle: u64, aw_valid: bool, addr: u64, data: u64, strb: u8) {
+        if !aw_valid {
+            return;
+        }
+        if !self.write_ready {
+            self.stalls += 1;
+            return;
+        }
+        let inside = self.word(addr).is_some();
+        if inside {
+            for byte in 0..8 {
+                if strb >> byte & 1 != 0 {
+                    self.bytes[addr as usize + byte] = (data >> (8 * byte)) as u8;
+                    self.written.push(addr + byte as u64);
+                }
+            }
+        }
+        let latency = self.rng.gen_range(self.timing.latency.clone()).max(1);
+        let after_last = self.writes.back().map_or(0, |&(_, at)| at + 1);
+        self.writes.push_back((!inside, (cycle + latency).max(after_last)));
     }
 
     /// The 64-bit little-endian word at aligned `address`, if inside the memory.

@@ -13,7 +13,9 @@
 use super::conv;
 use super::network::{Kind, Network, Op, Operand, Quant, Weights, Window};
 use super::tflite::{output_shape, Activation, ConvLayer, Padding};
-use crate::mnist::data::{Digit, PIXELS};
+use crate::mnist::data::Digit;
+/// The digit's pixels scaled to 0..1 and moved by (dx, dy): the MLP's training input, reused.
+pub use crate::mnist::train::shifted as pixels;
 use rand::{rngs::SmallRng, seq::SliceRandom, Rng, SeedableRng};
 
 pub const CLASSES: usize = 10;
@@ -170,21 +172,6 @@ impl FloatCnn {
         let logits = self.dense.forward(&pool2);
         Activations { input, conv1, pool1, conv2, pool2, logits, argmax1, argmax2 }
     }
-}
-
-/// The digit's pixels scaled to 0..1, moved by (dx, dy): training sees shifted copies, which
-/// makes up for having only 4000 digits.
-pub fn pixels(d: &Digit, dx: i32, dy: i32) -> Vec<f32> {
-    let mut x = vec![0.0; PIXELS];
-    for r in 0..28i32 {
-        for c in 0..28i32 {
-            let (sr, sc) = (r - dy, c - dx);
-            if (0..28).contains(&sr) && (0..28).contains(&sc) {
-                x[(r * 28 + c) as usize] = f32::from(d.pixels[(sr * 28 + sc) as usize]) / 255.0;
-            }
-        }
-    }
-    x
 }
 
 /// Gradients of one layer.
@@ -379,7 +366,7 @@ impl QuantCnn {
             shape: output_shape(layer).into(),
             quant: quant(layer.output_scale, layer.output_zero_point),
             activation: layer.activation,
-            window: Some(Window { kernel: layer.kernel, stride: layer.stride, padding: layer.padding }),
+            window: Some(Window { kernel: layer.kernel, stride: layer.stride, padding: layer.padding, dilation: (1, 1) }),
             weights: Some(Weights { weights: layer.weights.clone(), scales: layer.weight_scales.clone(), bias: layer.bias.clone() }),
         };
         let pool = |layer: &ConvLayer, from: usize| {
@@ -390,7 +377,7 @@ impl QuantCnn {
                 shape: [h / 2, w / 2, c],
                 quant: quant(layer.output_scale, layer.output_zero_point),
                 activation: Activation::None,
-                window: Some(Window { kernel: (2, 2), stride: (2, 2), padding: Padding::Valid }),
+                window: Some(Window { kernel: (2, 2), stride: (2, 2), padding: Padding::Valid, dilation: (1, 1) }),
                 weights: None,
             }
         };

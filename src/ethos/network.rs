@@ -102,6 +102,8 @@ pub struct Window {
     /// (y, x).
     pub stride: (usize, usize),
     pub padding: Padding,
+    /// (y, x); 1 but for convolutions.
+    pub dilation: (usize, usize),
 }
 
 /// Weights of a convolution: conv OHWI, depthwise 1HWC, fully connected OI; per output channel scales and biases.
@@ -191,6 +193,7 @@ impl Network {
                 if let Some(w) = op.window {
                     v["kernel"] = json!([w.kernel.0, w.kernel.1]);
                     v["stride"] = json!([w.stride.0, w.stride.1]);
+                    v["dilation"] = json!([w.dilation.0, w.dilation.1]);
                     v["padding"] = json!(match w.padding {
                         Padding::Same => 0,
                         Padding::Valid => 1,
@@ -219,7 +222,7 @@ impl Network {
         let mut net = self.clone();
         for op in net.ops.iter_mut().filter(|op| op.kind == Kind::FullyConnected) {
             op.kind = Kind::Conv2d;
-            op.window = Some(Window { kernel: (1, 1), stride: (1, 1), padding: Padding::Valid });
+            op.window = Some(Window { kernel: (1, 1), stride: (1, 1), padding: Padding::Valid, dilation: (1, 1) });
         }
         net
     }
@@ -246,7 +249,7 @@ impl Network {
                 op.activation
             );
             if let Some(w) = op.window {
-                s += &format!(" kernel {:?} stride {:?} {:?}", w.kernel, w.stride, w.padding);
+                s += &format!(" kernel {:?} stride {:?} dilation {:?} {:?}", w.kernel, w.stride, w.dilation, w.padding);
             }
             if let Some(w) = &op.weights {
                 s += &format!(" weight scales {:?}", w.scales);
@@ -375,11 +378,15 @@ pub struct Choice {
     pub kinds: Vec<Kind>,
     /// Operators per network.
     pub ops: std::ops::RangeInclusive<usize>,
+    /// The input's height and width, each.
+    pub side: std::ops::RangeInclusive<usize>,
+    /// The input's channels, and a convolution's output channels.
+    pub channels: std::ops::RangeInclusive<usize>,
 }
 
 impl Default for Choice {
     fn default() -> Self {
-        Choice { kinds: Kind::ALL.to_vec(), ops: 1..=4 }
+        Choice { kinds: Kind::ALL.to_vec(), ops: 1..=4, side: 1..=9, channels: 1..=40 }
     }
 }
 
@@ -425,12 +432,13 @@ fn fitted_scale<R: Rng + ?Sized>(rng: &mut R) -> f32 {
 
 /// A random network: a chain of operators from `choice`, elementwise operators taking their
 /// second operand from an earlier tensor of the same shape or a constant (full, per channel
-/// or scalar: broadcast), shapes 1-9 high and wide, 1-40 channels, strides 1-2, kernels 1-5,
+/// or scalar: broadcast), shapes and channels from `choice`, strides 1-2, kernels 1-5 (some
+/// 9-10), dilation 1-2,
 /// SAME/VALID, zero points at the extremes, per-channel weight scales over decades, fused
 /// activations. TFLite's rules are kept: pools and MAXIMUM/MINIMUM keep their input's
 /// quantization.
 pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network {
-    let input_shape = [rng.gen_range(1..=9), rng.gen_range(1..=9), rng.gen_range(1..=40)];
+    let input_shape = [rng.gen_range(choice.side.clone()), rng.gen_range(choice.side.clone()), rng.gen_range(choice.channels.clone())];
     let input_quant = random_quant(rng);
     let mut net = Network {
         input_shape,
@@ -471,16 +479,25 @@ pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network 
             let out_quant = if matches!(kind, Kind::Maximum | Kind::Minimum) { quant } else { Quant { scale: (range * fitted_scale(rng)).max(MIN_SCALE), ..random_quant(rng) } };
             Op { kind, inputs, shape: [h, w, c], quant: out_quant, activation, window: None, weights: None }
         } else if kind == Kind::FullyConnected {
-            let units = rng.gen_range(1..=40);
+            let units = rng.gen_range(choice.channels.clone());
             let (weights, scales, bias, quant) = random_weights(rng, quant, c * units, units, c);
             Op { kind, inputs: vec![Operand::Tensor(last)], shape: [h, w, units], quant, activation, window: None, weights: Some(Weights { weights, scales, bias }) }
         } else {
             let stride = (rng.gen_range(1..=2), rng.gen_range(1..=2));
-            let mut kernel = (rng.gen_range(1..=5), rng.gen_range(1..=5));
-            let mut padding = if rng.gen_bool(0.5) { Padding::Same } else { Padding::Valid };
-            if padding == Padding::Valid && (kernel.0 > h || kernel.1 > w) {
+            // Convolutions: sometimes dilated, sometimes larger than the NPU's 8x8 (Vela
+            // splits such kernels into sub-kernels).
+            let convolution = matches!(kind, Kind::Conv2d | Kind::DepthwiseConv2d);
+            let dilation = if convolution && rng.gen_bool(0.2) { (rng.gen_range(1..=2), rng.gen_range(1..=2)) } else { (1, 1) };
+            let large = convolution && rng.gen_bool(0.1);
+            let mut kernel = if large { (rng.gen_range(9..=10), rng.gen_range(1..=10)) } else { (rng.gen_range(1..=5), rng.gen_range(1..=5)) };
+            if rng.gen_bool(0.5) {
+                kernel = (kernel.1, kernel.0);
+            }
+            let extent = |k: usize, d: usize| (k - 1) * d + 1;
+            let mut padding = if large || rng.gen_bool(0.5) { Padding::Same } else { Padding::Valid };
+            if padding == Padding::Valid && (extent(kernel.0, dilation.0) > h || extent(kernel.1, dilation.1) > w) {
                 if rng.gen_bool(0.5) {
-                    kernel = (kernel.0.min(h), kernel.1.min(w));
+                    kernel = (kernel.0.min((h - 1) / dilation.0 + 1), kernel.1.min((w - 1) / dilation.1 + 1));
                 } else {
                     padding = Padding::Same;
                 }
@@ -489,12 +506,12 @@ pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network 
                 Padding::Same => i.div_ceil(s),
                 Padding::Valid => (i - k) / s + 1,
             };
-            let (oh, ow) = (size(h, kernel.0, stride.0), size(w, kernel.1, stride.1));
-            let window = Some(Window { kernel, stride, padding });
+            let (oh, ow) = (size(h, extent(kernel.0, dilation.0), stride.0), size(w, extent(kernel.1, dilation.1), stride.1));
+            let window = Some(Window { kernel, stride, padding, dilation });
             match kind {
                 Kind::Conv2d | Kind::DepthwiseConv2d => {
                     let depthwise = kind == Kind::DepthwiseConv2d;
-                    let oc = if depthwise { c } else { rng.gen_range(1..=40) };
+                    let oc = if depthwise { c } else { rng.gen_range(choice.channels.clone()) };
                     let count = kernel.0 * kernel.1 * if depthwise { c } else { c * oc };
                     let taps = kernel.0 * kernel.1 * if depthwise { 1 } else { c };
                     let (weights, scales, bias, quant) = random_weights(rng, quant, count, oc, taps);

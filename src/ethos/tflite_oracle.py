@@ -431,8 +431,8 @@ def network_options(b, op):
         options.AddStrideH(b, op["stride"][0])
         options.AddStrideW(b, op["stride"][1])
         options.AddFusedActivationFunction(b, op["activation"])
-        options.AddDilationHFactor(b, 1)
-        options.AddDilationWFactor(b, 1)
+        options.AddDilationHFactor(b, op["dilation"][0])
+        options.AddDilationWFactor(b, op["dilation"][1])
         return (O.DepthwiseConv2DOptions if depthwise else O.Conv2DOptions), options.End(b)
     if kind in ("MAX_POOL_2D", "AVERAGE_POOL_2D"):
         Pool2DOptions.Start(b)

@@ -1,11 +1,12 @@
 //! Ethos-U65 command front end (TRM §4.6 and the register map §3; digest
 //! `shared/spec/ethos-u65.md` §3-§4): the APB register port a driver programs, the command
 //! fetch from QBASE over the memory master port, the cmd0/cmd1 decoder generated from the one
-//! command table ([`super::command_set`]), the `NPU_SET_*` register file, STOP/IRQ, the waits
-//! and the STATUS error bits. Kernels are started on a handshake port that stands for the
-//! kernel units that come later. The model (`model/src/ethos/command_front_end.rs`) changes
-//! the same registers in the same cycles; docs/ethos.md, "Command front end", has the block
-//! diagram, timing and the decisions, which are also written next to the code here.
+//! command table ([`super::command_set`]), the `NPU_SET_*` register file, STOP/IRQ, the waits,
+//! the STATUS error bits, and the DMA (1D copies between regions). Kernels are started on a
+//! handshake port that stands for the kernel units that come later. The model
+//! (`model/src/ethos/command_front_end.rs`) changes the same registers in the same cycles;
+//! docs/ethos.md, "Command front end", has the block diagram, timing and the decisions, which
+//! are also written next to the code here.
 //!
 //! Decisions (the TRM leaves these open):
 //! - Registers: ID, STATUS, CMD, QBASE0/1, QREAD, QSIZE, CONFIG and BASEP0..15 (digest §4).
@@ -19,13 +20,22 @@
 //!   bus_status or cmd_parse_error (cleared only by reset) is set.
 //! - transition_to_running starts the stream at QREAD = 0. STOP leaves QREAD after it (so
 //!   QREAD = QSIZE after a Vela stream); an error leaves QREAD at the offending command.
-//! - STOP, IRQ and kernel operations wait until no kernel is outstanding ("earlier operations
-//!   are complete"); at most one kernel is outstanding ([`MAX_KERNELS`]), so a second kernel
+//! - STOP and IRQ wait until no kernel and no DMA is outstanding ("earlier operations are
+//!   complete"); at most one kernel is outstanding ([`MAX_KERNELS`]), so a second kernel
 //!   operation waits for the first's `kernel_done`. `NPU_SET_*` commands go on while a kernel
-//!   runs: the kernel units latch what they need at `kernel_start`.
-//! - KERNEL_WAIT n waits while more than n kernels are outstanding; DMA_WAIT completes at once
-//!   and DMA_START is refused as a cmd_parse_error (no DMA in this version of the block);
-//!   PMU_MASK does nothing (no PMU).
+//!   or a DMA runs: the kernel units latch what they need at `kernel_start`, the DMA takes its
+//!   regions, offsets and length at DMA_START.
+//! - KERNEL_WAIT n waits while more than n kernels are outstanding; PMU_MASK does nothing (no
+//!   PMU).
+//! - DMA: one descriptor at a time (the TRM's channel takes two): DMA_START waits while a DMA
+//!   runs, DMA_WAIT k waits while more than k are outstanding. 1D only, external to external:
+//!   a DMA_START whose SRC_REGION or DST_REGION has a bit above bit 2 set (an internal
+//!   destination, a 2D/3D mode, a region above 7) or whose LEN needs more than 32 bits is a
+//!   cmd_parse_error at the DMA_START. The copy goes forward in steps of up to 8 bytes that stay
+//!   inside one aligned 64-bit word on both sides (one read, then one write with byte
+//!   strobes), so any alignment works. A read error sets bus_status with faulting_channel 4
+//!   (mem2mem read), a write error 9 (mem2mem write); QREAD is then where the stream was.
+//!   The command fetch and the DMA share the read channel, one read in flight, the DMA first.
 //! - A cmd1 whose payload word would be at or beyond QSIZE is a cmd_parse_error at the cmd1.
 //! - A read error on the command fetch sets bus_status with faulting_channel 0 (command); a
 //!   `kernel_done` with a non-zero `kernel_error` sets bus_status with faulting_channel =
@@ -74,6 +84,10 @@ pub mod status {
     pub const FAULTING_CHANNEL_SHIFT: u32 = 12;
     pub const IRQ_HISTORY_SHIFT: u32 = 16;
 }
+
+/// faulting_channel of a DMA read and write error (digest §4: mem2mem read 4, write 9).
+pub const DMA_READ_CHANNEL: u32 = 4;
+pub const DMA_WRITE_CHANNEL: u32 = 9;
 
 /// QBASE0 and QSIZE bits kept (see the module's decisions).
 pub const QBASE0_MASK: u32 = 0xffff_fffc;
@@ -124,9 +138,12 @@ pub fn decode_rom() -> BTreeMap<Bits<11>, Bits<11>> {
 ///   (`sel & enable & write`); a read is sampled at the end of its setup phase (`sel &
 ///   !enable & !write`) and `apb_rdata` holds it from the access phase on. `irq` is
 ///   STATUS.irq_raised.
-/// - Memory master, read channel (docs/ethos.md, "Memory port"): `mem_ar_valid`, `mem_ar_addr`
+/// - Memory master (docs/ethos.md, "Memory port"): read channel `mem_ar_valid`, `mem_ar_addr`
 ///   (8-byte aligned, held until `mem_ar_ready`), then `mem_r_valid` with `mem_r_data` and
-///   `mem_r_error`, at least one cycle after the address was taken. One read at a time.
+///   `mem_r_error`, at least one cycle after the address was taken; one read at a time. Write
+///   channel (the DMA's): `mem_aw_valid` with `mem_aw_addr` (aligned), `mem_w_data` and
+///   `mem_w_strb` in the same beat, held until `mem_aw_ready`; then `mem_b_valid` with
+///   `mem_b_error`, at least one cycle later; one write at a time.
 /// - Kernel handshake: `kernel_start` for one cycle with `kernel_op` (the index in
 ///   [`super::command_set::KERNEL_OPS`]) and `kernel_mode` (the command's parameter), both
 ///   valid only with `kernel_start`; `kernel_done` (with `kernel_error`, 0 for none) ends it.
@@ -152,6 +169,9 @@ pub struct CommandFrontEnd {
     pub kernel_error: Signal<In, Bits<4>>,
     pub debug_index: Signal<In, Bits<7>>,
     pub debug_hold: Signal<In, Bit>,
+    pub mem_aw_ready: Signal<In, Bit>,
+    pub mem_b_valid: Signal<In, Bit>,
+    pub mem_b_error: Signal<In, Bit>,
     pub apb_rdata: Signal<Out, Bits<32>>,
     pub irq: Signal<Out, Bit>,
     pub mem_ar_valid: Signal<Out, Bit>,
@@ -160,9 +180,16 @@ pub struct CommandFrontEnd {
     pub kernel_op: Signal<Out, Bits<2>>,
     pub kernel_mode: Signal<Out, Bits<16>>,
     pub debug_value: Signal<Out, Bits<48>>,
+    pub mem_aw_valid: Signal<Out, Bit>,
+    pub mem_aw_addr: Signal<Out, Bits<40>>,
+    pub mem_w_data: Signal<Out, Bits<64>>,
+    pub mem_w_strb: Signal<Out, Bits<8>>,
     // Storage.
     registers: Ram<48, 7>,
     basep: Ram<32, 4>,
+    /// A copy of the BASEPs for the DMA's read port (the first one answers APB reads).
+    dma_basep: Ram<32, 4>,
+    base_ext: ZeroExtend<32, 40>,
     rom: ROM<Bits<11>, 11>,
     // Registers.
     status: Reg<Bits<32>>,
@@ -185,6 +212,25 @@ pub struct CommandFrontEnd {
     kernel_busy: Reg<Bit>,
     rdata: Reg<Bits<32>>,
     rd_basep: Reg<Bit>,
+    /// The read in flight is the DMA's (else the command fetch's).
+    r_owner: Reg<Bit>,
+    // DMA: the registers it reads (copies of their register-file entries), its state.
+    dma_src_region: Reg<Bits<16>>,
+    dma_dst_region: Reg<Bits<16>>,
+    dma_src: Reg<Bits<48>>,
+    dma_dst: Reg<Bits<48>>,
+    dma_len: Reg<Bits<48>>,
+    dma_state: Reg<Bits<3>>,
+    dma_step: Reg<Bits<3>>,
+    src_region: Reg<Bits<4>>,
+    dst_region: Reg<Bits<4>>,
+    src_base: Reg<Bits<40>>,
+    dst_base: Reg<Bits<40>>,
+    src_addr: Reg<Bits<40>>,
+    dst_addr: Reg<Bits<40>>,
+    remaining: Reg<Bits<40>>,
+    w_data: Reg<Bits<64>>,
+    w_strb: Reg<Bits<8>>,
     // Width helpers.
     qbase: Concat<8, 32, 40>,
     fetch_offset: ZeroExtend<32, 40>,
@@ -227,6 +273,19 @@ pub struct CommandFrontEnd {
     run_next: Signal<Local, Bit>,
     reset_next: Signal<Local, Bit>,
     state_bits: Signal<Local, Bits<32>>,
+    quiet: Signal<Local, Bit>,
+    dma_idle: Signal<Local, Bit>,
+    dma_fields_bad: Signal<Local, Bit>,
+    dma_go: Signal<Local, Bit>,
+    dma_read_error: Signal<Local, Bit>,
+    dma_write_error: Signal<Local, Bit>,
+    src_twice: Signal<Local, Bits<4>>,
+    dst_twice: Signal<Local, Bits<4>>,
+    src_twice1: Signal<Local, Bits<4>>,
+    dst_twice1: Signal<Local, Bits<4>>,
+    src_off: Signal<Local, Bits<40>>,
+    dst_off: Signal<Local, Bits<40>>,
+    chunk: Signal<Local, Bits<40>>,
     read_value: Signal<Local, Bits<32>>,
     basep_hit: Signal<Local, Bit>,
     // Constants.
@@ -272,6 +331,58 @@ pub struct CommandFrontEnd {
     s_running: Constant<Bits<32>>,
     s_resetting: Constant<Bits<32>>,
     channel_shift: Constant<Bits<32>>,
+    c_dma_start: Constant<Bits<4>>,
+    i_src_region: Constant<Bits<7>>,
+    i_dst_region: Constant<Bits<7>>,
+    i_src: Constant<Bits<7>>,
+    i_dst: Constant<Bits<7>>,
+    i_len: Constant<Bits<7>>,
+    region_bad: Constant<Bits<16>>,
+    len_bad: Constant<Bits<48>>,
+    zero48b: Constant<Bits<48>>,
+    one4: Constant<Bits<4>>,
+    zero40: Constant<Bits<40>>,
+    seven40: Constant<Bits<40>>,
+    eight40: Constant<Bits<40>>,
+    three40: Constant<Bits<40>>,
+    byte40: Constant<Bits<40>>,
+    thirty_two40: Constant<Bits<40>>,
+    ff8: Constant<Bits<8>>,
+    d_idle: Constant<Bits<3>>,
+    d_base: Constant<Bits<3>>,
+    d_addr: Constant<Bits<3>>,
+    d_read: Constant<Bits<3>>,
+    d_read_wait: Constant<Bits<3>>,
+    d_write: Constant<Bits<3>>,
+    d_write_wait: Constant<Bits<3>>,
+    step4: Constant<Bits<3>>,
+    step1: Constant<Bits<3>>,
+    step2: Constant<Bits<3>>,
+    step3: Constant<Bits<3>>,
+    step0: Constant<Bits<3>>,
+    ch_dma_read: Constant<Bits<32>>,
+    ch_dma_write: Constant<Bits<32>>,
+}
+
+/// DMA states (the model names them in its events).
+pub mod dma {
+    pub const IDLE: u64 = 0;
+    /// Reading the source and destination regions' BASEPs (4 reads, [`super::CommandFrontEnd`]'s
+    /// second BASEP memory).
+    pub const BASE: u64 = 1;
+    pub const ADDR: u64 = 2;
+    pub const READ: u64 = 3;
+    pub const READ_WAIT: u64 = 4;
+    pub const WRITE: u64 = 5;
+    pub const WRITE_WAIT: u64 = 6;
+}
+
+/// Register-file index of an `NPU_SET_*` command.
+fn register_index(name: &str) -> Constant<Bits<7>> {
+    let index = (0..super::command_set::register_count())
+        .find(|&i| super::command_set::register(i).is_some_and(|c| c.name == name))
+        .expect("an NPU_SET_ command of the table");
+    k(index as u64)
 }
 
 fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
@@ -306,6 +417,76 @@ impl Default for CommandFrontEnd {
             kernel_op: Default::default(),
             kernel_mode: Default::default(),
             debug_value: Default::default(),
+            mem_aw_ready: Default::default(),
+            mem_b_valid: Default::default(),
+            mem_b_error: Default::default(),
+            mem_aw_valid: Default::default(),
+            mem_aw_addr: Default::default(),
+            mem_w_data: Default::default(),
+            mem_w_strb: Default::default(),
+            dma_basep: Default::default(),
+            base_ext: Default::default(),
+            r_owner: Default::default(),
+            dma_src_region: Default::default(),
+            dma_dst_region: Default::default(),
+            dma_src: Default::default(),
+            dma_dst: Default::default(),
+            dma_len: Default::default(),
+            dma_state: Default::default(),
+            dma_step: Default::default(),
+            src_base: Default::default(),
+            dst_base: Default::default(),
+            src_addr: Default::default(),
+            dst_addr: Default::default(),
+            remaining: Default::default(),
+            w_data: Default::default(),
+            w_strb: Default::default(),
+            quiet: Default::default(),
+            dma_idle: Default::default(),
+            dma_fields_bad: Default::default(),
+            dma_go: Default::default(),
+            dma_read_error: Default::default(),
+            dma_write_error: Default::default(),
+            src_twice: Default::default(),
+            dst_twice: Default::default(),
+            src_region: Default::default(),
+            dst_region: Default::default(),
+            zero40: k(0),
+            src_twice1: Default::default(),
+            dst_twice1: Default::default(),
+            src_off: Default::default(),
+            dst_off: Default::default(),
+            chunk: Default::default(),
+            c_dma_start: k(class::DMA_START),
+            i_src_region: register_index("NPU_SET_DMA0_SRC_REGION"),
+            i_dst_region: register_index("NPU_SET_DMA0_DST_REGION"),
+            i_src: register_index("NPU_SET_DMA0_SRC"),
+            i_dst: register_index("NPU_SET_DMA0_DST"),
+            i_len: register_index("NPU_SET_DMA0_LEN"),
+            region_bad: k(0xfff8),
+            len_bad: k(0xffff_0000_0000),
+            zero48b: k(0),
+            one4: k(1),
+            seven40: k(7),
+            eight40: k(8),
+            three40: k(3),
+            byte40: k(0xff),
+            thirty_two40: k(32),
+            ff8: k(0xff),
+            d_idle: k(dma::IDLE),
+            d_base: k(dma::BASE),
+            d_addr: k(dma::ADDR),
+            d_read: k(dma::READ),
+            d_read_wait: k(dma::READ_WAIT),
+            d_write: k(dma::WRITE),
+            d_write_wait: k(dma::WRITE_WAIT),
+            step0: k(0),
+            step1: k(1),
+            step2: k(2),
+            step3: k(3),
+            step4: k(4),
+            ch_dma_read: k(u64::from(DMA_READ_CHANNEL << status::FAULTING_CHANNEL_SHIFT)),
+            ch_dma_write: k(u64::from(DMA_WRITE_CHANNEL << status::FAULTING_CHANNEL_SHIFT)),
             registers: Default::default(),
             basep: Default::default(),
             rom: ROM::new(decode_rom()),
@@ -422,8 +603,34 @@ impl Logic for CommandFrontEnd {
     fn update(&mut self) {
         dff_setup!(
             self, clock, status, clear_index, cmd, qbase0, qbase1, qsize, qread, phase, pend_param, pend_index, line,
-            line_addr, line_valid, ar_pending, ar_addr, r_pending, discard, kernel_busy, rdata, rd_basep
+            line_addr, line_valid, ar_pending, ar_addr, r_pending, discard, kernel_busy, rdata, rd_basep, r_owner,
+            dma_src_region, dma_dst_region, dma_src, dma_dst, dma_len, dma_state, dma_step, src_base, dst_base, src_addr,
+            dst_addr, remaining, w_data, w_strb, src_region, dst_region
         );
+        self.src_region.reset.next = self.reset.val();
+        self.dst_region.reset.next = self.reset.val();
+        self.r_owner.reset.next = self.reset.val();
+        self.dma_src_region.reset.next = self.reset.val();
+        self.dma_dst_region.reset.next = self.reset.val();
+        self.dma_src.reset.next = self.reset.val();
+        self.dma_dst.reset.next = self.reset.val();
+        self.dma_len.reset.next = self.reset.val();
+        self.dma_state.reset.next = self.reset.val();
+        self.dma_step.reset.next = self.reset.val();
+        self.src_base.reset.next = self.reset.val();
+        self.dst_base.reset.next = self.reset.val();
+        self.src_addr.reset.next = self.reset.val();
+        self.dst_addr.reset.next = self.reset.val();
+        self.remaining.reset.next = self.reset.val();
+        self.w_data.reset.next = self.reset.val();
+        self.w_strb.reset.next = self.reset.val();
+        self.dma_basep.clock.next = self.clock.val();
+        self.dma_basep.reset.next = self.reset.val();
+        self.dma_idle.next = self.dma_state.q.val() == self.d_idle.val();
+        self.quiet.next = !self.kernel_busy.q.val() & self.dma_idle.val();
+        self.dma_fields_bad.next = ((self.dma_src_region.q.val() & self.region_bad.val()) != self.zero16.val())
+            | ((self.dma_dst_region.q.val() & self.region_bad.val()) != self.zero16.val())
+            | ((self.dma_len.q.val() & self.len_bad.val()) != self.zero48b.val());
         self.status.reset.next = self.reset.val();
         self.clear_index.reset.next = self.reset.val();
         self.cmd.reset.next = self.reset.val();
@@ -504,6 +711,7 @@ impl Logic for CommandFrontEnd {
         self.execute.next = self.in_running.val() & !self.at_end.val() & self.hit.val() & !self.debug_hold.val();
         self.first.next = self.execute.val() & !self.phase.q.val();
         self.parse_error.next = false;
+        self.dma_go.next = false;
         self.signal.next = false;
         self.stop.next = false;
         self.advance4.next = false;
@@ -516,21 +724,29 @@ impl Logic for CommandFrontEnd {
             } else if self.cmd_class.val() == self.c_set1.val() {
                 self.parse_error.next = self.no_payload.val();
             } else if self.cmd_class.val() == self.c_stop.val() {
-                self.signal.next = !self.kernel_busy.q.val();
-                self.stop.next = !self.kernel_busy.q.val();
-                self.advance4.next = !self.kernel_busy.q.val();
+                self.signal.next = self.quiet.val();
+                self.stop.next = self.quiet.val();
+                self.advance4.next = self.quiet.val();
             } else if self.cmd_class.val() == self.c_irq.val() {
-                self.signal.next = !self.kernel_busy.q.val();
-                self.advance4.next = !self.kernel_busy.q.val();
+                self.signal.next = self.quiet.val();
+                self.advance4.next = self.quiet.val();
             } else if self.cmd_class.val() == self.c_kernel.val() {
                 self.kernel_start.next = !self.kernel_busy.q.val();
                 self.advance4.next = !self.kernel_busy.q.val();
-            } else if (self.cmd_class.val() == self.c_dma_wait.val()) | (self.cmd_class.val() == self.c_pmu_mask.val()) {
+            } else if self.cmd_class.val() == self.c_pmu_mask.val() {
                 self.advance4.next = true;
+            } else if self.cmd_class.val() == self.c_dma_wait.val() {
+                self.advance4.next = !(!self.dma_idle.val() & (self.param.val() == self.zero16.val()));
+            } else if self.cmd_class.val() == self.c_dma_start.val() {
+                if self.dma_idle.val() {
+                    self.parse_error.next = self.dma_fields_bad.val();
+                    self.dma_go.next = !self.dma_fields_bad.val();
+                    self.advance4.next = !self.dma_fields_bad.val();
+                }
             } else if self.cmd_class.val() == self.c_kernel_wait.val() {
                 self.advance4.next = !(self.kernel_busy.q.val() & (self.param.val() == self.zero16.val()));
             } else {
-                // Reserved control field or opcode, and DMA_START (no DMA in this version).
+                // Reserved control field or opcode.
                 self.parse_error.next = true;
             }
         }
@@ -564,6 +780,24 @@ impl Logic for CommandFrontEnd {
             self.registers.write_address.next = self.pend_index.q.val();
             self.registers.write_data.next = self.value48.joined.val();
         }
+        // The DMA's registers, copied as the register file takes them.
+        if self.registers.write_enable.val() & !self.in_clear.val() {
+            if self.registers.write_address.val() == self.i_src_region.val() {
+                self.dma_src_region.d.next = self.registers.write_data.val().get_bits::<16>(0);
+            }
+            if self.registers.write_address.val() == self.i_dst_region.val() {
+                self.dma_dst_region.d.next = self.registers.write_data.val().get_bits::<16>(0);
+            }
+            if self.registers.write_address.val() == self.i_src.val() {
+                self.dma_src.d.next = self.registers.write_data.val();
+            }
+            if self.registers.write_address.val() == self.i_dst.val() {
+                self.dma_dst.d.next = self.registers.write_data.val();
+            }
+            if self.registers.write_address.val() == self.i_len.val() {
+                self.dma_len.d.next = self.registers.write_data.val();
+            }
+        }
         self.registers.read_enable.next = !self.in_clear.val();
         self.registers.read_address.next = self.debug_index.val();
         self.debug_value.next = self.registers.read_data.val();
@@ -571,24 +805,47 @@ impl Logic for CommandFrontEnd {
             self.clear_index.d.next = self.clear_index.q.val() + self.one7.val();
         }
 
-        // Command fetch: one 64-bit line, one read at a time.
-        if self.in_running.val()
-            & !self.at_end.val()
-            & !self.hit.val()
-            & !self.ar_pending.q.val()
-            & !self.r_pending.q.val()
-        {
-            self.ar_pending.d.next = true;
-            self.ar_addr.d.next = self.aligned.val();
+        // Reads: one in flight, the DMA's first, then the command fetch's (one 64-bit line).
+        if !self.ar_pending.q.val() & !self.r_pending.q.val() {
+            if self.dma_state.q.val() == self.d_read.val() {
+                self.ar_pending.d.next = true;
+                self.ar_addr.d.next = self.src_addr.q.val() & self.align_mask.val();
+                self.r_owner.d.next = true;
+                self.dma_state.d.next = self.d_read_wait.val();
+            } else if self.in_running.val() & !self.at_end.val() & !self.hit.val() {
+                self.ar_pending.d.next = true;
+                self.ar_addr.d.next = self.aligned.val();
+                self.r_owner.d.next = false;
+            }
         }
         if self.ar_pending.q.val() & self.mem_ar_ready.val() {
             self.ar_pending.d.next = false;
             self.r_pending.d.next = true;
         }
         self.fetch_error.next = false;
+        self.dma_read_error.next = false;
+        self.src_off.next = self.src_addr.q.val() & self.seven40.val();
+        self.dst_off.next = self.dst_addr.q.val() & self.seven40.val();
+        self.chunk.next = self.eight40.val() - self.src_off.val();
+        if (self.eight40.val() - self.dst_off.val()) < self.chunk.val() {
+            self.chunk.next = self.eight40.val() - self.dst_off.val();
+        }
+        if self.remaining.q.val() < self.chunk.val() {
+            self.chunk.next = self.remaining.q.val();
+        }
         if self.r_pending.q.val() & self.mem_r_valid.val() {
             self.r_pending.d.next = false;
-            if self.discard.q.val() {
+            if self.r_owner.q.val() {
+                if self.mem_r_error.val() {
+                    self.dma_read_error.next = true;
+                    self.dma_state.d.next = self.d_idle.val();
+                } else {
+                    self.w_data.d.next = (self.mem_r_data.val() >> (self.src_off.val() << self.three40.val()))
+                        << (self.dst_off.val() << self.three40.val());
+                    self.w_strb.d.next = (self.ff8.val() >> (self.eight40.val() - self.chunk.val())) << self.dst_off.val();
+                    self.dma_state.d.next = self.d_write.val();
+                }
+            } else if self.discard.q.val() {
                 self.discard.d.next = false;
             } else if self.mem_r_error.val() {
                 self.fetch_error.next = self.in_running.val();
@@ -600,6 +857,78 @@ impl Logic for CommandFrontEnd {
         }
         self.mem_ar_valid.next = self.ar_pending.q.val();
         self.mem_ar_addr.next = self.ar_addr.q.val();
+
+        // DMA (1D, external to external): BASEPs of both regions, then per step one read and
+        // one write of up to 8 bytes that stay within an aligned word on both sides.
+        // The DMA's registers are taken at DMA_START: later SETs do not disturb it.
+        if self.dma_go.val() {
+            self.dma_state.d.next = self.d_base.val();
+            self.dma_step.d.next = self.step0.val();
+            self.src_region.d.next = self.dma_src_region.q.val().get_bits::<4>(0);
+            self.dst_region.d.next = self.dma_dst_region.q.val().get_bits::<4>(0);
+            self.src_addr.d.next = self.dma_src.q.val().get_bits::<40>(0);
+            self.dst_addr.d.next = self.dma_dst.q.val().get_bits::<40>(0);
+            self.remaining.d.next = self.dma_len.q.val().get_bits::<40>(0);
+        }
+        // BASEP index 2r and 2r + 1 of region r (< 8: checked at DMA_START).
+        self.src_twice.next = self.src_region.q.val() + self.src_region.q.val();
+        self.dst_twice.next = self.dst_region.q.val() + self.dst_region.q.val();
+        self.src_twice1.next = self.src_twice.val() + self.one4.val();
+        self.dst_twice1.next = self.dst_twice.val() + self.one4.val();
+        self.dma_basep.read_enable.next = false;
+        self.dma_basep.read_address.next = self.src_twice.val();
+        self.base_ext.narrow.next = self.dma_basep.read_data.val();
+        if self.dma_state.q.val() == self.d_base.val() {
+            self.dma_step.d.next = self.dma_step.q.val() + self.step1.val();
+            self.dma_basep.read_enable.next = true;
+            if self.dma_step.q.val() == self.step1.val() {
+                self.dma_basep.read_address.next = self.src_twice1.val();
+                self.src_base.d.next = self.base_ext.wide.val();
+            }
+            if self.dma_step.q.val() == self.step2.val() {
+                self.dma_basep.read_address.next = self.dst_twice.val();
+                self.src_base.d.next =
+                    self.src_base.q.val() | ((self.base_ext.wide.val() & self.byte40.val()) << self.thirty_two40.val());
+            }
+            if self.dma_step.q.val() == self.step3.val() {
+                self.dma_basep.read_address.next = self.dst_twice1.val();
+                self.dst_base.d.next = self.base_ext.wide.val();
+            }
+            if self.dma_step.q.val() == self.step4.val() {
+                self.dst_base.d.next =
+                    self.dst_base.q.val() | ((self.base_ext.wide.val() & self.byte40.val()) << self.thirty_two40.val());
+                self.dma_state.d.next = self.d_addr.val();
+            }
+        }
+        if self.dma_state.q.val() == self.d_addr.val() {
+            self.src_addr.d.next = self.src_base.q.val() + self.src_addr.q.val();
+            self.dst_addr.d.next = self.dst_base.q.val() + self.dst_addr.q.val();
+            self.dma_state.d.next = self.d_read.val();
+            if self.remaining.q.val() == self.zero40.val() {
+                self.dma_state.d.next = self.d_idle.val();
+            }
+        }
+        if (self.dma_state.q.val() == self.d_write.val()) & self.mem_aw_ready.val() {
+            self.dma_state.d.next = self.d_write_wait.val();
+        }
+        self.dma_write_error.next = false;
+        if (self.dma_state.q.val() == self.d_write_wait.val()) & self.mem_b_valid.val() {
+            self.src_addr.d.next = self.src_addr.q.val() + self.chunk.val();
+            self.dst_addr.d.next = self.dst_addr.q.val() + self.chunk.val();
+            self.remaining.d.next = self.remaining.q.val() - self.chunk.val();
+            self.dma_state.d.next = self.d_read.val();
+            if self.remaining.q.val() == self.chunk.val() {
+                self.dma_state.d.next = self.d_idle.val();
+            }
+            if self.mem_b_error.val() {
+                self.dma_write_error.next = true;
+                self.dma_state.d.next = self.d_idle.val();
+            }
+        }
+        self.mem_aw_valid.next = self.dma_state.q.val() == self.d_write.val();
+        self.mem_aw_addr.next = self.dst_addr.q.val() & self.align_mask.val();
+        self.mem_w_data.next = self.w_data.q.val();
+        self.mem_w_strb.next = self.w_strb.q.val();
 
         // Kernels.
         self.kernel_failed.next = false;
@@ -621,6 +950,7 @@ impl Logic for CommandFrontEnd {
             if self.apb_addr.val() == self.o_cmd.val() {
                 self.cmd.d.next = self.apb_wdata.val();
                 self.start.next = self.apb_wdata.val().get_bit(0)
+                    & self.dma_idle.val()
                     & ((self.status.q.val() & (self.s_state_bits.val() | self.s_bus.val() | self.s_parse.val()))
                         == self.zero32.val());
             }
@@ -642,6 +972,9 @@ impl Logic for CommandFrontEnd {
             self.basep.write_address.next = self.clear_index.q.val().get_bits::<4>(0);
             self.basep.write_data.next = self.zero32.val();
         }
+        self.dma_basep.write_enable.next = self.basep.write_enable.val();
+        self.dma_basep.write_address.next = self.basep.write_address.val();
+        self.dma_basep.write_data.next = self.basep.write_data.val();
         self.basep.read_enable.next = self.apb_rd.val() & !self.in_clear.val();
         self.basep.read_address.next = self.apb_addr.val().get_bits::<4>(2);
         self.qbase1_32.narrow.next = self.qbase1.q.val();
@@ -709,6 +1042,12 @@ impl Logic for CommandFrontEnd {
         if self.fetch_error.val() {
             self.set_mask.next = self.s_bus.val() | self.s_irq.val();
         }
+        if self.dma_read_error.val() {
+            self.set_mask.next = self.s_bus.val() | self.s_irq.val() | self.ch_dma_read.val();
+        }
+        if self.dma_write_error.val() {
+            self.set_mask.next = self.s_bus.val() | self.s_irq.val() | self.ch_dma_write.val();
+        }
         if self.kernel_failed.val() {
             self.set_mask.next =
                 self.set_mask.val() | self.s_bus.val() | self.s_irq.val() | (self.channel32.wide.val() << self.channel_shift.val());
@@ -718,6 +1057,8 @@ impl Logic for CommandFrontEnd {
             | self.parse_error.val()
             | self.at_end.val()
             | self.fetch_error.val()
+            | self.dma_read_error.val()
+            | self.dma_write_error.val()
             | self.kernel_failed.val()
         {
             self.run_next.next = false;
