@@ -65,7 +65,11 @@ pub struct Csb {
 /// show (a 64-bit port with a second register is `{HIGH, LOW}`, a 64-bit port of one 32-bit
 /// register is zero-extended, a narrower one is bits `lsb + width - 1 ..= lsb`).
 /// `last_surface` is the number of the cube's last 8-channel surface: CHANNEL / 8.
-const CONFIG: &[(&str, u32, &str, &str, u32, Option<&str>)] = &[
+/// One configuration port: its name and width, the unit, the register (and the high half's
+/// register), and the register bit the port's bit 0 is.
+type ConfigPort = (&'static str, u32, &'static str, &'static str, u32, Option<&'static str>);
+
+const CONFIG: &[ConfigPort] = &[
     ("width", 13, "SDP_RDMA", "D_DATA_CUBE_WIDTH", 0, None),
     ("height", 13, "SDP_RDMA", "D_DATA_CUBE_HEIGHT", 0, None),
     ("last_surface", 10, "SDP_RDMA", "D_DATA_CUBE_CHANNEL", 3, None),
