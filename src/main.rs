@@ -28,6 +28,9 @@ enum Command {
     /// ScaleNPU: layers through its register map, the Iris classifier
     #[command(subcommand, arg_required_else_help = true)]
     Scale(cli::scale::Scale),
+    /// NVDLA nv_small: NVIDIA's trace tests played on the units built so far
+    #[command(subcommand, arg_required_else_help = true)]
+    Nvdla(cli::nvdla::Nvdla),
     /// Writes a completion script for a shell to standard output
     Completions {
         /// The shell (bash: `source <(npu completions bash)`)
@@ -40,6 +43,7 @@ fn main() -> ExitCode {
         Command::Mnist(command) => command.run(),
         Command::Ethos(command) => command.run(),
         Command::Scale(command) => command.run(),
+        Command::Nvdla(command) => command.run(),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "npu", &mut std::io::stdout());
             Ok(())

@@ -419,4 +419,13 @@ fn a_bad_layer_is_named_before_python_runs() {
     layer.padding = Padding::Same;
     layer.out_channels = 4;
     assert!(layer.check().unwrap_err().contains("depthwise"));
+    // An activation bound of exactly 2^31 output steps is refused (TFLite's cast is
+    // undefined there); the next f32 below, 2^31 - 128 steps, fits with any zero point.
+    layer.out_channels = 3;
+    layer.activation = npu::ethos::tflite::Activation::ReluN1To1;
+    for (scale, zero_point, fits) in [(2f32.powi(-31), 0, false), (1.0 / 2_147_483_520.0, 127, true), (1.0 / 2_147_483_520.0, -128, true)] {
+        layer.output_scale = scale;
+        layer.output_zero_point = zero_point;
+        assert_eq!(layer.check().is_ok(), fits, "output scale {scale:e}, zero point {zero_point}: {:?}", layer.check());
+    }
 }

@@ -137,36 +137,62 @@ pub fn drive<D: Dut>(
     mut stimulus: impl FnMut(&mut SmallRng, u64) -> In<D>,
     mut each: impl FnMut(&In<D>, &Out<D>, &mut Coverage) -> bool,
 ) -> Result<Coverage, Box<Mismatch<D>>> {
-    let x_seed = run.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut dut = D::open(&DutOptions::from_env(x_seed));
-    let mut model = D::Model::default();
+    let mut pair = Lockstep::<D>::open(run);
     let mut rng = run.rng();
-    let mut coverage = Coverage::default();
-    let mut before = VecDeque::with_capacity(8);
-    if let Some(reset) = D::Model::reset_input() {
-        dut.step(&reset);
-        model.step(&reset);
-    }
     for cycle in 0..run.cycles {
         let input = stimulus(&mut rng, cycle);
-        let actual = dut.step(&input);
-        let expected = model.step(&input);
-        if actual != expected {
-            return Err(Box::new(Mismatch { run: run.clone(), cycle, input, expected, actual, before: before.into() }));
-        }
-        for event in model.events() {
-            coverage.hit(event);
-        }
-        let go_on = each(&input, &actual, &mut coverage);
-        if before.len() == 8 {
-            before.pop_front();
-        }
-        before.push_back(input);
+        let actual = pair.step(&input)?;
+        let go_on = each(&input, &actual, &mut pair.coverage);
         if !go_on {
             break;
         }
     }
-    Ok(coverage)
+    Ok(pair.coverage)
+}
+
+/// A Verilated block and its model, reset, stepped together by a caller that reacts to the
+/// outputs (a driver that waits for a response): [`drive`] cycle by cycle.
+pub struct Lockstep<D: Dut> {
+    run: Run,
+    dut: D,
+    model: D::Model,
+    cycle: u64,
+    before: VecDeque<In<D>>,
+    /// The model's events so far.
+    pub coverage: Coverage,
+}
+
+impl<D: Dut> Lockstep<D> {
+    /// Opens the Verilated block from random state (seeded from `run.seed`) and resets both.
+    pub fn open(run: &Run) -> Self {
+        let x_seed = run.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut dut = D::open(&DutOptions::from_env(x_seed));
+        let mut model = D::Model::default();
+        if let Some(reset) = D::Model::reset_input() {
+            dut.step(&reset);
+            model.step(&reset);
+        }
+        Self { run: run.clone(), dut, model, cycle: 0, before: VecDeque::with_capacity(8), coverage: Coverage::default() }
+    }
+
+    /// One cycle on both: their common output, or the mismatch.
+    pub fn step(&mut self, input: &In<D>) -> Result<Out<D>, Box<Mismatch<D>>> {
+        let actual = self.dut.step(input);
+        let expected = self.model.step(input);
+        if actual != expected {
+            let before = self.before.iter().cloned().collect();
+            return Err(Box::new(Mismatch { run: self.run.clone(), cycle: self.cycle, input: input.clone(), expected, actual, before }));
+        }
+        for event in self.model.events() {
+            self.coverage.hit(event);
+        }
+        if self.before.len() == 8 {
+            self.before.pop_front();
+        }
+        self.before.push_back(input.clone());
+        self.cycle += 1;
+        Ok(actual)
+    }
 }
 
 /// Runs a fixed input sequence (after the reset cycle) on `D` and its model in lock step,

@@ -22,9 +22,9 @@ pub fn pcf(top: &str) -> Option<&'static str> {
 /// Tops that go through the iCE40 flow. Not the Ethos-U65 weight decoder: an ASIC-class
 /// block (32-entry queues and 12-position unary chains in one cycle), for which yosys's iCE40
 /// mapping did not finish in 15 minutes on the 2-core build machine; the HX8K is not its target.
-/// Not ScaleNPU either: its 64 16x16 multipliers need DSP blocks, which the HX8K does not have.
+/// Not the Ethos-U65 blocks generally (an ASIC-class NPU), nor ScaleNPU either: its 64 16x16 multipliers need DSP blocks, which the HX8K does not have.
 pub fn on_ice40(top: &str) -> bool {
-    !matches!(top, "weight_decoder" | "mac_unit" | "output_unit" | "conv_datapath") && !top.starts_with("scale_")
+    !matches!(top, "weight_decoder" | "mac_unit" | "output_unit" | "conv_datapath" | "command_front_end") && !top.starts_with("scale_")
 }
 
 /// Tops whose memory must map to block RAM (the FIFO's 128x8).

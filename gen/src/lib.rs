@@ -98,7 +98,15 @@ pub fn tops() -> Vec<Top> {
             true,
             npu_hdl::ethos::ConvDatapath::default(),
         ),
+        export(
+            "command_front_end",
+            "npu_model::ethos::command_front_end::CommandFrontEnd",
+            "hdl/src/ethos/command_front_end.rs",
+            true,
+            npu_hdl::ethos::CommandFrontEnd::default(),
+        ),
         export("scale_npu", "npu_model::scale::scale_npu::ScaleNpu", "hdl/src/scale/scale_npu.rs", true, npu_hdl::scale::ScaleNpu::default()),
+        export("nv_small", "npu_model::nvdla::nv_small::NvSmall", "hdl/src/nvdla/nv_small.rs", true, npu_hdl::nvdla::NvSmall::default()),
         export("scale_engine", "npu_model::scale::engine::Engine", "hdl/src/scale/engine.rs", true, npu_hdl::scale::Engine::default()),
         // The 2CASC with a wrong positive limit (0x7FFE): tests/two_casc.rs shows the harness
         // reports it against the correct model.

@@ -12,6 +12,7 @@
 //!   multiplier are the primitives [`primitives::SignExtend`] and [`primitives::MulS8`].
 pub mod ethos;
 pub mod mnist;
+pub mod nvdla;
 pub mod primitives;
 pub mod scale;
 #[cfg(test)]

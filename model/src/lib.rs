@@ -9,6 +9,7 @@ use std::fmt::Debug;
 pub mod ethos;
 pub mod scale;
 pub mod mnist;
+pub mod nvdla;
 
 /// One clocked (or combinational) block, stepped one clock cycle at a time.
 pub trait Block: Default {

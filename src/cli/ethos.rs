@@ -1,6 +1,6 @@
 //! `npu ethos`: Arm Ethos-U65 compressed weight streams (TRM 4.7) through the project's encoder
 //! and the Verilated weight decoder.
-use super::{check_writable, check_written, dut_options, engine_name, Outcome};
+use super::{check_writable, check_written, dut_options, engine_name, Failure, Outcome};
 use clap::Subcommand;
 use npu::cosim::Dut;
 use npu::model::Block;
@@ -25,6 +25,23 @@ pub enum Ethos {
         #[arg(long)]
         model: bool,
     },
+    /// Classifies held-out MNIST digits with a CNN compiled by Vela, from its command stream
+    ///
+    /// Trains the project's small CNN (conv, max pool, conv, max pool, dense; about 20 s) on
+    /// the 4000 training digits of `npu mnist`, quantizes it to int8, compiles it with Vela
+    /// 5.2 for ethos-u65-256, and runs the command stream on the reference executor
+    /// (src/ethos/executor.rs) once per held-out digit. Every digit's logits are compared with
+    /// TFLite's reference kernels (its FULLY_CONNECTED, which rounds once where the NPU rounds
+    /// twice, as the equivalent CONV_2D 1x1; docs/ethos.md); exit 1 at a difference. The
+    /// Verilated NPU does not execute kernels yet (docs/ethos.md).
+    Mnist {
+        /// Classify N held-out digits, spread over the classes, instead of all 1000
+        #[arg(long, value_name = "N")]
+        images: Option<usize>,
+        /// Compile with Vela's legacy (Python) core instead of its default C++ core
+        #[arg(long)]
+        legacy_core: bool,
+    },
     /// Encodes weights into a stream with the project's own encoder
     ///
     /// The weights file holds integers -255..255, whitespace separated, # comments.
@@ -41,6 +58,7 @@ impl Ethos {
         match self {
             Ethos::Decode { stream, model } => decode(&stream, model),
             Ethos::Encode { weights, stream } => encode(&weights, &stream),
+            Ethos::Mnist { images, legacy_core } => mnist(images, legacy_core),
         }
     }
 }
@@ -108,6 +126,43 @@ fn encode(input: &Path, output: &Path) -> Outcome {
         weights.len(),
         stream.len(),
         8.0 * stream.len() as f64 / weights.len().max(1) as f64
+    );
+    Ok(())
+}
+
+fn mnist(images: Option<usize>, legacy_core: bool) -> Outcome {
+    use npu::ethos::mnist_cnn::{classify, trained};
+    use npu::ethos::tflite::{TfLite, VelaCore};
+    use npu::mnist::{data, demo};
+    // Paths relative to the working directory, the project's root, as the other commands.
+    let root = Path::new("");
+    let all = data::load(&data::fetch(&root.join("build/data")).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    let held_out: Vec<&data::Digit> = all.iter().enumerate().filter(|(i, _)| data::held_out(*i)).map(|(_, d)| d).collect();
+    let count = match images {
+        Some(0) => return Err("--images 0: nothing to classify".to_string().into()),
+        Some(n) => n.min(held_out.len()),
+        None => held_out.len(),
+    };
+    let digits: Vec<&data::Digit> = held_out.iter().step_by(held_out.len() / count).take(count).copied().collect();
+    eprintln!("training the CNN on {} digits (seed 1)...", all.len() - held_out.len());
+    let cnn = trained(&demo::training_digits(&all));
+    let core = if legacy_core { VelaCore::Legacy } else { VelaCore::Regor };
+    let tflite = TfLite::in_project(root)?;
+    let run = classify(&cnn, &digits, core, &tflite)?;
+    println!("Vela 5.2, ethos-u65-256, {} core: {} command words, {} operations", core.name(), run.stream_words, run.operations);
+    if let Some((k, label, got, want)) = run.first_difference {
+        let list = |v: &[i8]| v.iter().map(i8::to_string).collect::<Vec<_>>().join(" ");
+        return Err(Failure::Check(format!("digit {k} (label {label}): logits {} from the command stream, {} from TFLite", list(&got), list(&want))));
+    }
+    println!(
+        "{}/{} held-out digits classified ({:.2} %) by the reference executor; every logit identical to TFLite",
+        run.correct,
+        run.digits,
+        100.0 * run.correct as f64 / run.digits as f64
+    );
+    println!(
+        "(TFLite with the FULLY_CONNECTED as the CONV_2D 1x1 Vela's arithmetic is; its own FULLY_CONNECTED rounds once: {} digits differ from it, by at most {})",
+        run.fully_connected_rounding, run.largest_rounding_difference
     );
     Ok(())
 }

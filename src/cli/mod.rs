@@ -2,6 +2,7 @@
 //! checks made on output paths before any long work starts.
 pub mod ethos;
 pub mod mnist;
+pub mod nvdla;
 pub mod scale;
 
 use npu::cosim::DutOptions;

@@ -144,6 +144,36 @@ pub fn decode(stream: &[u32]) -> Result<Vec<Decoded>, StreamError> {
     Ok(commands)
 }
 
+/// A line of Vela's `--verbose-register-command-stream` listing as (offset, payload,
+/// parameter, code, name); the legacy core prefixes names with `cmd0.`/`cmd1.`. None if the
+/// line does not have those columns.
+fn listed(line: &str) -> Option<(usize, Option<u32>, u16, u16, String)> {
+    let (head, name) = line.split_once(" - ")?;
+    let (offset, columns) = head.split_once(':')?;
+    let hex: Vec<u32> = columns.split_whitespace().map(|w| u32::from_str_radix(w, 16).ok()).collect::<Option<_>>()?;
+    let (payload, param, code) = match hex[..] {
+        [param, code] => (None, param, code),
+        [payload, param, code] => (Some(payload), param, code),
+        _ => return None,
+    };
+    let name = name.split_whitespace().next()?;
+    let name = name.strip_prefix("cmd0.").or_else(|| name.strip_prefix("cmd1.")).unwrap_or(name);
+    Some((usize::from_str_radix(offset.trim_start_matches("0x"), 16).ok()?, payload, param as u16, code as u16, name.to_string()))
+}
+
+/// Where the decoded `commands` and the command lines of Vela's listing disagree (offset,
+/// payload, parameter, code, name of each command, and their number), if anywhere.
+pub fn listing_disagreement(commands: &[Decoded], listing: &str) -> Option<String> {
+    let lines: Vec<&str> = listing.lines().collect();
+    if lines.len() != commands.len() {
+        return Some(format!("Vela lists {} commands, the decoder finds {}", lines.len(), commands.len()));
+    }
+    commands.iter().zip(lines).find_map(|(c, line)| {
+        let ours = (c.offset, c.payload, c.param, c.code(), c.command.name.to_string());
+        (listed(line).as_ref() != Some(&ours)).then(|| format!("Vela lists `{line}`, the decoder `{c}`"))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

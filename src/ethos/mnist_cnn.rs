@@ -3,7 +3,8 @@
 //! quantized to TFLite's int8 scheme so that Vela can compile it and TFLite can check it.
 //!
 //! Shape: 28x28x1 → CONV 3x3x8 (SAME, ReLU) → MAX_POOL 2x2/2 → CONV 3x3x16 (SAME, ReLU) →
-//! MAX_POOL 2x2/2 → FULLY_CONNECTED 784 → 10. Every operator is one Vela puts on the NPU.
+//! MAX_POOL 2x2/2 → RESHAPE 1x1x784 → FULLY_CONNECTED 784 → 10. Every operator is one Vela
+//! puts on the NPU.
 //!
 //! Quantization (TFLite's post-training int8 scheme, which Vela expects): activations per
 //! tensor, asymmetric, `real = scale · (q - zero_point)`, their ranges measured on training
@@ -11,8 +12,11 @@
 //! of `input_scale · weight_scale`. The input is the pixel, `real = pixel / 255`, so
 //! `q = pixel - 128` with scale 1/255 and zero point -128 is exact.
 use super::conv;
+use super::network::{Kind, Network, Op, Operand, Quant, Weights, Window};
 use super::tflite::{output_shape, Activation, ConvLayer, Padding};
-use crate::mnist::data::{Digit, PIXELS};
+use crate::mnist::data::Digit;
+/// The digit's pixels scaled to 0..1 and moved by (dx, dy): the MLP's training input, reused.
+pub use crate::mnist::train::shifted as pixels;
 use rand::{rngs::SmallRng, seq::SliceRandom, Rng, SeedableRng};
 
 pub const CLASSES: usize = 10;
@@ -171,21 +175,6 @@ impl FloatCnn {
     }
 }
 
-/// The digit's pixels scaled to 0..1, moved by (dx, dy): training sees shifted copies, which
-/// makes up for having only 4000 digits.
-pub fn pixels(d: &Digit, dx: i32, dy: i32) -> Vec<f32> {
-    let mut x = vec![0.0; PIXELS];
-    for r in 0..28i32 {
-        for c in 0..28i32 {
-            let (sr, sc) = (r - dy, c - dx);
-            if (0..28).contains(&sr) && (0..28).contains(&sc) {
-                x[(r * 28 + c) as usize] = f32::from(d.pixels[(sr * 28 + sc) as usize]) / 255.0;
-            }
-        }
-    }
-    x
-}
-
 /// Gradients of one layer.
 struct Gradient {
     weights: Vec<f32>,
@@ -269,11 +258,11 @@ pub fn train_float(digits: &[Digit], seed: u64) -> FloatCnn {
     net
 }
 
-/// The quantized network: the three layers as TFLite's int8 CONV_2D / FULLY_CONNECTED see
-/// them ([`ConvLayer`] without input data; the dense layer is a 7x7 VALID convolution over the
-/// pooled 7x7x16 map, the same arithmetic as FULLY_CONNECTED on its flattened NHWC input with
-/// weights in OHWI order), the pools keeping their input's scale and zero point as TFLite's
-/// MAX_POOL_2D requires.
+/// The quantized network: the three layers as [`ConvLayer`]s without input data, for the
+/// integer reference (`conv::reference`): the dense layer as a 7x7 VALID convolution over the
+/// pooled 7x7x16 map, the same sums as FULLY_CONNECTED on the flattened NHWC map with weights
+/// in OHWI order. The pools keep their input's scale and zero point, as TFLite's MAX_POOL_2D
+/// requires. [`QuantCnn::network`] gives the TFLite graph.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QuantCnn {
     pub conv1: ConvLayer,
@@ -342,6 +331,13 @@ pub fn quantize(net: &FloatCnn, calibration: &[Digit]) -> QuantCnn {
     }
 }
 
+/// The project's network: trained on `training` digits with seed 1, calibrated on every
+/// fourth of them. Deterministic (about 20 s in release mode).
+pub fn trained(training: &[Digit]) -> QuantCnn {
+    let calibration: Vec<Digit> = training.iter().step_by(4).cloned().collect();
+    quantize(&train_float(training, 1), &calibration)
+}
+
 /// The digit as the network's int8 input: `pixel - 128`.
 pub fn quantized_input(d: &Digit) -> Vec<i8> {
     d.pixels.iter().map(|&p| (i16::from(p) - 128) as i8).collect()
@@ -361,6 +357,46 @@ fn max_pool_q(x: &[i8], (h, w, c): (usize, usize, usize)) -> Vec<i8> {
 }
 
 impl QuantCnn {
+    /// The network as the oracle and Vela take it, with `input` (a digit, [`quantized_input`]):
+    /// the dense layer is a RESHAPE of the pooled 7x7x16 map to 1x1x784 and a FULLY_CONNECTED
+    /// with one weight scale (per-tensor: TFLite's kernel then rounds twice, as Vela programs
+    /// the NPU; per channel it would round once, docs/ethos.md).
+    pub fn network(&self, input: Vec<i8>) -> Network {
+        let quant = |layer: &ConvLayer| Quant { scale: layer.output_scale, zero_point: layer.output_zero_point };
+        let weights = |layer: &ConvLayer, scales: Vec<f32>| Some(Weights { weights: layer.weights.clone(), scales, bias: layer.bias.clone() });
+        let op = |kind, from: usize, shape: [usize; 3], layer: &ConvLayer| Op {
+            kind,
+            inputs: vec![Operand::Tensor(from)],
+            shape,
+            quant: quant(layer),
+            activation: Activation::None,
+            window: None,
+            weights: None,
+        };
+        let conv = |layer: &ConvLayer, from: usize| Op {
+            activation: layer.activation,
+            window: Some(Window { kernel: layer.kernel, stride: layer.stride, padding: layer.padding, dilation: (1, 1) }),
+            weights: weights(layer, layer.weight_scales.clone()),
+            ..op(Kind::Conv2d, from, output_shape(layer).into(), layer)
+        };
+        let pool = |layer: &ConvLayer, from: usize| {
+            let (h, w, c) = output_shape(layer);
+            Op { window: Some(Window { kernel: (2, 2), stride: (2, 2), padding: Padding::Valid, dilation: (1, 1) }), ..op(Kind::MaxPool2d, from, [h / 2, w / 2, c], layer) }
+        };
+        let (h, w, c) = self.dense.input_shape;
+        let dense = Op {
+            activation: self.dense.activation,
+            weights: weights(&self.dense, vec![self.dense.weight_scales[0]]),
+            ..op(Kind::FullyConnected, 5, [1, 1, self.dense.out_channels], &self.dense)
+        };
+        Network {
+            input_shape: self.conv1.input_shape.into(),
+            input_quant: Quant { scale: self.conv1.input_scale, zero_point: self.conv1.input_zero_point },
+            input,
+            ops: vec![conv(&self.conv1, 0), pool(&self.conv1, 1), conv(&self.conv2, 2), pool(&self.conv2, 3), op(Kind::Reshape, 4, [1, 1, h * w * c], &self.conv2), dense],
+        }
+    }
+
     /// The int8 logits by the project's integer reference of TFLite's kernels (`conv::reference`).
     pub fn logits(&self, input: Vec<i8>) -> Vec<i8> {
         let run = |layer: &ConvLayer, input: Vec<i8>| conv::reference(&ConvLayer { input, ..layer.clone() });
@@ -418,4 +454,64 @@ mod tests {
         assert_eq!(pooled, [0.9, -0.1]);
         assert_eq!(unpool_relu(&[1.0, 1.0], &argmax, &x), [0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
     }
+}
+
+/// One classification run ([`classify`]): how many digits were right, and the first digit
+/// whose logits from the command stream differ from TFLite's, if any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Classified {
+    pub digits: usize,
+    pub correct: usize,
+    /// (digit index, label, the executor's logits, TFLite's).
+    pub first_difference: Option<(usize, u8, Vec<i8>, Vec<i8>)>,
+    /// Command-stream words and operations of the compiled network.
+    pub stream_words: usize,
+    pub operations: usize,
+    /// Digits whose logits differ from TFLite's own FULLY_CONNECTED kernel, which rounds
+    /// once where the NPU, as Vela programs it, rounds twice; and the largest difference.
+    pub fully_connected_rounding: usize,
+    pub largest_rounding_difference: i32,
+}
+
+/// Classifies `digits` with `cnn` as an Ethos-U65 runs it: Vela compiles the network with
+/// `core`, and the reference executor ([`super::executor`]) runs the command stream once per
+/// digit over a fresh memory image. Every digit's logits are compared with TFLite's (reference
+/// kernels) on the uncompiled network with its FULLY_CONNECTED written as the CONV_2D 1x1
+/// that computes the same sums ([`Network::with_fully_connected_as_conv`]: the arithmetic
+/// Vela programs for it), and counted where they differ from TFLite's FULLY_CONNECTED kernel.
+pub fn classify(cnn: &QuantCnn, digits: &[&Digit], core: super::tflite::VelaCore, tflite: &super::tflite::TfLite) -> Result<Classified, String> {
+    use super::command_stream::{decode, DriverPayload};
+    use super::executor::{execute, Memory};
+    let networks: Vec<Network> = digits.iter().map(|d| cnn.network(quantized_input(d))).collect();
+    let first = networks.first().ok_or("no digits to classify")?;
+    let as_conv: Vec<Network> = networks.iter().map(Network::with_fully_connected_as_conv).collect();
+    let expected = tflite.run_networks(&as_conv)?;
+    let fully_connected = tflite.run_networks(&networks)?;
+    let model = tflite.compile_networks(std::slice::from_ref(first), core)?.remove(0).map_err(|e| format!("Vela ({} core): {e}", core.name()))?;
+    let stream = DriverPayload::parse(&model.cmd_data).map_err(|e| e.to_string())?.stream;
+    let operations = super::operation::operations(&decode(&stream).map_err(|e| e.to_string())?);
+    let output = model.outputs.first().ok_or("the compiled model has no output")?;
+    let mut run = Classified {
+        digits: digits.len(),
+        correct: 0,
+        first_difference: None,
+        stream_words: stream.len(),
+        operations: operations.len(),
+        fully_connected_rounding: 0,
+        largest_rounding_difference: 0,
+    };
+    for (k, ((d, want), tflite_fc)) in digits.iter().zip(&expected).zip(&fully_connected).enumerate() {
+        let input: Vec<u8> = quantized_input(d).iter().map(|&v| v as u8).collect();
+        let mut memory = Memory::load(&model, &input)?;
+        execute(&operations, &mut memory).map_err(|e| format!("digit {k}: {e}"))?;
+        let got: Vec<i8> = memory.tensor(output)?.iter().map(|&b| b as i8).collect();
+        if got != *want && run.first_difference.is_none() {
+            run.first_difference = Some((k, d.label, got.clone(), want.clone()));
+        }
+        run.correct += usize::from(crate::argmax(&got) == usize::from(d.label));
+        let largest = got.iter().zip(tflite_fc).map(|(&a, &b)| (i32::from(a) - i32::from(b)).abs()).max().unwrap_or(0);
+        run.fully_connected_rounding += usize::from(largest > 0);
+        run.largest_rounding_difference = run.largest_rounding_difference.max(largest);
+    }
+    Ok(run)
 }

@@ -95,8 +95,10 @@ impl ReorderParams {
     }
 }
 
-/// The weights of an OHWI kernel in decoder order (§1.9.1-1.9.3), zeros in the padding slots.
-pub fn reorder(params: &ReorderParams, weights_ohwi: &[i16]) -> Result<Vec<i16>, String> {
+/// The weights of an OHWI kernel in decoder order (§1.9.1-1.9.3), `T::default()` (zero) in
+/// the padding slots. Generic so that the executor can reorder the weights' indices and so
+/// invert the order (`npu::ethos::executor`).
+pub fn reorder<T: Copy + Default>(params: &ReorderParams, weights_ohwi: &[T]) -> Result<Vec<T>, String> {
     params.check()?;
     let p = params;
     if weights_ohwi.len() != p.weights_len() {
@@ -158,7 +160,7 @@ pub fn reorder(params: &ReorderParams, weights_ohwi: &[i16]) -> Result<Vec<i16>,
                                             out.push(if inside {
                                                 weight(ofm_z, sy + ky, sx + kx, ifm_z)
                                             } else {
-                                                0
+                                                T::default()
                                             });
                                         }
                                     }

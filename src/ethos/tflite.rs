@@ -134,16 +134,21 @@ impl ConvLayer {
         {
             return Err("a scale is not positive and finite".into());
         }
-        // TFLite's CalculateActivationRangeQuantized fails where the quantized bound of the
-        // activation, roundf(bound / output_scale) in f32, lies beyond int32.
+        // TFLite's CalculateActivationRangeQuantized computes zero_point + (int32)roundf(bound
+        // / output_scale) in f32. It refuses a quotient above int32's largest value as f32
+        // (2^31) but takes one of exactly 2^31, whose cast is undefined (x86 gives -2^31,
+        // then the zero point is added): SEED=11 of `random_layers_match_tflite` once drew
+        // such a layer (RELU_N1_TO_1, output scale 2^-31) and TFLite's output was that
+        // wrap's low byte. So 2^31 steps or more are refused. Below 2^31 the next f32 is
+        // 2^31 - 128, and an int8 zero point keeps that within int32 both ways.
         let bound = match self.activation {
             Activation::Relu6 => 6.0f32,
             Activation::ReluN1To1 => 1.0,
             Activation::None | Activation::Relu => 0.0,
         };
-        if (bound / self.output_scale).round() > 2_147_483_648.0 {
+        if (bound / self.output_scale).round() >= 2_147_483_648.0 {
             return Err(format!(
-                "{:?} bound {bound} / output scale {:e} exceeds int32 (TFLite rejects it)",
+                "{:?} bound {bound} / output scale {:e} is 2^31 steps or more (TFLite rejects it or wraps)",
                 self.activation, self.output_scale
             ));
         }
@@ -285,7 +290,7 @@ impl TfLite {
         command
     }
 
-    fn call(&self, args: &[&str], request: Vec<u8>) -> Result<Vec<u8>, String> {
+    pub(super) fn call(&self, args: &[&str], request: Vec<u8>) -> Result<Vec<u8>, String> {
         let mut command = self.command();
         command.args(["-c", ORACLE]).args(args);
         crate::pypi::exchange(command, request, "TFLite oracle")

@@ -49,7 +49,7 @@ impl Dense {
 
 /// The digit moved by (dx, dy) pixels, scaled to 0..1: training sees shifted copies, which
 /// makes up for having only 4000 digits.
-fn shifted(d: &Digit, dx: i32, dy: i32) -> Vec<f32> {
+pub fn shifted(d: &Digit, dx: i32, dy: i32) -> Vec<f32> {
     let mut x = vec![0.0; PIXELS];
     for r in 0..28i32 {
         for c in 0..28i32 {

@@ -169,6 +169,63 @@ impl Command {
     }
 }
 
+/// What the NPU's command front end does with a command (digest §3.2-3.4): the decoder's
+/// classes, from which `npu_hdl::ethos::CommandFrontEnd` generates its decode ROM and
+/// `npu_model::ethos::command_front_end` its decoder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// `NPU_SET_*` cmd0: the 16-bit parameter goes into the register file at `index`.
+    Set0 { index: usize },
+    /// `NPU_SET_*` cmd1: parameter (bits 47:32) and payload (bits 31:0) at `index`.
+    Set1 { index: usize },
+    Stop,
+    Irq,
+    /// A kernel operation: `op` is [`KERNEL_OPS`]'s index (the kernel handshake's code).
+    Kernel { op: usize },
+    DmaStart,
+    DmaWait,
+    KernelWait,
+    PmuMask,
+}
+
+/// The kernel operations in the order of their code on the front end's kernel handshake.
+pub const KERNEL_OPS: [&str; 4] = ["NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE"];
+
+/// The number of `NPU_SET_*` commands: the register file's size.
+pub fn register_count() -> usize {
+    COMMANDS.iter().filter(|c| c.name.starts_with("NPU_SET_")).count()
+}
+
+/// The `NPU_SET_*` command held at register-file index `index` (the order of [`COMMANDS`]).
+pub fn register(index: usize) -> Option<&'static Command> {
+    COMMANDS.iter().filter(|c| c.name.starts_with("NPU_SET_")).nth(index)
+}
+
+impl Command {
+    /// What the front end does with this command.
+    pub fn action(&self) -> Action {
+        if self.name.starts_with("NPU_SET_") {
+            let index = COMMANDS.iter().filter(|c| c.name.starts_with("NPU_SET_")).position(|c| c == self).expect("in the table");
+            return match self.kind {
+                Kind::Cmd0 => Action::Set0 { index },
+                Kind::Cmd1 => Action::Set1 { index },
+            };
+        }
+        if let Some(op) = KERNEL_OPS.iter().position(|&k| k == self.name) {
+            return Action::Kernel { op };
+        }
+        match self.name {
+            "NPU_OP_STOP" => Action::Stop,
+            "NPU_OP_IRQ" => Action::Irq,
+            "NPU_OP_DMA_START" => Action::DmaStart,
+            "NPU_OP_DMA_WAIT" => Action::DmaWait,
+            "NPU_OP_KERNEL_WAIT" => Action::KernelWait,
+            "NPU_OP_PMU_MASK" => Action::PmuMask,
+            other => unreachable!("{other} has no action: add it to Command::action"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,6 +241,19 @@ mod tests {
         assert_eq!(lookup(0x4020).unwrap().name, "NPU_SET_WEIGHT_BASE");
         assert_eq!(lookup(0xffff_0002).unwrap().name, "NPU_OP_CONV");
         assert_eq!(named("NPU_OP_STOP").unwrap().word(0xffff), 0xffff_0000);
+    }
+
+    #[test]
+    fn every_command_has_an_action_and_registers_are_dense() {
+        let sets = register_count();
+        assert_eq!(sets, 87);
+        for c in COMMANDS {
+            match c.action() {
+                Action::Set0 { index } | Action::Set1 { index } => assert_eq!(register(index), Some(c)),
+                _ => assert!(c.name.starts_with("NPU_OP_"), "{}", c.name),
+            }
+        }
+        assert_eq!(named("NPU_OP_POOL").unwrap().action(), Action::Kernel { op: 2 });
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! `shared/spec/ethos-u65.md`). One file per block; the models are in `npu-model` under the
 //! same names. See docs/ethos.md.
 pub mod command_set;
+pub mod command_front_end;
 mod dot_product;
 mod mac_unit;
 mod output_unit;
@@ -9,6 +10,7 @@ mod conv_datapath;
 mod requantize;
 mod weight_decoder;
 
+pub use command_front_end::CommandFrontEnd;
 pub use conv_datapath::ConvDatapath;
 pub use dot_product::DotProduct;
 pub use mac_unit::MacUnit;

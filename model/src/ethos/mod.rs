@@ -4,3 +4,4 @@ pub mod weight_decoder;
 pub mod output_unit;
 pub mod mac_unit;
 pub mod conv_datapath;
+pub mod command_front_end;

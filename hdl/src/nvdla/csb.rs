@@ -1,0 +1,253 @@
+//! NVDLA's configuration space bus (seeds/001, "Configuration space bus") and the register
+//! files behind it: GLB (interrupt mask, set, status and `irq`), and the single and ping-pong
+//! register groups of SDP_RDMA and SDP, with the fields the SDP engine runs on as ports.
+//! Model: `npu_model::nvdla::nv_small` (this block, the engine and the converter together).
+//!
+//! The Verilog is generated from the register map table ([`super::regmap`]): one 32-bit
+//! register per stored register and group, the write decode, the read multiplexer and the
+//! reset values, so a table change reaches the RTL without retyping.
+//!
+//! Timing: `csb_ready` is always 1 (a request is taken in the cycle it is valid). A read taken
+//! in cycle `t` shows `csb_rvalid` and `csb_rdata` in `t+1` (the registers as they were in
+//! `t`); `csb_rdata` keeps its value after. A write takes effect at the end of `t`; if it is
+//! non-posted, `csb_wr_complete` is high in `t+1`. Unmapped addresses read 0 (seeds/001:
+//! "Illegal reads ... will return zeroes") and writes to them change nothing, but are still
+//! completed. Fields that are read-only hardware status (performance counters, NaN counts)
+//! read 0: the units built here count nothing.
+//!
+//! Ping-pong (seeds/001): S_POINTER.PRODUCER picks the group the CSB reads and writes; a write
+//! to a group whose D_OP_ENABLE is set is dropped. `done` (from the engine, in the cycle its
+//! last write is taken) clears D_OP_ENABLE of both units' consumer groups, advances both
+//! CONSUMER pointers and sets GLB's SDP_DONE_STATUS of SDP's consumer group; that set wins
+//! over a write clearing the bit in the same cycle. S_STATUS reads, per group, 0 (idle) when
+//! not enabled, 1 (running) while the engine runs on it, 2 (pending) when enabled and waiting.
+//! GLB: S_INTR_STATUS bits clear when written with 1, S_INTR_SET bits set them, `irq` is
+//! `|(status & ~mask)` (seeds/001, "Host interrupt": pending when set and not masked).
+use super::regmap::{self, Access, Group, Unit};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct Csb {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub csb_valid: Signal<In, Bit>,
+    pub csb_addr: Signal<In, Bits<16>>,
+    pub csb_wdat: Signal<In, Bits<32>>,
+    pub csb_write: Signal<In, Bit>,
+    pub csb_nposted: Signal<In, Bit>,
+    /// The engine finished its layer (the cycle its last write is taken).
+    pub done: Signal<In, Bit>,
+    /// The engine is working on a layer.
+    pub running: Signal<In, Bit>,
+    pub csb_ready: Signal<Out, Bit>,
+    pub csb_rvalid: Signal<Out, Bit>,
+    pub csb_rdata: Signal<Out, Bits<32>>,
+    pub csb_wr_complete: Signal<Out, Bit>,
+    pub irq: Signal<Out, Bit>,
+    /// Both units' consumer groups are enabled: the engine may start.
+    pub layer_ready: Signal<Out, Bit>,
+    // The consumer groups' fields the engine runs on (CONFIG below says which).
+    pub width: Signal<Out, Bits<13>>,
+    pub height: Signal<Out, Bits<13>>,
+    pub last_surface: Signal<Out, Bits<10>>,
+    pub src_base: Signal<Out, Bits<64>>,
+    pub src_line: Signal<Out, Bits<64>>,
+    pub src_surface: Signal<Out, Bits<64>>,
+    pub dst_base: Signal<Out, Bits<64>>,
+    pub dst_line: Signal<Out, Bits<64>>,
+    pub dst_surface: Signal<Out, Bits<64>>,
+    pub cvt_offset: Signal<Out, Bits<32>>,
+    pub cvt_scale: Signal<Out, Bits<16>>,
+    pub cvt_shift: Signal<Out, Bits<6>>,
+}
+
+/// The configuration ports: name, width, and the unit, register and its lowest bit they
+/// show (a 64-bit port with a second register is `{HIGH, LOW}`, a 64-bit port of one 32-bit
+/// register is zero-extended, a narrower one is bits `lsb + width - 1 ..= lsb`).
+/// `last_surface` is the number of the cube's last 8-channel surface: CHANNEL / 8.
+/// One configuration port: its name and width, the unit, the register (and the high half's
+/// register), and the register bit the port's bit 0 is.
+type ConfigPort = (&'static str, u32, &'static str, &'static str, u32, Option<&'static str>);
+
+const CONFIG: &[ConfigPort] = &[
+    ("width", 13, "SDP_RDMA", "D_DATA_CUBE_WIDTH", 0, None),
+    ("height", 13, "SDP_RDMA", "D_DATA_CUBE_HEIGHT", 0, None),
+    ("last_surface", 10, "SDP_RDMA", "D_DATA_CUBE_CHANNEL", 3, None),
+    ("src_base", 64, "SDP_RDMA", "D_SRC_BASE_ADDR_LOW", 0, Some("D_SRC_BASE_ADDR_HIGH")),
+    ("src_line", 64, "SDP_RDMA", "D_SRC_LINE_STRIDE", 0, None),
+    ("src_surface", 64, "SDP_RDMA", "D_SRC_SURFACE_STRIDE", 0, None),
+    ("dst_base", 64, "SDP", "D_DST_BASE_ADDR_LOW", 0, Some("D_DST_BASE_ADDR_HIGH")),
+    ("dst_line", 64, "SDP", "D_DST_LINE_STRIDE", 0, None),
+    ("dst_surface", 64, "SDP", "D_DST_SURFACE_STRIDE", 0, None),
+    ("cvt_offset", 32, "SDP", "D_CVT_OFFSET", 0, None),
+    ("cvt_scale", 16, "SDP", "D_CVT_SCALE", 0, None),
+    ("cvt_shift", 6, "SDP", "D_CVT_SHIFT", 0, None),
+];
+
+/// The units with ping-pong groups (GLB has none).
+const GROUPED: [&str; 2] = ["SDP_RDMA", "SDP"];
+
+fn ident(unit: &str, register: &str) -> String {
+    format!("{}_{}", unit.to_lowercase(), register.to_lowercase())
+}
+
+fn hex32(v: u32) -> String {
+    format!("32'h{v:08x}")
+}
+
+/// Registers with bits a CSB write stores (the rest read constants or status).
+fn stored(unit: &Unit) -> impl Iterator<Item = &'static regmap::Register> + '_ {
+    unit.registers.iter().filter(move |r| unit.name != "GLB" && r.name != "S_POINTER" && r.mask_where(Access::stores) != 0)
+}
+
+/// The register file's Verilog, from the table.
+fn verilog() -> String {
+    let mut decl = String::new();
+    let mut reset = String::new();
+    let mut write = String::new();
+    let mut read = String::new();
+    let glb = regmap::unit("GLB").expect("GLB");
+    let addr = |u: &Unit, name: &str| u.csb_address(u.register(name).expect("register"));
+    let glb_mask = glb.register("S_INTR_MASK").expect("S_INTR_MASK");
+    let glb_status = glb.register("S_INTR_STATUS").expect("S_INTR_STATUS");
+    let glb_set = glb.register("S_INTR_SET").expect("S_INTR_SET");
+    let done0 = regmap::field("GLB", "S_INTR_STATUS", "SDP_DONE_STATUS0").mask();
+    let done1 = regmap::field("GLB", "S_INTR_STATUS", "SDP_DONE_STATUS1").mask();
+    decl += "reg [31:0] glb_mask, glb_status;\n";
+    reset += &format!("        glb_mask <= {};\n        glb_status <= {};\n", hex32(glb_mask.reset()), hex32(glb_status.reset()));
+    write += &format!(
+        "        if (wr && csb_addr == 16'h{:04x}) glb_mask <= csb_wdat & {};\n        \
+         glb_status <= (glb_status & ~((wr && csb_addr == 16'h{:04x}) ? csb_wdat & {} : 32'h0))\n            \
+         | ((wr && csb_addr == 16'h{:04x}) ? csb_wdat & {} : 32'h0)\n            \
+         | (done ? (sdp_consumer ? {} : {}) : 32'h0);\n",
+        addr(glb, "S_INTR_MASK"),
+        hex32(glb_mask.mask_where(Access::stores)),
+        addr(glb, "S_INTR_STATUS"),
+        hex32(glb_status.mask()),
+        addr(glb, "S_INTR_SET"),
+        hex32(glb_set.mask()),
+        hex32(done1),
+        hex32(done0),
+    );
+    for r in glb.registers {
+        let value = match r.name {
+            "S_INTR_MASK" => "glb_mask".to_string(),
+            "S_INTR_STATUS" => "glb_status".to_string(),
+            _ => hex32(r.reset()),
+        };
+        read += &format!("            16'h{:04x}: read_value = {value} & {};\n", glb.csb_address(r), hex32(r.mask_where(Access::readable)));
+    }
+    for name in GROUPED {
+        let u = regmap::unit(name).expect("unit");
+        let p = name.to_lowercase();
+        let en = ident(name, "D_OP_ENABLE");
+        decl += &format!("reg {p}_producer, {p}_consumer;\n");
+        reset += &format!("        {p}_producer <= 1'b0;\n        {p}_consumer <= 1'b0;\n");
+        write += &format!("        if (wr && csb_addr == 16'h{:04x}) {p}_producer <= csb_wdat[0];\n", addr(u, "S_POINTER"));
+        write += &format!("        if (done) begin\n            {p}_consumer <= ~{p}_consumer;\n            if ({p}_consumer) {en}_g1[0] <= 1'b0; else {en}_g0[0] <= 1'b0;\n        end\n");
+        for r in stored(u) {
+            let id = ident(name, r.name);
+            let keep = hex32(!r.mask_where(Access::stores));
+            let take = hex32(r.mask_where(Access::stores));
+            let hit = format!("wr && csb_addr == 16'h{:04x}", u.csb_address(r));
+            match r.group {
+                Group::Single => {
+                    decl += &format!("reg [31:0] {id};\n");
+                    reset += &format!("        {id} <= {};\n", hex32(r.reset()));
+                    write += &format!("        if ({hit}) {id} <= {id} & {keep} | csb_wdat & {take};\n");
+                }
+                Group::PingPong => {
+                    decl += &format!("reg [31:0] {id}_g0, {id}_g1;\n");
+                    reset += &format!("        {id}_g0 <= {r};\n        {id}_g1 <= {r};\n", r = hex32(r.reset()));
+                    write += &format!(
+                        "        if ({hit} && !{p}_producer && !{en}_g0[0]) {id}_g0 <= {id}_g0 & {keep} | csb_wdat & {take};\n        \
+                         if ({hit} && {p}_producer && !{en}_g1[0]) {id}_g1 <= {id}_g1 & {keep} | csb_wdat & {take};\n"
+                    );
+                }
+            }
+        }
+        for r in u.registers {
+            let id = ident(name, r.name);
+            let value = match (r.name, r.group) {
+                ("S_STATUS", _) => format!("{{14'h0, {p}_status1, 14'h0, {p}_status0}}"),
+                ("S_POINTER", _) => format!("{{15'h0, {p}_consumer, 15'h0, {p}_producer}}"),
+                _ if r.mask_where(Access::stores) == 0 => hex32(r.reset()),
+                (_, Group::Single) => id,
+                (_, Group::PingPong) => format!("({p}_producer ? {id}_g1 : {id}_g0)"),
+            };
+            read += &format!("            16'h{:04x}: read_value = {value} & {};\n", u.csb_address(r), hex32(r.mask_where(Access::readable)));
+        }
+        // S_STATUS per group: idle, running, pending.
+        for g in 0..2 {
+            decl += &format!(
+                "wire [1:0] {p}_status{g} = !{en}_g{g}[0] ? 2'd0 : (running && {p}_consumer == 1'b{g}) ? 2'd1 : 2'd2;\n"
+            );
+        }
+    }
+    let mut config = String::new();
+    for &(port, width, unit, low, lsb, high) in CONFIG {
+        let p = unit.to_lowercase();
+        let pick = |r: &str| format!("({p}_consumer ? {id}_g1 : {id}_g0)", id = ident(unit, r));
+        let value = match (high, width) {
+            (Some(h), _) => format!("{{{}, {}}}", pick(h), pick(low)),
+            (None, 64) => format!("{{32'h0, {}}}", pick(low)),
+            (None, 32) => pick(low),
+            (None, w) => {
+                let id = ident(unit, low);
+                format!("({p}_consumer ? {id}_g1[{msb}:{lsb}] : {id}_g0[{msb}:{lsb}])", msb = lsb + w - 1)
+            }
+        };
+        config += &format!("always @(*) {port} = {value};\n");
+    }
+    let en = |u: &str| ident(u, "D_OP_ENABLE");
+    format!(
+        "{decl}\
+         reg [31:0] read_value;\n\
+         wire wr = csb_valid & csb_write;\n\
+         wire rd = csb_valid & ~csb_write;\n\
+         always @(*) begin\n    case (csb_addr)\n{read}            default: read_value = 32'h0;\n    endcase\nend\n\
+         always @(*) csb_ready = 1'b1;\n\
+         always @(*) irq = |(glb_status & ~glb_mask);\n\
+         always @(*) layer_ready = (sdp_rdma_consumer ? {r}_g1[0] : {r}_g0[0]) & (sdp_consumer ? {s}_g1[0] : {s}_g0[0]);\n\
+         {config}\
+         always @(posedge clock) begin\n    if (reset) begin\n{reset}        csb_rvalid <= 1'b0;\n        csb_rdata <= 32'h0;\n        csb_wr_complete <= 1'b0;\n    end else begin\n\
+         {write}        csb_rvalid <= rd;\n        if (rd) csb_rdata <= read_value;\n        csb_wr_complete <= wr & csb_nposted;\n    end\nend",
+        r = en("SDP_RDMA"),
+        s = en("SDP"),
+    )
+}
+
+impl Logic for Csb {
+    /// Not simulated by rust-hdl (the project verifies with Verilator, README "How the
+    /// verification works"): the behaviour is the generated Verilog's, and its model's.
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.csb_ready.connect();
+        self.csb_rvalid.connect();
+        self.csb_rdata.connect();
+        self.csb_wr_complete.connect();
+        self.irq.connect();
+        self.layer_ready.connect();
+        self.width.connect();
+        self.height.connect();
+        self.last_surface.connect();
+        self.src_base.connect();
+        self.src_line.connect();
+        self.src_surface.connect();
+        self.dst_base.connect();
+        self.dst_line.connect();
+        self.dst_surface.connect();
+        self.cvt_offset.connect();
+        self.cvt_scale.connect();
+        self.cvt_shift.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(verilog())
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(Csb::default(), "nvdla_csb");
+}

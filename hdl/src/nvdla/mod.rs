@@ -1,0 +1,13 @@
+//! NVDLA nv_small (seeds/001; NVIDIA's RDL register descriptions and trace tests in
+//! `shared/nvdla/`): the register map of the units built so far, the CSB and register files,
+//! the SDP engine in bypass with its output converter, and the top. docs/nvdla.md.
+mod convert;
+mod csb;
+mod nv_small;
+pub mod regmap;
+mod sdp;
+
+pub use convert::Convert;
+pub use csb::Csb;
+pub use nv_small::NvSmall;
+pub use sdp::Sdp;

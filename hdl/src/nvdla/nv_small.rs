@@ -1,0 +1,88 @@
+//! NVDLA nv_small as built so far (seeds/001; docs/nvdla.md has the block diagram): the CSB
+//! and register files ([`Csb`]: GLB, SDP_RDMA, SDP) and the SDP engine with its read DMA
+//! ([`Sdp`]) behind one memory port. Model: `npu_model::nvdla::nv_small`.
+//!
+//! Ports: the CSB as seeds/001 Tables 1-3 name it (`csb2nvdla_*` as `csb_*` inputs,
+//! `nvdla2csb_*` as `csb_rvalid`, `csb_rdata`, `csb_wr_complete`), `irq`
+//! (`nvdla2core_interrupt`), and the memory port (DBB-style valid/ready, one 8-byte atom per
+//! request; its AXI4 mapping is in docs/nvdla.md): `dbb_req_valid`, `dbb_req_write`,
+//! `dbb_req_addr`, `dbb_req_wdata` out, `dbb_req_ready` in; read data in `dbb_resp_valid`,
+//! `dbb_resp_data`, in order, at most one read outstanding.
+use super::csb::Csb;
+use super::sdp::Sdp;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct NvSmall {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub csb_valid: Signal<In, Bit>,
+    pub csb_addr: Signal<In, Bits<16>>,
+    pub csb_wdat: Signal<In, Bits<32>>,
+    pub csb_write: Signal<In, Bit>,
+    pub csb_nposted: Signal<In, Bit>,
+    pub dbb_req_ready: Signal<In, Bit>,
+    pub dbb_resp_valid: Signal<In, Bit>,
+    pub dbb_resp_data: Signal<In, Bits<64>>,
+    pub csb_ready: Signal<Out, Bit>,
+    pub csb_rvalid: Signal<Out, Bit>,
+    pub csb_rdata: Signal<Out, Bits<32>>,
+    pub csb_wr_complete: Signal<Out, Bit>,
+    pub irq: Signal<Out, Bit>,
+    pub dbb_req_valid: Signal<Out, Bit>,
+    pub dbb_req_write: Signal<Out, Bit>,
+    pub dbb_req_addr: Signal<Out, Bits<64>>,
+    pub dbb_req_wdata: Signal<Out, Bits<64>>,
+    csb: Csb,
+    sdp: Sdp,
+}
+
+impl Logic for NvSmall {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.csb.clock.next = self.clock.val();
+        self.csb.reset.next = self.reset.val();
+        self.sdp.clock.next = self.clock.val();
+        self.sdp.reset.next = self.reset.val();
+        self.csb.csb_valid.next = self.csb_valid.val();
+        self.csb.csb_addr.next = self.csb_addr.val();
+        self.csb.csb_wdat.next = self.csb_wdat.val();
+        self.csb.csb_write.next = self.csb_write.val();
+        self.csb.csb_nposted.next = self.csb_nposted.val();
+        self.csb_ready.next = self.csb.csb_ready.val();
+        self.csb_rvalid.next = self.csb.csb_rvalid.val();
+        self.csb_rdata.next = self.csb.csb_rdata.val();
+        self.csb_wr_complete.next = self.csb.csb_wr_complete.val();
+        self.irq.next = self.csb.irq.val();
+        // Registers to the engine, its status back.
+        self.sdp.layer_ready.next = self.csb.layer_ready.val();
+        self.sdp.width.next = self.csb.width.val();
+        self.sdp.height.next = self.csb.height.val();
+        self.sdp.last_surface.next = self.csb.last_surface.val();
+        self.sdp.src_base.next = self.csb.src_base.val();
+        self.sdp.src_line.next = self.csb.src_line.val();
+        self.sdp.src_surface.next = self.csb.src_surface.val();
+        self.sdp.dst_base.next = self.csb.dst_base.val();
+        self.sdp.dst_line.next = self.csb.dst_line.val();
+        self.sdp.dst_surface.next = self.csb.dst_surface.val();
+        self.sdp.cvt_offset.next = self.csb.cvt_offset.val();
+        self.sdp.cvt_scale.next = self.csb.cvt_scale.val();
+        self.sdp.cvt_shift.next = self.csb.cvt_shift.val();
+        self.csb.done.next = self.sdp.done.val();
+        self.csb.running.next = self.sdp.running.val();
+        // Memory.
+        self.sdp.dbb_req_ready.next = self.dbb_req_ready.val();
+        self.sdp.dbb_resp_valid.next = self.dbb_resp_valid.val();
+        self.sdp.dbb_resp_data.next = self.dbb_resp_data.val();
+        self.dbb_req_valid.next = self.sdp.dbb_req_valid.val();
+        self.dbb_req_write.next = self.sdp.dbb_req_write.val();
+        self.dbb_req_addr.next = self.sdp.dbb_req_addr.val();
+        self.dbb_req_wdata.next = self.sdp.dbb_req_wdata.val();
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(NvSmall::default(), "nv_small");
+}

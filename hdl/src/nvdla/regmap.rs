@@ -1,0 +1,317 @@
+//! The NVDLA nv_small register map of the units built here (GLB, SDP_RDMA, SDP): the one table
+//! from which the CSB register file's decode is generated and which the model and the trace
+//! player resolve register names with. Names, offsets, field bit ranges, reset values and
+//! access types are those of NVIDIA's SystemRDL descriptions (`shared/nvdla/manual/*.rdl`,
+//! nv_small); `tests/nvdla_regmap.rs` checks every entry against those files.
+//!
+//! Addresses: the RDL places each unit at a byte base (`NVDLA_SDP @0x9000`) and each register
+//! at a byte offset within it. The CSB carries word addresses (seeds/001 "Configuration space
+//! bus": 16-bit address, "aligned to word boundary"), so a register's CSB address is
+//! `(base + offset) / 4`. Decision: seeds/001's Table 10 lists another unit layout (GLB at 0,
+//! SDP at 0xB000, ...); that is nv_full's, and the nv_small RDL the traces were written
+//! against is followed here (GLB at 0x1000, SDP_RDMA at 0x8000, SDP at 0x9000).
+//!
+//! Register groups (seeds/001 "Ping-pong Synchronization Mechanism"): a register whose name
+//! starts with `D_` exists twice (group 0 and group 1, same address; S_POINTER.PRODUCER picks
+//! the one the CSB reaches, CONSUMER the one the datapath uses); every other register is in
+//! the single group. GLB has only single registers.
+
+/// Software access of a field: the RDL's `spec_access`, which refines its `sw` (rw, r, w).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// `rw`: read and write.
+    Rw,
+    /// `r`: read only (hardware status); writes are ignored.
+    R,
+    /// `c`: a constant (the hardware version); writes are ignored.
+    C,
+    /// `rwo`: read, write one to clear (GLB interrupt status).
+    Rwo,
+    /// `rwt`: read and write, the write also triggers an action (SDP LUT address).
+    Rwt,
+    /// `rwto`: read and write, hardware clears it (D_OP_ENABLE, SDP_DONE_STATUS0, LUT data).
+    Rwto,
+    /// `wo`: write only (reads 0): writing one sets the interrupt status bit (GLB INTR_SET).
+    Wo,
+    /// `wto`: as `wo` (the RDL marks SDP_DONE_SET0 so).
+    Wto,
+}
+
+impl Access {
+    /// The RDL's spelling (`spec_access`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::Rw => "rw",
+            Access::R => "r",
+            Access::C => "c",
+            Access::Rwo => "rwo",
+            Access::Rwt => "rwt",
+            Access::Rwto => "rwto",
+            Access::Wo => "wo",
+            Access::Wto => "wto",
+        }
+    }
+
+    /// The RDL's coarser `sw` property this access refines.
+    pub fn sw(self) -> &'static str {
+        match self {
+            Access::Rw | Access::Rwo | Access::Rwt | Access::Rwto => "rw",
+            Access::R | Access::C => "r",
+            Access::Wo | Access::Wto => "w",
+        }
+    }
+
+    /// Software reads the field (otherwise it reads 0).
+    pub fn readable(self) -> bool {
+        self.sw() != "w"
+    }
+
+    /// A CSB write stores its bits into the field (`rwo`, `wo`, `wto` act instead: clear or
+    /// set the interrupt status; `r` and `c` ignore writes).
+    pub fn stores(self) -> bool {
+        matches!(self, Access::Rw | Access::Rwt | Access::Rwto)
+    }
+}
+
+/// Which register group a register belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    /// One copy (`S_` registers, GLB).
+    Single,
+    /// Two copies, group 0 and 1 (`D_` registers).
+    PingPong,
+}
+
+/// A field: bits `lsb + width - 1 ..= lsb`.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    pub name: &'static str,
+    pub lsb: u32,
+    pub width: u32,
+    pub access: Access,
+    /// Value after reset, not shifted into place.
+    pub reset: u32,
+}
+
+impl Field {
+    /// The field's bits, in place.
+    pub const fn mask(&self) -> u32 {
+        let ones = if self.width >= 32 { u32::MAX } else { (1u32 << self.width) - 1 };
+        ones << self.lsb
+    }
+}
+
+/// One 32-bit register.
+#[derive(Clone, Copy, Debug)]
+pub struct Register {
+    /// The RDL's name, without the `_0` the trace files append.
+    pub name: &'static str,
+    /// Byte offset from the unit's base.
+    pub offset: u32,
+    pub group: Group,
+    pub fields: &'static [Field],
+}
+
+impl Register {
+    /// The value after reset: every field's reset value in place.
+    pub fn reset(&self) -> u32 {
+        self.fields.iter().fold(0, |v, f| v | (f.reset << f.lsb) & f.mask())
+    }
+
+    /// The bits that belong to a field (the others read 0 and ignore writes).
+    pub fn mask(&self) -> u32 {
+        self.mask_where(|_| true)
+    }
+
+    /// The bits of fields with access `pick`.
+    pub fn mask_where(&self, pick: impl Fn(Access) -> bool) -> u32 {
+        self.fields.iter().filter(|f| pick(f.access)).fold(0, |m, f| m | f.mask())
+    }
+
+    /// The field called `name`, if any.
+    pub fn field(&self, name: &str) -> Option<&'static Field> {
+        let fields: &'static [Field] = self.fields;
+        fields.iter().find(|f| f.name == name)
+    }
+}
+
+/// One unit's 4 KiB window of the CSB.
+#[derive(Clone, Copy, Debug)]
+pub struct Unit {
+    /// The RDL's name without `NVDLA_` (`SDP_RDMA`), as the traces name it.
+    pub name: &'static str,
+    /// Byte address of the unit's first register.
+    pub base: u32,
+    pub registers: &'static [Register],
+}
+
+impl Unit {
+    pub fn register(&self, name: &str) -> Option<&'static Register> {
+        let registers: &'static [Register] = self.registers;
+        registers.iter().find(|r| r.name == name)
+    }
+
+    /// CSB (word) address of `register`.
+    pub fn csb_address(&self, register: &Register) -> u16 {
+        ((self.base + register.offset) / 4) as u16
+    }
+}
+
+/// The units built here, by CSB address.
+pub const UNITS: &[Unit] = &[
+    Unit { name: "GLB", base: 0x1000, registers: GLB },
+    Unit { name: "SDP_RDMA", base: 0x8000, registers: SDP_RDMA },
+    Unit { name: "SDP", base: 0x9000, registers: SDP },
+];
+
+/// The unit called `name` (`SDP`), if it is built.
+pub fn unit(name: &str) -> Option<&'static Unit> {
+    UNITS.iter().find(|u| u.name == name)
+}
+
+/// The register `unit.name`; panics if there is none (for the RTL and model, which name
+/// registers they were written for: a table change they cannot follow stops there).
+pub fn register(unit_name: &str, name: &str) -> (&'static Unit, &'static Register) {
+    let u = unit(unit_name).unwrap_or_else(|| panic!("NVDLA register map: no unit {unit_name}"));
+    let r = u.register(name).unwrap_or_else(|| panic!("NVDLA register map: no register {unit_name}.{name}"));
+    (u, r)
+}
+
+/// Bit `lsb` and width of field `unit.register.field`; panics if there is none.
+pub fn field(unit_name: &str, register_name: &str, field_name: &str) -> &'static Field {
+    let (_, r) = register(unit_name, register_name);
+    r.field(field_name).unwrap_or_else(|| panic!("NVDLA register map: no field {unit_name}.{register_name}.{field_name}"))
+}
+
+/// The register at CSB word address `address`, if any.
+pub fn decode(address: u16) -> Option<(&'static Unit, &'static Register)> {
+    UNITS.iter().find_map(|u| u.registers.iter().find(|r| u.csb_address(r) == address).map(|r| (u, r)))
+}
+
+use Access::*;
+use Group::*;
+
+const fn f(name: &'static str, lsb: u32, width: u32, access: Access, reset: u32) -> Field {
+    Field { name, lsb, width, access, reset }
+}
+
+const fn r(name: &'static str, offset: u32, group: Group, fields: &'static [Field]) -> Register {
+    Register { name, offset, group, fields }
+}
+
+/// NVDLA_GLB (base 0x1000).
+const GLB: &[Register] = &[
+    r("S_NVDLA_HW_VERSION", 0x00, Single, &[f("MAJOR", 0, 8, C, 0x31), f("MINOR", 8, 16, C, 0x3030)]),
+    r("S_INTR_MASK", 0x04, Single, &[f("SDP_DONE_MASK0", 0, 1, Rw, 0x0), f("SDP_DONE_MASK1", 1, 1, Rw, 0x0), f("CDP_DONE_MASK0", 2, 1, Rw, 0x0), f("CDP_DONE_MASK1", 3, 1, Rw, 0x0), f("PDP_DONE_MASK0", 4, 1, Rw, 0x0), f("PDP_DONE_MASK1", 5, 1, Rw, 0x0), f("BDMA_DONE_MASK0", 6, 1, Rw, 0x0), f("BDMA_DONE_MASK1", 7, 1, Rw, 0x0), f("RUBIK_DONE_MASK0", 8, 1, Rw, 0x0), f("RUBIK_DONE_MASK1", 9, 1, Rw, 0x0), f("CDMA_DAT_DONE_MASK0", 16, 1, Rw, 0x0), f("CDMA_DAT_DONE_MASK1", 17, 1, Rw, 0x0), f("CDMA_WT_DONE_MASK0", 18, 1, Rw, 0x0), f("CDMA_WT_DONE_MASK1", 19, 1, Rw, 0x0), f("CACC_DONE_MASK0", 20, 1, Rw, 0x0), f("CACC_DONE_MASK1", 21, 1, Rw, 0x0)]),
+    r("S_INTR_SET", 0x08, Single, &[f("SDP_DONE_SET0", 0, 1, Wto, 0x0), f("SDP_DONE_SET1", 1, 1, Wo, 0x0), f("CDP_DONE_SET0", 2, 1, Wo, 0x0), f("CDP_DONE_SET1", 3, 1, Wo, 0x0), f("PDP_DONE_SET0", 4, 1, Wo, 0x0), f("PDP_DONE_SET1", 5, 1, Wo, 0x0), f("BDMA_DONE_SET0", 6, 1, Wo, 0x0), f("BDMA_DONE_SET1", 7, 1, Wo, 0x0), f("RUBIK_DONE_SET0", 8, 1, Wo, 0x0), f("RUBIK_DONE_SET1", 9, 1, Wo, 0x0), f("CDMA_DAT_DONE_SET0", 16, 1, Wo, 0x0), f("CDMA_DAT_DONE_SET1", 17, 1, Wo, 0x0), f("CDMA_WT_DONE_SET0", 18, 1, Wo, 0x0), f("CDMA_WT_DONE_SET1", 19, 1, Wo, 0x0), f("CACC_DONE_SET0", 20, 1, Wo, 0x0), f("CACC_DONE_SET1", 21, 1, Wo, 0x0)]),
+    r("S_INTR_STATUS", 0x0c, Single, &[f("SDP_DONE_STATUS0", 0, 1, Rwto, 0x0), f("SDP_DONE_STATUS1", 1, 1, Rwo, 0x0), f("CDP_DONE_STATUS0", 2, 1, Rwo, 0x0), f("CDP_DONE_STATUS1", 3, 1, Rwo, 0x0), f("PDP_DONE_STATUS0", 4, 1, Rwo, 0x0), f("PDP_DONE_STATUS1", 5, 1, Rwo, 0x0), f("BDMA_DONE_STATUS0", 6, 1, Rwo, 0x0), f("BDMA_DONE_STATUS1", 7, 1, Rwo, 0x0), f("RUBIK_DONE_STATUS0", 8, 1, Rwo, 0x0), f("RUBIK_DONE_STATUS1", 9, 1, Rwo, 0x0), f("CDMA_DAT_DONE_STATUS0", 16, 1, Rwo, 0x0), f("CDMA_DAT_DONE_STATUS1", 17, 1, Rwo, 0x0), f("CDMA_WT_DONE_STATUS0", 18, 1, Rwo, 0x0), f("CDMA_WT_DONE_STATUS1", 19, 1, Rwo, 0x0), f("CACC_DONE_STATUS0", 20, 1, Rwo, 0x0), f("CACC_DONE_STATUS1", 21, 1, Rwo, 0x0)]),
+];
+
+/// NVDLA_SDP_RDMA (base 0x8000).
+const SDP_RDMA: &[Register] = &[
+    r("S_STATUS", 0x00, Single, &[f("STATUS_0", 0, 2, R, 0x0), f("STATUS_1", 16, 2, R, 0x0)]),
+    r("S_POINTER", 0x04, Single, &[f("PRODUCER", 0, 1, Rw, 0x0), f("CONSUMER", 16, 1, R, 0x0)]),
+    r("D_OP_ENABLE", 0x08, PingPong, &[f("OP_EN", 0, 1, Rwto, 0x0)]),
+    r("D_DATA_CUBE_WIDTH", 0x0c, PingPong, &[f("WIDTH", 0, 13, Rw, 0x0)]),
+    r("D_DATA_CUBE_HEIGHT", 0x10, PingPong, &[f("HEIGHT", 0, 13, Rw, 0x0)]),
+    r("D_DATA_CUBE_CHANNEL", 0x14, PingPong, &[f("CHANNEL", 0, 13, Rw, 0x0)]),
+    r("D_SRC_BASE_ADDR_LOW", 0x18, PingPong, &[f("SRC_BASE_ADDR_LOW", 0, 32, Rw, 0x0)]),
+    r("D_SRC_BASE_ADDR_HIGH", 0x1c, PingPong, &[f("SRC_BASE_ADDR_HIGH", 0, 32, Rw, 0x0)]),
+    r("D_SRC_LINE_STRIDE", 0x20, PingPong, &[f("SRC_LINE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_SRC_SURFACE_STRIDE", 0x24, PingPong, &[f("SRC_SURFACE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_BRDMA_CFG", 0x28, PingPong, &[f("BRDMA_DISABLE", 0, 1, Rw, 0x1), f("BRDMA_DATA_USE", 1, 2, Rw, 0x0), f("BRDMA_DATA_SIZE", 3, 1, Rw, 0x0), f("BRDMA_DATA_MODE", 4, 1, Rw, 0x0), f("BRDMA_RAM_TYPE", 5, 1, Rw, 0x0)]),
+    r("D_BS_BASE_ADDR_LOW", 0x2c, PingPong, &[f("BS_BASE_ADDR_LOW", 0, 32, Rw, 0x0)]),
+    r("D_BS_BASE_ADDR_HIGH", 0x30, PingPong, &[f("BS_BASE_ADDR_HIGH", 0, 32, Rw, 0x0)]),
+    r("D_BS_LINE_STRIDE", 0x34, PingPong, &[f("BS_LINE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_BS_SURFACE_STRIDE", 0x38, PingPong, &[f("BS_SURFACE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_BS_BATCH_STRIDE", 0x3c, PingPong, &[f("BS_BATCH_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_NRDMA_CFG", 0x40, PingPong, &[f("NRDMA_DISABLE", 0, 1, Rw, 0x1), f("NRDMA_DATA_USE", 1, 2, Rw, 0x0), f("NRDMA_DATA_SIZE", 3, 1, Rw, 0x0), f("NRDMA_DATA_MODE", 4, 1, Rw, 0x0), f("NRDMA_RAM_TYPE", 5, 1, Rw, 0x0)]),
+    r("D_BN_BASE_ADDR_LOW", 0x44, PingPong, &[f("BN_BASE_ADDR_LOW", 0, 32, Rw, 0x0)]),
+    r("D_BN_BASE_ADDR_HIGH", 0x48, PingPong, &[f("BN_BASE_ADDR_HIGH", 0, 32, Rw, 0x0)]),
+    r("D_BN_LINE_STRIDE", 0x4c, PingPong, &[f("BN_LINE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_BN_SURFACE_STRIDE", 0x50, PingPong, &[f("BN_SURFACE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_BN_BATCH_STRIDE", 0x54, PingPong, &[f("BN_BATCH_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_ERDMA_CFG", 0x58, PingPong, &[f("ERDMA_DISABLE", 0, 1, Rw, 0x1), f("ERDMA_DATA_USE", 1, 2, Rw, 0x0), f("ERDMA_DATA_SIZE", 3, 1, Rw, 0x0), f("ERDMA_DATA_MODE", 4, 1, Rw, 0x0), f("ERDMA_RAM_TYPE", 5, 1, Rw, 0x0)]),
+    r("D_EW_BASE_ADDR_LOW", 0x5c, PingPong, &[f("EW_BASE_ADDR_LOW", 0, 32, Rw, 0x0)]),
+    r("D_EW_BASE_ADDR_HIGH", 0x60, PingPong, &[f("EW_BASE_ADDR_HIGH", 0, 32, Rw, 0x0)]),
+    r("D_EW_LINE_STRIDE", 0x64, PingPong, &[f("EW_LINE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_EW_SURFACE_STRIDE", 0x68, PingPong, &[f("EW_SURFACE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_EW_BATCH_STRIDE", 0x6c, PingPong, &[f("EW_BATCH_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_FEATURE_MODE_CFG", 0x70, PingPong, &[f("FLYING_MODE", 0, 1, Rw, 0x0), f("WINOGRAD", 1, 1, Rw, 0x0), f("IN_PRECISION", 2, 2, Rw, 0x1), f("PROC_PRECISION", 4, 2, Rw, 0x1), f("OUT_PRECISION", 6, 2, Rw, 0x0), f("BATCH_NUMBER", 8, 5, Rw, 0x0)]),
+    r("D_SRC_DMA_CFG", 0x74, PingPong, &[f("SRC_RAM_TYPE", 0, 1, Rw, 0x0)]),
+    r("D_STATUS_NAN_INPUT_NUM", 0x78, PingPong, &[f("STATUS_NAN_INPUT_NUM", 0, 32, R, 0x0)]),
+    r("D_STATUS_INF_INPUT_NUM", 0x7c, PingPong, &[f("STATUS_INF_INPUT_NUM", 0, 32, R, 0x0)]),
+    r("D_PERF_ENABLE", 0x80, PingPong, &[f("PERF_DMA_EN", 0, 1, Rw, 0x0), f("PERF_NAN_INF_COUNT_EN", 1, 1, Rw, 0x0)]),
+    r("D_PERF_MRDMA_READ_STALL", 0x84, PingPong, &[f("MRDMA_STALL", 0, 32, R, 0x0)]),
+    r("D_PERF_BRDMA_READ_STALL", 0x88, PingPong, &[f("BRDMA_STALL", 0, 32, R, 0x0)]),
+    r("D_PERF_NRDMA_READ_STALL", 0x8c, PingPong, &[f("NRDMA_STALL", 0, 32, R, 0x0)]),
+    r("D_PERF_ERDMA_READ_STALL", 0x90, PingPong, &[f("ERDMA_STALL", 0, 32, R, 0x0)]),
+];
+
+/// NVDLA_SDP (base 0x9000).
+const SDP: &[Register] = &[
+    r("S_STATUS", 0x00, Single, &[f("STATUS_0", 0, 2, R, 0x0), f("STATUS_1", 16, 2, R, 0x0)]),
+    r("S_POINTER", 0x04, Single, &[f("PRODUCER", 0, 1, Rw, 0x0), f("CONSUMER", 16, 1, R, 0x0)]),
+    r("S_LUT_ACCESS_CFG", 0x08, Single, &[f("LUT_ADDR", 0, 10, Rwt, 0x0), f("LUT_TABLE_ID", 16, 1, Rw, 0x0), f("LUT_ACCESS_TYPE", 17, 1, Rw, 0x0)]),
+    r("S_LUT_ACCESS_DATA", 0x0c, Single, &[f("LUT_DATA", 0, 16, Rwto, 0x0)]),
+    r("S_LUT_CFG", 0x10, Single, &[f("LUT_LE_FUNCTION", 0, 1, Rw, 0x0), f("LUT_UFLOW_PRIORITY", 4, 1, Rw, 0x0), f("LUT_OFLOW_PRIORITY", 5, 1, Rw, 0x0), f("LUT_HYBRID_PRIORITY", 6, 1, Rw, 0x0)]),
+    r("S_LUT_INFO", 0x14, Single, &[f("LUT_LE_INDEX_OFFSET", 0, 8, Rw, 0x0), f("LUT_LE_INDEX_SELECT", 8, 8, Rw, 0x0), f("LUT_LO_INDEX_SELECT", 16, 8, Rw, 0x0)]),
+    r("S_LUT_LE_START", 0x18, Single, &[f("LUT_LE_START", 0, 32, Rw, 0x0)]),
+    r("S_LUT_LE_END", 0x1c, Single, &[f("LUT_LE_END", 0, 32, Rw, 0x0)]),
+    r("S_LUT_LO_START", 0x20, Single, &[f("LUT_LO_START", 0, 32, Rw, 0x0)]),
+    r("S_LUT_LO_END", 0x24, Single, &[f("LUT_LO_END", 0, 32, Rw, 0x0)]),
+    r("S_LUT_LE_SLOPE_SCALE", 0x28, Single, &[f("LUT_LE_SLOPE_UFLOW_SCALE", 0, 16, Rw, 0x0), f("LUT_LE_SLOPE_OFLOW_SCALE", 16, 16, Rw, 0x0)]),
+    r("S_LUT_LE_SLOPE_SHIFT", 0x2c, Single, &[f("LUT_LE_SLOPE_UFLOW_SHIFT", 0, 5, Rw, 0x0), f("LUT_LE_SLOPE_OFLOW_SHIFT", 5, 5, Rw, 0x0)]),
+    r("S_LUT_LO_SLOPE_SCALE", 0x30, Single, &[f("LUT_LO_SLOPE_UFLOW_SCALE", 0, 16, Rw, 0x0), f("LUT_LO_SLOPE_OFLOW_SCALE", 16, 16, Rw, 0x0)]),
+    r("S_LUT_LO_SLOPE_SHIFT", 0x34, Single, &[f("LUT_LO_SLOPE_UFLOW_SHIFT", 0, 5, Rw, 0x0), f("LUT_LO_SLOPE_OFLOW_SHIFT", 5, 5, Rw, 0x0)]),
+    r("D_OP_ENABLE", 0x38, PingPong, &[f("OP_EN", 0, 1, Rwto, 0x0)]),
+    r("D_DATA_CUBE_WIDTH", 0x3c, PingPong, &[f("WIDTH", 0, 13, Rw, 0x0)]),
+    r("D_DATA_CUBE_HEIGHT", 0x40, PingPong, &[f("HEIGHT", 0, 13, Rw, 0x0)]),
+    r("D_DATA_CUBE_CHANNEL", 0x44, PingPong, &[f("CHANNEL", 0, 13, Rw, 0x0)]),
+    r("D_DST_BASE_ADDR_LOW", 0x48, PingPong, &[f("DST_BASE_ADDR_LOW", 0, 32, Rw, 0x0)]),
+    r("D_DST_BASE_ADDR_HIGH", 0x4c, PingPong, &[f("DST_BASE_ADDR_HIGH", 0, 32, Rw, 0x0)]),
+    r("D_DST_LINE_STRIDE", 0x50, PingPong, &[f("DST_LINE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_DST_SURFACE_STRIDE", 0x54, PingPong, &[f("DST_SURFACE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_DP_BS_CFG", 0x58, PingPong, &[f("BS_BYPASS", 0, 1, Rw, 0x1), f("BS_ALU_BYPASS", 1, 1, Rw, 0x1), f("BS_ALU_ALGO", 2, 2, Rw, 0x0), f("BS_MUL_BYPASS", 4, 1, Rw, 0x1), f("BS_MUL_PRELU", 5, 1, Rw, 0x1), f("BS_RELU_BYPASS", 6, 1, Rw, 0x1)]),
+    r("D_DP_BS_ALU_CFG", 0x5c, PingPong, &[f("BS_ALU_SRC", 0, 1, Rw, 0x0), f("BS_ALU_SHIFT_VALUE", 8, 6, Rw, 0x0)]),
+    r("D_DP_BS_ALU_SRC_VALUE", 0x60, PingPong, &[f("BS_ALU_OPERAND", 0, 16, Rw, 0x0)]),
+    r("D_DP_BS_MUL_CFG", 0x64, PingPong, &[f("BS_MUL_SRC", 0, 1, Rw, 0x0), f("BS_MUL_SHIFT_VALUE", 8, 8, Rw, 0x0)]),
+    r("D_DP_BS_MUL_SRC_VALUE", 0x68, PingPong, &[f("BS_MUL_OPERAND", 0, 16, Rw, 0x0)]),
+    r("D_DP_BN_CFG", 0x6c, PingPong, &[f("BN_BYPASS", 0, 1, Rw, 0x1), f("BN_ALU_BYPASS", 1, 1, Rw, 0x1), f("BN_ALU_ALGO", 2, 2, Rw, 0x0), f("BN_MUL_BYPASS", 4, 1, Rw, 0x1), f("BN_MUL_PRELU", 5, 1, Rw, 0x0), f("BN_RELU_BYPASS", 6, 1, Rw, 0x1)]),
+    r("D_DP_BN_ALU_CFG", 0x70, PingPong, &[f("BN_ALU_SRC", 0, 1, Rw, 0x0), f("BN_ALU_SHIFT_VALUE", 8, 6, Rw, 0x0)]),
+    r("D_DP_BN_ALU_SRC_VALUE", 0x74, PingPong, &[f("BN_ALU_OPERAND", 0, 16, Rw, 0x0)]),
+    r("D_DP_BN_MUL_CFG", 0x78, PingPong, &[f("BN_MUL_SRC", 0, 1, Rw, 0x0), f("BN_MUL_SHIFT_VALUE", 8, 8, Rw, 0x0)]),
+    r("D_DP_BN_MUL_SRC_VALUE", 0x7c, PingPong, &[f("BN_MUL_OPERAND", 0, 16, Rw, 0x0)]),
+    r("D_DP_EW_CFG", 0x80, PingPong, &[f("EW_BYPASS", 0, 1, Rw, 0x1), f("EW_ALU_BYPASS", 1, 1, Rw, 0x1), f("EW_ALU_ALGO", 2, 2, Rw, 0x0), f("EW_MUL_BYPASS", 4, 1, Rw, 0x1), f("EW_MUL_PRELU", 5, 1, Rw, 0x0), f("EW_LUT_BYPASS", 6, 1, Rw, 0x1)]),
+    r("D_DP_EW_ALU_CFG", 0x84, PingPong, &[f("EW_ALU_SRC", 0, 1, Rw, 0x0), f("EW_ALU_CVT_BYPASS", 1, 1, Rw, 0x1)]),
+    r("D_DP_EW_ALU_SRC_VALUE", 0x88, PingPong, &[f("EW_ALU_OPERAND", 0, 32, Rw, 0x0)]),
+    r("D_DP_EW_ALU_CVT_OFFSET_VALUE", 0x8c, PingPong, &[f("EW_ALU_CVT_OFFSET", 0, 32, Rw, 0x0)]),
+    r("D_DP_EW_ALU_CVT_SCALE_VALUE", 0x90, PingPong, &[f("EW_ALU_CVT_SCALE", 0, 16, Rw, 0x0)]),
+    r("D_DP_EW_ALU_CVT_TRUNCATE_VALUE", 0x94, PingPong, &[f("EW_ALU_CVT_TRUNCATE", 0, 6, Rw, 0x0)]),
+    r("D_DP_EW_MUL_CFG", 0x98, PingPong, &[f("EW_MUL_SRC", 0, 1, Rw, 0x0), f("EW_MUL_CVT_BYPASS", 1, 1, Rw, 0x1)]),
+    r("D_DP_EW_MUL_SRC_VALUE", 0x9c, PingPong, &[f("EW_MUL_OPERAND", 0, 32, Rw, 0x0)]),
+    r("D_DP_EW_MUL_CVT_OFFSET_VALUE", 0xa0, PingPong, &[f("EW_MUL_CVT_OFFSET", 0, 32, Rw, 0x0)]),
+    r("D_DP_EW_MUL_CVT_SCALE_VALUE", 0xa4, PingPong, &[f("EW_MUL_CVT_SCALE", 0, 16, Rw, 0x0)]),
+    r("D_DP_EW_MUL_CVT_TRUNCATE_VALUE", 0xa8, PingPong, &[f("EW_MUL_CVT_TRUNCATE", 0, 6, Rw, 0x0)]),
+    r("D_DP_EW_TRUNCATE_VALUE", 0xac, PingPong, &[f("EW_TRUNCATE", 0, 10, Rw, 0x0)]),
+    r("D_FEATURE_MODE_CFG", 0xb0, PingPong, &[f("FLYING_MODE", 0, 1, Rw, 0x0), f("OUTPUT_DST", 1, 1, Rw, 0x0), f("WINOGRAD", 2, 1, Rw, 0x0), f("NAN_TO_ZERO", 3, 1, Rw, 0x0), f("BATCH_NUMBER", 8, 5, Rw, 0x0)]),
+    r("D_DST_DMA_CFG", 0xb4, PingPong, &[f("DST_RAM_TYPE", 0, 1, Rw, 0x0)]),
+    r("D_DST_BATCH_STRIDE", 0xb8, PingPong, &[f("DST_BATCH_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_DATA_FORMAT", 0xbc, PingPong, &[f("PROC_PRECISION", 0, 2, Rw, 0x0), f("OUT_PRECISION", 2, 2, Rw, 0x0)]),
+    r("D_CVT_OFFSET", 0xc0, PingPong, &[f("CVT_OFFSET", 0, 32, Rw, 0x0)]),
+    r("D_CVT_SCALE", 0xc4, PingPong, &[f("CVT_SCALE", 0, 16, Rw, 0x0)]),
+    r("D_CVT_SHIFT", 0xc8, PingPong, &[f("CVT_SHIFT", 0, 6, Rw, 0x0)]),
+    r("D_STATUS", 0xcc, PingPong, &[f("STATUS_UNEQUAL", 0, 1, R, 0x0)]),
+    r("D_STATUS_NAN_INPUT_NUM", 0xd0, PingPong, &[f("STATUS_NAN_INPUT_NUM", 0, 32, R, 0x0)]),
+    r("D_STATUS_INF_INPUT_NUM", 0xd4, PingPong, &[f("STATUS_INF_INPUT_NUM", 0, 32, R, 0x0)]),
+    r("D_STATUS_NAN_OUTPUT_NUM", 0xd8, PingPong, &[f("STATUS_NAN_OUTPUT_NUM", 0, 32, R, 0x0)]),
+    r("D_PERF_ENABLE", 0xdc, PingPong, &[f("PERF_DMA_EN", 0, 1, Rw, 0x0), f("PERF_LUT_EN", 1, 1, Rw, 0x0), f("PERF_SAT_EN", 2, 1, Rw, 0x0), f("PERF_NAN_INF_COUNT_EN", 3, 1, Rw, 0x0)]),
+    r("D_PERF_WDMA_WRITE_STALL", 0xe0, PingPong, &[f("WDMA_STALL", 0, 32, R, 0x0)]),
+    r("D_PERF_LUT_UFLOW", 0xe4, PingPong, &[f("LUT_UFLOW", 0, 32, R, 0x0)]),
+    r("D_PERF_LUT_OFLOW", 0xe8, PingPong, &[f("LUT_OFLOW", 0, 32, R, 0x0)]),
+    r("D_PERF_OUT_SATURATION", 0xec, PingPong, &[f("OUT_SATURATION", 0, 32, R, 0x0)]),
+    r("D_PERF_LUT_HYBRID", 0xf0, PingPong, &[f("LUT_HYBRID", 0, 32, R, 0x0)]),
+    r("D_PERF_LUT_LE_HIT", 0xf4, PingPong, &[f("LUT_LE_HIT", 0, 32, R, 0x0)]),
+    r("D_PERF_LUT_LO_HIT", 0xf8, PingPong, &[f("LUT_LO_HIT", 0, 32, R, 0x0)]),
+];
+

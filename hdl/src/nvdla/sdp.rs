@@ -1,0 +1,227 @@
+//! SDP in off-flying mode with every stage bypassed, and its read DMA (SDP_RDMA): the engine
+//! walks the input cube atom by atom (x fastest, then lines, then 8-channel surfaces, at the
+//! strides the registers give), reads each atom through the memory port, converts its 8 lanes
+//! ([`super::convert::Convert`]) and writes the atom to the output cube. Model:
+//! `npu_model::nvdla::nv_small` (the `State` machine there).
+//!
+//! One atom is in flight at a time: read request, read data, write request, each a cycle at
+//! least. Addresses are kept as running pointers (atom, line start, surface start) for the
+//! input and the output, so no multiplier is needed; they wrap at 2^64 as the model's do.
+//! `done` is high in the cycle the last write is taken; `running` while not idle.
+use super::convert::Convert;
+use crate::primitives::Reg;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct Sdp {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub layer_ready: Signal<In, Bit>,
+    pub width: Signal<In, Bits<13>>,
+    pub height: Signal<In, Bits<13>>,
+    /// CHANNEL / 8: the number of the last 8-channel surface.
+    pub last_surface: Signal<In, Bits<10>>,
+    pub src_base: Signal<In, Bits<64>>,
+    pub src_line: Signal<In, Bits<64>>,
+    pub src_surface: Signal<In, Bits<64>>,
+    pub dst_base: Signal<In, Bits<64>>,
+    pub dst_line: Signal<In, Bits<64>>,
+    pub dst_surface: Signal<In, Bits<64>>,
+    pub cvt_offset: Signal<In, Bits<32>>,
+    pub cvt_scale: Signal<In, Bits<16>>,
+    pub cvt_shift: Signal<In, Bits<6>>,
+    pub dbb_req_ready: Signal<In, Bit>,
+    pub dbb_resp_valid: Signal<In, Bit>,
+    pub dbb_resp_data: Signal<In, Bits<64>>,
+    pub done: Signal<Out, Bit>,
+    pub running: Signal<Out, Bit>,
+    pub dbb_req_valid: Signal<Out, Bit>,
+    pub dbb_req_write: Signal<Out, Bit>,
+    pub dbb_req_addr: Signal<Out, Bits<64>>,
+    pub dbb_req_wdata: Signal<Out, Bits<64>>,
+    convert: Convert,
+    state: Reg<Bits<2>>,
+    x: Reg<Bits<13>>,
+    y: Reg<Bits<13>>,
+    surface: Reg<Bits<10>>,
+    src_atom: Reg<Bits<64>>,
+    src_row: Reg<Bits<64>>,
+    src_plane: Reg<Bits<64>>,
+    dst_atom: Reg<Bits<64>>,
+    dst_row: Reg<Bits<64>>,
+    dst_plane: Reg<Bits<64>>,
+    addr: Reg<Bits<64>>,
+    wdata: Reg<Bits<64>>,
+    x_end: Signal<Local, Bit>,
+    y_end: Signal<Local, Bit>,
+    last: Signal<Local, Bit>,
+    next_src: Signal<Local, Bits<64>>,
+    s_idle: Constant<Bits<2>>,
+    s_read_request: Constant<Bits<2>>,
+    s_read_wait: Constant<Bits<2>>,
+    s_write_request: Constant<Bits<2>>,
+    zero13: Constant<Bits<13>>,
+    one13: Constant<Bits<13>>,
+    zero10: Constant<Bits<10>>,
+    one10: Constant<Bits<10>>,
+    atom_bytes: Constant<Bits<64>>,
+}
+
+impl Default for Sdp {
+    fn default() -> Self {
+        fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
+            Constant::new(value.into())
+        }
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            layer_ready: Default::default(),
+            width: Default::default(),
+            height: Default::default(),
+            last_surface: Default::default(),
+            src_base: Default::default(),
+            src_line: Default::default(),
+            src_surface: Default::default(),
+            dst_base: Default::default(),
+            dst_line: Default::default(),
+            dst_surface: Default::default(),
+            cvt_offset: Default::default(),
+            cvt_scale: Default::default(),
+            cvt_shift: Default::default(),
+            dbb_req_ready: Default::default(),
+            dbb_resp_valid: Default::default(),
+            dbb_resp_data: Default::default(),
+            done: Default::default(),
+            running: Default::default(),
+            dbb_req_valid: Default::default(),
+            dbb_req_write: Default::default(),
+            dbb_req_addr: Default::default(),
+            dbb_req_wdata: Default::default(),
+            convert: Default::default(),
+            state: Default::default(),
+            x: Default::default(),
+            y: Default::default(),
+            surface: Default::default(),
+            src_atom: Default::default(),
+            src_row: Default::default(),
+            src_plane: Default::default(),
+            dst_atom: Default::default(),
+            dst_row: Default::default(),
+            dst_plane: Default::default(),
+            addr: Default::default(),
+            wdata: Default::default(),
+            x_end: Default::default(),
+            y_end: Default::default(),
+            last: Default::default(),
+            next_src: Default::default(),
+            s_idle: k(0),
+            s_read_request: k(1),
+            s_read_wait: k(2),
+            s_write_request: k(3),
+            zero13: k(0),
+            one13: k(1),
+            zero10: k(0),
+            one10: k(1),
+            atom_bytes: k(8),
+        }
+    }
+}
+
+impl Logic for Sdp {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state, x, y, surface, src_atom, src_row, src_plane, dst_atom, dst_row, dst_plane, addr, wdata);
+        self.state.reset.next = self.reset.val();
+        self.x.reset.next = self.reset.val();
+        self.y.reset.next = self.reset.val();
+        self.surface.reset.next = self.reset.val();
+        self.src_atom.reset.next = self.reset.val();
+        self.src_row.reset.next = self.reset.val();
+        self.src_plane.reset.next = self.reset.val();
+        self.dst_atom.reset.next = self.reset.val();
+        self.dst_row.reset.next = self.reset.val();
+        self.dst_plane.reset.next = self.reset.val();
+        self.addr.reset.next = self.reset.val();
+        self.wdata.reset.next = self.reset.val();
+        self.convert.atom.next = self.dbb_resp_data.val();
+        self.convert.offset.next = self.cvt_offset.val();
+        self.convert.scale.next = self.cvt_scale.val();
+        self.convert.shift.next = self.cvt_shift.val();
+        self.dbb_req_addr.next = self.addr.q.val();
+        self.dbb_req_wdata.next = self.wdata.q.val();
+        self.dbb_req_valid.next = (self.state.q.val() == self.s_read_request.val()) | (self.state.q.val() == self.s_write_request.val());
+        self.dbb_req_write.next = self.state.q.val() == self.s_write_request.val();
+        self.running.next = self.state.q.val() != self.s_idle.val();
+        // Where the walk goes after the current atom: the next atom of the line, the next
+        // line of the surface, or the next surface.
+        self.x_end.next = self.x.q.val() == self.width.val();
+        self.y_end.next = self.y.q.val() == self.height.val();
+        self.last.next = self.x_end.val() & self.y_end.val() & (self.surface.q.val() == self.last_surface.val());
+        self.next_src.next = self.src_atom.q.val() + self.atom_bytes.val();
+        if self.x_end.val() {
+            self.next_src.next = self.src_row.q.val() + self.src_line.val();
+            if self.y_end.val() {
+                self.next_src.next = self.src_plane.q.val() + self.src_surface.val();
+            }
+        }
+        self.done.next = false;
+        if self.state.q.val() == self.s_idle.val() {
+            if self.layer_ready.val() {
+                self.x.d.next = self.zero13.val();
+                self.y.d.next = self.zero13.val();
+                self.surface.d.next = self.zero10.val();
+                self.src_atom.d.next = self.src_base.val();
+                self.src_row.d.next = self.src_base.val();
+                self.src_plane.d.next = self.src_base.val();
+                self.dst_atom.d.next = self.dst_base.val();
+                self.dst_row.d.next = self.dst_base.val();
+                self.dst_plane.d.next = self.dst_base.val();
+                self.addr.d.next = self.src_base.val();
+                self.state.d.next = self.s_read_request.val();
+            }
+        } else if self.state.q.val() == self.s_read_request.val() {
+            if self.dbb_req_ready.val() {
+                self.state.d.next = self.s_read_wait.val();
+            }
+        } else if self.state.q.val() == self.s_read_wait.val() {
+            if self.dbb_resp_valid.val() {
+                self.wdata.d.next = self.convert.converted.val();
+                self.addr.d.next = self.dst_atom.q.val();
+                self.state.d.next = self.s_write_request.val();
+            }
+        } else if self.dbb_req_ready.val() {
+            if self.last.val() {
+                self.done.next = true;
+                self.state.d.next = self.s_idle.val();
+            } else {
+                self.addr.d.next = self.next_src.val();
+                self.src_atom.d.next = self.next_src.val();
+                self.state.d.next = self.s_read_request.val();
+            }
+            self.x.d.next = self.x.q.val() + self.one13.val();
+            self.dst_atom.d.next = self.dst_atom.q.val() + self.atom_bytes.val();
+            if self.x_end.val() {
+                self.x.d.next = self.zero13.val();
+                self.y.d.next = self.y.q.val() + self.one13.val();
+                self.src_row.d.next = self.src_row.q.val() + self.src_line.val();
+                self.dst_row.d.next = self.dst_row.q.val() + self.dst_line.val();
+                self.dst_atom.d.next = self.dst_row.q.val() + self.dst_line.val();
+                if self.y_end.val() {
+                    self.y.d.next = self.zero13.val();
+                    self.surface.d.next = self.surface.q.val() + self.one10.val();
+                    self.src_row.d.next = self.src_plane.q.val() + self.src_surface.val();
+                    self.src_plane.d.next = self.src_plane.q.val() + self.src_surface.val();
+                    self.dst_row.d.next = self.dst_plane.q.val() + self.dst_surface.val();
+                    self.dst_plane.d.next = self.dst_plane.q.val() + self.dst_surface.val();
+                    self.dst_atom.d.next = self.dst_plane.q.val() + self.dst_surface.val();
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(Sdp::default(), "nvdla_sdp");
+}

@@ -1,0 +1,2 @@
+//! NVDLA nv_small models (seeds/001), one file per block, named as its RTL block.
+pub mod nv_small;

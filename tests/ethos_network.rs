@@ -1,0 +1,257 @@
+//! The reference executor (`npu::ethos::executor`) against TensorFlow Lite: random int8
+//! networks (`npu::ethos::network::random_network`) run in TFLite's interpreter with the
+//! reference kernels and, compiled by Vela 5.2 for ethos-u65-256 with both its cores, by the
+//! executor from their command streams; every output element must be identical.
+//! `SEED` repeats a run, `CYCLES` sets the number of networks.
+use npu::cosim::lockstep::{Coverage, Run};
+use npu::ethos::command_stream::{decode, listing_disagreement, DriverPayload};
+use npu::ethos::executor::{execute, Memory};
+use npu::ethos::network::{random_network, Choice, Network};
+use npu::ethos::operation::operations;
+use npu::ethos::tflite::{TfLite, VelaCore};
+
+fn oracle() -> TfLite {
+    TfLite::in_project(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Random networks of `choice` until `count` of them compile wholly onto the NPU with both
+/// cores; returns them with their compiled models, and the number Vela refused.
+fn compiled_networks(run: &Run, choice: &Choice, count: usize) -> (Vec<(Network, Vec<(VelaCore, npu::ethos::network::CompiledModel)>)>, usize) {
+    let tflite = oracle();
+    let mut rng = run.rng();
+    let mut kept = Vec::new();
+    let mut refused = 0;
+    while kept.len() < count {
+        let batch: Vec<Network> = (0..count - kept.len()).map(|_| random_network(&mut rng, choice)).collect();
+        let by_core: Vec<_> = VelaCore::ALL.iter().map(|&core| (core, tflite.compile_networks(&batch, core).unwrap_or_else(|e| panic!("SEED={}: {e}", run.seed)))).collect();
+        for (i, net) in batch.into_iter().enumerate() {
+            let models: Result<Vec<_>, String> = by_core.iter().map(|(core, results)| results[i].clone().map(|m| (*core, m))).collect();
+            match models {
+                Ok(models) => kept.push((net, models)),
+                Err(why) => {
+                    refused += 1;
+                    eprintln!("Vela refused a network (regenerated): {}", why.lines().last().unwrap_or(""));
+                }
+            }
+        }
+    }
+    (kept, refused)
+}
+
+/// What the random networks must have shown: every operator (TFLite's and the NPU's),
+/// both cores, NHCWB16 intermediates, DMA, broadcast and scalar operands, each activation,
+/// padding and saturation both ways, and Vela's listing checked.
+const REQUIRED: [&str; 37] = [
+    "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "dilation", "sub-kernels", "MAX_POOL_2D", "AVERAGE_POOL_2D", "ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM",
+    "CONV", "DEPTHWISE", "POOL max", "POOL average", "ELEMENTWISE add", "ELEMENTWISE sub", "ELEMENTWISE mul",
+    "ELEMENTWISE max", "ELEMENTWISE min", "DMA", "regor core", "legacy core", "nhcwb16 ifm", "nhcwb16 ifm2",
+    "nhcwb16 ofm", "broadcast", "scalar", "None", "Relu", "Relu6", "ReluN1To1", "padding", "saturated high",
+    "saturated low", "listing agrees",
+];
+
+#[test]
+fn random_networks_equal_tflite() {
+    let run = Run::from_env("random_networks_equal_tflite", 200);
+    check(&run, &Choice::default()).require(&REQUIRED);
+}
+
+/// Larger networks (20-48 high and wide, 16-64 channels), which Vela splits into stripes:
+/// the IFM of each stripe starts inside the tensor, padding only at its edges.
+#[test]
+fn large_networks_equal_tflite() {
+    let run = Run::from_env("large_networks_equal_tflite", 12);
+    let choice = Choice { ops: 1..=3, side: 20..=48, channels: 16..=64, ..Choice::default() };
+    check(&run, &choice).require(&["stripes", "regor core", "legacy core", "nhcwb16 ofm"]);
+}
+
+/// Runs `run.cycles` networks of `choice` with both cores against TFLite; returns the coverage.
+fn check(run: &Run, choice: &Choice) -> Coverage {
+    let (networks, refused) = compiled_networks(run, choice, run.cycles as usize);
+    // Fully connected layers as the CONV_2D 1x1 whose double rounding Vela programs (see
+    // `fully_connected_rounds_once_in_tflite_twice_on_the_npu`).
+    let nets: Vec<Network> = networks.iter().map(|(n, _)| n.with_fully_connected_as_conv()).collect();
+    let expected = oracle().run_networks(&nets).unwrap_or_else(|e| panic!("SEED={}: {e}", run.seed));
+    let mut coverage = Coverage::default();
+    let mut failures = Vec::new();
+    for (i, ((net, models), want)) in networks.iter().zip(&expected).enumerate() {
+        for op in &net.ops {
+            coverage.hit(op.kind.name());
+            if let Some(w) = op.window.filter(|_| op.weights.is_some()) {
+                if w.dilation != (1, 1) {
+                    coverage.hit("dilation");
+                }
+                if w.kernel.0 > 8 || w.kernel.1 > 8 {
+                    coverage.hit("sub-kernels");
+                }
+            }
+            coverage.hit(&format!("{:?}", op.activation));
+        }
+        for (core, model) in models {
+            let context = format!("SEED={} network {i} ({} core):\n{}", run.seed, core.name(), net.describe());
+            let payload = DriverPayload::parse(&model.cmd_data).unwrap_or_else(|e| panic!("{context}: {e}"));
+            let commands = decode(&payload.stream).unwrap_or_else(|e| panic!("{context}: {e}"));
+            if let Some(why) = listing_disagreement(&commands, &model.listing) {
+                panic!("{context}: {why}");
+            }
+            coverage.hit("listing agrees");
+            let input: Vec<u8> = net.input.iter().map(|&v| v as u8).collect();
+            let mut memory = Memory::load(model, &input).unwrap_or_else(|e| panic!("{context}: {e}"));
+            let done = match execute(&operations(&commands), &mut memory) {
+                Ok(done) => done,
+                Err(e) => {
+                    failures.push(format!("{context}: {e}"));
+                    continue;
+                }
+            };
+            for d in &done {
+                coverage.hit(&d.kind);
+                for s in &d.seen {
+                    coverage.hit(s);
+                }
+            }
+            coverage.hit(&format!("{} core", core.name()));
+            if done.iter().filter(|d| d.kind != "DMA").count() > net.ops.len() {
+                coverage.hit("stripes");
+            }
+            let got: Vec<i8> = memory.tensor(&model.outputs[0]).unwrap_or_else(|e| panic!("{context}: {e}")).iter().map(|&b| b as i8).collect();
+            if let Some(k) = (0..want.len()).find(|&k| got.get(k) != Some(&want[k])) {
+                let [_, w, c] = net.output_shape();
+                let ops: Vec<String> = done.iter().map(|d| format!("{} at {:#x}", d.kind, d.offset)).collect();
+                failures.push(format!("{context}operations: {}\noutput element {k} (y {}, x {}, c {}): executor {:?}, TFLite {}", ops.join(", "), k / (w * c), k / c % w, k % c, got.get(k), want[k]));
+            }
+        }
+    }
+    println!("{coverage}");
+    println!("{} networks, {refused} refused by Vela and regenerated", networks.len());
+    assert!(failures.is_empty(), "{} of {} runs differ:\n{}", failures.len(), 2 * networks.len(), failures.iter().take(12).cloned().collect::<Vec<_>>().join("\n"));
+    coverage
+}
+
+
+/// One small network's stream and memory, for the bad-input test.
+fn one_compiled() -> (Vec<u32>, Memory) {
+    let run = Run::fixed("bad_input", 1);
+    let (networks, _) = compiled_networks(&run, &Choice { kinds: vec![npu::ethos::network::Kind::Conv2d], ops: 1..=1, ..Choice::default() }, 1);
+    let (net, models) = &networks[0];
+    let model = &models[0].1;
+    let input: Vec<u8> = net.input.iter().map(|&v| v as u8).collect();
+    (DriverPayload::parse(&model.cmd_data).unwrap().stream, Memory::load(model, &input).unwrap())
+}
+
+/// A truncated stream, an unknown opcode, a base pointer that puts an access beyond the
+/// memory, a field value the executor does not implement: each is its error, with the offset
+/// of the command, and never a panic.
+#[test]
+fn bad_input_gives_its_error_with_the_offset() {
+    use npu::ethos::command_stream::StreamError;
+    use npu::ethos::executor::{run_stream, ExecError};
+    use npu_hdl::ethos::command_set::named;
+    let (stream, memory) = one_compiled();
+    assert!(run_stream(&stream, &mut memory.clone()).is_ok());
+
+    // A cmd1 cut after its first word.
+    let cmd1 = (0..stream.len()).find(|&i| stream[i] & 0x4000 != 0).unwrap();
+    assert_eq!(run_stream(&stream[..=cmd1], &mut memory.clone()).unwrap_err(), ExecError::Stream(StreamError::MissingPayload { offset: 4 * cmd1, name: npu_hdl::ethos::command_set::lookup(stream[cmd1]).unwrap().name }));
+
+    // A reserved opcode in place of the first command.
+    let mut unknown = stream.clone();
+    unknown[0] = 0x0004;
+    assert_eq!(run_stream(&unknown, &mut memory.clone()).unwrap_err(), ExecError::Stream(StreamError::Reserved { offset: 0, word: 4 }));
+
+    // The OFM base moved beyond the memory: the conv's write is refused at its offset.
+    let conv_at = (0..stream.len()).find(|&i| stream[i] == named("NPU_OP_CONV").unwrap().word(0)).unwrap();
+    let mut beyond = stream.clone();
+    beyond.splice(conv_at..conv_at, [named("NPU_SET_OFM_BASE0").unwrap().word(0), 0x7fff_0000]);
+    match run_stream(&beyond, &mut memory.clone()) {
+        Err(ExecError::Access { offset, address, .. }) => assert_eq!((offset, address >= 0x7fff_0000), (4 * conv_at + 8, true)),
+        other => panic!("{other:?}"),
+    }
+
+    // A lookup table, an upscale, a 16-bit OFM: not implemented, named with their values.
+    for (name, param, says) in [("NPU_SET_ACTIVATION", 0x10, "ACTIVATION 0x10"), ("NPU_SET_IFM_UPSCALE", 1, "IFM_UPSCALE 1"), ("NPU_SET_OFM_PRECISION", 3, "OFM of 16 bits")] {
+        let mut odd = stream.clone();
+        odd.insert(conv_at, named(name).unwrap().word(param));
+        match run_stream(&odd, &mut memory.clone()) {
+            Err(e @ ExecError::Unsupported { offset, .. }) => {
+                assert_eq!(offset, 4 * conv_at + 4, "{name}");
+                assert!(e.to_string().contains(says), "{name}: {e}");
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+}
+
+/// The smallest network where Vela's lowering cannot equal TFLite: a FULLY_CONNECTED of one
+/// input and one unit whose sum (the bias, 11307) times the multiplier (1297515920, shift -5)
+/// lands where one rounding and two differ. TFLite's FULLY_CONNECTED rounds once (108);
+/// Vela programs the output unit's TFL rounding, which rounds twice as TFLite's CONV_2D does
+/// (109): the executor gives 109 with both cores, the CONV_2D 1x1 form 109.
+#[test]
+fn fully_connected_rounds_once_in_tflite_twice_on_the_npu() {
+    use npu::ethos::network::{Kind, Op, Operand, Quant, Weights};
+    use npu::ethos::tflite::Activation;
+    let net = Network {
+        input_shape: [1, 1, 1],
+        input_quant: Quant { scale: 0.25434205, zero_point: 0 },
+        input: vec![0],
+        ops: vec![Op {
+            kind: Kind::FullyConnected,
+            inputs: vec![Operand::Tensor(0)],
+            shape: [1, 1, 1],
+            quant: Quant { scale: 0.077910915, zero_point: -105 },
+            activation: Activation::None,
+            window: None,
+            weights: Some(Weights { weights: vec![1], scales: vec![0.0057837963], bias: vec![11307] }),
+        }],
+    };
+    let tflite = oracle();
+    let outputs = tflite.run_networks(&[net.clone(), net.with_fully_connected_as_conv()]).unwrap();
+    assert_eq!((outputs[0][0], outputs[1][0]), (108, 109), "TFLite's FULLY_CONNECTED, and as CONV_2D 1x1");
+    for core in VelaCore::ALL {
+        let model = tflite.compile_networks(&[net.clone()], core).unwrap().remove(0).unwrap();
+        let mut memory = Memory::load(&model, &[0]).unwrap();
+        let commands = decode(&DriverPayload::parse(&model.cmd_data).unwrap().stream).unwrap();
+        execute(&operations(&commands), &mut memory).unwrap();
+        assert_eq!(memory.tensor(&model.outputs[0]).unwrap(), [109u8], "{} core", core.name());
+    }
+}
+
+/// A `.tflite` file: an uncompiled one is compiled by Vela as the network is; one that Vela
+/// already compiled (its `ethos-u` operator) gives the same command stream, read-only data,
+/// scratch sizes and input/output places from the file itself, and runs to TFLite's output.
+#[test]
+fn tflite_files_compile_or_give_their_ethos_u_operator() {
+    let run = Run::from_env("tflite_files_compile_or_give_their_ethos_u_operator", 20);
+    let tflite = oracle();
+    let (networks, _) = compiled_networks(&run, &Choice::default(), run.cycles as usize);
+    let nets: Vec<Network> = networks.iter().map(|(n, _)| n.clone()).collect();
+    let plain = tflite.network_files(&nets, None).unwrap();
+    let expected = tflite.run_networks(&nets.iter().map(Network::with_fully_connected_as_conv).collect::<Vec<_>>()).unwrap();
+    let mut coverage = Coverage::default();
+    for core in VelaCore::ALL {
+        let compiled = tflite.network_files(&nets, Some(core)).unwrap();
+        let from_plain_files = tflite.compile_files(&plain, core).unwrap();
+        let from_vela_files = tflite.compile_files(&compiled, core).unwrap();
+        for (i, (net, models)) in networks.iter().enumerate() {
+            let context = format!("SEED={} network {i} ({} core):\n{}", run.seed, core.name(), net.describe());
+            let raw = &models.iter().find(|(c, _)| *c == core).unwrap().1;
+            assert_eq!(&from_plain_files[i], raw, "{context}: the uncompiled file");
+            let from_vela = &from_vela_files[i];
+            assert_eq!(from_vela.listing, "", "{context}: Vela did not run");
+            assert_eq!(from_vela.cpu_operators, Some(0), "{context}");
+            assert_eq!(from_vela.cmd_data, raw.cmd_data, "{context}: command stream");
+            assert!(from_vela.weight_data.starts_with(&raw.weight_data) && from_vela.weight_data[raw.weight_data.len()..].iter().all(|&b| b == 0), "{context}: read-only data");
+            assert_eq!((from_vela.scratch_size, from_vela.scratch_fast_size), (raw.scratch_size, raw.scratch_fast_size), "{context}: scratch sizes");
+            let places = |m: &npu::ethos::network::CompiledModel| m.inputs.iter().chain(&m.outputs).map(|p| (p.region, p.offset, p.bytes())).collect::<Vec<_>>();
+            assert_eq!(places(from_vela), places(raw), "{context}: input and output places");
+            let input: Vec<u8> = net.input.iter().map(|&v| v as u8).collect();
+            let mut memory = Memory::load(from_vela, &input).unwrap();
+            let commands = decode(&DriverPayload::parse(&from_vela.cmd_data).unwrap().stream).unwrap();
+            execute(&operations(&commands), &mut memory).unwrap_or_else(|e| panic!("{context}: {e}"));
+            let got: Vec<i8> = memory.tensor(&from_vela.outputs[0]).unwrap().iter().map(|&b| b as i8).collect();
+            assert_eq!(got, expected[i], "{context}: output");
+            coverage.hit(&format!("{} core", core.name()));
+        }
+    }
+    coverage.require(&["regor core", "legacy core"]);
+}

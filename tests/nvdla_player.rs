@@ -1,0 +1,86 @@
+//! NVIDIA's SDP bypass and pass-through trace tests (shared/nvdla/traces, or `NVDLA_TRACES`)
+//! played through the register interface and the memory port: on the model with a memory
+//! that answers at once and with one that stalls (SEED), and on the Verilated RTL in lock
+//! step with the model, every check_crc passes; a trace of a unit or feature not built stops
+//! with a message naming it.
+use npu::cosim::lockstep::{Lockstep, Run};
+use npu::cosim::tops::nv_small::NvSmall as Rtl;
+use npu::model::nvdla::nv_small::NvSmall;
+use npu::model::Block;
+use npu::nvdla::player::{self, Stop};
+use npu::nvdla::trace::Trace;
+use std::path::PathBuf;
+
+fn traces_dir() -> PathBuf {
+    let dir = std::env::var_os("NVDLA_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/nvdla/traces")));
+    assert!(dir.is_dir(), "NVIDIA's traces are not at {} (set NVDLA_TRACES to their folder)", dir.display());
+    dir
+}
+
+/// The SDP traces whose every stage is bypassed (docs/nvdla.md, pass table).
+pub const BYPASS: [&str; 8] = [
+    "sdp_1x1x1_pass_through_int8",
+    "sdp_1x1x8_pass_through_int8_0",
+    "sdp_1x8192x1_pass_through_int8_0",
+    "sdp_4x1x8192_pass_through_int8_0",
+    "sdp_8192x1x1_pass_through_int8_0",
+    "sdp_4x22x42_bypass_int8",
+    "sdp_8x8x32_bypass_int8_0",
+    "sdp_8x8x32_bypass_int8_1",
+];
+
+fn load(name: &str) -> Trace {
+    Trace::load(&traces_dir().join(name)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn bypass_traces_pass_on_the_model() {
+    let seed = std::env::var("SEED").ok().map_or_else(rand::random, |s| s.parse().expect("SEED is a number"));
+    eprintln!("memory stalls: SEED={seed}");
+    for name in BYPASS {
+        for stalls in [None, Some(seed)] {
+            let mut unit = NvSmall::default();
+            let played = player::play(&load(name), &mut |i| unit.step(i), stalls).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            for c in &played.checks {
+                assert!(c.passed(), "{name} (stalls {stalls:?}), line {}: expected {:#010x}, got {:#010x}", c.line, c.expected, c.got);
+            }
+            assert!(!played.checks.is_empty());
+            if stalls.is_some() {
+                assert!(played.stalled > 0, "{name}: the memory never stalled");
+            }
+            eprintln!("{name}: {} cycles{}", played.cycles, if stalls.is_some() { " with stalls" } else { "" });
+        }
+    }
+}
+
+#[test]
+fn traces_of_units_and_features_not_built_stop_naming_them() {
+    let mut unit = NvSmall::default();
+    let stop = player::play(&load("pdp_8x8x32_1x1_int8_0"), &mut |i| unit.step(i), None).unwrap_err();
+    assert!(matches!(&stop, Stop::NotImplemented(m) if m.contains("NVDLA_PDP_RDMA is not implemented") || m.contains("NVDLA_PDP is not implemented")), "{stop:?}");
+    let mut unit = NvSmall::default();
+    let stop = player::play(&load("sdp_3x3x33_bs_int8_reg_0"), &mut |i| unit.step(i), None).unwrap_err();
+    assert!(matches!(&stop, Stop::NotImplemented(m) if m.contains("SDP BS stage enabled: not implemented")), "{stop:?}");
+}
+
+/// Every bypass trace on the Verilated RTL and the model in lock step (every output, every
+/// cycle), the memory stalling; the model's events show what was exercised.
+#[test]
+fn bypass_traces_pass_on_the_rtl_in_lock_step() {
+    let run = Run::from_env("bypass_traces_pass_on_the_rtl_in_lock_step", 0);
+    let mut coverage = npu::cosim::lockstep::Coverage::default();
+    for name in BYPASS {
+        let mut pair = Lockstep::<Rtl>::open(&run);
+        let played = player::play(&load(name), &mut |i| pair.step(i).unwrap_or_else(|m| panic!("{name}: {m}")), Some(run.seed))
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        for c in &played.checks {
+            assert!(c.passed(), "{name}, line {}: expected {:#010x}, got {:#010x} (SEED={})", c.line, c.expected, c.got, run.seed);
+        }
+        eprintln!("{name}: {} cycles on the RTL, in lock step", played.cycles);
+        coverage.merge(&pair.coverage);
+    }
+    eprintln!("{coverage}");
+    coverage.require(&["sdp start", "atom", "sdp done", "read stall", "read wait", "write stall", "csb write group", "csb write single", "csb read", "csb write intr status"]);
+}

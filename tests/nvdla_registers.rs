@@ -1,0 +1,286 @@
+//! NVDLA's CSB and register files on the Verilated RTL in lock step with the model: reset
+//! values and access types of every register of the table (`npu_hdl::nvdla::regmap`, itself
+//! checked against NVIDIA's RDL), unmapped addresses, GLB interrupt mask, set and status with
+//! `irq`, and ping-pong switching with a second layer programmed while the first runs
+//! (seeds/001 "Ping-pong Synchronization Mechanism", steps 1-9).
+use npu::cosim::lockstep::{Lockstep, Run};
+use npu::cosim::tops::nv_small::NvSmall as Rtl;
+use npu::nvdla::memory::Memory;
+use npu::nvdla::player::Bench;
+use npu_hdl::nvdla::regmap::{self, Access};
+
+fn address(unit: &str, register: &str) -> u16 {
+    let (u, r) = regmap::register(unit, register);
+    u.csb_address(r)
+}
+
+/// Runs `body` on a bench whose memory stalls (seed from `run`) in front of the RTL and the
+/// model in lock step.
+fn on_bench(run: &Run, body: impl FnOnce(&mut Bench)) -> npu::cosim::lockstep::Coverage {
+    let mut pair = Lockstep::<Rtl>::open(run);
+    let mut step = |i: &npu::model::nvdla::nv_small::In| pair.step(i).unwrap_or_else(|m| panic!("{m}"));
+    let mut bench = Bench::new(&mut step, Memory::default(), Some(run.seed));
+    body(&mut bench);
+    drop(bench);
+    pair.coverage
+}
+
+fn read(b: &mut Bench, address: u16) -> u32 {
+    b.csb(address, None).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+fn write(b: &mut Bench, address: u16, value: u32) {
+    b.csb(address, Some(value)).unwrap_or_else(|e| panic!("{e:?}"));
+}
+
+/// Every register reads its reset value (both groups of the ping-pong ones), keeps exactly
+/// its writable bits, and an address no register has reads 0 and ignores writes.
+#[test]
+fn reset_values_and_access_types() {
+    let run = Run::from_env("reset_values_and_access_types", 0);
+    let coverage = on_bench(&run, |b| {
+        for unit in regmap::UNITS {
+            for group in [0, 1] {
+                if unit.name != "GLB" {
+                    write(b, address(unit.name, "S_POINTER"), group);
+                }
+                for r in unit.registers {
+                    let a = unit.csb_address(r);
+                    let what = format!("NVDLA_{}.{} group {group}", unit.name, r.name);
+                    // S_POINTER reads the PRODUCER just written (CONSUMER 0).
+                    let after_reset = if r.name == "S_POINTER" { group } else { r.reset() & r.mask_where(Access::readable) };
+                    assert_eq!(read(b, a), after_reset, "{what} after reset");
+                    // Registers with side effects are checked in the other tests.
+                    if matches!(r.name, "D_OP_ENABLE" | "S_POINTER" | "S_INTR_SET" | "S_INTR_STATUS") {
+                        continue;
+                    }
+                    write(b, a, u32::MAX);
+                    let stored = r.mask_where(Access::stores);
+                    assert_eq!(read(b, a), (r.reset() & !stored | stored) & r.mask_where(Access::readable), "{what}: all ones written");
+                    write(b, a, 0);
+                    assert_eq!(read(b, a), r.reset() & !stored & r.mask_where(Access::readable), "{what}: zero written");
+                    write(b, a, r.reset());
+                }
+            }
+        }
+        // The ping-pong groups are separate: a value in group 1 is not in group 0.
+        let width = address("SDP", "D_DATA_CUBE_WIDTH");
+        write(b, address("SDP", "S_POINTER"), 1);
+        write(b, width, 0x55);
+        write(b, address("SDP", "S_POINTER"), 0);
+        assert_eq!(read(b, width), 0);
+        // Unmapped: a hole inside a unit, past its last register, a unit not built.
+        for a in [0x1010 / 4, 0x90fc / 4, 0xb000 / 4, 0xffff] {
+            write(b, a, u32::MAX);
+            assert_eq!(read(b, a), 0, "address {a:#x}");
+        }
+    });
+    coverage.require(&["csb read", "csb write single", "csb write group", "csb write pointer", "csb write unmapped", "csb read unmapped"]);
+}
+
+/// GLB: INTR_SET sets status bits, writing 1 to INTR_STATUS clears them, INTR_MASK hides
+/// them from `irq`, and `irq` follows status & ~mask.
+#[test]
+fn interrupt_status_mask_and_set() {
+    let run = Run::from_env("interrupt_status_mask_and_set", 0);
+    let (set, status, mask) = (address("GLB", "S_INTR_SET"), address("GLB", "S_INTR_STATUS"), address("GLB", "S_INTR_MASK"));
+    let status_bits = regmap::register("GLB", "S_INTR_STATUS").1.mask();
+    on_bench(&run, |b| {
+        assert!(!b.idle().irq, "no interrupt after reset");
+        write(b, set, u32::MAX);
+        assert_eq!(read(b, status), status_bits, "INTR_SET sets every status bit");
+        assert!(b.idle().irq);
+        write(b, mask, status_bits & !1);
+        assert!(b.idle().irq, "bit 0 unmasked");
+        write(b, status, 1);
+        assert_eq!(read(b, status), status_bits & !1);
+        assert!(!b.idle().irq, "only masked bits left");
+        write(b, mask, 0);
+        assert!(b.idle().irq);
+        write(b, status, 0);
+        assert_eq!(read(b, status), status_bits & !1, "writing 0 clears nothing");
+        write(b, status, u32::MAX);
+        assert_eq!(read(b, status), 0);
+        assert!(!b.idle().irq);
+        assert_eq!(read(b, set), 0, "INTR_SET reads 0");
+    });
+}
+
+/// A plain reference of the converter for the values used here (seeds/001: offset, scale,
+/// shift; int8 saturation): `x * scale` with offset 0 and shift 0.
+fn scaled(x: u8, scale: i32) -> u8 {
+    (i32::from(x as i8) * scale).clamp(-128, 127) as i8 as u8
+}
+
+/// Two layers: group 0 copies a 16x4x16 cube, group 1 (programmed and enabled while the first
+/// runs) multiplies another by -2; each ends with its own done bit, the consumer pointers
+/// advance, a write into the running group is dropped, and S_STATUS shows running and
+/// pending groups.
+#[test]
+fn second_layer_programmed_while_the_first_runs() {
+    let run = Run::from_env("second_layer_programmed_while_the_first_runs", 0);
+    // 16 atoms a line, 4 lines, 2 surfaces: 128 atoms, long enough to program the second
+    // layer while the first runs.
+    let input: Vec<u8> = (0..16 * 4 * 2 * 8).map(|k| (k * 37 + 11) as u8).collect();
+    let (src, dst) = ([0x1000u64, 0x8000], [0x4000u64, 0xc000]);
+    on_bench(&run, |b| {
+        for layer in [0, 1] {
+            b.memory.write(src[layer], &input);
+        }
+        let program = |b: &mut Bench, group: u32, src: u64, dst: u64, scale: u32| {
+            for unit in ["SDP_RDMA", "SDP"] {
+                write(b, address(unit, "S_POINTER"), group);
+            }
+            for (unit, register, value) in [
+                ("SDP_RDMA", "D_DATA_CUBE_WIDTH", 15),
+                ("SDP_RDMA", "D_DATA_CUBE_HEIGHT", 3),
+                ("SDP_RDMA", "D_DATA_CUBE_CHANNEL", 15),
+                ("SDP_RDMA", "D_SRC_BASE_ADDR_LOW", src as u32),
+                ("SDP_RDMA", "D_SRC_LINE_STRIDE", 128),
+                ("SDP_RDMA", "D_SRC_SURFACE_STRIDE", 512),
+                ("SDP_RDMA", "D_BRDMA_CFG", 1),
+                ("SDP_RDMA", "D_NRDMA_CFG", 1),
+                ("SDP_RDMA", "D_ERDMA_CFG", 1),
+                ("SDP", "D_DATA_CUBE_WIDTH", 15),
+                ("SDP", "D_DATA_CUBE_HEIGHT", 3),
+                ("SDP", "D_DATA_CUBE_CHANNEL", 15),
+                ("SDP", "D_DST_BASE_ADDR_LOW", dst as u32),
+                ("SDP", "D_DST_LINE_STRIDE", 128),
+                ("SDP", "D_DST_SURFACE_STRIDE", 512),
+                ("SDP", "D_CVT_SCALE", scale),
+                ("SDP_RDMA", "D_OP_ENABLE", 1),
+                ("SDP", "D_OP_ENABLE", 1),
+            ] {
+                write(b, address(unit, register), value);
+            }
+        };
+        let sdp_status = address("SDP", "S_STATUS");
+        let intr = address("GLB", "S_INTR_STATUS");
+        program(b, 0, src[0], dst[0], 1);
+        assert_eq!(read(b, sdp_status) & 0x3, 1, "group 0 running");
+        // A write into the running group is dropped.
+        write(b, address("SDP", "S_POINTER"), 0);
+        write(b, address("SDP", "D_CVT_SCALE"), 7);
+        assert_eq!(read(b, address("SDP", "D_CVT_SCALE")), 1);
+        program(b, 1, src[1], dst[1], (-2i32) as u16 as u32);
+        assert_eq!(read(b, sdp_status), 1 | 2 << 16, "group 0 running, group 1 pending");
+        let done = |g: usize| regmap::field("GLB", "S_INTR_STATUS", ["SDP_DONE_STATUS0", "SDP_DONE_STATUS1"][g]).mask();
+        for (layer, scale) in [(0, 1), (1, -2)] {
+            assert!(b.wait_irq(), "layer {layer}: no interrupt");
+            let pending = read(b, intr);
+            assert_ne!(pending & done(layer), 0, "layer {layer}: its done bit ({pending:#x})");
+            write(b, intr, pending);
+            let expected: Vec<u8> = input.iter().map(|&x| scaled(x, scale)).collect();
+            let got: Vec<u8> = (0..input.len() as u64).map(|k| b.memory.read(dst[layer] + k)).collect();
+            assert_eq!(got, expected, "layer {layer}'s output");
+        }
+        assert_eq!(read(b, address("SDP", "S_POINTER")) >> 16, 0, "both layers done: consumer back to group 0");
+        assert_eq!(read(b, sdp_status), 0, "both groups idle");
+        assert_eq!(read(b, address("SDP_RDMA", "S_STATUS")), 0);
+        // And the group-1 copy of SCALE is -2, group 0's is 1, no longer enabled: writable.
+        write(b, address("SDP", "D_CVT_SCALE"), 7);
+        assert_eq!(read(b, address("SDP", "D_CVT_SCALE")), 7);
+    });
+}
+
+/// The output converter as seeds/001 describes it, written apart from the model: the product
+/// `(x - offset) * scale`, its magnitude shifted with half added (round half away from zero),
+/// the sign put back, saturated to int8; a shift of 49 or more (the product's width) gives 0.
+fn reference_convert(x: i8, offset: i32, scale: i16, shift: u32) -> i8 {
+    let product = (i128::from(x) - i128::from(offset)) * i128::from(scale);
+    if shift >= 49 {
+        return 0;
+    }
+    let half = if shift == 0 { 0 } else { 1i128 << (shift - 1) };
+    let magnitude = (product.abs() + half) >> shift;
+    (product.signum() * magnitude).clamp(-128, 127) as i8
+}
+
+/// Random layers (cube sizes, strides with gaps, addresses, converter settings, input bytes)
+/// programmed through the CSB into alternating groups, on the RTL in lock step with the model,
+/// the memory stalling; every output byte equals the reference, and the bytes between the
+/// output lines and surfaces are untouched.
+#[test]
+fn random_layers_against_a_plain_reference() {
+    use rand::Rng;
+    let run = Run::from_env("random_layers_against_a_plain_reference", 40);
+    let mut rng = run.rng();
+    let (mut saturated, mut rounded_half, mut shifted_out) = (0u32, 0u32, 0u32);
+    let coverage = on_bench(&run, |b| {
+        for layer in 0..run.cycles {
+            let group = (layer % 2) as u32;
+            let (w, h, c) = (rng.gen_range(1..=6u64), rng.gen_range(1..=4u64), rng.gen_range(1..=20u64));
+            let surfaces = c.div_ceil(8);
+            let line = 8 * w + 8 * rng.gen_range(0..3u64);
+            let surface = line * h + 8 * rng.gen_range(0..3u64);
+            let src = 0x10_0000 * (layer + 1) + 8 * rng.gen_range(0..16u64);
+            let dst = src + 0x8_0000 + 8 * rng.gen_range(0..16u64);
+            let offset: i32 = match rng.gen_range(0..3) {
+                0 => 0,
+                1 => rng.gen_range(-200..200),
+                _ => rng.gen(),
+            };
+            let scale: i16 = if rng.gen_bool(0.3) { 1 } else { rng.gen() };
+            let shift: u32 = match rng.gen_range(0..4) {
+                0 => 0,
+                1 => rng.gen_range(1..8),
+                2 => rng.gen_range(8..30),
+                _ => rng.gen_range(30..64),
+            };
+            let input: Vec<u8> = (0..surface * surfaces).map(|_| rng.gen()).collect();
+            b.memory.write(src, &input);
+            let fill = 0x5a;
+            b.memory.write(dst, &vec![fill; (surface * surfaces) as usize]);
+            for unit in ["SDP_RDMA", "SDP"] {
+                write(b, address(unit, "S_POINTER"), group);
+                write(b, address(unit, "D_DATA_CUBE_WIDTH"), w as u32 - 1);
+                write(b, address(unit, "D_DATA_CUBE_HEIGHT"), h as u32 - 1);
+                write(b, address(unit, "D_DATA_CUBE_CHANNEL"), c as u32 - 1);
+            }
+            for (unit, register, value) in [
+                ("SDP_RDMA", "D_SRC_BASE_ADDR_LOW", src as u32),
+                ("SDP_RDMA", "D_SRC_BASE_ADDR_HIGH", (src >> 32) as u32),
+                ("SDP_RDMA", "D_SRC_LINE_STRIDE", line as u32),
+                ("SDP_RDMA", "D_SRC_SURFACE_STRIDE", surface as u32),
+                ("SDP", "D_DST_BASE_ADDR_LOW", dst as u32),
+                ("SDP", "D_DST_BASE_ADDR_HIGH", (dst >> 32) as u32),
+                ("SDP", "D_DST_LINE_STRIDE", line as u32),
+                ("SDP", "D_DST_SURFACE_STRIDE", surface as u32),
+                ("SDP", "D_CVT_OFFSET", offset as u32),
+                ("SDP", "D_CVT_SCALE", scale as u16 as u32),
+                ("SDP", "D_CVT_SHIFT", shift),
+                ("SDP_RDMA", "D_OP_ENABLE", 1),
+                ("SDP", "D_OP_ENABLE", 1),
+            ] {
+                write(b, address(unit, register), value);
+            }
+            assert!(b.wait_irq(), "layer {layer}: no interrupt (SEED={})", run.seed);
+            let intr = address("GLB", "S_INTR_STATUS");
+            let pending = read(b, intr);
+            write(b, intr, pending);
+            for s in 0..surfaces {
+                for y in 0..h {
+                    for k in 0..line {
+                        let at = s * surface + y * line + k;
+                        let got = b.memory.read(dst + at);
+                        let expected = if k < 8 * w {
+                            let x = input[at as usize] as i8;
+                            let product = (i64::from(x) - i64::from(offset)) * i64::from(scale);
+                            let value = reference_convert(x, offset, scale, shift);
+                            saturated += u32::from(value == 127 || value == -128);
+                            rounded_half += u32::from(shift > 0 && shift < 49 && product.rem_euclid(1 << shift) == 1 << (shift - 1));
+                            shifted_out += u32::from(shift >= 49);
+                            value as u8
+                        } else {
+                            fill
+                        };
+                        assert_eq!(got, expected, "layer {layer}, surface {s}, line {y}, byte {k}: x {:#04x}, offset {offset}, scale {scale}, shift {shift} (SEED={})", input[at as usize], run.seed);
+                    }
+                }
+            }
+        }
+    });
+    eprintln!("saturated {saturated}, exact halves {rounded_half}, shifted out {shifted_out}\n{coverage}");
+    assert!(saturated > 0 && rounded_half > 0 && shifted_out > 0, "the random layers missed a converter case");
+    coverage.require(&["sdp start", "sdp done", "read stall", "write stall", "read wait"]);
+}
