@@ -7,7 +7,7 @@
 #   make bench              speed of the Verilator bridge against the behavioural models
 #   make docs               redraw the frame timing in docs/mnist.md and docs/mnist/ from the RTL
 #   make waves TEST=name    run one test writing build/waves/name.fst (all internal signals)
-#   make mutants [TOP=name] [N=20] [SEED=1] [CYCLES=20000]
+#   make mutants [TOP=name] [N=20] [SEED=1] [CYCLES=n]
 #                           mutation score: yosys mutants of each top against its lock-step tests
 
 VERILOG_DIR := build/verilog
@@ -66,10 +66,11 @@ waves: deps
 	@echo "open with any FST viewer, for example gtkwave build/waves/$(TEST).fst (apt-get install gtkwave)"
 
 # Per top (every top with a suite in gen/src/bin/npu-gen.rs, or TOP): N mutants that yosys
-# lists with SEED, each verilated and run against the top's lock-step tests (SEED, CYCLES);
+# lists with SEED, each verilated and run against the top's lock-step tests (SEED; CYCLES,
+# by default each top's budget in that table);
 # build/mutants/<top>.md lists the survivors, the summary table comes last.
 mutants: deps
-	$(CARGO) run -q --release -p npu-gen -- mutants build/mutants $(or $(N),20) $(or $(SEED),1) $(or $(CYCLES),20000) $(TOP)
+	$(CARGO) run -q --release -p npu-gen -- mutants build/mutants $(or $(N),20) $(or $(SEED),1) $(or $(CYCLES),0) $(TOP)
 
 clean:
 	$(CARGO) clean

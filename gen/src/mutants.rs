@@ -29,7 +29,7 @@ pub struct Options {
     pub count: usize,
     /// Seed of yosys's choice of mutations, and `SEED` of the tests' random stimulus.
     pub seed: u64,
-    /// `CYCLES` of the tests: the cycle budget of a random lock-step test.
+    /// `CYCLES` of the tests: the cycle budget of a random lock-step test (0: their default).
     pub cycles: u64,
     /// Working folder: `<dir>/<top>/` gets the netlists, libraries and logs.
     pub dir: PathBuf,
@@ -157,13 +157,13 @@ pub fn test(suite: &Suite, top: &str, library: &Path, options: &Options, log: &P
     use wait_timeout::ChildExt;
     let file = std::fs::File::create(log).map_err(|e| format!("cannot write {}: {e}", log.display()))?;
     let err = file.try_clone().map_err(|e| format!("{}: {e}", log.display()))?;
-    let mut child = Command::new(&suite.program)
-        .args(&suite.args)
-        .env(MUTANT_TOP_VAR, top)
-        .env(MUTANT_LIB_VAR, library)
-        .env("SEED", options.seed.to_string())
-        .env("CYCLES", options.cycles.to_string())
-        .env_remove("NPU_WAVES")
+    let mut command = Command::new(&suite.program);
+    command.args(&suite.args).env(MUTANT_TOP_VAR, top).env(MUTANT_LIB_VAR, library).env("SEED", options.seed.to_string()).env_remove("NPU_WAVES");
+    match options.cycles {
+        0 => command.env_remove("CYCLES"),
+        cycles => command.env("CYCLES", cycles.to_string()),
+    };
+    let mut child = command
         .stdin(Stdio::null())
         .stdout(file)
         .stderr(err)
