@@ -8,9 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 fn manual_dir() -> PathBuf {
-    let dir = std::env::var_os("NVDLA_MANUAL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/nvdla/manual")));
+    let dir = npu::nvdla::shared_folder("NVDLA_MANUAL", "manual", std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
     assert!(dir.is_dir(), "NVIDIA's RDL files are not at {} (set NVDLA_MANUAL to their folder)", dir.display());
     dir
 }

@@ -8,9 +8,7 @@ use npu::nvdla::trace::{Command, Trace};
 use std::path::PathBuf;
 
 fn traces_dir() -> PathBuf {
-    let dir = std::env::var_os("NVDLA_TRACES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/nvdla/traces")));
+    let dir = npu::nvdla::shared_folder("NVDLA_TRACES", "traces", std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
     assert!(dir.is_dir(), "NVIDIA's traces are not at {} (set NVDLA_TRACES to their folder)", dir.display());
     dir
 }

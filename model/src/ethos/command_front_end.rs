@@ -27,13 +27,8 @@ pub const BASEP0: u16 = 0x080;
 pub const ID_VALUE: u32 = 0x1006_6001;
 pub const CONFIG_VALUE: u32 = 0x1000_3008;
 
-/// STATUS fields (digest §4).
-pub const RUNNING: u32 = 1 << 0;
-pub const IRQ_RAISED: u32 = 1 << 1;
-pub const BUS_STATUS: u32 = 1 << 2;
-pub const RESET_STATUS: u32 = 1 << 3;
-pub const CMD_PARSE_ERROR: u32 = 1 << 4;
-pub const CMD_END_REACHED: u32 = 1 << 5;
+/// STATUS fields (digest §4), the RTL's constants.
+pub use npu_hdl::ethos::command_front_end::status::{BUS_STATUS, CMD_END_REACHED, CMD_PARSE_ERROR, IRQ_RAISED, RESET_STATUS, RUNNING};
 const HISTORY: u32 = 0xffff_0000;
 
 /// The kernel handshake's code of each kernel operation.
