@@ -7,6 +7,7 @@
 #   make bench              speed of the Verilator bridge against the behavioural models
 #   make docs               redraw the frame timing in docs/mnist.md and docs/mnist/ from the RTL
 #   make waves TEST=name    run one test writing build/waves/name.fst (all internal signals)
+#   make nvdla-traces [NVDLA_TRACES=DIR]   NVIDIA's nv_small trace tests on the Verilated NVDLA: a table
 #   make mutants [TOP=name] [N=20] [SEED=1] [CYCLES=n]
 #                           mutation score: yosys mutants of each top against its lock-step tests
 
@@ -16,7 +17,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := verilator zlib1g-dev yosys nextpnr-ice40 fpga-icestorm
 
-.PHONY: deps mnist verilog synth bitstream test bench docs waves mutants clean
+.PHONY: deps mnist verilog synth bitstream test bench docs waves mutants nvdla-traces clean
 
 # Installs the Debian packages that are missing: Verilator and zlib for the co-simulation,
 # yosys for the synthesis checks and the gate-level netlist, nextpnr-ice40 and fpga-icestorm (icepack) for place and route and the bitstream; without
@@ -69,6 +70,11 @@ waves: deps
 # lists with SEED, each verilated and run against the top's lock-step tests (SEED; CYCLES,
 # by default each top's budget in that table);
 # build/mutants/<top>.md lists the survivors, the summary table comes last.
+# Every test folder under NVDLA_TRACES (default: shared/nvdla/traces beside the project);
+# ARGS=--model plays them on the behavioural model. Exit 2 while some need units not built.
+nvdla-traces: deps
+	$(CARGO) run -q --release -- nvdla traces $(or $(NVDLA_TRACES),../shared/nvdla/traces) $(ARGS)
+
 mutants: deps
 	$(CARGO) run -q --release -p npu-gen -- mutants build/mutants $(or $(N),20) $(or $(SEED),1) $(or $(CYCLES),0) $(TOP)
 

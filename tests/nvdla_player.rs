@@ -82,3 +82,24 @@ fn bypass_traces_pass_on_the_rtl_in_lock_step() {
     eprintln!("{coverage}");
     coverage.require(&["sdp start", "atom", "sdp done", "read stall", "read wait", "write stall", "csb write group", "csb write single", "csb read", "csb write intr status"]);
 }
+
+/// `npu nvdla traces DIR` over NVIDIA's whole folder: one row per test; the bypass traces
+/// pass on the RTL with their register and cycle counts; every other test is not run and
+/// its row names the unit or stage; exit 2 (something is not built) rather than 0 or 1.
+#[test]
+fn the_folder_table_passes_the_bypass_traces_and_names_the_rest() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_npu")).args(["nvdla", "traces"]).arg(traces_dir()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    let rows: Vec<&str> = text.lines().skip(1).filter(|l| !l.contains(" tests passed")).collect();
+    assert_eq!(rows.len(), 60, "{text}");
+    for row in &rows {
+        let name = row.split_whitespace().next().unwrap();
+        if BYPASS.contains(&name) {
+            assert!(row.ends_with("pass (1 checks)"), "{row}");
+        } else {
+            assert!(row.contains("not implemented"), "{row}");
+        }
+    }
+    assert!(text.contains("8 of 60 tests passed, 0 failed, 52 not run"), "{text}");
+}

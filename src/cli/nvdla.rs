@@ -6,7 +6,7 @@ use npu::cosim::Dut;
 use npu::model::Block;
 use npu::nvdla::player::{self, Stop};
 use npu::nvdla::trace::Trace;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Subcommand)]
 pub enum Nvdla {
@@ -25,32 +25,50 @@ pub enum Nvdla {
         #[arg(long, value_name = "FILE.fst", conflicts_with = "model")]
         waves: Option<PathBuf>,
     },
+    /// Plays every trace test in a folder and prints a table: test, unit, registers written,
+    /// cycles, result
+    ///
+    /// Each sub-folder holding a .cfg file is one test (`make nvdla-traces NVDLA_TRACES=DIR`).
+    /// Exit status: 0 every test passed; 1 a check failed or a wait timed out; 2 otherwise a
+    /// test is malformed or needs a unit or feature that is not built (its row names it).
+    Traces {
+        /// The folder of test folders (nvdla/hw, branch nv_small, verif/tests/trace_tests/nv_small/)
+        dir: PathBuf,
+        /// Run the behavioural model instead of the Verilated RTL
+        #[arg(long)]
+        model: bool,
+    },
 }
 
 impl Nvdla {
     pub fn run(self) -> Outcome {
         match self {
             Nvdla::Trace { dir, model, waves } => trace(&dir, model, waves),
+            Nvdla::Traces { dir, model } => traces(&dir, model),
         }
     }
 }
 
-fn trace(dir: &std::path::Path, model: bool, waves: Option<PathBuf>) -> Outcome {
+/// Plays `trace` on the Verilated nv_small (with `options`) or its model.
+fn play(trace: &Trace, model: bool, options: &npu::cosim::DutOptions) -> Result<player::Played, Stop> {
+    let mut step: Box<dyn FnMut(&In) -> Out> = if model {
+        let mut unit = NvSmall::default();
+        Box::new(move |i| unit.step(i))
+    } else {
+        let mut unit = npu::cosim::tops::nv_small::NvSmall::open(options);
+        Box::new(move |i| unit.step(i))
+    };
+    player::play(trace, &mut *step, None)
+}
+
+fn trace(dir: &Path, model: bool, waves: Option<PathBuf>) -> Outcome {
     let trace = Trace::load(dir).map_err(|e| e.to_string())?;
     let mut options = dut_options()?;
     if let Some(file) = &waves {
         check_writable(file)?;
         options.waves = Some(file.clone());
     }
-    let mut step: Box<dyn FnMut(&In) -> Out> = if model {
-        let mut unit = NvSmall::default();
-        Box::new(move |i| unit.step(i))
-    } else {
-        let mut unit = npu::cosim::tops::nv_small::NvSmall::open(&options);
-        Box::new(move |i| unit.step(i))
-    };
-    let played = player::play(&trace, &mut *step, None);
-    drop(step);
+    let played = play(&trace, model, &options);
     if let Some(file) = options.waves.as_ref().filter(|_| !model) {
         super::check_written(file)?;
     }
@@ -76,4 +94,56 @@ fn trace(dir: &std::path::Path, model: bool, waves: Option<PathBuf>) -> Outcome 
         return Err(Failure::Check(format!("{}: {failed} check_crc failed", trace.name)));
     }
     Ok(())
+}
+
+fn traces(dir: &Path, model: bool) -> Outcome {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut tests: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| has_cfg(p)).collect();
+    tests.sort();
+    if tests.is_empty() {
+        return Err(format!("{}: no test folders (sub-folders holding a .cfg file)", dir.display()).into());
+    }
+    let options = dut_options()?;
+    let (mut failed, mut refused) = (0, 0);
+    println!("{:<40} {:<5} {:>9} {:>9}  result ({})", "test", "unit", "registers", "cycles", engine_name(model));
+    for path in &tests {
+        let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        // NVIDIA names each test after its unit: sdp_, pdp_, cdp_, dc_ (direct convolution).
+        let unit = name.split('_').next().unwrap_or("");
+        let row = |registers: String, cycles: String, result: String| println!("{name:<40} {unit:<5} {registers:>9} {cycles:>9}  {result}");
+        match Trace::load(path) {
+            Err(e) => {
+                refused += 1;
+                row("-".into(), "-".into(), format!("malformed: {e}"));
+            }
+            Ok(trace) => match play(&trace, model, &options) {
+                Ok(p) => {
+                    let bad = p.checks.iter().filter(|c| !c.passed()).count();
+                    failed += usize::from(bad > 0);
+                    let result = if bad == 0 { format!("pass ({} checks)", p.checks.len()) } else { format!("FAIL ({bad} of {} checks)", p.checks.len()) };
+                    row(p.registers_written.to_string(), p.cycles.to_string(), result);
+                }
+                Err(Stop::Timeout(m)) => {
+                    failed += 1;
+                    row("-".into(), "-".into(), format!("FAIL: {m}"));
+                }
+                Err(Stop::NotImplemented(m) | Stop::Malformed(m)) => {
+                    refused += 1;
+                    row("-".into(), "-".into(), m);
+                }
+            },
+        }
+    }
+    let passed = tests.len() - failed - refused;
+    println!("{passed} of {} tests passed, {failed} failed, {refused} not run (malformed or not built)", tests.len());
+    match (failed, refused) {
+        (0, 0) => Ok(()),
+        (0, _) => Err(Failure::Input(format!("{refused} tests need what is not built or are malformed"))),
+        _ => Err(Failure::Check(format!("{failed} tests failed"))),
+    }
+}
+
+/// A folder holding a `.cfg` file: one trace test.
+fn has_cfg(path: &Path) -> bool {
+    std::fs::read_dir(path).is_ok_and(|entries| entries.filter_map(Result::ok).any(|e| e.path().extension().is_some_and(|x| x == "cfg")))
 }
