@@ -438,7 +438,7 @@ fn fitted_scale<R: Rng + ?Sized>(rng: &mut R) -> f32 {
 /// A random network: a chain of operators from `choice`, elementwise operators taking their
 /// second operand from an earlier tensor of the same shape or a constant (full, per channel
 /// or scalar: broadcast), shapes and channels from `choice`, strides 1-2, kernels 1-5 (some
-/// 9-10), dilation 1-2,
+/// 9-10), dilation 1-2 (with stride 1),
 /// SAME/VALID, zero points at the extremes, per-channel weight scales over decades, fused
 /// activations. TFLite's rules are kept: pools and MAXIMUM/MINIMUM keep their input's
 /// quantization.
@@ -493,6 +493,11 @@ pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network 
             // splits such kernels into sub-kernels).
             let convolution = matches!(kind, Kind::Conv2d | Kind::DepthwiseConv2d);
             let dilation = if convolution && rng.gen_bool(0.2) { (rng.gen_range(1..=2), rng.gen_range(1..=2)) } else { (1, 1) };
+            // A dilated convolution has stride 1: Keras refuses a dilation rate with a stride
+            // above 1, so converted models hold none, and Vela's legacy core lowers one
+            // differently from TFLite's reference kernel (docs/ethos.md, "Reference executor":
+            // open finding, SEED=12722542807756131319).
+            let stride = if dilation == (1, 1) { stride } else { (1, 1) };
             let large = convolution && rng.gen_bool(0.1);
             let mut kernel = if large { (rng.gen_range(9..=10), rng.gen_range(1..=10)) } else { (rng.gen_range(1..=5), rng.gen_range(1..=5)) };
             if rng.gen_bool(0.5) {
