@@ -1,20 +1,15 @@
 //! NVIDIA's trace tests for nv_small (`shared/nvdla/README.md` describes the format; the tests
 //! themselves are read from there, never kept in this repository): one folder per test with
-//! `<test>.cfg`, a list of commands, and the `.dat` memory images it loads. The commands:
-//!
-//! ```text
-//! mem_init(MEM, ADDRESS, SIZE, ALL_ZERO);       SIZE bytes from ADDRESS set to 0
-//! mem_load(MEM, ADDRESS, "FILE.dat");           an image from the test's folder
-//! reg_write(NVDLA_UNIT.REGISTER, VALUE);        a register write
-//! poll_reg_equal(NVDLA_UNIT.REGISTER, VALUE);   wait until the register reads VALUE
-//! intr_notify(UNIT, SYNC);                      wait for the unit's done interrupt
-//! check_crc(SYNC, MEM, ADDRESS, SIZE, CRC);     after SYNC, CRC-32 of SIZE bytes from ADDRESS
-//! ```
-//!
-//! MEM is the primary memory. A `.dat` file holds records `{offset:OFFSET, size:N,
-//! payload:BYTE ...}`: N bytes to place at the load address plus OFFSET. Anything else in
-//! either file is an error naming the file, the line and what was found; nothing is skipped
-//! but `//` comments and blank lines.
+//! `<test>.cfg`, a list of commands, and the `.dat` memory images it loads. The commands, one
+//! per line as `name(arguments);`: `mem_init` (a range of the primary memory set to zero),
+//! `mem_load` (an image from the test's own folder placed at an address), `reg_write` and
+//! `poll_reg_equal` (a register named `NVDLA_<unit>.<register>` and a value), `intr_notify` (a
+//! unit and the name of a sync point: wait for the unit's done interrupt), `check_crc` (after a
+//! sync point, the CRC-32 of a range of memory). A `.dat` file holds records of an offset, a
+//! size and that many payload bytes, placed at the load address plus the offset, either bare
+//! or between a `{` line and a `}` line. Anything else in either file is an error naming the
+//! file, the line and what was found; nothing is skipped but `//` comments and blank lines.
+//! The tests (`tests/nvdla_traces.rs`) read NVIDIA's files and damage copies of them.
 use super::memory::Memory;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -231,62 +226,4 @@ pub fn load_dat(path: &Path) -> Result<Vec<(u64, Vec<u8>)>, TraceError> {
         records.push((offset, bytes));
     }
     Ok(records)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn folder(name: &str, cfg: &str, dat: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("npu-nvdla-{}-{name}", std::process::id())).join(name);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(format!("{name}.cfg")), cfg).unwrap();
-        std::fs::write(dir.join("in.dat"), dat).unwrap();
-        dir
-    }
-
-    #[test]
-    fn reads_every_command_and_places_the_images() {
-        let dir = folder(
-            "t",
-            "// c\nmem_init(pri_mem, 0x100, 0x10, ALL_ZERO);\nmem_load(pri_mem, 0x100, \"in.dat\");\nreg_write(NVDLA_ALPHA.BETA_0,0x1);\n// NVDLA_ALPHA.x\npoll_reg_equal(NVDLA_GAMMA.DELTA_0, 1);\nintr_notify(ALPHA_0, wait_a);\ncheck_crc(wait_a, 1, 0x100, 0x4, 0xb63cfbcd);\n",
-            "{\n{offset:0x2, size:1, payload:0x0A} ,\n{offset:0x3, size:1, payload:0xff}\n}\n",
-        );
-        let trace = Trace::load(&dir).unwrap();
-        assert_eq!(trace.commands.len(), 6);
-        assert_eq!(trace.commands[2], (4, Command::RegWrite { register: Register { unit: "ALPHA".into(), name: "BETA_0".into() }, value: 1 }));
-        let memory = trace.initial_memory();
-        assert_eq!([0x100, 0x101, 0x102, 0x103].map(|a| memory.read(a)), [0, 0, 0x0a, 0xff]);
-        assert_eq!(memory.crc32(0x100, 4), crc32fast::hash(&[0, 0, 0x0a, 0xff]));
-    }
-
-    #[test]
-    fn malformed_lines_are_refused_with_file_and_line() {
-        let good = "check_crc(s, pri_mem, 0, 4, 0);\n";
-        let cases = [
-            ("reg_write(NVDLA_ALPHA.X_0, 0x1)\n", 1, "expected 'command(arguments);'"),
-            ("reg_write(ALPHA.X_0, 0x1);\n", 1, "'ALPHA.X_0' is not a register"),
-            ("reg_write(NVDLA_ALPHA.X_0, 0x1FFFFFFFF);\n", 1, "`0x1FFFFFFFF` is not an integer in 0..=4294967295"),
-            ("reg_write(NVDLA_ALPHA.X_0, 0x+1);\n", 1, "`0x+1` is not an integer"),
-            ("mem_load(pri_mem, 0x0, \"../x.dat\");\n", 1, "must name a file in the test's folder"),
-            ("mem_init(pri_mem, 0x0, 0x10, ALL_ONE);\n", 1, "is not ALL_ZERO"),
-            ("\n\nfrobnicate(1);\n", 3, "'frobnicate' is not a trace command"),
-            ("check_crc(s, dram, 0, 4, 0);\n", 1, "'dram' is not the primary memory"),
-            ("intr_notify(ALPHA_0);\n", 1, "intr_notify takes 2 arguments, found 1"),
-        ];
-        for (k, (cfg, line, message)) in cases.into_iter().enumerate() {
-            let dir = folder(&format!("bad{k}"), &format!("{cfg}{good}"), "");
-            let e = Trace::load(&dir).unwrap_err();
-            assert_eq!(e.line, line, "{cfg:?}: {e}");
-            assert!(e.message.contains(message), "{cfg:?}: {e}");
-        }
-        let e = Trace::load(&folder("nocheck", "reg_write(NVDLA_ALPHA.X_0, 1);\n", "")).unwrap_err();
-        assert!(e.message.contains("checks nothing"), "{e}");
-        let bad_dat = [("{offset:0x0, size:3, payload:0x01 0x02},", "size 3, but 2 payload bytes"), ("{offset:0x0, payload:0x01},", "expected 'size:'"), ("{offset:0x0, size:1, payload:0x100},", "`0x100` is not an integer in 0..=255"), ("offset:0x0", "expected '{offset"), ("{\n{offset:0x0, size:1, payload:0x01},", "do not close with '}'")];
-        for (k, (dat, message)) in bad_dat.into_iter().enumerate() {
-            let dir = folder(&format!("dat{k}"), &format!("mem_load(pri_mem, 0x0, \"in.dat\");\n{good}"), dat);
-            let e = Trace::load(&dir).unwrap_err();
-            assert!(e.file.ends_with("in.dat") && e.line == dat.lines().count() && e.message.contains(message), "{dat}: {e}");
-        }
-    }
 }
