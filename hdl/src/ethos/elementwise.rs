@@ -27,7 +27,8 @@
 //!   4, an IFM, IFM2 (unless scalar) or OFM that is not signed 8-bit NHWC/NHCWB16, ACTIVATION
 //!   [4:0] ≠ 0 (lookup table, tanh, sigmoid), ACC_FORMAT > 1, IFM_UPSCALE ≠ 0, ADD/SUB scale
 //!   mode 3, ADD/SUB scale mode 1 or 2 with OPA_SHIFT below
-//!   [`super::elementwise_alu::MIN_OPA_SHIFT`], a region above 7. The front end makes this code a
+//!   [`super::elementwise_alu::MIN_OPA_SHIFT`], a region above 7, an IFM or IFM2 zero point or
+//!   an IFM2 scalar outside -128..127 (int8 maps; the bound keeps the ALU's sums in 40 bits). The front end makes this code a
 //!   STATUS.cmd_parse_error.
 //! - A read error is `kernel_error` [`ERROR_IFM`] (the TRM's IFM channel, for IFM2 too), a
 //!   write error [`ERROR_OFM`]; the kernel stops at once.
@@ -230,6 +231,10 @@ reg [17:0] second;
 reg [63:0] r_shifted;
 // Bits read nowhere (fields of registers the unit keeps whole), named unused_* as lint expects.
 reg unused_bits;
+// A 17-bit two's complement value inside -128..127: its bits 16:7 all equal.
+function int8_value(input [9:0] high);
+    int8_value = (high == 10'h000) | (high == 10'h3ff);
+endfunction
 always @(*) begin
     entry = k - 6'd1;
     case (entry)
@@ -258,7 +263,10 @@ always @(*) begin
         | (add_sub & ((p_ifm[9:8] == 2'd1) | (p_ifm[9:8] == 2'd2)) & (scalar[{opa}][37:32] < 6'd{min_shift}))
         | (scalar[{ifm_region}][15:0] > 16'd7)
         | (scalar[{ofm_region}][15:0] > 16'd7)
-        | (!bcast[7] & (scalar[{ifm2_region}][15:0] > 16'd7));
+        | (!bcast[7] & (scalar[{ifm2_region}][15:0] > 16'd7))
+        | !int8_value({{scalar[{ifm_zp}][15], scalar[{ifm_zp}][15:7]}})
+        | !int8_value({{p_ifm2[0] & scalar[{ifm2_zp}][15], scalar[{ifm2_zp}][15:7]}})
+        | (bcast[7] & !int8_value({{scalar[{ifm2_scalar}][15], scalar[{ifm2_scalar}][15:7]}}));
     // Sub-blocks: the maps load in LATCH; IFM2 broadcasts its coordinates.
     ifm$clock = clock;
     ifm2$clock = clock;

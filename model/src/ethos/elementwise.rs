@@ -180,6 +180,18 @@ impl Elementwise {
             || p(scalar::IFM_REGION) > 7
             || p(scalar::OFM_REGION) > 7
             || (!scalar_operand && p(scalar::IFM2_REGION) > 7)
+            || !(-128..=127).contains(&self.extended(scalar::IFM_ZERO_POINT, true))
+            || !(-128..=127).contains(&self.extended(scalar::IFM2_ZERO_POINT, p(scalar::IFM2_PRECISION) & 1 != 0))
+            || (scalar_operand && !(-128..=127).contains(&i64::from(p(scalar::IFM2_SCALAR) as i16)))
+    }
+
+    /// A 16-bit register value, sign- or zero-extended.
+    fn extended(&self, id: usize, signed: bool) -> i64 {
+        if signed {
+            i64::from(self.param(id) as i16)
+        } else {
+            i64::from(self.param(id))
+        }
     }
 
     /// The OFM byte of the operands now held.
