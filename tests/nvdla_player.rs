@@ -37,6 +37,9 @@ fn load(name: &str) -> Trace {
 fn bypass_traces_pass_on_the_model() {
     let seed = std::env::var("SEED").ok().map_or_else(rand::random, |s| s.parse().expect("SEED is a number"));
     eprintln!("memory stalls: SEED={seed}");
+    // Counted over all traces: the 1x1x1 trace makes two memory requests, which a random
+    // memory may well take at once.
+    let mut stalled = 0;
     for name in BYPASS {
         for stalls in [None, Some(seed)] {
             let mut unit = NvSmall::default();
@@ -46,11 +49,12 @@ fn bypass_traces_pass_on_the_model() {
             }
             assert!(!played.checks.is_empty());
             if stalls.is_some() {
-                assert!(played.stalled > 0, "{name}: the memory never stalled");
+                stalled += played.stalled;
             }
             eprintln!("{name}: {} cycles{}", played.cycles, if stalls.is_some() { " with stalls" } else { "" });
         }
     }
+    assert!(stalled > 0, "the memory never stalled (SEED={seed})");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! NVDLA's configuration space bus (seeds/001, "Configuration space bus") and the register
 //! files behind it: GLB (interrupt mask, set, status and `irq`), and the single and ping-pong
 //! register groups of SDP_RDMA and SDP, with the fields the SDP engine runs on as ports.
-//! Model: `npu_model::nvdla::nv_small` (this block, the engine and the converter together).
+//! Model: `npu_model::nvdla::csb`.
 //!
 //! The Verilog is generated from the register map table ([`super::regmap`]): one 32-bit
 //! register per stored register and group, the write decode, the read multiplexer and the
