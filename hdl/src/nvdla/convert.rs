@@ -2,7 +2,7 @@
 //! rounding and saturation of NVDLA's shift-right-saturate): per int8 lane,
 //! `(x - offset) * scale` (33 x 16 bits, exact in 49), shifted right by `shift` rounding half
 //! away from zero, saturated to int8; a shift of 49 or more gives 0. Combinational; the
-//! arithmetic is Verilog for its exact signed widths. Model: `npu_model::nvdla::nv_small::convert`.
+//! arithmetic is Verilog for its exact signed widths. Model: `npu_model::nvdla::convert::convert`.
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
@@ -16,7 +16,7 @@ pub struct Convert {
 
 impl Logic for Convert {
     /// Not simulated by rust-hdl (the project verifies with Verilator): the behaviour is the
-    /// Verilog's, checked in lock step against `npu_model::nvdla::nv_small::convert`.
+    /// Verilog's, checked in lock step against `npu_model::nvdla::convert::convert`.
     fn update(&mut self) {}
     fn connect(&mut self) {
         self.converted.connect();

@@ -2,7 +2,7 @@
 //! walks the input cube atom by atom (x fastest, then lines, then 8-channel surfaces, at the
 //! strides the registers give), reads each atom through the memory port, converts its 8 lanes
 //! ([`super::convert::Convert`]) and writes the atom to the output cube. Model:
-//! `npu_model::nvdla::nv_small` (the `State` machine there).
+//! `npu_model::nvdla::sdp`.
 //!
 //! One atom is in flight at a time: read request, read data, write request, each a cycle at
 //! least. Addresses are kept as running pointers (atom, line start, surface start) for the

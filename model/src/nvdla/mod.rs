@@ -1,2 +1,7 @@
 //! NVDLA nv_small models (seeds/001), one file per block, named as its RTL block.
+pub mod convert;
+pub mod csb;
 pub mod nv_small;
+pub mod pdp;
+pub mod pool;
+pub mod sdp;

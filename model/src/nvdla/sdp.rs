@@ -1,0 +1,151 @@
+//! SDP in off-flying mode with every stage bypassed, with its read DMA (seeds/001 "Single
+//! Data Point Processor"): SDP_RDMA reads the input cube atom by atom through the DBB-style
+//! memory port, the output converter converts each of the atom's 8 lanes, and SDP's write
+//! DMA writes the atom back. RTL: `npu_hdl::nvdla::sdp::Sdp`; docs/nvdla.md, "SDP in bypass".
+use super::convert::{convert_atom, ATOM};
+use super::csb::Csb;
+
+/// The registered memory request an engine drives (docs/nvdla.md, "Memory port").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryRequest {
+    pub valid: bool,
+    pub write: bool,
+    pub addr: u64,
+    pub wdata: u64,
+}
+
+/// The SDP engine's state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum State {
+    #[default]
+    Idle,
+    /// Asking the memory for the current input atom.
+    ReadRequest,
+    /// Waiting for its data.
+    ReadWait,
+    /// Writing the converted atom.
+    WriteRequest,
+}
+
+/// The configuration of one layer, taken from the consumer groups when it starts.
+#[derive(Clone, Copy, Debug, Default)]
+struct Layer {
+    width: u64,
+    height: u64,
+    surfaces: u64,
+    src: u64,
+    src_line: u64,
+    src_surface: u64,
+    dst: u64,
+    dst_line: u64,
+    dst_surface: u64,
+    cvt_offset: i32,
+    cvt_scale: i16,
+    cvt_shift: u32,
+}
+
+impl Layer {
+    fn from_registers(csb: &Csb) -> Self {
+        let (r, s) = (csb.unit("SDP_RDMA"), csb.unit("SDP"));
+        let wide = |low: u32, high: u32| u64::from(high) << 32 | u64::from(low);
+        Layer {
+            width: u64::from(r.consumed("D_DATA_CUBE_WIDTH")) + 1,
+            height: u64::from(r.consumed("D_DATA_CUBE_HEIGHT")) + 1,
+            surfaces: (u64::from(r.consumed("D_DATA_CUBE_CHANNEL")) + ATOM) / ATOM,
+            src: wide(r.consumed("D_SRC_BASE_ADDR_LOW"), r.consumed("D_SRC_BASE_ADDR_HIGH")),
+            src_line: u64::from(r.consumed("D_SRC_LINE_STRIDE")),
+            src_surface: u64::from(r.consumed("D_SRC_SURFACE_STRIDE")),
+            dst: wide(s.consumed("D_DST_BASE_ADDR_LOW"), s.consumed("D_DST_BASE_ADDR_HIGH")),
+            dst_line: u64::from(s.consumed("D_DST_LINE_STRIDE")),
+            dst_surface: u64::from(s.consumed("D_DST_SURFACE_STRIDE")),
+            cvt_offset: s.consumed("D_CVT_OFFSET") as i32,
+            cvt_scale: s.consumed("D_CVT_SCALE") as u16 as i16,
+            cvt_shift: s.consumed("D_CVT_SHIFT"),
+        }
+    }
+}
+
+/// The units whose consumer groups a layer of this engine runs on.
+pub const UNITS: [&str; 2] = ["SDP_RDMA", "SDP"];
+/// GLB's done status fields of the engine, one per group.
+pub const DONE_FIELDS: [&str; 2] = ["SDP_DONE_STATUS0", "SDP_DONE_STATUS1"];
+
+#[derive(Clone, Debug, Default)]
+pub struct Sdp {
+    state: State,
+    layer: Layer,
+    /// Position of the current atom: x, y, surface.
+    x: u64,
+    y: u64,
+    surface: u64,
+    request: MemoryRequest,
+}
+
+impl Sdp {
+    /// Working on a layer (S_STATUS RUNNING).
+    pub fn running(&self) -> bool {
+        self.state != State::Idle
+    }
+
+    /// The memory request driven in this cycle.
+    pub fn request(&self) -> MemoryRequest {
+        self.request
+    }
+
+    /// SDP_RDMA's and SDP's consumer groups are both enabled (off-flying mode needs both).
+    pub fn may_start(csb: &Csb) -> bool {
+        UNITS.iter().all(|u| csb.unit(u).ready())
+    }
+
+    fn atom_address(&self, base: u64, line: u64, surface: u64) -> u64 {
+        base.wrapping_add(self.surface.wrapping_mul(surface)).wrapping_add(self.y.wrapping_mul(line)).wrapping_add(self.x * ATOM)
+    }
+
+    /// One clock edge. `may_start` is [`Self::may_start`] on the registers as they were
+    /// before the edge's CSB write (a write enabling a group starts the layer at the next
+    /// edge); `ready` is the memory taking this cycle's request, `response` read data.
+    pub fn clock(&mut self, may_start: bool, csb: &mut Csb, ready: bool, response: Option<u64>, events: &mut Vec<&'static str>) {
+        let l = self.layer;
+        match self.state {
+            State::Idle if may_start => {
+                self.layer = Layer::from_registers(csb);
+                (self.x, self.y, self.surface) = (0, 0, 0);
+                self.state = State::ReadRequest;
+                self.request.addr = self.atom_address(self.layer.src, self.layer.src_line, self.layer.src_surface);
+                events.push("sdp start");
+            }
+            State::Idle => {}
+            State::ReadRequest if ready => self.state = State::ReadWait,
+            State::ReadRequest => events.push("read stall"),
+            State::ReadWait => match response {
+                Some(data) => {
+                    self.request.wdata = convert_atom(data, l.cvt_offset, l.cvt_scale, l.cvt_shift);
+                    self.request.addr = self.atom_address(l.dst, l.dst_line, l.dst_surface);
+                    self.state = State::WriteRequest;
+                }
+                None => events.push("read wait"),
+            },
+            State::WriteRequest if ready => {
+                self.x += 1;
+                if self.x == l.width {
+                    (self.x, self.y) = (0, self.y + 1);
+                    if self.y == l.height {
+                        (self.y, self.surface) = (0, self.surface + 1);
+                    }
+                }
+                if self.surface == l.surfaces {
+                    csb.finish(&UNITS, DONE_FIELDS);
+                    self.state = State::Idle;
+                    events.push("sdp done");
+                } else {
+                    self.request.addr = self.atom_address(l.src, l.src_line, l.src_surface);
+                    self.state = State::ReadRequest;
+                    events.push("atom");
+                }
+            }
+            State::WriteRequest => events.push("write stall"),
+        }
+        self.request.valid = matches!(self.state, State::ReadRequest | State::WriteRequest);
+        self.request.write = self.state == State::WriteRequest;
+    }
+}
