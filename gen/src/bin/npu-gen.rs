@@ -96,7 +96,7 @@ const SUITES: &[(&str, &str, &[&str], u64)] = &[
     ("output_mux", "output_mux", &["output_mux_random_lockstep"], 100000),
     ("fifo", "fifo", &["fifo_random_lockstep"], 200000),
     ("comparator", "comparator", &["comparator_random_lockstep"], 200000),
-    ("downcounter", "downcounter", &["downcounter_random_lockstep"], 100000),
+    ("downcounter", "downcounter", &["downcounter_random_lockstep", "downcounter_counts_every_bit_down_to_zero"], 100000),
     ("fsm_acc", "fsm_acc", &["fsm_acc_random_lockstep"], 100000),
     ("fsm_out", "fsm_out", &["fsm_out_random_lockstep"], 100000),
     ("mac_unit", "ethos_mac_unit", &["mac_unit_random_lockstep", "extreme_products_over_long_kernels_equal_plain_sums"], 0),
@@ -165,6 +165,7 @@ const SUITES: &[(&str, &str, &[&str], u64)] = &[
         0,
     ),
     ("conv_datapath", "ethos_conv", &["random_layers_equal_tflite", "bad_streams_and_shapes_are_refused"], 0),
+    ("ethos_npu", "ethos_npu", &["elementwise_networks_run_on_the_npu", "bad_streams_stop_with_their_status"], 0),
 ];
 
 /// The test binaries of `targets`, built (release) by cargo: target name -> executable.
