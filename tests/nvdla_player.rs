@@ -1,4 +1,5 @@
-//! NVIDIA's SDP bypass and pass-through trace tests (shared/nvdla/traces, or `NVDLA_TRACES`)
+//! NVIDIA's SDP bypass and pass-through trace tests and PDP trace tests (shared/nvdla/traces,
+//! or `NVDLA_TRACES`)
 //! played through the register interface and the memory port: on the model with a memory
 //! that answers at once and with one that stalls (SEED), and on the Verilated RTL in lock
 //! step with the model, every check_crc passes; a trace of a unit or feature not built stops
@@ -29,18 +30,40 @@ pub const BYPASS: [&str; 8] = [
     "sdp_8x8x32_bypass_int8_1",
 ];
 
+/// NVIDIA's PDP traces: average, max and min pooling, kernels 1x1 to 8x8, strides, padding,
+/// split width (docs/nvdla.md, pass table).
+pub const PDP: [&str; 12] = [
+    "pdp_1x1x1_3x3_ave_int8_0",
+    "pdp_1x3x8_8x8_ave_int8_0",
+    "pdp_24x16x1_8x8_ave_int8_0",
+    "pdp_28x28x8_2x2_max_int8_0",
+    "pdp_5x7x8_4x1_split_max_int8_0",
+    "pdp_7x9x10_3x3_int8",
+    "pdp_8x8x32_1x1_int8_0",
+    "pdp_8x8x32_1x1_int8_1",
+    "pdp_8x8x64_2x2_ave_int8_0",
+    "pdp_8x8x64_2x2_int8",
+    "pdp_8x8x64_2x2_min_int8_0",
+    "pdp_8x9x19_3x3_ave_int8_0",
+];
+
+/// Every trace that passes today.
+fn passing() -> impl Iterator<Item = &'static str> {
+    BYPASS.into_iter().chain(PDP)
+}
+
 fn load(name: &str) -> Trace {
     Trace::load(&traces_dir().join(name)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
-fn bypass_traces_pass_on_the_model() {
+fn bypass_and_pdp_traces_pass_on_the_model() {
     let seed = std::env::var("SEED").ok().map_or_else(rand::random, |s| s.parse().expect("SEED is a number"));
     eprintln!("memory stalls: SEED={seed}");
     // Counted over all traces: the 1x1x1 trace makes two memory requests, which a random
     // memory may well take at once.
     let mut stalled = 0;
-    for name in BYPASS {
+    for name in passing() {
         for stalls in [None, Some(seed)] {
             let mut unit = NvSmall::default();
             let played = player::play(&load(name), &mut |i| unit.step(i), stalls).unwrap_or_else(|e| panic!("{name}: {e:?}"));
@@ -60,20 +83,20 @@ fn bypass_traces_pass_on_the_model() {
 #[test]
 fn traces_of_units_and_features_not_built_stop_naming_them() {
     let mut unit = NvSmall::default();
-    let stop = player::play(&load("pdp_8x8x32_1x1_int8_0"), &mut |i| unit.step(i), None).unwrap_err();
-    assert!(matches!(&stop, Stop::NotImplemented(m) if m.contains("NVDLA_PDP_RDMA is not implemented") || m.contains("NVDLA_PDP is not implemented")), "{stop:?}");
+    let stop = player::play(&load("cdp_8x8x32_lrn3_int8_0"), &mut |i| unit.step(i), None).unwrap_err();
+    assert!(matches!(&stop, Stop::NotImplemented(m) if m.contains("NVDLA_CDP_RDMA is not implemented") || m.contains("NVDLA_CDP is not implemented")), "{stop:?}");
     let mut unit = NvSmall::default();
     let stop = player::play(&load("sdp_3x3x33_bs_int8_reg_0"), &mut |i| unit.step(i), None).unwrap_err();
     assert!(matches!(&stop, Stop::NotImplemented(m) if m.contains("SDP BS stage enabled: not implemented")), "{stop:?}");
 }
 
-/// Every bypass trace on the Verilated RTL and the model in lock step (every output, every
-/// cycle), the memory stalling; the model's events show what was exercised.
+/// Every bypass and PDP trace on the Verilated RTL and the model in lock step (every output,
+/// every cycle), the memory stalling; the model's events show what was exercised.
 #[test]
-fn bypass_traces_pass_on_the_rtl_in_lock_step() {
-    let run = Run::from_env("bypass_traces_pass_on_the_rtl_in_lock_step", 0);
+fn bypass_and_pdp_traces_pass_on_the_rtl_in_lock_step() {
+    let run = Run::from_env("bypass_and_pdp_traces_pass_on_the_rtl_in_lock_step", 0);
     let mut coverage = npu::cosim::lockstep::Coverage::default();
-    for name in BYPASS {
+    for name in passing() {
         let mut pair = Lockstep::<Rtl>::open(&run);
         let played = player::play(&load(name), &mut |i| pair.step(i).unwrap_or_else(|m| panic!("{name}: {m}")), Some(run.seed))
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
@@ -84,14 +107,14 @@ fn bypass_traces_pass_on_the_rtl_in_lock_step() {
         coverage.merge(&pair.coverage);
     }
     eprintln!("{coverage}");
-    coverage.require(&["sdp start", "atom", "sdp done", "read stall", "read wait", "write stall", "csb write group", "csb write single", "csb read", "csb write intr status"]);
+    coverage.require(&["sdp start", "atom", "sdp done", "read stall", "read wait", "write stall", "csb write group", "csb write single", "csb read", "csb write intr status", "pdp start", "pdp element read", "pdp element padded", "pdp atom", "pdp done"]);
 }
 
-/// `npu nvdla traces DIR` over NVIDIA's whole folder: one row per test; the bypass traces
-/// pass on the RTL with their register and cycle counts; every other test is not run and
-/// its row names the unit or stage; exit 2 (something is not built) rather than 0 or 1.
+/// `npu nvdla traces DIR` over NVIDIA's whole folder: one row per test; the bypass and PDP
+/// traces pass on the RTL with their register and cycle counts; every other test is not run
+/// and its row names the unit or stage; exit 2 (something is not built) rather than 0 or 1.
 #[test]
-fn the_folder_table_passes_the_bypass_traces_and_names_the_rest() {
+fn the_folder_table_passes_the_bypass_and_pdp_traces_and_names_the_rest() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_npu")).args(["nvdla", "traces"]).arg(traces_dir()).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{text}");
@@ -99,11 +122,11 @@ fn the_folder_table_passes_the_bypass_traces_and_names_the_rest() {
     assert_eq!(rows.len(), 60, "{text}");
     for row in &rows {
         let name = row.split_whitespace().next().unwrap();
-        if BYPASS.contains(&name) {
+        if passing().any(|p| p == name) {
             assert!(row.ends_with("pass (1 checks)"), "{row}");
         } else {
             assert!(row.contains("not implemented"), "{row}");
         }
     }
-    assert!(text.contains("8 of 60 tests passed, 0 failed, 52 not run"), "{text}");
+    assert!(text.contains("20 of 60 tests passed, 0 failed, 40 not run"), "{text}");
 }

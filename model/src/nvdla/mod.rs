@@ -2,4 +2,6 @@
 pub mod convert;
 pub mod csb;
 pub mod nv_small;
+pub mod pdp;
+pub mod pool;
 pub mod sdp;
