@@ -462,3 +462,24 @@ fn the_largest_cube_runs_and_a_wait_for_it_ends() {
     assert!(!b.wait_irq(), "2^36 atoms cannot end within the bench's wait");
     assert_eq!(read(&mut b, address("SDP", "S_STATUS")) & 3, 1, "SDP's group 0 is RUNNING");
 }
+
+/// CDP's registers are built and its engine is not (docs/nvdla.md, "CDP: plan"): a CDP layer
+/// enabled in both units stays PENDING, raises no interrupt, and its group keeps dropping
+/// writes.
+#[test]
+fn cdp_layers_stay_pending_without_an_engine() {
+    let run = Run::from_env("cdp_layers_stay_pending_without_an_engine", 0);
+    on_bench(&run, |b| {
+        write(b, address("CDP", "D_DST_LINE_STRIDE"), 64);
+        write(b, address("CDP_RDMA", "D_OP_ENABLE"), 1);
+        write(b, address("CDP", "D_OP_ENABLE"), 1);
+        for _ in 0..200 {
+            assert!(!b.idle().irq, "a CDP layer ended without a CDP engine");
+        }
+        assert_eq!(read(b, address("CDP", "S_STATUS")), 2, "CDP's group 0 PENDING");
+        assert_eq!(read(b, address("CDP_RDMA", "S_STATUS")), 2, "CDP_RDMA's group 0 PENDING");
+        write(b, address("CDP", "D_DST_LINE_STRIDE"), 7);
+        assert_eq!(read(b, address("CDP", "D_DST_LINE_STRIDE")), 64, "the enabled group drops writes");
+        assert_eq!(read(b, address("GLB", "S_INTR_STATUS")), 0);
+    });
+}
