@@ -2,7 +2,7 @@
 //! values and access types of every register of the table (`npu_hdl::nvdla::regmap`, itself
 //! checked against NVIDIA's RDL), unmapped addresses, GLB interrupt mask, set and status with
 //! `irq`, and ping-pong switching with a second layer programmed while the first runs
-//! (seeds/001 "Ping-pong Synchronization Mechanism", steps 1-9).
+//! (seeds/001 "Ping-pong Synchronization Mechanism", steps 1-9), for SDP and for PDP.
 use npu::cosim::lockstep::{Lockstep, Run};
 use npu::cosim::tops::nv_small::NvSmall as Rtl;
 use npu::nvdla::memory::Memory;
@@ -285,6 +285,67 @@ fn random_layers_against_a_plain_reference() {
     coverage.require(&["sdp start", "sdp done", "read stall", "write stall", "read wait"]);
 }
 
+/// PDP's register groups and done interrupt: a 1x1 max pooling (a copy) of a 16x4x8 cube in
+/// group 0, a second in group 1 programmed while the first runs; PDP's S_STATUS shows running
+/// and pending groups, a write into the running group is dropped, each layer sets its own
+/// PDP_DONE_STATUS bit, a masked bit raises no `irq`, and the consumer pointers come back.
+#[test]
+fn pdp_groups_and_done_interrupt() {
+    let run = Run::from_env("pdp_groups_and_done_interrupt", 0);
+    let input: Vec<u8> = (0..16 * 4 * 8).map(|k| (k * 53 + 7) as u8).collect();
+    let (src, dst) = ([0x1000u64, 0x8000], [0x4000u64, 0xc000]);
+    on_bench(&run, |b| {
+        let program = |b: &mut Bench, group: u32, src: u64, dst: u64| {
+            for unit in ["PDP_RDMA", "PDP"] {
+                write(b, address(unit, "S_POINTER"), group);
+                write(b, address(unit, "D_DATA_CUBE_IN_WIDTH"), 15);
+                write(b, address(unit, "D_DATA_CUBE_IN_HEIGHT"), 3);
+                write(b, address(unit, "D_DATA_CUBE_IN_CHANNEL"), 7);
+                write(b, address(unit, "D_SRC_BASE_ADDR_LOW"), src as u32);
+                write(b, address(unit, "D_SRC_LINE_STRIDE"), 128);
+                write(b, address(unit, "D_SRC_SURFACE_STRIDE"), 512);
+            }
+            for (register, value) in [("D_DATA_CUBE_OUT_WIDTH", 15), ("D_DATA_CUBE_OUT_HEIGHT", 3), ("D_DATA_CUBE_OUT_CHANNEL", 7), ("D_OPERATION_MODE_CFG", 0x11), ("D_DST_BASE_ADDR_LOW", dst as u32), ("D_DST_LINE_STRIDE", 128), ("D_DST_SURFACE_STRIDE", 512)] {
+                write(b, address("PDP", register), value);
+            }
+            write(b, address("PDP", "D_OP_ENABLE"), 1);
+            write(b, address("PDP_RDMA", "D_OP_ENABLE"), 1);
+        };
+        for layer in [0, 1] {
+            b.memory.write(src[layer], &input);
+        }
+        let (status, intr, mask) = (address("PDP", "S_STATUS"), address("GLB", "S_INTR_STATUS"), address("GLB", "S_INTR_MASK"));
+        let done = |g: usize| regmap::field("GLB", "S_INTR_STATUS", ["PDP_DONE_STATUS0", "PDP_DONE_STATUS1"][g]).mask();
+        write(b, mask, done(1));
+        program(b, 0, src[0], dst[0]);
+        assert_eq!(read(b, status) & 0x3, 1, "group 0 running");
+        write(b, address("PDP", "S_POINTER"), 0);
+        write(b, address("PDP", "D_DST_LINE_STRIDE"), 7);
+        assert_eq!(read(b, address("PDP", "D_DST_LINE_STRIDE")), 128, "write into the running group dropped");
+        program(b, 1, src[1], dst[1]);
+        assert_eq!(read(b, status), 1 | 2 << 16, "group 0 running, group 1 pending");
+        assert!(b.wait_irq(), "layer 0: no interrupt");
+        assert_eq!(read(b, intr) & (done(0) | done(1)), done(0), "layer 0 ends first");
+        write(b, intr, done(0));
+        // Layer 1's bit is masked: wait for it through the status register instead of irq.
+        let mut polls = 0;
+        while read(b, intr) & done(1) == 0 {
+            assert!(!b.idle().irq, "a masked PDP done bit raised irq");
+            polls += 1;
+            assert!(polls < 100_000, "layer 1 never finished");
+        }
+        assert!(!b.idle().irq, "only a masked bit is set");
+        write(b, intr, done(1));
+        for layer in [0, 1] {
+            let got: Vec<u8> = (0..input.len() as u64).map(|k| b.memory.read(dst[layer] + k)).collect();
+            assert_eq!(got, input, "layer {layer}: 1x1 max pooling copies");
+        }
+        assert_eq!(read(b, address("PDP", "S_POINTER")) >> 16, 0, "consumer back to group 0");
+        assert_eq!(read(b, address("PDP_RDMA", "S_POINTER")) >> 16, 0);
+        assert_eq!(read(b, status), 0, "both groups idle");
+    });
+}
+
 /// One SDP layer in bypass with converter scale 1 (a copy), programmed into `group` and
 /// enabled: `w` atoms a line, `h` lines, one surface; source and destination with their line
 /// strides.
@@ -400,4 +461,25 @@ fn the_largest_cube_runs_and_a_wait_for_it_ends() {
     write(&mut b, address("SDP", "D_OP_ENABLE"), 1);
     assert!(!b.wait_irq(), "2^36 atoms cannot end within the bench's wait");
     assert_eq!(read(&mut b, address("SDP", "S_STATUS")) & 3, 1, "SDP's group 0 is RUNNING");
+}
+
+/// CDP's registers are built and its engine is not (docs/nvdla.md, "CDP: plan"): a CDP layer
+/// enabled in both units stays PENDING, raises no interrupt, and its group keeps dropping
+/// writes.
+#[test]
+fn cdp_layers_stay_pending_without_an_engine() {
+    let run = Run::from_env("cdp_layers_stay_pending_without_an_engine", 0);
+    on_bench(&run, |b| {
+        write(b, address("CDP", "D_DST_LINE_STRIDE"), 64);
+        write(b, address("CDP_RDMA", "D_OP_ENABLE"), 1);
+        write(b, address("CDP", "D_OP_ENABLE"), 1);
+        for _ in 0..200 {
+            assert!(!b.idle().irq, "a CDP layer ended without a CDP engine");
+        }
+        assert_eq!(read(b, address("CDP", "S_STATUS")), 2, "CDP's group 0 PENDING");
+        assert_eq!(read(b, address("CDP_RDMA", "S_STATUS")), 2, "CDP_RDMA's group 0 PENDING");
+        write(b, address("CDP", "D_DST_LINE_STRIDE"), 7);
+        assert_eq!(read(b, address("CDP", "D_DST_LINE_STRIDE")), 64, "the enabled group drops writes");
+        assert_eq!(read(b, address("GLB", "S_INTR_STATUS")), 0);
+    });
 }

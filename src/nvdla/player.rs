@@ -174,10 +174,10 @@ impl Shadow {
     /// The first feature of the layer of `unit`'s engine in the producer groups that is not
     /// built, if any.
     fn unsupported(&self, unit: &str) -> Option<String> {
-        if unit.starts_with("PDP") {
-            self.unsupported_pdp()
-        } else {
-            self.unsupported_sdp()
+        match unit {
+            "PDP_RDMA" | "PDP" => self.unsupported_pdp(),
+            "CDP_RDMA" | "CDP" => Some("NVDLA_CDP is not implemented (its registers are, its engine is not)".into()),
+            _ => self.unsupported_sdp(),
         }
     }
 

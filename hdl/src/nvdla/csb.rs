@@ -143,12 +143,13 @@ const CONFIG: &[ConfigPort] = &[
 ];
 
 /// The units with ping-pong groups (GLB has none).
-const GROUPED: [&str; 4] = ["SDP_RDMA", "SDP", "PDP_RDMA", "PDP"];
+const GROUPED: [&str; 6] = ["SDP_RDMA", "SDP", "PDP_RDMA", "PDP", "CDP_RDMA", "CDP"];
 
-/// An engine and the register groups it runs on: its ports (layer ready out; done and
-/// running in), its units (read DMA first), and GLB's done status field of each group.
+/// An engine and the register groups it runs on: its ports (layer ready out, if built; done
+/// and running in, or a constant while the engine is not built), its units (read DMA first),
+/// and GLB's done status field of each group.
 struct Engine {
-    layer_ready: &'static str,
+    layer_ready: Option<&'static str>,
     done: &'static str,
     running: &'static str,
     units: [&'static str; 2],
@@ -158,9 +159,12 @@ struct Engine {
 /// The engines: a layer starts when both units' consumer groups are enabled (off-flying
 /// mode needs the read DMA and the unit), and its done ends both groups and sets the unit's
 /// GLB done status (seeds/001 "Ping-pong Synchronization Mechanism", "Host interrupt").
-const ENGINES: [Engine; 2] = [
-    Engine { layer_ready: "layer_ready", done: "done", running: "running", units: ["SDP_RDMA", "SDP"], done_fields: ["SDP_DONE_STATUS0", "SDP_DONE_STATUS1"] },
-    Engine { layer_ready: "pdp_layer_ready", done: "pdp_done", running: "pdp_running", units: ["PDP_RDMA", "PDP"], done_fields: ["PDP_DONE_STATUS0", "PDP_DONE_STATUS1"] },
+const ENGINES: [Engine; 3] = [
+    Engine { layer_ready: Some("layer_ready"), done: "done", running: "running", units: ["SDP_RDMA", "SDP"], done_fields: ["SDP_DONE_STATUS0", "SDP_DONE_STATUS1"] },
+    Engine { layer_ready: Some("pdp_layer_ready"), done: "pdp_done", running: "pdp_running", units: ["PDP_RDMA", "PDP"], done_fields: ["PDP_DONE_STATUS0", "PDP_DONE_STATUS1"] },
+    // CDP's registers are built, its engine is not (docs/nvdla.md, "CDP: plan"): its layers
+    // stay pending.
+    Engine { layer_ready: None, done: "1'b0", running: "1'b0", units: ["CDP_RDMA", "CDP"], done_fields: ["CDP_DONE_STATUS0", "CDP_DONE_STATUS1"] },
 ];
 
 /// The engine whose groups `unit` holds.
@@ -283,7 +287,9 @@ fn verilog() -> String {
     }
     let enabled = |u: &str| format!("({p}_consumer ? {r}_g1[0] : {r}_g0[0])", p = u.to_lowercase(), r = ident(u, "D_OP_ENABLE"));
     for e in &ENGINES {
-        config += &format!("always @(*) {} = {} & {};\n", e.layer_ready, enabled(e.units[0]), enabled(e.units[1]));
+        if let Some(port) = e.layer_ready {
+            config += &format!("always @(*) {port} = {} & {};\n", enabled(e.units[0]), enabled(e.units[1]));
+        }
     }
     format!(
         "{decl}\
