@@ -1,5 +1,5 @@
-//! NVIDIA's SDP bypass and pass-through trace tests (shared/nvdla/traces, or `NVDLA_TRACES`)
-//! played through the register interface and the memory port: on the model with a memory
+//! NVIDIA's SDP trace tests built so far (bypass, pass-through, and the BS and BN stages with
+//! register operands; shared/nvdla/traces, or `NVDLA_TRACES`) played through the register interface and the memory port: on the model with a memory
 //! that answers at once and with one that stalls (SEED), and on the Verilated RTL in lock
 //! step with the model, every check_crc passes; a trace of a unit or feature not built stops
 //! with a message naming it.
@@ -29,18 +29,34 @@ pub const BYPASS: [&str; 8] = [
     "sdp_8x8x32_bypass_int8_1",
 ];
 
+/// The SDP traces of the BS and BN stages with register operands (docs/nvdla.md, pass table).
+pub const STAGES: [&str; 7] = [
+    "sdp_3x3x33_bs_int8_reg_0",
+    "sdp_3x3x33_bs_int8_reg_1",
+    "sdp_3x3x33_bn_int8_reg_0",
+    "sdp_3x3x33_bn_int8_reg_1",
+    "sdp_3x3x33_bn_int8_reg_2",
+    "sdp_3x3x33_bn_int8_reg_3",
+    "sdp_3x3x33_bs_bn_int8_0",
+];
+
+/// Every trace that passes.
+fn passing() -> impl Iterator<Item = &'static str> {
+    BYPASS.into_iter().chain(STAGES)
+}
+
 fn load(name: &str) -> Trace {
     Trace::load(&traces_dir().join(name)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
-fn bypass_traces_pass_on_the_model() {
+fn sdp_traces_pass_on_the_model() {
     let seed = std::env::var("SEED").ok().map_or_else(rand::random, |s| s.parse().expect("SEED is a number"));
     eprintln!("memory stalls: SEED={seed}");
     // Counted over all traces: the 1x1x1 trace makes two memory requests, which a random
     // memory may well take at once.
     let mut stalled = 0;
-    for name in BYPASS {
+    for name in passing() {
         for stalls in [None, Some(seed)] {
             let mut unit = NvSmall::default();
             let played = player::play(&load(name), &mut |i| unit.step(i), stalls).unwrap_or_else(|e| panic!("{name}: {e:?}"));
@@ -63,17 +79,20 @@ fn traces_of_units_and_features_not_built_stop_naming_them() {
     let stop = player::play(&load("pdp_8x8x32_1x1_int8_0"), &mut |i| unit.step(i), None).unwrap_err();
     assert!(matches!(&stop, Stop::NotImplemented(m) if m.contains("NVDLA_PDP_RDMA is not implemented") || m.contains("NVDLA_PDP is not implemented")), "{stop:?}");
     let mut unit = NvSmall::default();
-    let stop = player::play(&load("sdp_3x3x33_bs_int8_reg_0"), &mut |i| unit.step(i), None).unwrap_err();
-    assert!(matches!(&stop, Stop::NotImplemented(m) if m.contains("SDP BS stage enabled: not implemented")), "{stop:?}");
+    let stop = player::play(&load("sdp_3x3x33_ew_int8_reg_0"), &mut |i| unit.step(i), None).unwrap_err();
+    assert!(matches!(&stop, Stop::NotImplemented(m) if m.contains("SDP EW stage enabled: not implemented")), "{stop:?}");
+    let mut unit = NvSmall::default();
+    let stop = player::play(&load("sdp_5x24x18_bs_int8_mem_0"), &mut |i| unit.step(i), None).unwrap_err();
+    assert!(matches!(&stop, Stop::NotImplemented(m) if m.contains("SDP_RDMA BS operand read (BRDMA) enabled: not implemented")), "{stop:?}");
 }
 
-/// Every bypass trace on the Verilated RTL and the model in lock step (every output, every
+/// Every passing trace on the Verilated RTL and the model in lock step (every output, every
 /// cycle), the memory stalling; the model's events show what was exercised.
 #[test]
-fn bypass_traces_pass_on_the_rtl_in_lock_step() {
-    let run = Run::from_env("bypass_traces_pass_on_the_rtl_in_lock_step", 0);
+fn sdp_traces_pass_on_the_rtl_in_lock_step() {
+    let run = Run::from_env("sdp_traces_pass_on_the_rtl_in_lock_step", 0);
     let mut coverage = npu::cosim::lockstep::Coverage::default();
-    for name in BYPASS {
+    for name in passing() {
         let mut pair = Lockstep::<Rtl>::open(&run);
         let played = player::play(&load(name), &mut |i| pair.step(i).unwrap_or_else(|m| panic!("{name}: {m}")), Some(run.seed))
             .unwrap_or_else(|e| panic!("{name}: {e:?}"));
@@ -87,11 +106,11 @@ fn bypass_traces_pass_on_the_rtl_in_lock_step() {
     coverage.require(&["sdp start", "atom", "sdp done", "read stall", "read wait", "write stall", "csb write group", "csb write single", "csb read", "csb write intr status"]);
 }
 
-/// `npu nvdla traces DIR` over NVIDIA's whole folder: one row per test; the bypass traces
+/// `npu nvdla traces DIR` over NVIDIA's whole folder: one row per test; the passing traces
 /// pass on the RTL with their register and cycle counts; every other test is not run and
 /// its row names the unit or stage; exit 2 (something is not built) rather than 0 or 1.
 #[test]
-fn the_folder_table_passes_the_bypass_traces_and_names_the_rest() {
+fn the_folder_table_passes_the_built_traces_and_names_the_rest() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_npu")).args(["nvdla", "traces"]).arg(traces_dir()).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{text}");
@@ -99,11 +118,11 @@ fn the_folder_table_passes_the_bypass_traces_and_names_the_rest() {
     assert_eq!(rows.len(), 60, "{text}");
     for row in &rows {
         let name = row.split_whitespace().next().unwrap();
-        if BYPASS.contains(&name) {
+        if passing().any(|p| p == name) {
             assert!(row.ends_with("pass (1 checks)"), "{row}");
         } else {
             assert!(row.contains("not implemented"), "{row}");
         }
     }
-    assert!(text.contains("8 of 60 tests passed, 0 failed, 52 not run"), "{text}");
+    assert!(text.contains("15 of 60 tests passed, 0 failed, 45 not run"), "{text}");
 }

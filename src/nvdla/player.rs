@@ -170,13 +170,11 @@ impl Shadow {
 
     /// The first feature of the SDP layer in the producer groups that is not built, if any.
     fn unsupported_sdp(&self) -> Option<String> {
-        let checks: [(&str, &str, &str, u32, &str); 20] = [
+        let checks: [(&str, &str, &str, u32, &str); 18] = [
             ("SDP", "D_FEATURE_MODE_CFG", "FLYING_MODE", 0, "SDP flying mode (input from the convolution core)"),
             ("SDP", "D_FEATURE_MODE_CFG", "OUTPUT_DST", 0, "SDP output to PDP"),
             ("SDP", "D_FEATURE_MODE_CFG", "WINOGRAD", 0, "SDP Winograd output"),
             ("SDP", "D_FEATURE_MODE_CFG", "BATCH_NUMBER", 0, "SDP batches"),
-            ("SDP", "D_DP_BS_CFG", "BS_BYPASS", 1, "SDP BS stage enabled"),
-            ("SDP", "D_DP_BN_CFG", "BN_BYPASS", 1, "SDP BN stage enabled"),
             ("SDP", "D_DP_EW_CFG", "EW_BYPASS", 1, "SDP EW stage enabled"),
             ("SDP", "D_DATA_FORMAT", "PROC_PRECISION", 0, "SDP precision other than int8"),
             ("SDP", "D_DATA_FORMAT", "OUT_PRECISION", 0, "SDP output precision other than int8"),
@@ -194,6 +192,16 @@ impl Shadow {
         ];
         if let Some((.., what)) = checks.iter().find(|&&(u, r, f, built, _)| self.field(u, r, f) != built) {
             return Some(format!("{what}: not implemented"));
+        }
+        // BS and BN are built with register operands: an operand from memory is refused only
+        // where the stage and the part using it are enabled.
+        for stage in ["BS", "BN"] {
+            let cfg = |register: &str, field: &str| self.field("SDP", &format!("D_DP_{stage}_{register}"), &format!("{stage}_{field}"));
+            for part in ["ALU", "MUL"] {
+                if cfg("CFG", "BYPASS") == 0 && cfg("CFG", &format!("{part}_BYPASS")) == 0 && cfg(&format!("{part}_CFG"), &format!("{part}_SRC")) != 0 {
+                    return Some(format!("SDP {stage} {part} operand from memory: not implemented"));
+                }
+            }
         }
         ["WIDTH", "HEIGHT", "CHANNEL"].iter().find_map(|size| {
             let register = format!("D_DATA_CUBE_{size}");

@@ -59,6 +59,20 @@ pub struct Csb {
     pub cvt_offset: Signal<Out, Bits<32>>,
     pub cvt_scale: Signal<Out, Bits<16>>,
     pub cvt_shift: Signal<Out, Bits<6>>,
+    pub bs_cfg: Signal<Out, Bits<7>>,
+    pub bs_alu_src: Signal<Out, Bit>,
+    pub bs_alu_shift: Signal<Out, Bits<6>>,
+    pub bs_alu_operand: Signal<Out, Bits<16>>,
+    pub bs_mul_src: Signal<Out, Bit>,
+    pub bs_mul_shift: Signal<Out, Bits<6>>,
+    pub bs_mul_operand: Signal<Out, Bits<16>>,
+    pub bn_cfg: Signal<Out, Bits<7>>,
+    pub bn_alu_src: Signal<Out, Bit>,
+    pub bn_alu_shift: Signal<Out, Bits<6>>,
+    pub bn_alu_operand: Signal<Out, Bits<16>>,
+    pub bn_mul_src: Signal<Out, Bit>,
+    pub bn_mul_shift: Signal<Out, Bits<6>>,
+    pub bn_mul_operand: Signal<Out, Bits<16>>,
 }
 
 /// The configuration ports: name, width, and the unit, register and its lowest bit they
@@ -82,6 +96,20 @@ const CONFIG: &[ConfigPort] = &[
     ("cvt_offset", 32, "SDP", "D_CVT_OFFSET", 0, None),
     ("cvt_scale", 16, "SDP", "D_CVT_SCALE", 0, None),
     ("cvt_shift", 6, "SDP", "D_CVT_SHIFT", 0, None),
+    ("bs_cfg", 7, "SDP", "D_DP_BS_CFG", 0, None),
+    ("bs_alu_src", 1, "SDP", "D_DP_BS_ALU_CFG", 0, None),
+    ("bs_alu_shift", 6, "SDP", "D_DP_BS_ALU_CFG", 8, None),
+    ("bs_alu_operand", 16, "SDP", "D_DP_BS_ALU_SRC_VALUE", 0, None),
+    ("bs_mul_src", 1, "SDP", "D_DP_BS_MUL_CFG", 0, None),
+    ("bs_mul_shift", 6, "SDP", "D_DP_BS_MUL_CFG", 8, None),
+    ("bs_mul_operand", 16, "SDP", "D_DP_BS_MUL_SRC_VALUE", 0, None),
+    ("bn_cfg", 7, "SDP", "D_DP_BN_CFG", 0, None),
+    ("bn_alu_src", 1, "SDP", "D_DP_BN_ALU_CFG", 0, None),
+    ("bn_alu_shift", 6, "SDP", "D_DP_BN_ALU_CFG", 8, None),
+    ("bn_alu_operand", 16, "SDP", "D_DP_BN_ALU_SRC_VALUE", 0, None),
+    ("bn_mul_src", 1, "SDP", "D_DP_BN_MUL_CFG", 0, None),
+    ("bn_mul_shift", 6, "SDP", "D_DP_BN_MUL_CFG", 8, None),
+    ("bn_mul_operand", 16, "SDP", "D_DP_BN_MUL_SRC_VALUE", 0, None),
 ];
 
 /// The units with ping-pong groups (GLB has none).
@@ -240,6 +268,20 @@ impl Logic for Csb {
         self.cvt_offset.connect();
         self.cvt_scale.connect();
         self.cvt_shift.connect();
+        self.bs_cfg.connect();
+        self.bs_alu_src.connect();
+        self.bs_alu_shift.connect();
+        self.bs_alu_operand.connect();
+        self.bs_mul_src.connect();
+        self.bs_mul_shift.connect();
+        self.bs_mul_operand.connect();
+        self.bn_cfg.connect();
+        self.bn_alu_src.connect();
+        self.bn_alu_shift.connect();
+        self.bn_alu_operand.connect();
+        self.bn_mul_src.connect();
+        self.bn_mul_shift.connect();
+        self.bn_mul_operand.connect();
     }
     fn hdl(&self) -> Verilog {
         Verilog::Custom(verilog())

@@ -6,8 +6,12 @@ mod csb;
 mod nv_small;
 pub mod regmap;
 mod sdp;
+mod sdp_x;
+mod unpack;
 
 pub use convert::Convert;
 pub use csb::Csb;
 pub use nv_small::NvSmall;
 pub use sdp::Sdp;
+pub use sdp_x::SdpX;
+pub use unpack::Unpack;

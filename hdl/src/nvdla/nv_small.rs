@@ -68,6 +68,20 @@ impl Logic for NvSmall {
         self.sdp.cvt_offset.next = self.csb.cvt_offset.val();
         self.sdp.cvt_scale.next = self.csb.cvt_scale.val();
         self.sdp.cvt_shift.next = self.csb.cvt_shift.val();
+        self.sdp.bs_cfg.next = self.csb.bs_cfg.val();
+        self.sdp.bs_alu_src.next = self.csb.bs_alu_src.val();
+        self.sdp.bs_alu_shift.next = self.csb.bs_alu_shift.val();
+        self.sdp.bs_alu_operand.next = self.csb.bs_alu_operand.val();
+        self.sdp.bs_mul_src.next = self.csb.bs_mul_src.val();
+        self.sdp.bs_mul_shift.next = self.csb.bs_mul_shift.val();
+        self.sdp.bs_mul_operand.next = self.csb.bs_mul_operand.val();
+        self.sdp.bn_cfg.next = self.csb.bn_cfg.val();
+        self.sdp.bn_alu_src.next = self.csb.bn_alu_src.val();
+        self.sdp.bn_alu_shift.next = self.csb.bn_alu_shift.val();
+        self.sdp.bn_alu_operand.next = self.csb.bn_alu_operand.val();
+        self.sdp.bn_mul_src.next = self.csb.bn_mul_src.val();
+        self.sdp.bn_mul_shift.next = self.csb.bn_mul_shift.val();
+        self.sdp.bn_mul_operand.next = self.csb.bn_mul_operand.val();
         self.csb.done.next = self.sdp.done.val();
         self.csb.running.next = self.sdp.running.val();
         // Memory.

@@ -1,6 +1,8 @@
-//! SDP in off-flying mode with every stage bypassed, and its read DMA (SDP_RDMA): the engine
-//! walks the input cube atom by atom (x fastest, then lines, then 8-channel surfaces, at the
-//! strides the registers give), reads each atom through the memory port, converts its 8 lanes
+//! SDP in off-flying mode and its read DMA (SDP_RDMA): the engine walks the input cube atom by
+//! atom (x fastest, then lines, then 8-channel surfaces, at the strides the registers give),
+//! reads each atom through the memory port, widens its 8 lanes to 32 bits
+//! ([`super::unpack::Unpack`]), passes them through the BS and BN stages
+//! ([`super::sdp_x::SdpX`], register operands; memory operands are not built), converts them
 //! ([`super::convert::Convert`]) and writes the atom to the output cube. Model:
 //! `npu_model::nvdla::sdp`.
 //!
@@ -9,6 +11,8 @@
 //! input and the output, so no multiplier is needed; they wrap at 2^64 as the model's do.
 //! `done` is high in the cycle the last write is taken; `running` while not idle.
 use super::convert::Convert;
+use super::sdp_x::SdpX;
+use super::unpack::Unpack;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
 
@@ -30,6 +34,21 @@ pub struct Sdp {
     pub cvt_offset: Signal<In, Bits<32>>,
     pub cvt_scale: Signal<In, Bits<16>>,
     pub cvt_shift: Signal<In, Bits<6>>,
+    /// The BS and BN stages' fields (hdl/src/nvdla/sdp_x.rs).
+    pub bs_cfg: Signal<In, Bits<7>>,
+    pub bs_alu_src: Signal<In, Bit>,
+    pub bs_alu_shift: Signal<In, Bits<6>>,
+    pub bs_alu_operand: Signal<In, Bits<16>>,
+    pub bs_mul_src: Signal<In, Bit>,
+    pub bs_mul_shift: Signal<In, Bits<6>>,
+    pub bs_mul_operand: Signal<In, Bits<16>>,
+    pub bn_cfg: Signal<In, Bits<7>>,
+    pub bn_alu_src: Signal<In, Bit>,
+    pub bn_alu_shift: Signal<In, Bits<6>>,
+    pub bn_alu_operand: Signal<In, Bits<16>>,
+    pub bn_mul_src: Signal<In, Bit>,
+    pub bn_mul_shift: Signal<In, Bits<6>>,
+    pub bn_mul_operand: Signal<In, Bits<16>>,
     pub dbb_req_ready: Signal<In, Bit>,
     pub dbb_resp_valid: Signal<In, Bit>,
     pub dbb_resp_data: Signal<In, Bits<64>>,
@@ -39,7 +58,11 @@ pub struct Sdp {
     pub dbb_req_write: Signal<Out, Bit>,
     pub dbb_req_addr: Signal<Out, Bits<64>>,
     pub dbb_req_wdata: Signal<Out, Bits<64>>,
+    unpack: Unpack,
+    bs: SdpX,
+    bn: SdpX,
     convert: Convert,
+    no_operands: Constant<Bits<128>>,
     state: Reg<Bits<2>>,
     x: Reg<Bits<13>>,
     y: Reg<Bits<13>>,
@@ -88,6 +111,20 @@ impl Default for Sdp {
             cvt_offset: Default::default(),
             cvt_scale: Default::default(),
             cvt_shift: Default::default(),
+            bs_cfg: Default::default(),
+            bs_alu_src: Default::default(),
+            bs_alu_shift: Default::default(),
+            bs_alu_operand: Default::default(),
+            bs_mul_src: Default::default(),
+            bs_mul_shift: Default::default(),
+            bs_mul_operand: Default::default(),
+            bn_cfg: Default::default(),
+            bn_alu_src: Default::default(),
+            bn_alu_shift: Default::default(),
+            bn_alu_operand: Default::default(),
+            bn_mul_src: Default::default(),
+            bn_mul_shift: Default::default(),
+            bn_mul_operand: Default::default(),
             dbb_req_ready: Default::default(),
             dbb_resp_valid: Default::default(),
             dbb_resp_data: Default::default(),
@@ -97,7 +134,11 @@ impl Default for Sdp {
             dbb_req_write: Default::default(),
             dbb_req_addr: Default::default(),
             dbb_req_wdata: Default::default(),
+            unpack: Default::default(),
+            bs: Default::default(),
+            bn: Default::default(),
             convert: Default::default(),
+            no_operands: k(0),
             state: Default::default(),
             x: Default::default(),
             y: Default::default(),
@@ -143,7 +184,28 @@ impl Logic for Sdp {
         self.dst_plane.reset.next = self.reset.val();
         self.addr.reset.next = self.reset.val();
         self.wdata.reset.next = self.reset.val();
-        self.convert.atom.next = self.dbb_resp_data.val();
+        self.unpack.atom.next = self.dbb_resp_data.val();
+        self.bs.data_in.next = self.unpack.lanes.val();
+        self.bn.data_in.next = self.bs.data_out.val();
+        self.convert.lanes.next = self.bn.data_out.val();
+        self.bs.cfg.next = self.bs_cfg.val();
+        self.bs.alu_src.next = self.bs_alu_src.val();
+        self.bs.alu_shift.next = self.bs_alu_shift.val();
+        self.bs.alu_operand.next = self.bs_alu_operand.val();
+        self.bs.mul_src.next = self.bs_mul_src.val();
+        self.bs.mul_shift.next = self.bs_mul_shift.val();
+        self.bs.mul_operand.next = self.bs_mul_operand.val();
+        self.bs.alu_lanes.next = self.no_operands.val();
+        self.bs.mul_lanes.next = self.no_operands.val();
+        self.bn.cfg.next = self.bn_cfg.val();
+        self.bn.alu_src.next = self.bn_alu_src.val();
+        self.bn.alu_shift.next = self.bn_alu_shift.val();
+        self.bn.alu_operand.next = self.bn_alu_operand.val();
+        self.bn.mul_src.next = self.bn_mul_src.val();
+        self.bn.mul_shift.next = self.bn_mul_shift.val();
+        self.bn.mul_operand.next = self.bn_mul_operand.val();
+        self.bn.alu_lanes.next = self.no_operands.val();
+        self.bn.mul_lanes.next = self.no_operands.val();
         self.convert.offset.next = self.cvt_offset.val();
         self.convert.scale.next = self.cvt_scale.val();
         self.convert.shift.next = self.cvt_shift.val();

@@ -3,3 +3,5 @@ pub mod convert;
 pub mod csb;
 pub mod nv_small;
 pub mod sdp;
+pub mod sdp_x;
+pub mod unpack;

@@ -1,8 +1,10 @@
-//! SDP in off-flying mode with every stage bypassed, with its read DMA (seeds/001 "Single
-//! Data Point Processor"): SDP_RDMA reads the input cube atom by atom through the DBB-style
-//! memory port, the output converter converts each of the atom's 8 lanes, and SDP's write
-//! DMA writes the atom back. RTL: `npu_hdl::nvdla::sdp::Sdp`; docs/nvdla.md, "SDP in bypass".
-use super::convert::{convert_atom, ATOM};
+//! SDP in off-flying mode, with its read DMA (seeds/001 "Single Data Point Processor"):
+//! SDP_RDMA reads the input cube atom by atom through the DBB-style memory port, the BS and
+//! BN stages ([`super::sdp_x`], register operands) and the output converter process each of
+//! the atom's 8 lanes, and SDP's write DMA writes the atom back. RTL: `npu_hdl::nvdla::sdp::Sdp`; docs/nvdla.md, "SDP in bypass".
+use super::convert::{convert_lanes, ATOM};
+use super::unpack::lanes;
+use super::sdp_x::XConfig;
 use super::csb::Csb;
 
 /// The registered memory request an engine drives (docs/nvdla.md, "Memory port").
@@ -42,6 +44,8 @@ struct Layer {
     cvt_offset: i32,
     cvt_scale: i16,
     cvt_shift: u32,
+    bs: XConfig,
+    bn: XConfig,
 }
 
 impl Layer {
@@ -61,6 +65,8 @@ impl Layer {
             cvt_offset: s.consumed("D_CVT_OFFSET") as i32,
             cvt_scale: s.consumed("D_CVT_SCALE") as u16 as i16,
             cvt_shift: s.consumed("D_CVT_SHIFT"),
+            bs: XConfig::from_registers(s, "BS"),
+            bn: XConfig::from_registers(s, "BN"),
         }
     }
 }
@@ -119,7 +125,10 @@ impl Sdp {
             State::ReadRequest => events.push("read stall"),
             State::ReadWait => match response {
                 Some(data) => {
-                    self.request.wdata = convert_atom(data, l.cvt_offset, l.cvt_scale, l.cvt_shift);
+                    // BS, then BN, then the converter (seeds/001's order); operands from the
+                    // registers (memory operands are not built).
+                    let processed = lanes(data).map(|x| l.bn.lane(l.bs.lane(x, 0, 0), 0, 0));
+                    self.request.wdata = convert_lanes(processed, l.cvt_offset, l.cvt_scale, l.cvt_shift);
                     self.request.addr = self.atom_address(l.dst, l.dst_line, l.dst_surface);
                     self.state = State::WriteRequest;
                 }
