@@ -1,8 +1,9 @@
 //! `make bench`: cycles per second of each top's behavioural model, of its Verilated model
 //! through the Rust bridge (one FFI call per cycle), and of the same Verilated model driven
 //! by a plain C++ loop inside the shim, all on the same stimulus in one run. The three
-//! output checksums must agree, or the numbers mean nothing. Then the MNIST demo's and the
-//! Ethos weight decoder's throughput on real workloads.
+//! output checksums must agree, or the numbers mean nothing. Then the throughput of each NPU
+//! on real workloads: the MNIST demo, the Ethos weight decoder and convolution datapath,
+//! ScaleNPU layers, and NVIDIA's NVDLA trace tests.
 //!
 //! Every table printed is also written to `build/bench.json`: per section its title, columns
 //! and rows, each row an object from column name to the figure (names as strings; numbers
@@ -110,13 +111,14 @@ fn main() {
     // `cargo bench --bench cosim_speed -- scale` runs only the sections named.
     let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let wanted = |section: &str| only.is_empty() || only.iter().any(|o| o == section);
-    let sections: [(&str, fn() -> Table); 6] = [
+    let sections: [(&str, fn() -> Table); 7] = [
         ("tops", tops),
         ("frames", frame_overhead),
         ("mnist", mnist_demo),
         ("ethos", weight_decoder),
         ("conv", conv_datapath),
         ("scale", scale_npu),
+        ("nvdla", nvdla_traces),
     ];
     let tables: Vec<Table> = sections.into_iter().filter(|(name, _)| wanted(name)).map(|(_, run)| run()).collect();
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("build/bench.json");
@@ -447,6 +449,84 @@ fn conv_datapath() -> Table {
             num(rtl_speed, format!("{:.2} M", rtl_speed / 1e6)),
             num(model_speed, format!("{:.2} M", model_speed / 1e6)),
         ]);
+    }
+    table
+}
+
+/// NVIDIA's nv_small trace tests (`shared/nvdla/traces`, or `NVDLA_TRACES`) that the NVDLA built
+/// here runs: cycles from reset to the last check (memory answering the next cycle) against the
+/// ideal at nv_small's throughput of one output element a cycle for SDP, PDP and CDP (seeds/001,
+/// "Small example"), and the Verilated nv_small against its model on the same trace. The
+/// output elements are the unit's output cube (its `D_DATA_CUBE_OUT_*` registers, else
+/// `D_DATA_CUBE_*`) as last written before each `D_OP_ENABLE`. The speeds time the whole play,
+/// so they include the player's loading, clearing and CRC of the memory images (up to 16 MiB).
+/// Traces of units not built are counted, not listed.
+fn nvdla_traces() -> Table {
+    use npu::model::nvdla::nv_small::NvSmall as Model;
+    use npu::nvdla::player;
+    use npu::nvdla::trace::{Command, Trace};
+    use std::collections::HashMap;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = npu::nvdla::shared_folder("NVDLA_TRACES", "traces", root);
+    let mut tests: Vec<_> = std::fs::read_dir(&dir).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
+    tests.sort();
+    let mut rows = Vec::new();
+    let mut not_built = 0;
+    for path in &tests {
+        let Ok(trace) = Trace::load(path) else { continue };
+        let unit = trace.name.split('_').next().unwrap_or("").to_uppercase();
+        let mut written: HashMap<String, u32> = HashMap::new();
+        let mut elements = 0u64;
+        for (_, command) in &trace.commands {
+            if let Command::RegWrite { register, value } = command {
+                if register.unit != unit {
+                    continue;
+                }
+                let name = register.name.trim_end_matches("_0").to_string();
+                if name == "D_OP_ENABLE" && value & 1 != 0 {
+                    let side = |what: &str| {
+                        let v = written.get(&format!("D_DATA_CUBE_OUT_{what}")).or_else(|| written.get(&format!("D_DATA_CUBE_{what}")));
+                        u64::from(v.copied().unwrap_or(0) & 0x1fff) + 1
+                    };
+                    elements += side("WIDTH") * side("HEIGHT") * side("CHANNEL");
+                }
+                written.insert(name, *value);
+            }
+        }
+        let mut model = Model::default();
+        let start = Instant::now();
+        let Ok(played) = player::play(&trace, &mut |i| model.step(i), None) else {
+            not_built += 1;
+            continue;
+        };
+        let model_time = start.elapsed().as_secs_f64();
+        let mut dut = npu::cosim::tops::nv_small::NvSmall::open(&DutOptions::default());
+        let start = Instant::now();
+        let rtl = player::play(&trace, &mut |i| dut.step(i), None).unwrap_or_else(|e| panic!("{}: {e:?} on the RTL only", trace.name));
+        let rtl_time = start.elapsed().as_secs_f64();
+        assert_eq!(rtl.cycles, played.cycles, "{}: model and Verilog differ", trace.name);
+        let passed = played.checks.iter().all(|c| c.passed()) && rtl.checks.iter().all(|c| c.passed());
+        let per_ideal = played.cycles as f64 / elements as f64;
+        let (rtl_speed, model_speed) = (rtl.cycles as f64 / rtl_time, played.cycles as f64 / model_time);
+        rows.push(vec![
+            text(trace.name.clone()),
+            text(if passed { "pass" } else { "FAIL" }),
+            num(elements, elements.to_string()),
+            num(played.cycles, played.cycles.to_string()),
+            num(per_ideal, format!("{per_ideal:.2}")),
+            num(rtl_speed, format!("{:.2} M", rtl_speed / 1e6)),
+            num(model_speed, format!("{:.2} M", model_speed / 1e6)),
+            num(rtl_time / model_time, format!("{:.1}x", rtl_time / model_time)),
+        ]);
+    }
+    let mut table = Table::new(
+        "nvdla",
+        // Named as the user gave it, not as this machine spells it.
+        format!("NVIDIA's nv_small traces in {} that the NVDLA built here runs ({not_built} need units not built yet), memory latency 1:", std::env::var("NVDLA_TRACES").unwrap_or_else(|_| "../shared/nvdla/traces".into())),
+        &["trace", "result", "output elements", "cycles (reset to last check)", "cycles / ideal (1 element a cycle)", "Verilated cycles/s (player included)", "model cycles/s (player included)", "model / Verilated"],
+    );
+    for row in rows {
+        table.row(row);
     }
     table
 }

@@ -41,8 +41,8 @@ fn compiled_networks(run: &Run, choice: &Choice, count: usize) -> (Vec<(Network,
 /// What the random networks must have shown: every operator (TFLite's and the NPU's),
 /// both cores, NHCWB16 intermediates, DMA, broadcast and scalar operands, each activation,
 /// padding and saturation both ways, and Vela's listing checked.
-const REQUIRED: [&str; 37] = [
-    "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "dilation", "sub-kernels", "MAX_POOL_2D", "AVERAGE_POOL_2D", "ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM",
+const REQUIRED: [&str; 38] = [
+    "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "dilation", "dilation with stride", "sub-kernels", "MAX_POOL_2D", "AVERAGE_POOL_2D", "ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM",
     "CONV", "DEPTHWISE", "POOL max", "POOL average", "ELEMENTWISE add", "ELEMENTWISE sub", "ELEMENTWISE mul",
     "ELEMENTWISE max", "ELEMENTWISE min", "DMA", "regor core", "legacy core", "nhcwb16 ifm", "nhcwb16 ifm2",
     "nhcwb16 ofm", "broadcast", "scalar", "None", "Relu", "Relu6", "ReluN1To1", "padding", "saturated high",
@@ -79,6 +79,9 @@ fn check(run: &Run, choice: &Choice) -> Coverage {
             if let Some(w) = op.window.filter(|_| op.weights.is_some()) {
                 if w.dilation != (1, 1) {
                     coverage.hit("dilation");
+                    if w.stride != (1, 1) {
+                        coverage.hit("dilation with stride");
+                    }
                 }
                 if w.kernel.0 > 8 || w.kernel.1 > 8 {
                     coverage.hit("sub-kernels");
@@ -213,6 +216,51 @@ fn fully_connected_rounds_once_in_tflite_twice_on_the_npu() {
         let commands = decode(&DriverPayload::parse(&model.cmd_data).unwrap().stream).unwrap();
         execute(&operations(&commands), &mut memory).unwrap();
         assert_eq!(memory.tensor(&model.outputs[0]).unwrap(), [109u8], "{} core", core.name());
+    }
+}
+
+/// Why random dilated convolutions have stride 1 (docs/ethos.md, "Vela's legacy core and
+/// strided dilated convolutions"): the legacy core's `fixup_strided_conv` folds x pairs of the
+/// first layer's IFM into depth to make stride 2 a stride 1, reshaping the kernel as if it
+/// were dense and keeping the dilation. The smallest case: a 1x2 kernel, stride 2 and
+/// dilation 2 in x, VALID, on 1x4x1 `[1, 2, 3, 4]` with weights `[1, 10]` (every scale 1, zero
+/// points 0): TFLite reads x 0 and 2, `1 + 3 * 10 = 31`; Regor's stream gives 31; the legacy
+/// stream reads one 2-deep IFM column (the pair x 0, x 1 folded into depth) under a 1-wide
+/// kernel, stride 1: `1 + 2 * 10 = 21`, and the executor gives exactly that.
+#[test]
+fn legacy_core_folds_strided_dilated_convolutions_as_dense() {
+    use npu::ethos::network::{Kind, Op, Operand, Quant, Weights, Window};
+    use npu::ethos::tflite::{Activation, Padding};
+    let one = Quant { scale: 1.0, zero_point: 0 };
+    let net = Network {
+        input_shape: [1, 4, 1],
+        input_quant: one,
+        input: vec![1, 2, 3, 4],
+        ops: vec![Op {
+            kind: Kind::Conv2d,
+            inputs: vec![Operand::Tensor(0)],
+            shape: [1, 1, 1],
+            quant: one,
+            activation: Activation::None,
+            window: Some(Window { kernel: (1, 2), stride: (1, 2), padding: Padding::Valid, dilation: (1, 2) }),
+            weights: Some(Weights { weights: vec![1, 10], scales: vec![1.0], bias: vec![0] }),
+        }],
+    };
+    let tflite = oracle();
+    assert_eq!(tflite.run_networks(std::slice::from_ref(&net)).unwrap()[0], [31]);
+    for (core, want) in [(VelaCore::Regor, 31u8), (VelaCore::Legacy, 21)] {
+        let model = tflite.compile_networks(std::slice::from_ref(&net), core).unwrap().remove(0).unwrap();
+        let commands = decode(&DriverPayload::parse(&model.cmd_data).unwrap().stream).unwrap();
+        let ops = operations(&commands);
+        let conv = ops.iter().find(|o| o.name == "NPU_OP_CONV").expect("a CONV");
+        let (ifm, kernel) = (conv.input("IFM"), conv.kernel());
+        let folded = (ifm.width, ifm.depth, kernel.size.1, kernel.stride.1, kernel.dilation.1);
+        if core == VelaCore::Legacy {
+            assert_eq!(folded, (1, 2, 1, 1, 2), "legacy core: IFM width, depth; kernel width, x stride, x dilation");
+        }
+        let mut memory = Memory::load(&model, &[1, 2, 3, 4]).unwrap();
+        execute(&ops, &mut memory).unwrap();
+        assert_eq!(memory.tensor(&model.outputs[0]).unwrap(), [want], "{} core ({folded:?})", core.name());
     }
 }
 

@@ -1,5 +1,6 @@
 //! NVIDIA's SDP trace tests built so far (bypass, pass-through, and the BS and BN stages with
-//! operands from registers and memory; shared/nvdla/traces, or `NVDLA_TRACES`) played through the register interface and the memory port: on the model with a memory
+//! operands from registers and memory) and PDP trace tests (shared/nvdla/traces, or
+//! `NVDLA_TRACES`) played through the register interface and the memory port: on the model with a memory
 //! that answers at once and with one that stalls (SEED), and on the Verilated RTL in lock
 //! step with the model, every check_crc passes; a trace of a unit or feature not built stops
 //! with a message naming it.
@@ -43,9 +44,26 @@ pub const STAGES: [&str; 9] = [
     "sdp_5x24x18_bs_int8_mem_0",
 ];
 
-/// Every trace that passes.
+/// NVIDIA's PDP traces: average, max and min pooling, kernels 1x1 to 8x8, strides, padding,
+/// split width (docs/nvdla.md, pass table).
+pub const PDP: [&str; 12] = [
+    "pdp_1x1x1_3x3_ave_int8_0",
+    "pdp_1x3x8_8x8_ave_int8_0",
+    "pdp_24x16x1_8x8_ave_int8_0",
+    "pdp_28x28x8_2x2_max_int8_0",
+    "pdp_5x7x8_4x1_split_max_int8_0",
+    "pdp_7x9x10_3x3_int8",
+    "pdp_8x8x32_1x1_int8_0",
+    "pdp_8x8x32_1x1_int8_1",
+    "pdp_8x8x64_2x2_ave_int8_0",
+    "pdp_8x8x64_2x2_int8",
+    "pdp_8x8x64_2x2_min_int8_0",
+    "pdp_8x9x19_3x3_ave_int8_0",
+];
+
+/// Every trace that passes today.
 fn passing() -> impl Iterator<Item = &'static str> {
-    BYPASS.into_iter().chain(STAGES)
+    BYPASS.into_iter().chain(STAGES).chain(PDP)
 }
 
 fn load(name: &str) -> Trace {
@@ -53,7 +71,7 @@ fn load(name: &str) -> Trace {
 }
 
 #[test]
-fn sdp_traces_pass_on_the_model() {
+fn sdp_and_pdp_traces_pass_on_the_model() {
     let seed = std::env::var("SEED").ok().map_or_else(rand::random, |s| s.parse().expect("SEED is a number"));
     eprintln!("memory stalls: SEED={seed}");
     // Counted over all traces: the 1x1x1 trace makes two memory requests, which a random
@@ -79,18 +97,18 @@ fn sdp_traces_pass_on_the_model() {
 #[test]
 fn traces_of_units_and_features_not_built_stop_naming_them() {
     let mut unit = NvSmall::default();
-    let stop = player::play(&load("pdp_8x8x32_1x1_int8_0"), &mut |i| unit.step(i), None).unwrap_err();
-    assert!(matches!(&stop, Stop::NotImplemented(m) if m.contains("NVDLA_PDP_RDMA is not implemented") || m.contains("NVDLA_PDP is not implemented")), "{stop:?}");
+    let stop = player::play(&load("cdp_8x8x32_lrn3_int8_0"), &mut |i| unit.step(i), None).unwrap_err();
+    assert!(matches!(&stop, Stop::NotImplemented(m) if m.contains("NVDLA_CDP_RDMA is not implemented") || m.contains("NVDLA_CDP is not implemented")), "{stop:?}");
     let mut unit = NvSmall::default();
     let stop = player::play(&load("sdp_3x3x33_ew_int8_reg_0"), &mut |i| unit.step(i), None).unwrap_err();
     assert!(matches!(&stop, Stop::NotImplemented(m) if m.contains("SDP EW stage enabled: not implemented")), "{stop:?}");
 }
 
-/// Every passing trace on the Verilated RTL and the model in lock step (every output, every
-/// cycle), the memory stalling; the model's events show what was exercised.
+/// Every passing SDP and PDP trace on the Verilated RTL and the model in lock step (every output,
+/// every cycle), the memory stalling; the model's events show what was exercised.
 #[test]
-fn sdp_traces_pass_on_the_rtl_in_lock_step() {
-    let run = Run::from_env("sdp_traces_pass_on_the_rtl_in_lock_step", 0);
+fn bypass_and_pdp_traces_pass_on_the_rtl_in_lock_step() {
+    let run = Run::from_env("bypass_and_pdp_traces_pass_on_the_rtl_in_lock_step", 0);
     let mut coverage = npu::cosim::lockstep::Coverage::default();
     for name in passing() {
         let mut pair = Lockstep::<Rtl>::open(&run);
@@ -103,12 +121,12 @@ fn sdp_traces_pass_on_the_rtl_in_lock_step() {
         coverage.merge(&pair.coverage);
     }
     eprintln!("{coverage}");
-    coverage.require(&["sdp start", "atom", "sdp done", "read stall", "read wait", "write stall", "bs operand", "bn operand", "operand read stall", "operand wait", "csb write group", "csb write single", "csb read", "csb write intr status"]);
+    coverage.require(&["sdp start", "atom", "sdp done", "read stall", "read wait", "write stall", "bs operand", "bn operand", "operand read stall", "operand wait", "csb write group", "csb write single", "csb read", "csb write intr status", "pdp start", "pdp element read", "pdp element padded", "pdp atom", "pdp done"]);
 }
 
-/// `npu nvdla traces DIR` over NVIDIA's whole folder: one row per test; the passing traces
-/// pass on the RTL with their register and cycle counts; every other test is not run and
-/// its row names the unit or stage; exit 2 (something is not built) rather than 0 or 1.
+/// `npu nvdla traces DIR` over NVIDIA's whole folder: one row per test; the SDP and PDP
+/// traces built pass on the RTL with their register and cycle counts; every other test is not
+/// run and its row names the unit or stage; exit 2 (something is not built) rather than 0 or 1.
 #[test]
 fn the_folder_table_passes_the_built_traces_and_names_the_rest() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_npu")).args(["nvdla", "traces"]).arg(traces_dir()).output().unwrap();
@@ -124,5 +142,5 @@ fn the_folder_table_passes_the_built_traces_and_names_the_rest() {
             assert!(row.contains("not implemented"), "{row}");
         }
     }
-    assert!(text.contains("17 of 60 tests passed, 0 failed, 43 not run"), "{text}");
+    assert!(text.contains("29 of 60 tests passed, 0 failed, 31 not run"), "{text}");
 }

@@ -406,3 +406,120 @@ fn random_layers_against_a_plain_reference() {
     assert!(missed.is_empty(), "the random layers missed the stage cases {missed:?} (SEED={})", run.seed);
     coverage.require(&["sdp start", "sdp done", "read stall", "write stall", "read wait", "bs operand", "bn operand", "operand read stall", "operand wait"]);
 }
+
+/// One SDP layer in bypass with converter scale 1 (a copy), programmed into `group` and
+/// enabled: `w` atoms a line, `h` lines, one surface; source and destination with their line
+/// strides.
+fn program_copy(b: &mut Bench, group: u32, (w, h): (u32, u32), (src, src_line): (u64, u32), (dst, dst_line): (u64, u32)) {
+    for unit in ["SDP_RDMA", "SDP"] {
+        write(b, address(unit, "S_POINTER"), group);
+        write(b, address(unit, "D_DATA_CUBE_WIDTH"), w - 1);
+        write(b, address(unit, "D_DATA_CUBE_HEIGHT"), h - 1);
+        write(b, address(unit, "D_DATA_CUBE_CHANNEL"), 7);
+    }
+    for (unit, register, value) in [
+        ("SDP_RDMA", "D_SRC_BASE_ADDR_LOW", src as u32),
+        ("SDP_RDMA", "D_SRC_BASE_ADDR_HIGH", (src >> 32) as u32),
+        ("SDP_RDMA", "D_SRC_LINE_STRIDE", src_line),
+        ("SDP_RDMA", "D_SRC_SURFACE_STRIDE", src_line * h),
+        ("SDP", "D_DST_BASE_ADDR_LOW", dst as u32),
+        ("SDP", "D_DST_BASE_ADDR_HIGH", (dst >> 32) as u32),
+        ("SDP", "D_DST_LINE_STRIDE", dst_line),
+        ("SDP", "D_DST_SURFACE_STRIDE", dst_line * h),
+        ("SDP", "D_CVT_SCALE", 1),
+        ("SDP_RDMA", "D_OP_ENABLE", 1),
+        ("SDP", "D_OP_ENABLE", 1),
+    ] {
+        write(b, address(unit, register), value);
+    }
+}
+
+fn atom(b: &Bench, at: u64) -> [u8; 8] {
+    std::array::from_fn(|k| b.memory.read(at.wrapping_add(k as u64)))
+}
+
+/// Register programs NVDLA does not check (docs/nvdla.md, "Bad register programs"), on the
+/// RTL in lock step with the model: a source cube crossing the top of the 64-bit address space
+/// reads on from address 0; output lines that overlap are written in walk order, the last
+/// write winning; a layer in place (destination = source) copies atom by atom; a layer whose
+/// SDP_RDMA group is not enabled waits, S_STATUS PENDING, no interrupt, and starts when it is.
+#[test]
+fn register_programs_nvdla_does_not_check() {
+    let run = Run::from_env("register_programs_nvdla_does_not_check", 0);
+    let bytes = |seed: u64, n: usize| -> Vec<u8> { (0..n).map(|k| (k as u64 * 73 + seed * 29 + 5) as u8).collect() };
+    let coverage = on_bench(&run, |b| {
+        let intr = address("GLB", "S_INTR_STATUS");
+        let finish = |b: &mut Bench, what: &str| {
+            assert!(b.wait_irq(), "{what}: no interrupt (SEED={})", run.seed);
+            let pending = read(b, intr);
+            write(b, intr, pending);
+        };
+        // 4 atoms from 2^64 - 16: the last two come from 0 and 8.
+        let top = 0u64.wrapping_sub(16);
+        let input = bytes(1, 32);
+        b.memory.write(top, &input[..16]);
+        b.memory.write(0, &input[16..]);
+        program_copy(b, 0, (4, 1), (top, 32), (0x1000, 32));
+        finish(b, "wrapping source");
+        for k in 0..4 {
+            assert_eq!(atom(b, 0x1000 + 8 * k), input[8 * k as usize..][..8], "wrapping source, atom {k} (SEED={})", run.seed);
+        }
+
+        // 3 atoms a line, 2 lines, output line stride 8: line 1 starts on line 0's second
+        // atom, so memory holds line 0's first atom, then line 1.
+        let input = bytes(2, 48);
+        b.memory.write(0x2000, &input);
+        program_copy(b, 1, (3, 2), (0x2000, 24), (0x3000, 8));
+        finish(b, "overlapping output lines");
+        let mut expected = vec![0u8; 32];
+        for (y, x) in (0..2).flat_map(|y| (0..3).map(move |x| (y, x))) {
+            expected[8 * (y + x)..][..8].copy_from_slice(&input[24 * y + 8 * x..][..8]);
+        }
+        let got: Vec<u8> = (0..4).flat_map(|k| atom(b, 0x3000 + 8 * k)).collect();
+        assert_eq!(got, expected, "overlapping output lines (SEED={})", run.seed);
+
+        // In place: each atom is read before it is written, and never read again.
+        let input = bytes(3, 64);
+        b.memory.write(0x4000, &input);
+        program_copy(b, 0, (4, 2), (0x4000, 32), (0x4000, 32));
+        finish(b, "in place");
+        let got: Vec<u8> = (0..8).flat_map(|k| atom(b, 0x4000 + 8 * k)).collect();
+        assert_eq!(got, input, "in place (SEED={})", run.seed);
+
+        // SDP enabled, SDP_RDMA not (group 1): nothing starts; enabling SDP_RDMA starts the
+        // layer.
+        for unit in ["SDP_RDMA", "SDP"] {
+            write(b, address(unit, "S_POINTER"), 1);
+        }
+        write(b, address("SDP", "D_OP_ENABLE"), 1);
+        for _ in 0..200 {
+            assert!(!b.idle().irq, "a layer ran without SDP_RDMA enabled (SEED={})", run.seed);
+        }
+        assert_eq!(read(b, address("SDP", "S_STATUS")) >> 16, 2, "SDP's group 1 is PENDING");
+        assert_eq!(read(b, address("SDP_RDMA", "S_STATUS")) >> 16, 0, "SDP_RDMA's group 1 is IDLE");
+        write(b, address("SDP_RDMA", "D_OP_ENABLE"), 1);
+        finish(b, "enabled late");
+    });
+    coverage.require(&["sdp start", "sdp done", "read stall"]);
+}
+
+/// The largest cube the registers allow (8192 x 8192 lines x 1024 surfaces: 2^36 atoms) runs,
+/// and a wait for it ends: `wait_irq` gives up after its bound (the player's time-out, exit
+/// status 1, never a hang), with SDP still RUNNING. On the model: the bound is the bench's,
+/// the same for the RTL, and 4 M lock-step cycles would add seconds for nothing.
+#[test]
+fn the_largest_cube_runs_and_a_wait_for_it_ends() {
+    let mut unit = npu::model::nvdla::nv_small::NvSmall::default();
+    let mut step = |i: &npu::model::nvdla::nv_small::In| npu::model::Block::step(&mut unit, i);
+    let mut b = Bench::new(&mut step, Memory::default(), None);
+    for unit in ["SDP_RDMA", "SDP"] {
+        for (register, value) in [("D_DATA_CUBE_WIDTH", 8191), ("D_DATA_CUBE_HEIGHT", 8191), ("D_DATA_CUBE_CHANNEL", 8191)] {
+            write(&mut b, address(unit, register), value);
+        }
+    }
+    write(&mut b, address("SDP", "D_CVT_SCALE"), 1);
+    write(&mut b, address("SDP_RDMA", "D_OP_ENABLE"), 1);
+    write(&mut b, address("SDP", "D_OP_ENABLE"), 1);
+    assert!(!b.wait_irq(), "2^36 atoms cannot end within the bench's wait");
+    assert_eq!(read(&mut b, address("SDP", "S_STATUS")) & 3, 1, "SDP's group 0 is RUNNING");
+}

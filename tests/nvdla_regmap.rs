@@ -94,8 +94,8 @@ fn every_register_and_field_is_the_rdls() {
             checked += 1;
         }
     }
-    // GLB 4, SDP_RDMA 37, SDP 63 registers.
-    assert_eq!(checked, 4 + 37 + 63);
+    // GLB 4, SDP_RDMA 37, SDP 63, PDP_RDMA 20, PDP 40 registers.
+    assert_eq!(checked, 4 + 37 + 63 + 20 + 40);
 }
 
 /// Decode is the inverse of placement: every register's CSB word address leads back to it,
@@ -111,4 +111,6 @@ fn csb_addresses_decode_to_their_register() {
     }
     assert!(regmap::decode(0x9000 / 4 + 0xfc / 4).is_none(), "past SDP's last register");
     assert_eq!(regmap::unit("SDP").map(|u| u.csb_address(regmap::register("SDP", "D_OP_ENABLE").1)), Some(0x9038 / 4));
+    assert!(regmap::decode(0xb000 / 4 + 0xa0 / 4).is_none(), "past PDP's last register");
+    assert_eq!(regmap::unit("PDP_RDMA").map(|u| u.csb_address(regmap::register("PDP_RDMA", "D_OP_ENABLE").1)), Some(0xa008 / 4));
 }

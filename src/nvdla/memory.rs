@@ -22,12 +22,13 @@ impl Memory {
         self.pages.get(&(address / PAGE)).map_or(0, |p| p[(address % PAGE) as usize])
     }
 
-    /// `mem_init(.., ALL_ZERO)`: `size` bytes from `address` set to 0.
+    /// `mem_init(.., ALL_ZERO)`: `size` bytes from `address` set to 0 (only pages that exist
+    /// hold anything to clear; traces clear up to 16 MiB at once).
     pub fn zero(&mut self, address: u64, size: u64) {
-        for a in address..address + size {
-            if let Some(page) = self.pages.get_mut(&(a / PAGE)) {
-                page[(a % PAGE) as usize] = 0;
-            }
+        let end = address + size;
+        for (&page, bytes) in self.pages.range_mut(address / PAGE..end.div_ceil(PAGE)) {
+            let base = page * PAGE;
+            bytes[(address.max(base) - base) as usize..(end.min(base + PAGE) - base) as usize].fill(0);
         }
     }
 
@@ -40,7 +41,7 @@ impl Memory {
             let end = ((a / PAGE + 1) * PAGE).min(address + size);
             match self.pages.get(&(a / PAGE)) {
                 Some(page) => hasher.update(&page[(a % PAGE) as usize..(end - (a / PAGE) * PAGE) as usize]),
-                None => hasher.update(&vec![0; (end - a) as usize]),
+                None => hasher.update(&[0; PAGE as usize][..(end - a) as usize]),
             }
             a = end;
         }

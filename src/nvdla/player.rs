@@ -132,7 +132,10 @@ impl<'a> Bench<'a> {
 
 /// The register map entry of a trace register (`NVDLA_SDP.D_OP_ENABLE_0`): its CSB address.
 fn resolve(register: &Register) -> Result<(&'static regmap::Unit, &'static regmap::Register), Stop> {
-    let unit = regmap::unit(&register.unit).ok_or_else(|| Stop::NotImplemented(format!("NVDLA_{} is not implemented (built: GLB, SDP_RDMA, SDP)", register.unit)))?;
+    let unit = regmap::unit(&register.unit).ok_or_else(|| {
+        let built: Vec<&str> = regmap::UNITS.iter().map(|u| u.name).collect();
+        Stop::NotImplemented(format!("NVDLA_{} is not implemented (built: {})", register.unit, built.join(", ")))
+    })?;
     let name = register.name.strip_suffix("_0").ok_or_else(|| Stop::Malformed(format!("{register}: a register name ends in _0")))?;
     let r = unit.register(name).ok_or_else(|| Stop::Malformed(format!("{register}: NVDLA_{} has no register {name}", unit.name)))?;
     Ok((unit, r))
@@ -166,6 +169,45 @@ impl Shadow {
         let value = self.values.get(&(u.name, group, r.name)).copied().unwrap_or_else(|| r.reset());
         let f = regmap::field(unit, register, field);
         (value & f.mask()) >> f.lsb
+    }
+
+    /// The first feature of the layer of `unit`'s engine in the producer groups that is not
+    /// built, if any.
+    fn unsupported(&self, unit: &str) -> Option<String> {
+        if unit.starts_with("PDP") {
+            self.unsupported_pdp()
+        } else {
+            self.unsupported_sdp()
+        }
+    }
+
+    /// The first feature of the PDP layer in the producer groups that is not built, if any.
+    /// Split width needs nothing: the engine pools the whole width (docs/nvdla.md "PDP").
+    fn unsupported_pdp(&self) -> Option<String> {
+        let checks: [(&str, &str, &str, u32, &str); 6] = [
+            ("PDP", "D_OPERATION_MODE_CFG", "FLYING_MODE", 1, "PDP on-flying mode (input from SDP)"),
+            ("PDP_RDMA", "D_FLYING_MODE", "FLYING_MODE", 1, "PDP_RDMA on-flying mode (input from SDP)"),
+            ("PDP", "D_DATA_FORMAT", "INPUT_DATA", 0, "PDP precision other than int8"),
+            ("PDP_RDMA", "D_DATA_FORMAT", "INPUT_DATA", 0, "PDP_RDMA precision other than int8"),
+            ("PDP_RDMA", "D_SRC_RAM_CFG", "SRC_RAM_TYPE", 1, "PDP_RDMA input from CV SRAM (nv_small has none)"),
+            ("PDP", "D_DST_RAM_CFG", "DST_RAM_TYPE", 1, "PDP output to CV SRAM (nv_small has none)"),
+        ];
+        if let Some((.., what)) = checks.iter().find(|&&(u, r, f, built, _)| self.field(u, r, f) != built) {
+            return Some(format!("{what}: not implemented"));
+        }
+        if self.field("PDP", "D_OPERATION_MODE_CFG", "POOLING_METHOD") == 3 {
+            return Some("PDP pooling method 3 (the RDL defines 0 average, 1 max, 2 min): not implemented".into());
+        }
+        let channel = self.field("PDP", "D_DATA_CUBE_OUT_CHANNEL", "CUBE_OUT_CHANNEL");
+        let differs = ["WIDTH", "HEIGHT", "CHANNEL"].iter().find_map(|size| {
+            let (register, field) = (format!("D_DATA_CUBE_IN_{size}"), format!("CUBE_IN_{size}"));
+            let (pdp, rdma) = (self.field("PDP", &register, &field), self.field("PDP_RDMA", &register, &field));
+            (pdp != rdma).then(|| format!("PDP's input cube {size} ({pdp}) differs from PDP_RDMA's ({rdma}): PDP_RDMA's is used; a different PDP size is not implemented"))
+        });
+        differs.or_else(|| {
+            let input = self.field("PDP_RDMA", "D_DATA_CUBE_IN_CHANNEL", "CUBE_IN_CHANNEL");
+            (channel != input).then(|| format!("PDP's output channels ({channel}) differ from its input's ({input}): pooling keeps the channels; not implemented"))
+        })
     }
 
     /// The first feature of the SDP layer in the producer groups that is not built, if any.
@@ -249,7 +291,7 @@ pub fn play(trace: &Trace, step: &mut dyn FnMut(&In) -> Out, stall_seed: Option<
                 let (unit, r) = resolve(register).map_err(|e| relabel(e, &at))?;
                 shadow.write(unit, r, *value);
                 if r.name == "D_OP_ENABLE" && value & 1 != 0 && unit.name != "GLB" {
-                    if let Some(what) = shadow.unsupported_sdp() {
+                    if let Some(what) = shadow.unsupported(unit.name) {
                         return Err(Stop::NotImplemented(at(what)));
                     }
                 }
@@ -267,17 +309,17 @@ pub fn play(trace: &Trace, step: &mut dyn FnMut(&In) -> Out, stall_seed: Option<
             }
             Command::Interrupt { unit, .. } => {
                 let name = unit.rsplit_once('_').map_or(unit.as_str(), |(u, _)| u);
-                if name != "SDP" {
+                if !matches!(name, "SDP" | "PDP") {
                     return Err(Stop::NotImplemented(at(format!("{name} is not implemented (its done interrupt cannot come)"))));
                 }
                 if !bench.wait_irq() {
                     return Err(Stop::Timeout(at(format!("no interrupt from {unit} in {EVENT_WAIT} cycles"))));
                 }
                 let (glb, status) = regmap::register("GLB", "S_INTR_STATUS");
-                let done = ["SDP_DONE_STATUS0", "SDP_DONE_STATUS1"].iter().fold(0, |m, f| m | regmap::field("GLB", "S_INTR_STATUS", f).mask());
+                let done = [0, 1].iter().fold(0, |m, g| m | regmap::field("GLB", "S_INTR_STATUS", &format!("{name}_DONE_STATUS{g}")).mask());
                 let pending = bench.csb(glb.csb_address(status), None).map_err(|e| relabel(e, &at))?;
                 if pending & done == 0 {
-                    return Err(Stop::Timeout(at(format!("the interrupt came, but GLB S_INTR_STATUS ({pending:#x}) has no SDP done bit"))));
+                    return Err(Stop::Timeout(at(format!("the interrupt came, but GLB S_INTR_STATUS ({pending:#x}) has no {name} done bit"))));
                 }
                 bench.csb(glb.csb_address(status), Some(pending & done)).map_err(|e| relabel(e, &at))?;
             }

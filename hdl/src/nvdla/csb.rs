@@ -81,6 +81,37 @@ pub struct Csb {
     pub bn_mul_src: Signal<Out, Bit>,
     pub bn_mul_shift: Signal<Out, Bits<6>>,
     pub bn_mul_operand: Signal<Out, Bits<16>>,
+    /// PDP's engine: done, running, and both its units' consumer groups enabled.
+    pub pdp_done: Signal<In, Bit>,
+    pub pdp_running: Signal<In, Bit>,
+    pub pdp_layer_ready: Signal<Out, Bit>,
+    pub pdp_width: Signal<Out, Bits<13>>,
+    pub pdp_height: Signal<Out, Bits<13>>,
+    pub pdp_last_surface: Signal<Out, Bits<10>>,
+    pub pdp_src_base: Signal<Out, Bits<64>>,
+    pub pdp_src_line: Signal<Out, Bits<64>>,
+    pub pdp_src_surface: Signal<Out, Bits<64>>,
+    pub pdp_out_width: Signal<Out, Bits<13>>,
+    pub pdp_out_height: Signal<Out, Bits<13>>,
+    pub pdp_method: Signal<Out, Bits<2>>,
+    pub pdp_kernel_width: Signal<Out, Bits<4>>,
+    pub pdp_kernel_height: Signal<Out, Bits<4>>,
+    pub pdp_stride_width: Signal<Out, Bits<4>>,
+    pub pdp_stride_height: Signal<Out, Bits<4>>,
+    pub pdp_pad_left: Signal<Out, Bits<3>>,
+    pub pdp_pad_top: Signal<Out, Bits<3>>,
+    pub pdp_recip_width: Signal<Out, Bits<17>>,
+    pub pdp_recip_height: Signal<Out, Bits<17>>,
+    pub pdp_pad_value1: Signal<Out, Bits<11>>,
+    pub pdp_pad_value2: Signal<Out, Bits<11>>,
+    pub pdp_pad_value3: Signal<Out, Bits<11>>,
+    pub pdp_pad_value4: Signal<Out, Bits<11>>,
+    pub pdp_pad_value5: Signal<Out, Bits<11>>,
+    pub pdp_pad_value6: Signal<Out, Bits<11>>,
+    pub pdp_pad_value7: Signal<Out, Bits<11>>,
+    pub pdp_dst_base: Signal<Out, Bits<64>>,
+    pub pdp_dst_line: Signal<Out, Bits<64>>,
+    pub pdp_dst_surface: Signal<Out, Bits<64>>,
 }
 
 /// The configuration ports: name, width, and the unit, register and its lowest bit they
@@ -126,10 +157,60 @@ const CONFIG: &[ConfigPort] = &[
     ("bn_mul_src", 1, "SDP", "D_DP_BN_MUL_CFG", 0, None),
     ("bn_mul_shift", 6, "SDP", "D_DP_BN_MUL_CFG", 8, None),
     ("bn_mul_operand", 16, "SDP", "D_DP_BN_MUL_SRC_VALUE", 0, None),
+    ("pdp_width", 13, "PDP_RDMA", "D_DATA_CUBE_IN_WIDTH", 0, None),
+    ("pdp_height", 13, "PDP_RDMA", "D_DATA_CUBE_IN_HEIGHT", 0, None),
+    ("pdp_last_surface", 10, "PDP_RDMA", "D_DATA_CUBE_IN_CHANNEL", 3, None),
+    ("pdp_src_base", 64, "PDP_RDMA", "D_SRC_BASE_ADDR_LOW", 0, Some("D_SRC_BASE_ADDR_HIGH")),
+    ("pdp_src_line", 64, "PDP_RDMA", "D_SRC_LINE_STRIDE", 0, None),
+    ("pdp_src_surface", 64, "PDP_RDMA", "D_SRC_SURFACE_STRIDE", 0, None),
+    ("pdp_out_width", 13, "PDP", "D_DATA_CUBE_OUT_WIDTH", 0, None),
+    ("pdp_out_height", 13, "PDP", "D_DATA_CUBE_OUT_HEIGHT", 0, None),
+    ("pdp_method", 2, "PDP", "D_OPERATION_MODE_CFG", 0, None),
+    ("pdp_kernel_width", 4, "PDP", "D_POOLING_KERNEL_CFG", 0, None),
+    ("pdp_kernel_height", 4, "PDP", "D_POOLING_KERNEL_CFG", 8, None),
+    ("pdp_stride_width", 4, "PDP", "D_POOLING_KERNEL_CFG", 16, None),
+    ("pdp_stride_height", 4, "PDP", "D_POOLING_KERNEL_CFG", 20, None),
+    ("pdp_pad_left", 3, "PDP", "D_POOLING_PADDING_CFG", 0, None),
+    ("pdp_pad_top", 3, "PDP", "D_POOLING_PADDING_CFG", 4, None),
+    ("pdp_recip_width", 17, "PDP", "D_RECIP_KERNEL_WIDTH", 0, None),
+    ("pdp_recip_height", 17, "PDP", "D_RECIP_KERNEL_HEIGHT", 0, None),
+    ("pdp_pad_value1", 11, "PDP", "D_POOLING_PADDING_VALUE_1_CFG", 0, None),
+    ("pdp_pad_value2", 11, "PDP", "D_POOLING_PADDING_VALUE_2_CFG", 0, None),
+    ("pdp_pad_value3", 11, "PDP", "D_POOLING_PADDING_VALUE_3_CFG", 0, None),
+    ("pdp_pad_value4", 11, "PDP", "D_POOLING_PADDING_VALUE_4_CFG", 0, None),
+    ("pdp_pad_value5", 11, "PDP", "D_POOLING_PADDING_VALUE_5_CFG", 0, None),
+    ("pdp_pad_value6", 11, "PDP", "D_POOLING_PADDING_VALUE_6_CFG", 0, None),
+    ("pdp_pad_value7", 11, "PDP", "D_POOLING_PADDING_VALUE_7_CFG", 0, None),
+    ("pdp_dst_base", 64, "PDP", "D_DST_BASE_ADDR_LOW", 0, Some("D_DST_BASE_ADDR_HIGH")),
+    ("pdp_dst_line", 64, "PDP", "D_DST_LINE_STRIDE", 0, None),
+    ("pdp_dst_surface", 64, "PDP", "D_DST_SURFACE_STRIDE", 0, None),
 ];
 
 /// The units with ping-pong groups (GLB has none).
-const GROUPED: [&str; 2] = ["SDP_RDMA", "SDP"];
+const GROUPED: [&str; 4] = ["SDP_RDMA", "SDP", "PDP_RDMA", "PDP"];
+
+/// An engine and the register groups it runs on: its ports (layer ready out; done and
+/// running in), its units (read DMA first), and GLB's done status field of each group.
+struct Engine {
+    layer_ready: &'static str,
+    done: &'static str,
+    running: &'static str,
+    units: [&'static str; 2],
+    done_fields: [&'static str; 2],
+}
+
+/// The engines: a layer starts when both units' consumer groups are enabled (off-flying
+/// mode needs the read DMA and the unit), and its done ends both groups and sets the unit's
+/// GLB done status (seeds/001 "Ping-pong Synchronization Mechanism", "Host interrupt").
+const ENGINES: [Engine; 2] = [
+    Engine { layer_ready: "layer_ready", done: "done", running: "running", units: ["SDP_RDMA", "SDP"], done_fields: ["SDP_DONE_STATUS0", "SDP_DONE_STATUS1"] },
+    Engine { layer_ready: "pdp_layer_ready", done: "pdp_done", running: "pdp_running", units: ["PDP_RDMA", "PDP"], done_fields: ["PDP_DONE_STATUS0", "PDP_DONE_STATUS1"] },
+];
+
+/// The engine whose groups `unit` holds.
+fn engine_of(unit: &str) -> &'static Engine {
+    ENGINES.iter().find(|e| e.units.contains(&unit)).expect("a grouped unit belongs to an engine")
+}
 
 fn ident(unit: &str, register: &str) -> String {
     format!("{}_{}", unit.to_lowercase(), register.to_lowercase())
@@ -155,23 +236,23 @@ fn verilog() -> String {
     let glb_mask = glb.register("S_INTR_MASK").expect("S_INTR_MASK");
     let glb_status = glb.register("S_INTR_STATUS").expect("S_INTR_STATUS");
     let glb_set = glb.register("S_INTR_SET").expect("S_INTR_SET");
-    let done0 = regmap::field("GLB", "S_INTR_STATUS", "SDP_DONE_STATUS0").mask();
-    let done1 = regmap::field("GLB", "S_INTR_STATUS", "SDP_DONE_STATUS1").mask();
+    let mut done_status = String::new();
+    for e in &ENGINES {
+        let bit = |g: usize| hex32(regmap::field("GLB", "S_INTR_STATUS", e.done_fields[g]).mask());
+        done_status += &format!("\n            | ({} ? ({}_consumer ? {} : {}) : 32'h0)", e.done, e.units[1].to_lowercase(), bit(1), bit(0));
+    }
     decl += "reg [31:0] glb_mask, glb_status;\n";
     reset += &format!("        glb_mask <= {};\n        glb_status <= {};\n", hex32(glb_mask.reset()), hex32(glb_status.reset()));
     write += &format!(
         "        if (wr && csb_addr == 16'h{:04x}) glb_mask <= csb_wdat & {};\n        \
          glb_status <= (glb_status & ~((wr && csb_addr == 16'h{:04x}) ? csb_wdat & {} : 32'h0))\n            \
-         | ((wr && csb_addr == 16'h{:04x}) ? csb_wdat & {} : 32'h0)\n            \
-         | (done ? (sdp_consumer ? {} : {}) : 32'h0);\n",
+         | ((wr && csb_addr == 16'h{:04x}) ? csb_wdat & {} : 32'h0){done_status};\n",
         addr(glb, "S_INTR_MASK"),
         hex32(glb_mask.mask_where(Access::stores)),
         addr(glb, "S_INTR_STATUS"),
         hex32(glb_status.mask()),
         addr(glb, "S_INTR_SET"),
         hex32(glb_set.mask()),
-        hex32(done1),
-        hex32(done0),
     );
     for r in glb.registers {
         let value = match r.name {
@@ -185,10 +266,11 @@ fn verilog() -> String {
         let u = regmap::unit(name).expect("unit");
         let p = name.to_lowercase();
         let en = ident(name, "D_OP_ENABLE");
+        let Engine { done, running, .. } = engine_of(name);
         decl += &format!("reg {p}_producer, {p}_consumer;\n");
         reset += &format!("        {p}_producer <= 1'b0;\n        {p}_consumer <= 1'b0;\n");
         write += &format!("        if (wr && csb_addr == 16'h{:04x}) {p}_producer <= csb_wdat[0];\n", addr(u, "S_POINTER"));
-        write += &format!("        if (done) begin\n            {p}_consumer <= ~{p}_consumer;\n            if ({p}_consumer) {en}_g1[0] <= 1'b0; else {en}_g0[0] <= 1'b0;\n        end\n");
+        write += &format!("        if ({done}) begin\n            {p}_consumer <= ~{p}_consumer;\n            if ({p}_consumer) {en}_g1[0] <= 1'b0; else {en}_g0[0] <= 1'b0;\n        end\n");
         for r in stored(u) {
             let id = ident(name, r.name);
             let keep = hex32(!r.mask_where(Access::stores));
@@ -224,7 +306,7 @@ fn verilog() -> String {
         // S_STATUS per group: idle, running, pending.
         for g in 0..2 {
             decl += &format!(
-                "wire [1:0] {p}_status{g} = !{en}_g{g}[0] ? 2'd0 : (running && {p}_consumer == 1'b{g}) ? 2'd1 : 2'd2;\n"
+                "wire [1:0] {p}_status{g} = !{en}_g{g}[0] ? 2'd0 : ({running} && {p}_consumer == 1'b{g}) ? 2'd1 : 2'd2;\n"
             );
         }
     }
@@ -243,7 +325,10 @@ fn verilog() -> String {
         };
         config += &format!("always @(*) {port} = {value};\n");
     }
-    let en = |u: &str| ident(u, "D_OP_ENABLE");
+    let enabled = |u: &str| format!("({p}_consumer ? {r}_g1[0] : {r}_g0[0])", p = u.to_lowercase(), r = ident(u, "D_OP_ENABLE"));
+    for e in &ENGINES {
+        config += &format!("always @(*) {} = {} & {};\n", e.layer_ready, enabled(e.units[0]), enabled(e.units[1]));
+    }
     format!(
         "{decl}\
          reg [31:0] read_value;\n\
@@ -252,12 +337,9 @@ fn verilog() -> String {
          always @(*) begin\n    case (csb_addr)\n{read}            default: read_value = 32'h0;\n    endcase\nend\n\
          always @(*) csb_ready = 1'b1;\n\
          always @(*) irq = |(glb_status & ~glb_mask);\n\
-         always @(*) layer_ready = (sdp_rdma_consumer ? {r}_g1[0] : {r}_g0[0]) & (sdp_consumer ? {s}_g1[0] : {s}_g0[0]);\n\
          {config}\
          always @(posedge clock) begin\n    if (reset) begin\n{reset}        csb_rvalid <= 1'b0;\n        csb_rdata <= 32'h0;\n        csb_wr_complete <= 1'b0;\n    end else begin\n\
          {write}        csb_rvalid <= rd;\n        if (rd) csb_rdata <= read_value;\n        csb_wr_complete <= wr & csb_nposted;\n    end\nend",
-        r = en("SDP_RDMA"),
-        s = en("SDP"),
     )
 }
 
@@ -306,6 +388,34 @@ impl Logic for Csb {
         self.bn_mul_src.connect();
         self.bn_mul_shift.connect();
         self.bn_mul_operand.connect();
+        self.pdp_layer_ready.connect();
+        self.pdp_width.connect();
+        self.pdp_height.connect();
+        self.pdp_last_surface.connect();
+        self.pdp_src_base.connect();
+        self.pdp_src_line.connect();
+        self.pdp_src_surface.connect();
+        self.pdp_out_width.connect();
+        self.pdp_out_height.connect();
+        self.pdp_method.connect();
+        self.pdp_kernel_width.connect();
+        self.pdp_kernel_height.connect();
+        self.pdp_stride_width.connect();
+        self.pdp_stride_height.connect();
+        self.pdp_pad_left.connect();
+        self.pdp_pad_top.connect();
+        self.pdp_recip_width.connect();
+        self.pdp_recip_height.connect();
+        self.pdp_pad_value1.connect();
+        self.pdp_pad_value2.connect();
+        self.pdp_pad_value3.connect();
+        self.pdp_pad_value4.connect();
+        self.pdp_pad_value5.connect();
+        self.pdp_pad_value6.connect();
+        self.pdp_pad_value7.connect();
+        self.pdp_dst_base.connect();
+        self.pdp_dst_line.connect();
+        self.pdp_dst_surface.connect();
     }
     fn hdl(&self) -> Verilog {
         Verilog::Custom(verilog())

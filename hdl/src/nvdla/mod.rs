@@ -1,9 +1,12 @@
 //! NVDLA nv_small (seeds/001; NVIDIA's RDL register descriptions and trace tests in
 //! `shared/nvdla/`): the register map of the units built so far, the CSB and register files,
-//! the SDP engine in bypass with its output converter, and the top. docs/nvdla.md.
+//! the SDP engine in bypass with its output converter, the PDP engine with its pooling
+//! arithmetic, and the top. docs/nvdla.md.
 mod convert;
 mod csb;
 mod nv_small;
+mod pdp;
+mod pool;
 pub mod regmap;
 mod sdp;
 mod sdp_x;
@@ -12,6 +15,8 @@ mod unpack;
 pub use convert::Convert;
 pub use csb::Csb;
 pub use nv_small::NvSmall;
+pub use pdp::Pdp;
+pub use pool::{Pool, PAD_SIGN_BIT};
 pub use sdp::Sdp;
 pub use sdp_x::SdpX;
 pub use unpack::Unpack;

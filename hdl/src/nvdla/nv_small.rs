@@ -1,6 +1,13 @@
 //! NVDLA nv_small as built so far (seeds/001; docs/nvdla.md has the block diagram): the CSB
-//! and register files ([`Csb`]: GLB, SDP_RDMA, SDP) and the SDP engine with its read DMA
-//! ([`Sdp`]) behind one memory port. Model: `npu_model::nvdla::nv_small`.
+//! and register files ([`Csb`]: GLB, SDP_RDMA, SDP, PDP_RDMA, PDP), the SDP engine with its
+//! read DMA ([`Sdp`]) and the PDP engine with its read DMA ([`Pdp`]), sharing one memory port
+//! through an arbiter. Model: `npu_model::nvdla::nv_small`.
+//!
+//! Memory arbiter (docs/nvdla.md "Memory port"): each engine drives a registered request;
+//! the port takes the preferred engine's when both ask, and the preference moves to the other
+//! engine after every request taken (round robin). A read is granted only while no read is
+//! outstanding, so read data comes back for the one engine that asked (recorded with the
+//! read) and the port keeps at most one read outstanding.
 //!
 //! Ports: the CSB as seeds/001 Tables 1-3 name it (`csb2nvdla_*` as `csb_*` inputs,
 //! `nvdla2csb_*` as `csb_rvalid`, `csb_rdata`, `csb_wr_complete`), `irq`
@@ -9,7 +16,9 @@
 //! `dbb_req_addr`, `dbb_req_wdata` out, `dbb_req_ready` in; read data in `dbb_resp_valid`,
 //! `dbb_resp_data`, in order, at most one read outstanding.
 use super::csb::Csb;
+use super::pdp::Pdp;
 use super::sdp::Sdp;
+use crate::primitives::Reg;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
@@ -35,6 +44,15 @@ pub struct NvSmall {
     pub dbb_req_wdata: Signal<Out, Bits<64>>,
     csb: Csb,
     sdp: Sdp,
+    pdp: Pdp,
+    /// A read is outstanding; it is PDP's (`owner` high) or SDP's.
+    outstanding: Reg<Bit>,
+    owner: Reg<Bit>,
+    prefer_pdp: Reg<Bit>,
+    sdp_asks: Signal<Local, Bit>,
+    pdp_asks: Signal<Local, Bit>,
+    grant_pdp: Signal<Local, Bit>,
+    grant_sdp: Signal<Local, Bit>,
 }
 
 impl Logic for NvSmall {
@@ -44,6 +62,12 @@ impl Logic for NvSmall {
         self.csb.reset.next = self.reset.val();
         self.sdp.clock.next = self.clock.val();
         self.sdp.reset.next = self.reset.val();
+        self.pdp.clock.next = self.clock.val();
+        self.pdp.reset.next = self.reset.val();
+        dff_setup!(self, clock, outstanding, owner, prefer_pdp);
+        self.outstanding.reset.next = self.reset.val();
+        self.owner.reset.next = self.reset.val();
+        self.prefer_pdp.reset.next = self.reset.val();
         self.csb.csb_valid.next = self.csb_valid.val();
         self.csb.csb_addr.next = self.csb_addr.val();
         self.csb.csb_wdat.next = self.csb_wdat.val();
@@ -92,14 +116,66 @@ impl Logic for NvSmall {
         self.sdp.bn_mul_operand.next = self.csb.bn_mul_operand.val();
         self.csb.done.next = self.sdp.done.val();
         self.csb.running.next = self.sdp.running.val();
-        // Memory.
-        self.sdp.dbb_req_ready.next = self.dbb_req_ready.val();
-        self.sdp.dbb_resp_valid.next = self.dbb_resp_valid.val();
+        self.pdp.layer_ready.next = self.csb.pdp_layer_ready.val();
+        self.pdp.width.next = self.csb.pdp_width.val();
+        self.pdp.height.next = self.csb.pdp_height.val();
+        self.pdp.last_surface.next = self.csb.pdp_last_surface.val();
+        self.pdp.src_base.next = self.csb.pdp_src_base.val();
+        self.pdp.src_line.next = self.csb.pdp_src_line.val();
+        self.pdp.src_surface.next = self.csb.pdp_src_surface.val();
+        self.pdp.out_width.next = self.csb.pdp_out_width.val();
+        self.pdp.out_height.next = self.csb.pdp_out_height.val();
+        self.pdp.method.next = self.csb.pdp_method.val();
+        self.pdp.kernel_width.next = self.csb.pdp_kernel_width.val();
+        self.pdp.kernel_height.next = self.csb.pdp_kernel_height.val();
+        self.pdp.stride_width.next = self.csb.pdp_stride_width.val();
+        self.pdp.stride_height.next = self.csb.pdp_stride_height.val();
+        self.pdp.pad_left.next = self.csb.pdp_pad_left.val();
+        self.pdp.pad_top.next = self.csb.pdp_pad_top.val();
+        self.pdp.recip_width.next = self.csb.pdp_recip_width.val();
+        self.pdp.recip_height.next = self.csb.pdp_recip_height.val();
+        self.pdp.pad_value1.next = self.csb.pdp_pad_value1.val();
+        self.pdp.pad_value2.next = self.csb.pdp_pad_value2.val();
+        self.pdp.pad_value3.next = self.csb.pdp_pad_value3.val();
+        self.pdp.pad_value4.next = self.csb.pdp_pad_value4.val();
+        self.pdp.pad_value5.next = self.csb.pdp_pad_value5.val();
+        self.pdp.pad_value6.next = self.csb.pdp_pad_value6.val();
+        self.pdp.pad_value7.next = self.csb.pdp_pad_value7.val();
+        self.pdp.dst_base.next = self.csb.pdp_dst_base.val();
+        self.pdp.dst_line.next = self.csb.pdp_dst_line.val();
+        self.pdp.dst_surface.next = self.csb.pdp_dst_surface.val();
+        self.csb.pdp_done.next = self.pdp.done.val();
+        self.csb.pdp_running.next = self.pdp.running.val();
+        // Memory: the arbiter.
+        self.sdp_asks.next = self.sdp.dbb_req_valid.val() & (self.sdp.dbb_req_write.val() | !self.outstanding.q.val());
+        self.pdp_asks.next = self.pdp.dbb_req_valid.val() & (self.pdp.dbb_req_write.val() | !self.outstanding.q.val());
+        self.grant_pdp.next = self.pdp_asks.val() & (!self.sdp_asks.val() | self.prefer_pdp.q.val());
+        self.grant_sdp.next = self.sdp_asks.val() & !self.grant_pdp.val();
+        self.sdp.dbb_req_ready.next = self.dbb_req_ready.val() & self.grant_sdp.val();
+        self.pdp.dbb_req_ready.next = self.dbb_req_ready.val() & self.grant_pdp.val();
+        self.sdp.dbb_resp_valid.next = self.dbb_resp_valid.val() & !self.owner.q.val();
+        self.pdp.dbb_resp_valid.next = self.dbb_resp_valid.val() & self.owner.q.val();
         self.sdp.dbb_resp_data.next = self.dbb_resp_data.val();
-        self.dbb_req_valid.next = self.sdp.dbb_req_valid.val();
+        self.pdp.dbb_resp_data.next = self.dbb_resp_data.val();
+        self.dbb_req_valid.next = self.grant_sdp.val() | self.grant_pdp.val();
         self.dbb_req_write.next = self.sdp.dbb_req_write.val();
         self.dbb_req_addr.next = self.sdp.dbb_req_addr.val();
         self.dbb_req_wdata.next = self.sdp.dbb_req_wdata.val();
+        if self.grant_pdp.val() {
+            self.dbb_req_write.next = self.pdp.dbb_req_write.val();
+            self.dbb_req_addr.next = self.pdp.dbb_req_addr.val();
+            self.dbb_req_wdata.next = self.pdp.dbb_req_wdata.val();
+        }
+        if self.dbb_resp_valid.val() {
+            self.outstanding.d.next = false;
+        }
+        if self.dbb_req_ready.val() & (self.grant_sdp.val() | self.grant_pdp.val()) {
+            self.prefer_pdp.d.next = self.grant_sdp.val();
+            if !((self.grant_pdp.val() & self.pdp.dbb_req_write.val()) | (self.grant_sdp.val() & self.sdp.dbb_req_write.val())) {
+                self.outstanding.d.next = true;
+                self.owner.d.next = self.grant_pdp.val();
+            }
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-//! The NVDLA nv_small register map of the units built here (GLB, SDP_RDMA, SDP): the one table
+//! The NVDLA nv_small register map of the units built here (GLB, SDP_RDMA, SDP, PDP_RDMA, PDP): the one table
 //! from which the CSB register file's decode is generated and which the model and the trace
 //! player resolve register names with. Names, offsets, field bit ranges, reset values and
 //! access types are those of NVIDIA's SystemRDL descriptions (`shared/nvdla/manual/*.rdl`,
@@ -162,6 +162,8 @@ pub const UNITS: &[Unit] = &[
     Unit { name: "GLB", base: 0x1000, registers: GLB },
     Unit { name: "SDP_RDMA", base: 0x8000, registers: SDP_RDMA },
     Unit { name: "SDP", base: 0x9000, registers: SDP },
+    Unit { name: "PDP_RDMA", base: 0xa000, registers: PDP_RDMA },
+    Unit { name: "PDP", base: 0xb000, registers: PDP },
 ];
 
 /// The unit called `name` (`SDP`), if it is built.
@@ -315,3 +317,71 @@ const SDP: &[Register] = &[
     r("D_PERF_LUT_LO_HIT", 0xf8, PingPong, &[f("LUT_LO_HIT", 0, 32, R, 0x0)]),
 ];
 
+
+/// NVDLA_PDP_RDMA (base 0xa000).
+const PDP_RDMA: &[Register] = &[
+    r("S_STATUS", 0x00, Single, &[f("STATUS_0", 0, 2, R, 0x0), f("STATUS_1", 16, 2, R, 0x0)]),
+    r("S_POINTER", 0x04, Single, &[f("PRODUCER", 0, 1, Rw, 0x0), f("CONSUMER", 16, 1, R, 0x0)]),
+    r("D_OP_ENABLE", 0x08, PingPong, &[f("OP_EN", 0, 1, Rwto, 0x0)]),
+    r("D_DATA_CUBE_IN_WIDTH", 0x0c, PingPong, &[f("CUBE_IN_WIDTH", 0, 13, Rw, 0x0)]),
+    r("D_DATA_CUBE_IN_HEIGHT", 0x10, PingPong, &[f("CUBE_IN_HEIGHT", 0, 13, Rw, 0x0)]),
+    r("D_DATA_CUBE_IN_CHANNEL", 0x14, PingPong, &[f("CUBE_IN_CHANNEL", 0, 13, Rw, 0x0)]),
+    r("D_FLYING_MODE", 0x18, PingPong, &[f("FLYING_MODE", 0, 1, Rw, 0x0)]),
+    r("D_SRC_BASE_ADDR_LOW", 0x1c, PingPong, &[f("SRC_BASE_ADDR_LOW", 0, 32, Rw, 0x0)]),
+    r("D_SRC_BASE_ADDR_HIGH", 0x20, PingPong, &[f("SRC_BASE_ADDR_HIGH", 0, 32, Rw, 0x0)]),
+    r("D_SRC_LINE_STRIDE", 0x24, PingPong, &[f("SRC_LINE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_SRC_SURFACE_STRIDE", 0x28, PingPong, &[f("SRC_SURFACE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_SRC_RAM_CFG", 0x2c, PingPong, &[f("SRC_RAM_TYPE", 0, 1, Rw, 0x0)]),
+    r("D_DATA_FORMAT", 0x30, PingPong, &[f("INPUT_DATA", 0, 2, Rw, 0x0)]),
+    r("D_OPERATION_MODE_CFG", 0x34, PingPong, &[f("SPLIT_NUM", 0, 8, Rw, 0x0)]),
+    r("D_POOLING_KERNEL_CFG", 0x38, PingPong, &[f("KERNEL_WIDTH", 0, 4, Rw, 0x0), f("KERNEL_STRIDE_WIDTH", 4, 4, Rw, 0x0)]),
+    r("D_POOLING_PADDING_CFG", 0x3c, PingPong, &[f("PAD_WIDTH", 0, 4, Rw, 0x0)]),
+    r("D_PARTIAL_WIDTH_IN", 0x40, PingPong, &[f("PARTIAL_WIDTH_IN_FIRST", 0, 10, Rw, 0x0), f("PARTIAL_WIDTH_IN_LAST", 10, 10, Rw, 0x0), f("PARTIAL_WIDTH_IN_MID", 20, 10, Rw, 0x0)]),
+    r("D_PERF_ENABLE", 0x44, PingPong, &[f("DMA_EN", 0, 1, Rw, 0x0)]),
+    r("D_PERF_READ_STALL", 0x48, PingPong, &[f("PERF_READ_STALL", 0, 32, R, 0x0)]),
+    r("D_CYA", 0x4c, PingPong, &[f("CYA", 0, 32, Rw, 0x0)]),
+];
+
+/// NVDLA_PDP (base 0xb000).
+const PDP: &[Register] = &[
+    r("S_STATUS", 0x00, Single, &[f("STATUS_0", 0, 2, R, 0x0), f("STATUS_1", 16, 2, R, 0x0)]),
+    r("S_POINTER", 0x04, Single, &[f("PRODUCER", 0, 1, Rw, 0x0), f("CONSUMER", 16, 1, R, 0x0)]),
+    r("D_OP_ENABLE", 0x08, PingPong, &[f("OP_EN", 0, 1, Rwto, 0x0)]),
+    r("D_DATA_CUBE_IN_WIDTH", 0x0c, PingPong, &[f("CUBE_IN_WIDTH", 0, 13, Rw, 0x0)]),
+    r("D_DATA_CUBE_IN_HEIGHT", 0x10, PingPong, &[f("CUBE_IN_HEIGHT", 0, 13, Rw, 0x0)]),
+    r("D_DATA_CUBE_IN_CHANNEL", 0x14, PingPong, &[f("CUBE_IN_CHANNEL", 0, 13, Rw, 0x0)]),
+    r("D_DATA_CUBE_OUT_WIDTH", 0x18, PingPong, &[f("CUBE_OUT_WIDTH", 0, 13, Rw, 0x0)]),
+    r("D_DATA_CUBE_OUT_HEIGHT", 0x1c, PingPong, &[f("CUBE_OUT_HEIGHT", 0, 13, Rw, 0x0)]),
+    r("D_DATA_CUBE_OUT_CHANNEL", 0x20, PingPong, &[f("CUBE_OUT_CHANNEL", 0, 13, Rw, 0x0)]),
+    r("D_OPERATION_MODE_CFG", 0x24, PingPong, &[f("POOLING_METHOD", 0, 2, Rw, 0x0), f("FLYING_MODE", 4, 1, Rw, 0x0), f("SPLIT_NUM", 8, 8, Rw, 0x0)]),
+    r("D_NAN_FLUSH_TO_ZERO", 0x28, PingPong, &[f("NAN_TO_ZERO", 0, 1, Rw, 0x0)]),
+    r("D_PARTIAL_WIDTH_IN", 0x2c, PingPong, &[f("PARTIAL_WIDTH_IN_FIRST", 0, 10, Rw, 0x0), f("PARTIAL_WIDTH_IN_LAST", 10, 10, Rw, 0x0), f("PARTIAL_WIDTH_IN_MID", 20, 10, Rw, 0x0)]),
+    r("D_PARTIAL_WIDTH_OUT", 0x30, PingPong, &[f("PARTIAL_WIDTH_OUT_FIRST", 0, 10, Rw, 0x0), f("PARTIAL_WIDTH_OUT_LAST", 10, 10, Rw, 0x0), f("PARTIAL_WIDTH_OUT_MID", 20, 10, Rw, 0x0)]),
+    r("D_POOLING_KERNEL_CFG", 0x34, PingPong, &[f("KERNEL_WIDTH", 0, 4, Rw, 0x0), f("KERNEL_HEIGHT", 8, 4, Rw, 0x0), f("KERNEL_STRIDE_WIDTH", 16, 4, Rw, 0x0), f("KERNEL_STRIDE_HEIGHT", 20, 4, Rw, 0x0)]),
+    r("D_RECIP_KERNEL_WIDTH", 0x38, PingPong, &[f("RECIP_KERNEL_WIDTH", 0, 17, Rw, 0x0)]),
+    r("D_RECIP_KERNEL_HEIGHT", 0x3c, PingPong, &[f("RECIP_KERNEL_HEIGHT", 0, 17, Rw, 0x0)]),
+    r("D_POOLING_PADDING_CFG", 0x40, PingPong, &[f("PAD_LEFT", 0, 3, Rw, 0x0), f("PAD_TOP", 4, 3, Rw, 0x0), f("PAD_RIGHT", 8, 3, Rw, 0x0), f("PAD_BOTTOM", 12, 3, Rw, 0x0)]),
+    r("D_POOLING_PADDING_VALUE_1_CFG", 0x44, PingPong, &[f("PAD_VALUE_1X", 0, 19, Rw, 0x0)]),
+    r("D_POOLING_PADDING_VALUE_2_CFG", 0x48, PingPong, &[f("PAD_VALUE_2X", 0, 19, Rw, 0x0)]),
+    r("D_POOLING_PADDING_VALUE_3_CFG", 0x4c, PingPong, &[f("PAD_VALUE_3X", 0, 19, Rw, 0x0)]),
+    r("D_POOLING_PADDING_VALUE_4_CFG", 0x50, PingPong, &[f("PAD_VALUE_4X", 0, 19, Rw, 0x0)]),
+    r("D_POOLING_PADDING_VALUE_5_CFG", 0x54, PingPong, &[f("PAD_VALUE_5X", 0, 19, Rw, 0x0)]),
+    r("D_POOLING_PADDING_VALUE_6_CFG", 0x58, PingPong, &[f("PAD_VALUE_6X", 0, 19, Rw, 0x0)]),
+    r("D_POOLING_PADDING_VALUE_7_CFG", 0x5c, PingPong, &[f("PAD_VALUE_7X", 0, 19, Rw, 0x0)]),
+    r("D_SRC_BASE_ADDR_LOW", 0x60, PingPong, &[f("SRC_BASE_ADDR_LOW", 0, 32, Rw, 0x0)]),
+    r("D_SRC_BASE_ADDR_HIGH", 0x64, PingPong, &[f("SRC_BASE_ADDR_HIGH", 0, 32, Rw, 0x0)]),
+    r("D_SRC_LINE_STRIDE", 0x68, PingPong, &[f("SRC_LINE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_SRC_SURFACE_STRIDE", 0x6c, PingPong, &[f("SRC_SURFACE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_DST_BASE_ADDR_LOW", 0x70, PingPong, &[f("DST_BASE_ADDR_LOW", 0, 32, Rw, 0x0)]),
+    r("D_DST_BASE_ADDR_HIGH", 0x74, PingPong, &[f("DST_BASE_ADDR_HIGH", 0, 32, Rw, 0x0)]),
+    r("D_DST_LINE_STRIDE", 0x78, PingPong, &[f("DST_LINE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_DST_SURFACE_STRIDE", 0x7c, PingPong, &[f("DST_SURFACE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_DST_RAM_CFG", 0x80, PingPong, &[f("DST_RAM_TYPE", 0, 1, Rw, 0x0)]),
+    r("D_DATA_FORMAT", 0x84, PingPong, &[f("INPUT_DATA", 0, 2, Rw, 0x0)]),
+    r("D_INF_INPUT_NUM", 0x88, PingPong, &[f("INF_INPUT_NUM", 0, 32, R, 0x0)]),
+    r("D_NAN_INPUT_NUM", 0x8c, PingPong, &[f("NAN_INPUT_NUM", 0, 32, R, 0x0)]),
+    r("D_NAN_OUTPUT_NUM", 0x90, PingPong, &[f("NAN_OUTPUT_NUM", 0, 32, R, 0x0)]),
+    r("D_PERF_ENABLE", 0x94, PingPong, &[f("DMA_EN", 0, 1, Rw, 0x0)]),
+    r("D_PERF_WRITE_STALL", 0x98, PingPong, &[f("PERF_WRITE_STALL", 0, 32, R, 0x0)]),
+    r("D_CYA", 0x9c, PingPong, &[f("CYA", 0, 32, Rw, 0x0)]),
+];

@@ -2,6 +2,8 @@
 pub mod convert;
 pub mod csb;
 pub mod nv_small;
+pub mod pdp;
+pub mod pool;
 pub mod sdp;
 pub mod sdp_x;
 pub mod unpack;

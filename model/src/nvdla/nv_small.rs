@@ -1,8 +1,12 @@
 //! NVDLA nv_small as built so far (seeds/001; docs/nvdla.md has the block diagram, ports,
-//! timing and decisions): the CSB and register files ([`Csb`]) and the SDP engine ([`Sdp`])
-//! behind one DBB-style memory port. RTL: `npu_hdl::nvdla::NvSmall`.
+//! timing and decisions): the CSB and register files ([`Csb`]), the SDP engine ([`Sdp`]) and
+//! the PDP engine ([`Pdp`]) behind one DBB-style memory port and its arbiter (round robin
+//! between the engines' requests, a read granted only while none is outstanding, its data
+//! routed to the engine that asked). RTL: `npu_hdl::nvdla::NvSmall`.
 use super::csb::Csb;
-use super::sdp::Sdp;
+use super::pdp::{self, Pdp};
+use super::sdp::{self, Sdp};
+use super::sdp::MemoryRequest;
 use crate::Block;
 
 pub use super::convert::ATOM;
@@ -44,13 +48,33 @@ pub struct Out {
 pub struct NvSmall {
     csb: Csb,
     sdp: Sdp,
+    pdp: Pdp,
+    arbiter: Arbiter,
     out: Out,
     events: Vec<&'static str>,
 }
 
 impl Default for NvSmall {
     fn default() -> Self {
-        Self { csb: Csb::default(), sdp: Sdp::default(), out: Out::idle(), events: Vec::new() }
+        Self { csb: Csb::default(), sdp: Sdp::default(), pdp: Pdp::default(), arbiter: Arbiter::default(), out: Out::idle(), events: Vec::new() }
+    }
+}
+
+/// The memory arbiter's registers: the read outstanding and whose it is, and which engine
+/// goes first when both ask.
+#[derive(Clone, Copy, Debug, Default)]
+struct Arbiter {
+    outstanding: bool,
+    owner_pdp: bool,
+    prefer_pdp: bool,
+}
+
+impl Arbiter {
+    /// Which engine's request the port shows this cycle: (SDP granted, PDP granted).
+    fn grant(&self, sdp: MemoryRequest, pdp: MemoryRequest) -> (bool, bool) {
+        let asks = |r: MemoryRequest| r.valid && (r.write || !self.outstanding);
+        let grant_pdp = asks(pdp) && (!asks(sdp) || self.prefer_pdp);
+        (asks(sdp) && !grant_pdp, grant_pdp)
     }
 }
 
@@ -73,9 +97,10 @@ impl NvSmall {
         // them, and a layer starts only on enables set before it (a write enabling a group
         // starts it at the next edge).
         let may_start = Sdp::may_start(&self.csb);
+        let pdp_may_start = Pdp::may_start(&self.csb);
         if i.csb_valid && !i.csb_write {
-            let sdp_running = self.sdp.running();
-            next.csb_rdata = self.csb.read(i.csb_addr, |unit| sdp_running && super::sdp::UNITS.contains(&unit));
+            let (sdp_running, pdp_running) = (self.sdp.running(), self.pdp.running());
+            next.csb_rdata = self.csb.read(i.csb_addr, |unit| sdp_running && sdp::UNITS.contains(&unit) || pdp_running && pdp::UNITS.contains(&unit));
             next.csb_rvalid = true;
             let mapped = npu_hdl::nvdla::regmap::decode(i.csb_addr).is_some();
             self.events.push(if mapped { "csb read" } else { "csb read unmapped" });
@@ -87,10 +112,31 @@ impl NvSmall {
         }
         // Then the engine: a write to a group it runs on was dropped, and its done status
         // wins over a write clearing the interrupt status in the same cycle.
+        // The arbiter on the requests the engines drive in this cycle.
+        let (sdp_request, pdp_request) = (self.sdp.request(), self.pdp.request());
+        let (grant_sdp, grant_pdp) = self.arbiter.grant(sdp_request, pdp_request);
+        let shown = if grant_pdp { pdp_request } else { sdp_request };
         let response = i.dbb_resp_valid.then_some(i.dbb_resp_data);
-        self.sdp.clock(may_start, &mut self.csb, i.dbb_req_ready, response, &mut self.events);
-        let request = self.sdp.request();
-        next.dbb_req_valid = request.valid;
+        let owner_pdp = self.arbiter.owner_pdp;
+        if i.dbb_resp_valid {
+            self.arbiter.outstanding = false;
+        }
+        if i.dbb_req_ready && (grant_sdp || grant_pdp) {
+            self.arbiter.prefer_pdp = grant_sdp;
+            if !shown.write {
+                self.arbiter.outstanding = true;
+                self.arbiter.owner_pdp = grant_pdp;
+            }
+            if sdp_request.valid && pdp_request.valid {
+                self.events.push("memory both asked");
+            }
+        }
+        self.sdp.clock(may_start, &mut self.csb, i.dbb_req_ready && grant_sdp, response.filter(|_| !owner_pdp), &mut self.events);
+        self.pdp.clock(pdp_may_start, &mut self.csb, i.dbb_req_ready && grant_pdp, response.filter(|_| owner_pdp), &mut self.events);
+        let (sdp_request, pdp_request) = (self.sdp.request(), self.pdp.request());
+        let (grant_sdp, grant_pdp) = self.arbiter.grant(sdp_request, pdp_request);
+        let request = if grant_pdp { pdp_request } else { sdp_request };
+        next.dbb_req_valid = grant_sdp || grant_pdp;
         next.dbb_req_write = request.write;
         next.dbb_req_addr = request.addr;
         next.dbb_req_wdata = request.wdata;

@@ -1,0 +1,309 @@
+//! PDP in off-flying mode with its read DMA (seeds/001 "Planar Data Processor"; PDP_RDMA and
+//! PDP registers): for each output atom (x fastest, then lines, then 8-channel surfaces) the
+//! engine walks the pooling window line by line, reads each of its elements that lies in the
+//! input cube through the memory port, folds it into 8 running lane values ([`Pool`]), and
+//! writes the pooled atom. Padded elements are not read: for max and min they do not count,
+//! for average the padding values are added ([`Pool`] has the arithmetic). Model:
+//! `npu_model::nvdla::pdp`; docs/nvdla.md "PDP".
+//!
+//! One element read at a time (step, request, data), so a window of k elements takes about 3k
+//! cycles plus 2 for the write. Split width (PARTIAL_WIDTH_*, SPLIT_NUM) is not needed: the
+//! engine has no line buffer to fit, and pools the whole width, which is what the splits
+//! compute (decision in docs/nvdla.md). `done` is high in the cycle the last write is taken;
+//! `running` while not idle.
+use super::pool::Pool;
+use crate::primitives::Reg;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct Pdp {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub layer_ready: Signal<In, Bit>,
+    pub width: Signal<In, Bits<13>>,
+    pub height: Signal<In, Bits<13>>,
+    pub last_surface: Signal<In, Bits<10>>,
+    pub src_base: Signal<In, Bits<64>>,
+    pub src_line: Signal<In, Bits<64>>,
+    pub src_surface: Signal<In, Bits<64>>,
+    pub out_width: Signal<In, Bits<13>>,
+    pub out_height: Signal<In, Bits<13>>,
+    pub method: Signal<In, Bits<2>>,
+    pub kernel_width: Signal<In, Bits<4>>,
+    pub kernel_height: Signal<In, Bits<4>>,
+    pub stride_width: Signal<In, Bits<4>>,
+    pub stride_height: Signal<In, Bits<4>>,
+    pub pad_left: Signal<In, Bits<3>>,
+    pub pad_top: Signal<In, Bits<3>>,
+    pub recip_width: Signal<In, Bits<17>>,
+    pub recip_height: Signal<In, Bits<17>>,
+    pub pad_value1: Signal<In, Bits<11>>,
+    pub pad_value2: Signal<In, Bits<11>>,
+    pub pad_value3: Signal<In, Bits<11>>,
+    pub pad_value4: Signal<In, Bits<11>>,
+    pub pad_value5: Signal<In, Bits<11>>,
+    pub pad_value6: Signal<In, Bits<11>>,
+    pub pad_value7: Signal<In, Bits<11>>,
+    pub dst_base: Signal<In, Bits<64>>,
+    pub dst_line: Signal<In, Bits<64>>,
+    pub dst_surface: Signal<In, Bits<64>>,
+    pub dbb_req_ready: Signal<In, Bit>,
+    pub dbb_resp_valid: Signal<In, Bit>,
+    pub dbb_resp_data: Signal<In, Bits<64>>,
+    pub done: Signal<Out, Bit>,
+    pub running: Signal<Out, Bit>,
+    pub dbb_req_valid: Signal<Out, Bit>,
+    pub dbb_req_write: Signal<Out, Bit>,
+    pub dbb_req_addr: Signal<Out, Bits<64>>,
+    pub dbb_req_wdata: Signal<Out, Bits<64>>,
+    pool: Pool,
+    state: Reg<Bits<3>>,
+    surface: Reg<Bits<10>>,
+    oy: Reg<Bits<13>>,
+    ox: Reg<Bits<13>>,
+    ky: Reg<Bits<4>>,
+    kx: Reg<Bits<4>>,
+    wx: Reg<Bits<18>>,
+    wy: Reg<Bits<18>>,
+    plane: Reg<Bits<64>>,
+    dst_atom: Reg<Bits<64>>,
+    dst_row: Reg<Bits<64>>,
+    dst_plane: Reg<Bits<64>>,
+    lanes: Reg<Bits<128>>,
+    addr: Reg<Bits<64>>,
+    wdata: Reg<Bits<64>>,
+    first: Reg<Bit>,
+    advance: Signal<Local, Bit>,
+    s_idle: Constant<Bits<3>>,
+    s_step: Constant<Bits<3>>,
+    s_read_request: Constant<Bits<3>>,
+    s_read_wait: Constant<Bits<3>>,
+    s_finish: Constant<Bits<3>>,
+    s_write_request: Constant<Bits<3>>,
+    zero4: Constant<Bits<4>>,
+    one4: Constant<Bits<4>>,
+    zero10: Constant<Bits<10>>,
+    one10: Constant<Bits<10>>,
+    zero13: Constant<Bits<13>>,
+    one13: Constant<Bits<13>>,
+    atom_bytes: Constant<Bits<64>>,
+}
+
+impl Default for Pdp {
+    fn default() -> Self {
+        fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
+            Constant::new(value.into())
+        }
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            layer_ready: Default::default(),
+            width: Default::default(),
+            height: Default::default(),
+            last_surface: Default::default(),
+            src_base: Default::default(),
+            src_line: Default::default(),
+            src_surface: Default::default(),
+            out_width: Default::default(),
+            out_height: Default::default(),
+            method: Default::default(),
+            kernel_width: Default::default(),
+            kernel_height: Default::default(),
+            stride_width: Default::default(),
+            stride_height: Default::default(),
+            pad_left: Default::default(),
+            pad_top: Default::default(),
+            recip_width: Default::default(),
+            recip_height: Default::default(),
+            pad_value1: Default::default(),
+            pad_value2: Default::default(),
+            pad_value3: Default::default(),
+            pad_value4: Default::default(),
+            pad_value5: Default::default(),
+            pad_value6: Default::default(),
+            pad_value7: Default::default(),
+            dst_base: Default::default(),
+            dst_line: Default::default(),
+            dst_surface: Default::default(),
+            dbb_req_ready: Default::default(),
+            dbb_resp_valid: Default::default(),
+            dbb_resp_data: Default::default(),
+            done: Default::default(),
+            running: Default::default(),
+            dbb_req_valid: Default::default(),
+            dbb_req_write: Default::default(),
+            dbb_req_addr: Default::default(),
+            dbb_req_wdata: Default::default(),
+            pool: Default::default(),
+            state: Default::default(),
+            surface: Default::default(),
+            oy: Default::default(),
+            ox: Default::default(),
+            ky: Default::default(),
+            kx: Default::default(),
+            wx: Default::default(),
+            wy: Default::default(),
+            plane: Default::default(),
+            dst_atom: Default::default(),
+            dst_row: Default::default(),
+            dst_plane: Default::default(),
+            lanes: Default::default(),
+            addr: Default::default(),
+            wdata: Default::default(),
+            first: Default::default(),
+            advance: Default::default(),
+            s_idle: k(0),
+            s_step: k(1),
+            s_read_request: k(2),
+            s_read_wait: k(3),
+            s_finish: k(4),
+            s_write_request: k(5),
+            zero4: k(0),
+            one4: k(1),
+            zero10: k(0),
+            one10: k(1),
+            zero13: k(0),
+            one13: k(1),
+            atom_bytes: k(8),
+        }
+    }
+}
+
+impl Logic for Pdp {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state, surface, oy, ox, ky, kx, wx, wy, plane, dst_atom, dst_row, dst_plane, lanes, addr, wdata, first);
+        self.state.reset.next = self.reset.val();
+        self.surface.reset.next = self.reset.val();
+        self.oy.reset.next = self.reset.val();
+        self.ox.reset.next = self.reset.val();
+        self.ky.reset.next = self.reset.val();
+        self.kx.reset.next = self.reset.val();
+        self.wx.reset.next = self.reset.val();
+        self.wy.reset.next = self.reset.val();
+        self.plane.reset.next = self.reset.val();
+        self.dst_atom.reset.next = self.reset.val();
+        self.dst_row.reset.next = self.reset.val();
+        self.dst_plane.reset.next = self.reset.val();
+        self.lanes.reset.next = self.reset.val();
+        self.addr.reset.next = self.reset.val();
+        self.wdata.reset.next = self.reset.val();
+        self.first.reset.next = self.reset.val();
+        self.pool.method.next = self.method.val();
+        self.pool.recip_width.next = self.recip_width.val();
+        self.pool.recip_height.next = self.recip_height.val();
+        self.pool.width.next = self.width.val();
+        self.pool.height.next = self.height.val();
+        self.pool.kernel_width.next = self.kernel_width.val();
+        self.pool.kernel_height.next = self.kernel_height.val();
+        self.pool.stride_width.next = self.stride_width.val();
+        self.pool.stride_height.next = self.stride_height.val();
+        self.pool.pad_left.next = self.pad_left.val();
+        self.pool.pad_top.next = self.pad_top.val();
+        self.pool.pad_value1.next = self.pad_value1.val();
+        self.pool.pad_value2.next = self.pad_value2.val();
+        self.pool.pad_value3.next = self.pad_value3.val();
+        self.pool.pad_value4.next = self.pad_value4.val();
+        self.pool.pad_value5.next = self.pad_value5.val();
+        self.pool.pad_value6.next = self.pad_value6.val();
+        self.pool.pad_value7.next = self.pad_value7.val();
+        self.pool.lanes.next = self.lanes.q.val();
+        self.pool.atom.next = self.dbb_resp_data.val();
+        self.pool.start.next = self.first.q.val();
+        self.pool.take.next = self.state.q.val() == self.s_read_wait.val();
+        self.pool.wx.next = self.wx.q.val();
+        self.pool.wy.next = self.wy.q.val();
+        self.pool.kx.next = self.kx.q.val();
+        self.pool.ky.next = self.ky.q.val();
+        self.pool.plane.next = self.plane.q.val();
+        self.pool.line.next = self.src_line.val();
+        self.dbb_req_addr.next = self.addr.q.val();
+        self.dbb_req_wdata.next = self.wdata.q.val();
+        self.dbb_req_valid.next = (self.state.q.val() == self.s_read_request.val()) | (self.state.q.val() == self.s_write_request.val());
+        self.dbb_req_write.next = self.state.q.val() == self.s_write_request.val();
+        self.running.next = self.state.q.val() != self.s_idle.val();
+        self.done.next = false;
+        // The window's element is done (skipped as padding, or its data folded in): the
+        // next element of the window's line, its next line, or the pooled atom's write.
+        self.advance.next = ((self.state.q.val() == self.s_step.val()) & !self.pool.in_cube.val()) | ((self.state.q.val() == self.s_read_wait.val()) & self.dbb_resp_valid.val());
+        if self.advance.val() {
+            self.lanes.d.next = self.pool.lanes_next.val();
+            self.first.d.next = false;
+            self.kx.d.next = self.kx.q.val() + self.one4.val();
+            self.state.d.next = self.s_step.val();
+            if self.kx.q.val() == self.kernel_width.val() {
+                self.kx.d.next = self.zero4.val();
+                self.ky.d.next = self.ky.q.val() + self.one4.val();
+                if self.ky.q.val() == self.kernel_height.val() {
+                    self.ky.d.next = self.zero4.val();
+                    self.state.d.next = self.s_finish.val();
+                }
+            }
+        }
+        if self.state.q.val() == self.s_idle.val() {
+            if self.layer_ready.val() {
+                self.surface.d.next = self.zero10.val();
+                self.oy.d.next = self.zero13.val();
+                self.ox.d.next = self.zero13.val();
+                self.ky.d.next = self.zero4.val();
+                self.kx.d.next = self.zero4.val();
+                self.wx.d.next = self.pool.wx_first.val();
+                self.wy.d.next = self.pool.wy_first.val();
+                self.plane.d.next = self.src_base.val();
+                self.dst_atom.d.next = self.dst_base.val();
+                self.dst_row.d.next = self.dst_base.val();
+                self.dst_plane.d.next = self.dst_base.val();
+                self.first.d.next = true;
+                self.state.d.next = self.s_step.val();
+            }
+        } else if self.state.q.val() == self.s_step.val() {
+            if self.pool.in_cube.val() {
+                self.addr.d.next = self.pool.address.val();
+                self.state.d.next = self.s_read_request.val();
+            }
+        } else if self.state.q.val() == self.s_read_request.val() {
+            if self.dbb_req_ready.val() {
+                self.state.d.next = self.s_read_wait.val();
+            }
+        } else if self.state.q.val() == self.s_finish.val() {
+            self.wdata.d.next = self.pool.pooled.val();
+            self.addr.d.next = self.dst_atom.q.val();
+            self.state.d.next = self.s_write_request.val();
+        } else if self.state.q.val() == self.s_write_request.val() {
+            if self.dbb_req_ready.val() {
+                self.first.d.next = true;
+                self.state.d.next = self.s_step.val();
+                self.ox.d.next = self.ox.q.val() + self.one13.val();
+                self.wx.d.next = self.pool.wx_step.val();
+                self.dst_atom.d.next = self.dst_atom.q.val() + self.atom_bytes.val();
+                if self.ox.q.val() == self.out_width.val() {
+                    self.ox.d.next = self.zero13.val();
+                    self.wx.d.next = self.pool.wx_first.val();
+                    self.oy.d.next = self.oy.q.val() + self.one13.val();
+                    self.wy.d.next = self.pool.wy_step.val();
+                    self.dst_row.d.next = self.dst_row.q.val() + self.dst_line.val();
+                    self.dst_atom.d.next = self.dst_row.q.val() + self.dst_line.val();
+                    if self.oy.q.val() == self.out_height.val() {
+                        self.oy.d.next = self.zero13.val();
+                        self.wy.d.next = self.pool.wy_first.val();
+                        self.surface.d.next = self.surface.q.val() + self.one10.val();
+                        self.plane.d.next = self.plane.q.val() + self.src_surface.val();
+                        self.dst_plane.d.next = self.dst_plane.q.val() + self.dst_surface.val();
+                        self.dst_row.d.next = self.dst_plane.q.val() + self.dst_surface.val();
+                        self.dst_atom.d.next = self.dst_plane.q.val() + self.dst_surface.val();
+                        if self.surface.q.val() == self.last_surface.val() {
+                            self.done.next = true;
+                            self.state.d.next = self.s_idle.val();
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(Pdp::default(), "nvdla_pdp");
+}
