@@ -101,6 +101,9 @@ pub struct Sdp {
     next_src: Signal<Local, Bits<64>>,
     next_bs: Signal<Local, Bits<64>>,
     next_bn: Signal<Local, Bits<64>>,
+    /// Where the atom goes when the current read's data comes: its next operand read or
+    /// its write.
+    after_read: Signal<Local, Bits<3>>,
     s_idle: Constant<Bits<3>>,
     s_read_request: Constant<Bits<3>>,
     s_read_wait: Constant<Bits<3>>,
@@ -199,6 +202,7 @@ impl Default for Sdp {
             next_src: Default::default(),
             next_bs: Default::default(),
             next_bn: Default::default(),
+            after_read: Default::default(),
             s_idle: k(0),
             s_read_request: k(1),
             s_read_wait: k(2),
@@ -303,6 +307,13 @@ impl Logic for Sdp {
                 self.next_bn.next = self.bn_plane.q.val() + self.bn_surface.val();
             }
         }
+        self.after_read.next = self.s_write_request.val();
+        if !self.nrdma_disable.val() & (self.state.q.val() != self.s_bn_wait.val()) {
+            self.after_read.next = self.s_bn_request.val();
+        }
+        if !self.brdma_disable.val() & (self.state.q.val() == self.s_read_wait.val()) {
+            self.after_read.next = self.s_bs_request.val();
+        }
         self.done.next = false;
         if self.state.q.val() == self.s_idle.val() {
             if self.layer_ready.val() {
@@ -328,22 +339,6 @@ impl Logic for Sdp {
             if self.dbb_req_ready.val() {
                 self.state.d.next = self.s_read_wait.val();
             }
-        } else if self.state.q.val() == self.s_read_wait.val() {
-            // After the input atom: the BS operand atom, the BN operand atom, or the write.
-            if self.dbb_resp_valid.val() {
-                self.input_atom.d.next = self.dbb_resp_data.val();
-                if !self.brdma_disable.val() {
-                    self.addr.d.next = self.bs_atom.q.val();
-                    self.state.d.next = self.s_bs_request.val();
-                } else if !self.nrdma_disable.val() {
-                    self.addr.d.next = self.bn_atom.q.val();
-                    self.state.d.next = self.s_bn_request.val();
-                } else {
-                    self.wdata.d.next = self.convert.converted.val();
-                    self.addr.d.next = self.dst_atom.q.val();
-                    self.state.d.next = self.s_write_request.val();
-                }
-            }
         } else if self.state.q.val() == self.s_bs_request.val() {
             if self.dbb_req_ready.val() {
                 self.state.d.next = self.s_bs_wait.val();
@@ -352,23 +347,27 @@ impl Logic for Sdp {
             if self.dbb_req_ready.val() {
                 self.state.d.next = self.s_bn_wait.val();
             }
-        } else if self.state.q.val() == self.s_bs_wait.val() {
+        } else if self.state.q.val() != self.s_write_request.val() {
+            // A read's data (input, BS or BN operand atom): keep it, then the next read of
+            // the atom, or its write.
             if self.dbb_resp_valid.val() {
-                self.bs_data.d.next = self.dbb_resp_data.val();
-                if !self.nrdma_disable.val() {
-                    self.addr.d.next = self.bn_atom.q.val();
-                    self.state.d.next = self.s_bn_request.val();
-                } else {
-                    self.wdata.d.next = self.convert.converted.val();
-                    self.addr.d.next = self.dst_atom.q.val();
-                    self.state.d.next = self.s_write_request.val();
+                if self.state.q.val() == self.s_read_wait.val() {
+                    self.input_atom.d.next = self.dbb_resp_data.val();
                 }
-            }
-        } else if self.state.q.val() == self.s_bn_wait.val() {
-            if self.dbb_resp_valid.val() {
-                self.wdata.d.next = self.convert.converted.val();
+                if self.state.q.val() == self.s_bs_wait.val() {
+                    self.bs_data.d.next = self.dbb_resp_data.val();
+                }
+                self.state.d.next = self.after_read.val();
                 self.addr.d.next = self.dst_atom.q.val();
-                self.state.d.next = self.s_write_request.val();
+                if self.after_read.val() == self.s_write_request.val() {
+                    self.wdata.d.next = self.convert.converted.val();
+                }
+                if self.after_read.val() == self.s_bn_request.val() {
+                    self.addr.d.next = self.bn_atom.q.val();
+                }
+                if self.after_read.val() == self.s_bs_request.val() {
+                    self.addr.d.next = self.bs_atom.q.val();
+                }
             }
         } else if self.dbb_req_ready.val() {
             if self.last.val() {
