@@ -210,14 +210,16 @@ fn incols_other_than_wghtrows_is_cpu_err() {
 }
 
 #[test]
-fn reinputs_without_saved_results_is_cpu_err() {
+fn reinputs_without_kept_results_is_cpu_err() {
     let square = "INROWS 2\nINCOLS 2\nWGHTROWS 2\nWGHTCOLS 2\nBASE 0x0\nRESULT 0x1000\n";
     let w = "W\n1 0\n0 1\n";
     // The first layer has no previous results.
     refused_then_recovers("reinputs_first.txt", &format!("{square}SAVEOUT 1\nREINPUTS 1\n{w}"), CPU_ERR);
-    // The previous layer succeeded but did not save.
+    // The previous layer succeeded without saving: its results are kept on chip all the same
+    // (X times the identity is X).
     let unsaved = format!("{square}SAVEOUT 0\nX\n1 2\n3 4\n{w}LAYER\nSAVEOUT 1\nREINPUTS 1\n{w}{LEGAL}");
-    expect_codes("reinputs_unsaved.txt", &unsaved, &[SUCCESS, CPU_ERR, SUCCESS]);
+    let layers = expect_codes("reinputs_unsaved.txt", &unsaved, &[SUCCESS, SUCCESS, SUCCESS]);
+    assert_eq!(layers[1].rows, [[1, 2], [3, 4]]);
     // The previous layer saved 2 x 2 results; this one wants 3 rows.
     let rows3 = format!("{square}SAVEOUT 1\nX\n1 2\n3 4\n{w}LAYER\nINROWS 3\nREINPUTS 1\n{w}{LEGAL}");
     expect_codes("reinputs_shape.txt", &rows3, &[SUCCESS, CPU_ERR, SUCCESS]);

@@ -6,7 +6,7 @@ use npu::cosim::lockstep::{drive, Run};
 use npu::cosim::tops::scale_engine::ScaleEngine;
 use npu::scale::layer::Layer;
 use npu::scale::memory::{Memory, Request, Timing};
-use npu::scale::program::{random_layer, History};
+use npu::scale::program::{random_layer, reinput_cases_shown, History, REINPUT_CASES};
 use npu_model::scale::engine::{In, State, CPU_ERR, MEM_BYTES, MEM_ERR, SUCCESS};
 use rand::{Rng, SeedableRng};
 use std::cell::RefCell;
@@ -32,6 +32,8 @@ struct Bench {
     refused_at: Option<u64>,
     /// The rules' code if the layer stops at PLAN.
     check: Option<u8>,
+    /// The REINPUTS cases the layer exercises (`History::reinput_cases`).
+    cases: Vec<&'static str>,
     cycle: u64,
     layers: u64,
 }
@@ -71,6 +73,7 @@ fn random_layers_match_the_model_and_the_reference() {
         stopped: None,
         refused_at: None,
         check: None,
+        cases: Vec::new(),
         cycle: 0,
         layers: 0,
     });
@@ -84,6 +87,7 @@ fn random_layers_match_the_model_and_the_reference() {
                 let layer = random_layer(rng, &b.history, 0.15);
                 layer.place(&mut b.memory.bytes);
                 b.check = b.history.check(&layer);
+                b.cases = b.history.reinput_cases(&layer);
                 b.fault = match rng.gen_range(0..8) {
                     0 => Fault::WriteWhileBusy(rng.gen_range(0..200)),
                     1 if !layer.regs.reinputs => Fault::ErrorAt(layer.regs.base),
@@ -139,7 +143,11 @@ fn random_layers_match_the_model_and_the_reference() {
                 coverage.hit(["exit UNUSED", "exit SUCCESS", "exit MEM_ERR", "exit CPU_ERR"][usize::from(code)]);
                 let bench = &mut *b;
                 let checked = bench.history.settle(&layer, code, &bench.memory.bytes, &bench.memory.writes);
-                if checked.unwrap_or_else(|e| panic!("layer {}: {e} (SEED={}): {:?}", b.layers, run.seed, layer.regs)) {
+                let checked = checked.unwrap_or_else(|e| panic!("layer {}: {e} (SEED={}): {:?}", b.layers, run.seed, layer.regs));
+                for case in reinput_cases_shown(&b.cases, code, checked) {
+                    coverage.hit(case);
+                }
+                if checked {
                     coverage.hit("results checked");
                     let r = &layer.regs;
                     if usize::from(r.wghtcols) > npu_model::scale::SIZE && usize::from(r.incols) > npu_model::scale::SIZE {
@@ -179,5 +187,8 @@ fn random_layers_match_the_model_and_the_reference() {
         "USESUMM layer succeeded",
         "ACTFN layer succeeded",
     ]);
+    required.extend(REINPUT_CASES);
+    required.extend(["result buffer read", "result stored and written", "result stored, not written"]);
     coverage.require(&required);
 }
+

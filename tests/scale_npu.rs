@@ -8,7 +8,7 @@ use npu::scale::driver::{self, Bench, Done, Op};
 use npu::scale::iris;
 use npu::scale::layer::Layer;
 use npu::scale::memory::Timing;
-use npu::scale::program::{random_layer, History};
+use npu::scale::program::{random_layer, reinput_cases_shown, History, REINPUT_CASES};
 use npu_model::scale::engine::{CPU_ERR, MEM_ERR, SUCCESS};
 use npu_model::scale::scale_npu::ScaleNpu as Model;
 use npu_model::Block;
@@ -19,6 +19,7 @@ use std::path::Path;
 #[test]
 fn array_size_is_the_same_in_rtl_and_model() {
     assert_eq!(npu_hdl::scale::SIZE, npu_model::scale::SIZE);
+    assert_eq!(npu_hdl::scale::RESULT_WORDS, npu_model::scale::RESULT_WORDS);
 }
 
 /// A layer in flight in the lock-step bench.
@@ -30,6 +31,8 @@ struct Current {
     /// INIT, without bus jitter, long before the layer could finish).
     refused_write: bool,
     error_response: bool,
+    /// The REINPUTS cases the layer exercises (`History::reinput_cases`).
+    cases: Vec<&'static str>,
 }
 
 #[test]
@@ -67,8 +70,8 @@ fn register_programs_match_the_model_and_the_reference() {
                 b.push(Op::read("EXITCODE"));
                 b.push(Op::write("IRQ", 1));
                 b.jitter = if refused_write { 0.0 } else { 0.1 };
-                let check = history.borrow().check(&layer);
-                *current.borrow_mut() = Some(Current { layer, check, refused_write, error_response: false });
+                let (check, cases) = (history.borrow().check(&layer), history.borrow().reinput_cases(&layer));
+                *current.borrow_mut() = Some(Current { layer, check, refused_write, error_response: false, cases });
             }
             b.input()
         },
@@ -94,8 +97,12 @@ fn register_programs_match_the_model_and_the_reference() {
                 };
                 assert_eq!(exit_code, Some(expected), "layer {n}: EXITCODE (SEED={}): {:?}", run.seed, c.layer.regs);
                 let checked = history.borrow_mut().settle(&c.layer, expected, &b.memory.bytes, &b.memory.writes);
-                if checked.unwrap_or_else(|e| panic!("layer {n}: {e} (SEED={}): {:?}", run.seed, c.layer.regs)) {
+                let checked = checked.unwrap_or_else(|e| panic!("layer {n}: {e} (SEED={}): {:?}", run.seed, c.layer.regs));
+                if checked {
                     coverage.hit("results checked");
+                }
+                for case in reinput_cases_shown(&c.cases, expected, checked) {
+                    coverage.hit(case);
                 }
                 coverage.hit(["exit UNUSED", "exit SUCCESS", "exit MEM_ERR", "exit CPU_ERR"][usize::from(expected)]);
                 if c.refused_write && expected == CPU_ERR && c.check.is_none() {
@@ -110,6 +117,7 @@ fn register_programs_match_the_model_and_the_reference() {
     eprintln!("{} layers; coverage:\n{coverage}", layers.borrow());
     let mut required: Vec<&str> = npu_model::scale::engine::State::ALL.iter().map(|s| s.name()).collect();
     required.extend(["exit SUCCESS", "exit MEM_ERR", "exit CPU_ERR", "results checked", "layer stopped by a refused write", "write ignored busy", "request stalled", "irq set", "irq clear"]);
+    required.extend(REINPUT_CASES);
     coverage.require(&required);
 }
 

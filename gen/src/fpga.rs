@@ -24,7 +24,7 @@ pub fn pcf(top: &str) -> Option<&'static str> {
 /// mapping did not finish in 15 minutes on the 2-core build machine; the HX8K is not its target.
 /// Not the Ethos-U65 blocks generally (an ASIC-class NPU), nor ScaleNPU either: its 64 16x16 multipliers need DSP blocks, which the HX8K does not have.
 pub fn on_ice40(top: &str) -> bool {
-    !matches!(top, "weight_decoder" | "mac_unit" | "output_unit" | "conv_datapath" | "command_front_end") && !top.starts_with("scale_")
+    !matches!(top, "weight_decoder" | "mac_unit" | "output_unit" | "conv_datapath" | "command_front_end" | "ethos_npu") && !top.starts_with("scale_")
 }
 
 /// Tops whose memory must map to block RAM (the FIFO's 128x8).

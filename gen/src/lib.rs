@@ -105,6 +105,7 @@ pub fn tops() -> Vec<Top> {
             true,
             npu_hdl::ethos::CommandFrontEnd::default(),
         ),
+        export("ethos_npu", "npu_model::ethos::npu::Npu", "hdl/src/ethos/npu.rs", true, npu_hdl::ethos::Npu::default()),
         export("scale_npu", "npu_model::scale::scale_npu::ScaleNpu", "hdl/src/scale/scale_npu.rs", true, npu_hdl::scale::ScaleNpu::default()),
         export("nv_small", "npu_model::nvdla::nv_small::NvSmall", "hdl/src/nvdla/nv_small.rs", true, npu_hdl::nvdla::NvSmall::default()),
         export("scale_engine", "npu_model::scale::engine::Engine", "hdl/src/scale/engine.rs", true, npu_hdl::scale::Engine::default()),

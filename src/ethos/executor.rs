@@ -34,7 +34,8 @@
 //!   MAX/MIN       r = max/min(a, b)
 //!                 out = clamp(apply_scale(r, OFM_SCALE) + zp_ofm)
 //! ```
-//! Where these come from: CONV is TFLite's `ConvPerChannel` with Vela's `encode_bias`
+//! The ELEMENTWISE formulas are written once, in `npu_model::ethos::elementwise::combine`,
+//! which the NPU's elementwise unit model uses too. Where these come from: CONV is TFLite's `ConvPerChannel` with Vela's `encode_bias`
 //! records ([`crate::ethos::conv`]); the ADD/SUB modes are Vela's
 //! `generate_scaling_for_elementwise` and `scaling.advanced_elementwise_add_sub_scale` (the
 //! smaller-scale operand gets `quantise_scale(s_min·2^20 / (2·s_max))`, the output
@@ -553,26 +554,15 @@ impl Exec<'_> {
                         }
                     } - ifm2_zero_point;
                     let (a, b) = if broadcast & 0x40 != 0 { (i64::from(second), i64::from(first)) } else { (i64::from(first), i64::from(second)) };
-                    let result: i128 = match mode {
-                        "add" | "sub" => {
-                            let (a, b) = match scale_mode {
-                                0 => (a * i64::from(opa_scale & 0xffff), b * i64::from(opb_scale & 0xffff)),
-                                _ => {
-                                    let scaled = |v: i64| apply_scale(v << 20, opa_scale, (opa_shift & 0x3f) as u8 + 20, Rounding::Tfl) as i64;
-                                    if scale_mode == 1 {
-                                        (scaled(a), b << 19)
-                                    } else {
-                                        (a << 19, scaled(b))
-                                    }
-                                }
-                            };
-                            let r = if mode == "add" { a + b } else { a - b };
-                            apply_scale(r, params.scale, params.shift, params.rounding)
-                        }
-                        "mul" => apply_scale(a * b, params.scale, params.shift, params.rounding),
-                        "max" => apply_scale(a.max(b), params.scale, params.shift, params.rounding),
-                        _ => apply_scale(a.min(b), params.scale, params.shift, params.rounding),
+                    let code = match mode {
+                        "mul" => 0,
+                        "add" => 1,
+                        "sub" => 2,
+                        "min" => 3,
+                        _ => 4,
                     };
+                    let combined = npu_model::ethos::elementwise::combine(code, scale_mode, a, b, (opa_shift, opa_scale), opb_scale);
+                    let result = apply_scale(combined, params.scale, params.shift, params.rounding);
                     self.store(&ofm, &params, (y, x, c), result + i128::from(params.ofm_zero_point))?;
                 }
             }

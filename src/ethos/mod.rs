@@ -12,6 +12,7 @@ pub mod front_end;
 pub mod memory;
 pub mod mnist_cnn;
 pub mod network;
+pub mod npu;
 pub mod operation;
 pub mod reorder;
 pub mod tflite;

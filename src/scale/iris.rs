@@ -66,6 +66,7 @@ use super::driver::{exit_code_name, reset, run_layers, Bench};
 use crate::integer;
 use super::memory::Timing;
 use npu_model::scale::engine::SUCCESS;
+use npu_model::scale::result_buffer::results_fit;
 use npu_model::scale::scale_npu::{In, Out};
 use crate::argmax;
 use rand::{rngs::SmallRng, seq::SliceRandom, Rng, SeedableRng};
@@ -1282,7 +1283,10 @@ pub const UNIT_LOGITS: u32 = 0x8_0000;
 
 impl Model {
     /// The two ScaleNPU layers that classify `flowers` (at most 255, one batch): the hidden
-    /// layer from the inputs at BASE, then the logits from the hidden results by REINPUTS.
+    /// layer from the inputs at BASE, then the logits from the hidden results by REINPUTS if
+    /// they fit in the unit's result buffer (docs/scale.md, "REINPUTS and the result buffer");
+    /// else the second layer reads X at BASE, and its `x` is left for the caller to fill with
+    /// the hidden results the first layer saved.
     pub fn unit_layers(&self, flowers: &[Flower]) -> [super::layer::Layer; 2] {
         use super::layer::{Layer as UnitLayer, Registers};
         let m = u8::try_from(flowers.len()).expect("at most 255 flowers in one batch");
@@ -1308,7 +1312,7 @@ impl Model {
         };
         [
             layer(&self.layers[0], self.input_matrix(flowers), false, UNIT_BASE, UNIT_HIDDEN),
-            layer(&self.layers[1], Vec::new(), true, UNIT_BASE, UNIT_LOGITS),
+            layer(&self.layers[1], Vec::new(), results_fit(m, self.layers[0].n as u8), UNIT_BASE, UNIT_LOGITS),
         ]
     }
 }
@@ -1358,7 +1362,15 @@ pub fn run(step: &mut dyn FnMut(&In) -> Out, model: &Model, flowers: &[Flower]) 
     }
     let mut bench = Bench::new(Timing::IDEAL, 0.0, 1);
     reset(step);
-    let outcomes = run_layers(step, &mut bench, &model.unit_layers(flowers));
+    let [hidden_layer, mut logits_layer] = model.unit_layers(flowers);
+    let mut outcomes = run_layers(step, &mut bench, std::slice::from_ref(&hidden_layer));
+    if !logits_layer.regs.reinputs {
+        // The hidden results do not fit on chip: they go back in through memory.
+        logits_layer.x = outcomes[0].result.clone();
+    }
+    if outcomes[0].exit_code == SUCCESS {
+        outcomes.extend(run_layers(step, &mut bench, &[logits_layer]));
+    }
     let reference = model.reference(flowers);
     for (l, ((outcome, want), name)) in outcomes.iter().zip(&reference).zip(["hidden", "logits"]).enumerate() {
         let layer = format!("layer {} ({name})", l + 1);

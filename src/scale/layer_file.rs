@@ -9,7 +9,7 @@
 //! ...
 //! BASE 0x0
 //! RESULT 0x1000
-//! X                 # INROWS lines of INCOLS int16 (unless REINPUTS)
+//! X                 # INROWS lines of INCOLS int16 (unless REINPUTS: X is then kept on chip)
 //! 1 2 3
 //! 4 5 6
 //! W                 # WGHTROWS lines of WGHTCOLS int16 (unless REWEIGHTS)
@@ -47,7 +47,7 @@ impl Reading<'_> {
         // (section, read by the unit, why not, how many values, what they are). A section of
         // no values (a dimension 0, which the unit refuses with CPU_ERR) need not be given.
         let rules = [
-            ("X", !r.reinputs, "REINPUTS is 1: the unit reads X from the previous layer's results", x, "INROWS x INCOLS int16"),
+            ("X", !r.reinputs, "REINPUTS is 1: the unit takes X from its result buffer (the last successful layer's results)", x, "INROWS x INCOLS int16"),
             ("W", !r.reweights, "REWEIGHTS is 1: the unit keeps the previous layer's weights", w, "WGHTROWS x WGHTCOLS int16"),
             ("BIAS", r.usebias, "USEBIAS is 0", cols, "WGHTCOLS int32"),
             ("SUMS", r.usesumm, "USESUMM is 0", cols, "WGHTCOLS int32"),

@@ -59,6 +59,10 @@ pub const MAX_KERNELS: u32 = 1;
 pub const REGISTER_FILE_SIZE: usize = 128;
 /// Cycles after reset during which the register file is cleared (STATUS.reset_status).
 pub const CLEAR_CYCLES: usize = REGISTER_FILE_SIZE;
+/// Debug-port index of BASEP0: indices `DEBUG_BASEP + k` (k = 0..15) read BASEPk
+/// (zero-extended to 48 bits) instead of the register file, whose entries there are unused.
+/// This is how a kernel unit reads the base of the regions it addresses.
+pub const DEBUG_BASEP: usize = 112;
 
 /// APB offsets (digest §4).
 pub mod offset {
@@ -149,7 +153,8 @@ pub fn decode_rom() -> BTreeMap<Bits<11>, Bits<11>> {
 ///   valid only with `kernel_start`; `kernel_done` (with `kernel_error`, 0 for none) ends it.
 ///   `kernel_done` with no kernel outstanding is ignored.
 /// - Debug: `debug_value` is register-file entry `debug_index` of the cycle before (the
-///   `NPU_SET_*` index of [`super::command_set::register`]); `debug_hold` keeps the front end
+///   `NPU_SET_*` index of [`super::command_set::register`]), or BASEP k for the index
+///   [`DEBUG_BASEP`] + k; `debug_hold` keeps the front end
 ///   from executing a command in this cycle (fetch goes on), so a test bench can read the
 ///   register file as a kernel saw it.
 #[derive(LogicBlock)]
@@ -189,6 +194,11 @@ pub struct CommandFrontEnd {
     basep: Ram<32, 4>,
     /// A copy of the BASEPs for the DMA's read port (the first one answers APB reads).
     dma_basep: Ram<32, 4>,
+    /// A third copy for the debug port (the kernel units read their regions' BASEPs there).
+    kernel_basep: Ram<32, 4>,
+    /// The debug read of the cycle before was a BASEP (index [`DEBUG_BASEP`] + k).
+    debug_basep: Reg<Bit>,
+    basep48: ZeroExtend<32, 48>,
     base_ext: ZeroExtend<32, 40>,
     rom: ROM<Bits<11>, 11>,
     // Registers.
@@ -362,6 +372,8 @@ pub struct CommandFrontEnd {
     step0: Constant<Bits<3>>,
     ch_dma_read: Constant<Bits<32>>,
     ch_dma_write: Constant<Bits<32>>,
+    debug_basep_high: Constant<Bits<3>>,
+    k_unsupported: Constant<Bits<4>>,
 }
 
 /// DMA states (the model names them in its events).
@@ -425,6 +437,11 @@ impl Default for CommandFrontEnd {
             mem_w_data: Default::default(),
             mem_w_strb: Default::default(),
             dma_basep: Default::default(),
+            kernel_basep: Default::default(),
+            debug_basep: Default::default(),
+            basep48: Default::default(),
+            debug_basep_high: k((DEBUG_BASEP >> 4) as u64),
+            k_unsupported: k(u64::from(super::elementwise::ERROR_UNSUPPORTED)),
             base_ext: Default::default(),
             r_owner: Default::default(),
             dma_src_region: Default::default(),
@@ -605,8 +622,11 @@ impl Logic for CommandFrontEnd {
             self, clock, status, clear_index, cmd, qbase0, qbase1, qsize, qread, phase, pend_param, pend_index, line,
             line_addr, line_valid, ar_pending, ar_addr, r_pending, discard, kernel_busy, rdata, rd_basep, r_owner,
             dma_src_region, dma_dst_region, dma_src, dma_dst, dma_len, dma_state, dma_step, src_base, dst_base, src_addr,
-            dst_addr, remaining, w_data, w_strb, src_region, dst_region
+            dst_addr, remaining, w_data, w_strb, src_region, dst_region, debug_basep
         );
+        self.debug_basep.reset.next = self.reset.val();
+        self.kernel_basep.clock.next = self.clock.val();
+        self.kernel_basep.reset.next = self.reset.val();
         self.src_region.reset.next = self.reset.val();
         self.dst_region.reset.next = self.reset.val();
         self.r_owner.reset.next = self.reset.val();
@@ -800,7 +820,14 @@ impl Logic for CommandFrontEnd {
         }
         self.registers.read_enable.next = !self.in_clear.val();
         self.registers.read_address.next = self.debug_index.val();
+        self.kernel_basep.read_enable.next = !self.in_clear.val();
+        self.kernel_basep.read_address.next = self.debug_index.val().get_bits::<4>(0);
+        self.debug_basep.d.next = self.debug_index.val().get_bits::<3>(4) == self.debug_basep_high.val();
+        self.basep48.narrow.next = self.kernel_basep.read_data.val();
         self.debug_value.next = self.registers.read_data.val();
+        if self.debug_basep.q.val() {
+            self.debug_value.next = self.basep48.wide.val();
+        }
         if self.in_clear.val() {
             self.clear_index.d.next = self.clear_index.q.val() + self.one7.val();
         }
@@ -975,6 +1002,9 @@ impl Logic for CommandFrontEnd {
         self.dma_basep.write_enable.next = self.basep.write_enable.val();
         self.dma_basep.write_address.next = self.basep.write_address.val();
         self.dma_basep.write_data.next = self.basep.write_data.val();
+        self.kernel_basep.write_enable.next = self.basep.write_enable.val();
+        self.kernel_basep.write_address.next = self.basep.write_address.val();
+        self.kernel_basep.write_data.next = self.basep.write_data.val();
         self.basep.read_enable.next = self.apb_rd.val() & !self.in_clear.val();
         self.basep.read_address.next = self.apb_addr.val().get_bits::<4>(2);
         self.qbase1_32.narrow.next = self.qbase1.q.val();
@@ -1049,8 +1079,12 @@ impl Logic for CommandFrontEnd {
             self.set_mask.next = self.s_bus.val() | self.s_irq.val() | self.ch_dma_write.val();
         }
         if self.kernel_failed.val() {
-            self.set_mask.next =
-                self.set_mask.val() | self.s_bus.val() | self.s_irq.val() | (self.channel32.wide.val() << self.channel_shift.val());
+            if self.kernel_error.val() == self.k_unsupported.val() {
+                self.set_mask.next = self.set_mask.val() | self.s_parse.val() | self.s_irq.val();
+            } else {
+                self.set_mask.next =
+                    self.set_mask.val() | self.s_bus.val() | self.s_irq.val() | (self.channel32.wide.val() << self.channel_shift.val());
+            }
         }
         self.run_next.next = self.in_running.val();
         if self.stop.val()

@@ -4,7 +4,7 @@
 //! same cycles; docs/scale.md has the memory layout, the timing and the decisions.
 use super::pe_column::VECTOR;
 use super::regmap::{EXIT_CPU_ERR, EXIT_MEM_ERR, EXIT_SUCCESS, EXIT_UNUSED};
-use super::{Systolic, SIZE};
+use super::{ResultBuffer, Systolic, SIZE};
 use crate::primitives::{Reg, ZeroExtend};
 use rust_hdl::prelude::*;
 
@@ -46,6 +46,7 @@ pub struct Engine {
     pub mem_req_wdata: Signal<Out, Bits<VECTOR>>,
 
     array: Systolic,
+    results: ResultBuffer,
     // Registers (as in the model).
     state: Reg<Bits<4>>,
     code: Reg<Bits<2>>,
@@ -58,7 +59,6 @@ pub struct Engine {
     nxw_bytes: Reg<Bits<32>>,
     ncw_bytes: Reg<Bits<32>>,
     wk_stride: Reg<Bits<32>>,
-    x_addr: Reg<Bits<32>>,
     n_left: Reg<Bits<8>>,
     k_left: Reg<Bits<8>>,
     b_ptr: Reg<Bits<32>>,
@@ -77,10 +77,6 @@ pub struct Engine {
     out_next_row: Reg<Bits<9>>,
     p1: Reg<Bit>,
     p2: Reg<Bit>,
-    prev_saved: Reg<Bit>,
-    prev_rows: Reg<Bits<8>>,
-    prev_cols: Reg<Bits<8>>,
-    prev_result: Reg<Bits<32>>,
     w_loaded: Reg<Bit>,
     w_rows: Reg<Bits<8>>,
     w_cols: Reg<Bits<8>>,
@@ -155,6 +151,11 @@ pub struct Engine {
     phase_done: Signal<Local, Bit>,
     valid: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
+    buffer_read: Signal<Local, Bit>,
+    requested: Signal<Local, Bit>,
+    emit: Signal<Local, Bit>,
+    taken: Signal<Local, Bit>,
+    response: Signal<Local, Bit>,
     adv1: Signal<Local, Bit>,
     adv2: Signal<Local, Bit>,
     out_read: Signal<Local, Bit>,
@@ -211,6 +212,7 @@ impl Default for Engine {
             mem_req_addr: Default::default(),
             mem_req_wdata: Default::default(),
             array: Default::default(),
+            results: Default::default(),
             state: Default::default(),
             code: Default::default(),
             stop: Default::default(),
@@ -222,7 +224,6 @@ impl Default for Engine {
             nxw_bytes: Default::default(),
             ncw_bytes: Default::default(),
             wk_stride: Default::default(),
-            x_addr: Default::default(),
             n_left: Default::default(),
             k_left: Default::default(),
             b_ptr: Default::default(),
@@ -241,10 +242,6 @@ impl Default for Engine {
             out_next_row: Default::default(),
             p1: Default::default(),
             p2: Default::default(),
-            prev_saved: Default::default(),
-            prev_rows: Default::default(),
-            prev_cols: Default::default(),
-            prev_result: Default::default(),
             w_loaded: Default::default(),
             w_rows: Default::default(),
             w_cols: Default::default(),
@@ -316,6 +313,11 @@ impl Default for Engine {
             phase_done: Default::default(),
             valid: Default::default(),
             accept: Default::default(),
+            buffer_read: Default::default(),
+            requested: Default::default(),
+            emit: Default::default(),
+            taken: Default::default(),
+            response: Default::default(),
             adv1: Default::default(),
             adv2: Default::default(),
             out_read: Default::default(),
@@ -343,9 +345,8 @@ impl Logic for Engine {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, code, stop, stop_code, x_bytes, w_bytes, bs_bytes, r_bytes, nxw_bytes, ncw_bytes,
-            wk_stride, x_addr, n_left, k_left, b_ptr, s_ptr, w_nt_ptr, w_kt_ptr, x_kt_ptr, out_ptr, first_k,
-            req_addr, issued, outstanding, responses, held, writing, out_next_row, p1, p2, prev_saved, prev_rows,
-            prev_cols, prev_result, w_loaded, w_rows, w_cols
+            wk_stride, n_left, k_left, b_ptr, s_ptr, w_nt_ptr, w_kt_ptr, x_kt_ptr, out_ptr, first_k,
+            req_addr, issued, outstanding, responses, held, writing, out_next_row, p1, p2, w_loaded, w_rows, w_cols
         );
         self.state.reset.next = self.reset.val();
         self.code.reset.next = self.reset.val();
@@ -358,7 +359,6 @@ impl Logic for Engine {
         self.nxw_bytes.reset.next = self.reset.val();
         self.ncw_bytes.reset.next = self.reset.val();
         self.wk_stride.reset.next = self.reset.val();
-        self.x_addr.reset.next = self.reset.val();
         self.n_left.reset.next = self.reset.val();
         self.k_left.reset.next = self.reset.val();
         self.b_ptr.reset.next = self.reset.val();
@@ -377,15 +377,13 @@ impl Logic for Engine {
         self.out_next_row.reset.next = self.reset.val();
         self.p1.reset.next = self.reset.val();
         self.p2.reset.next = self.reset.val();
-        self.prev_saved.reset.next = self.reset.val();
-        self.prev_rows.reset.next = self.reset.val();
-        self.prev_cols.reset.next = self.reset.val();
-        self.prev_result.reset.next = self.reset.val();
         self.w_loaded.reset.next = self.reset.val();
         self.w_rows.reset.next = self.reset.val();
         self.w_cols.reset.next = self.reset.val();
         self.array.clock.next = self.clock.val();
         self.array.reset.next = self.reset.val();
+        self.results.clock.next = self.clock.val();
+        self.results.reset.next = self.reset.val();
 
         self.inrows16.narrow.next = self.inrows.val();
         self.incols16.narrow.next = self.incols.val();
@@ -440,13 +438,24 @@ impl Logic for Engine {
         self.phase_done.next = (self.issued.q.val() == self.total.val()) & (self.outstanding.q.val() == self.zero9.val());
         self.issues.next =
             self.in_bias.val() | self.in_sums.val() | self.in_wload.val() | self.in_stream.val() | self.in_out.val();
+        // With REINPUTS, STREAM reads the result buffer (always ready, answers the next cycle);
+        // without SAVEOUT, OUT only stores the results in it.
+        self.buffer_read.next = self.in_stream.val()
+            & self.reinputs.val()
+            & (self.issued.q.val() != self.total.val())
+            & !self.stop.q.val();
         if self.in_out.val() {
-            self.valid.next = self.held.q.val() | (self.p2.q.val() & !self.stop.q.val());
+            self.valid.next = self.held.q.val() | (self.saveout.val() & self.p2.q.val() & !self.stop.q.val());
         } else {
             self.valid.next = self.held.q.val()
-                | (self.issues.val() & (self.issued.q.val() != self.total.val()) & !self.stop.q.val());
+                | (self.issues.val()
+                    & (self.issued.q.val() != self.total.val())
+                    & !self.stop.q.val()
+                    & !(self.in_stream.val() & self.reinputs.val()));
         }
         self.accept.next = self.valid.val() & self.mem_req_ready.val();
+        self.requested.next = self.accept.val() | self.buffer_read.val();
+        self.response.next = self.mem_resp_valid.val() | self.results.read_valid.val();
         self.busy.next = !self.in_idle.val();
         self.finish.next = self.in_done.val();
         self.exit_code.next = self.code.q.val();
@@ -456,17 +465,22 @@ impl Logic for Engine {
         self.mem_req_wdata.next = self.array.out_word.val();
 
         // The array.
-        self.adv2.next = !self.p2.q.val() | self.accept.val();
+        self.adv2.next = !self.p2.q.val() | self.accept.val() | (!self.saveout.val() & !self.stop.q.val());
+        self.emit.next = self.in_out.val() & self.p2.q.val() & self.adv2.val();
+        self.taken.next = self.requested.val() | self.emit.val();
         self.adv1.next = !self.p1.q.val() | self.adv2.val();
         self.out_read.next =
             self.in_out.val() & self.adv1.val() & (self.out_next_row.q.val() < self.inrows9.wide.val());
-        self.array.row_valid.next = self.in_stream.val() & self.mem_resp_valid.val();
+        self.array.row_valid.next = self.in_stream.val() & self.response.val();
         self.array.word.next = self.mem_resp_data.val();
+        if self.results.read_valid.val() {
+            self.array.word.next = self.results.read_data.val();
+        }
         self.array.w_clear.next = self.in_kstart.val() & !self.reweights.val();
-        self.array.w_load.next = self.in_wload.val() & self.mem_resp_valid.val();
+        self.array.w_load.next = self.in_wload.val() & self.response.val();
         self.array.w_row.next = self.one_hot0.val() << self.responses.q.val();
         self.array.base_clear.next = self.in_nstart.val();
-        self.array.base_add.next = (self.in_bias.val() | self.in_sums.val()) & self.mem_resp_valid.val();
+        self.array.base_add.next = (self.in_bias.val() | self.in_sums.val()) & self.response.val();
         self.array.base_half.next = self.responses.q.val().get_bit(0);
         self.array.rows_clear.next = self.in_kstart.val();
         self.array.first_k.next = self.first_k.q.val();
@@ -492,19 +506,30 @@ impl Logic for Engine {
             }
         }
 
+        // The result buffer (REINPUTS).
+        self.results.inrows.next = self.inrows.val();
+        self.results.incols.next = self.incols.val();
+        self.results.wghtcols.next = self.wghtcols.val();
+        self.results.layer_start.next = self.in_plan.val();
+        self.results.read_restart.next = self.in_nstart.val();
+        self.results.read.next = self.buffer_read.val();
+        self.results.store.next = self.emit.val();
+        self.results.word.next = self.array.out_word.val();
+        self.results.commit.next = self.in_done.val() & (self.code.q.val() == self.c_success.val());
+
         // Requests and responses.
-        if self.accept.val() {
+        if self.taken.val() {
             self.issued.d.next = self.issued.q.val() + self.one9.val();
             self.req_addr.d.next = self.req_addr.q.val() + self.stride.val();
         }
         self.held.d.next = self.valid.val() & !self.mem_req_ready.val();
-        if self.accept.val() & !self.mem_resp_valid.val() {
+        if self.requested.val() & !self.response.val() {
             self.outstanding.d.next = self.outstanding.q.val() + self.one9.val();
         }
-        if !self.accept.val() & self.mem_resp_valid.val() {
+        if !self.requested.val() & self.response.val() {
             self.outstanding.d.next = self.outstanding.q.val() - self.one9.val();
         }
-        if self.mem_resp_valid.val() {
+        if self.response.val() {
             self.responses.d.next = self.responses.q.val() + self.one9.val();
         }
 
@@ -515,10 +540,7 @@ impl Logic for Engine {
             | (self.incols.val() == self.zero8.val())
             | (self.wghtrows.val() == self.zero8.val())
             | (self.wghtcols.val() == self.zero8.val());
-        self.bad_reinputs.next = self.reinputs.val()
-            & !(self.prev_saved.q.val()
-                & (self.prev_rows.q.val() == self.inrows.val())
-                & (self.prev_cols.q.val() == self.incols.val()));
+        self.bad_reinputs.next = self.reinputs.val() & !self.results.reinput_ok.val();
         self.bad_reweights.next = self.reweights.val()
             & !(self.w_loaded.q.val()
                 & (self.w_rows.q.val() == self.wghtrows.val())
@@ -579,10 +601,6 @@ impl Logic for Engine {
                 self.code.d.next = self.c_mem_err.val();
                 self.next.next = self.s_done.val();
             } else {
-                self.x_addr.d.next = self.base.val();
-                if self.reinputs.val() {
-                    self.x_addr.d.next = self.prev_result.q.val();
-                }
                 self.w_nt_ptr.d.next = self.w_addr34.val().get_bits::<32>(0);
                 self.b_ptr.d.next = self.b_addr34.val().get_bits::<32>(0);
                 self.s_ptr.d.next = self.s_addr34.val().get_bits::<32>(0);
@@ -593,7 +611,7 @@ impl Logic for Engine {
         } else if self.in_nstart.val() {
             self.k_left.d.next = self.wghtrows.val();
             self.w_kt_ptr.d.next = self.w_nt_ptr.q.val();
-            self.x_kt_ptr.d.next = self.x_addr.q.val();
+            self.x_kt_ptr.d.next = self.base.val();
             self.first_k.d.next = true;
             if self.usebias.val() {
                 self.next.next = self.s_bias.val();
@@ -637,7 +655,7 @@ impl Logic for Engine {
                 self.w_kt_ptr.d.next = self.w_kt_ptr.q.val() + self.wk_stride.q.val();
                 self.first_k.d.next = false;
                 self.next.next = self.s_kstart.val();
-            } else if self.saveout.val() {
+            } else if self.saveout.val() | self.results.fits.val() {
                 self.next.next = self.s_out.val();
             } else {
                 self.next.next = self.s_nextn.val();
@@ -664,11 +682,7 @@ impl Logic for Engine {
                 self.next.next = self.s_done.val();
             }
         } else if self.in_done.val() {
-            // What the layer leaves for the next one's REINPUTS and REWEIGHTS.
-            self.prev_saved.d.next = (self.code.q.val() == self.c_success.val()) & self.saveout.val();
-            self.prev_rows.d.next = self.inrows.val();
-            self.prev_cols.d.next = self.wghtcols.val();
-            self.prev_result.d.next = self.result.val();
+            // What the layer leaves for the next one's REWEIGHTS (and, in the result buffer, REINPUTS).
             if self.code.q.val() == self.c_success.val() {
                 self.w_loaded.d.next =
                     (self.wghtrows.val() <= self.size8.val()) & (self.wghtcols.val() <= self.size8.val());

@@ -5,11 +5,16 @@
 /// Rows and columns of the systolic array. A generation-time parameter: change it here and
 /// run `make verilog` (the memory word is `16 * SIZE` bits wide, one tile row).
 pub const SIZE: usize = 8;
+/// Words (tile rows of results, `16 * SIZE` bits) in each of the result buffer's two banks:
+/// the largest INROWS x ceil(WGHTCOLS/SIZE) whose results a next layer can take with
+/// REINPUTS (docs/scale.md, "REINPUTS and the result buffer"). A power of two.
+pub const RESULT_WORDS: usize = 1024;
 
 mod activation;
 mod csr;
 mod engine;
 mod pe_column;
+mod result_buffer;
 pub mod regmap;
 mod scale_npu;
 mod systolic;
@@ -18,5 +23,6 @@ pub use activation::Activation;
 pub use csr::Csr;
 pub use engine::Engine;
 pub use pe_column::{PeColumn, VECTOR};
+pub use result_buffer::ResultBuffer;
 pub use scale_npu::ScaleNpu;
 pub use systolic::Systolic;

@@ -130,6 +130,9 @@ pub struct CommandFrontEnd {
     /// The register file (`NPU_SET_*` values by index) and its registered read port.
     registers: Vec<u64>,
     register_read: u64,
+    /// The debug port's BASEP copy: its read register, and whether the last read was one.
+    kernel_basep_read: u32,
+    debug_basep: bool,
     basep: [u32; 16],
     basep_read: u32,
     /// The DMA's read register of its copy of the BASEPs (same contents as `basep`).
@@ -180,6 +183,8 @@ impl Default for CommandFrontEnd {
             rd_basep: false,
             registers: vec![0; 128],
             register_read: 0,
+            kernel_basep_read: 0,
+            debug_basep: false,
             basep: [0; 16],
             basep_read: 0,
             dma_basep_read: 0,
@@ -255,7 +260,7 @@ impl CommandFrontEnd {
             kernel_start: self.starts_kernel(&now),
             kernel_op: now.index & 3,
             kernel_mode: (now.word >> 16) as u16,
-            debug_value: self.register_read,
+            debug_value: if self.debug_basep { u64::from(self.kernel_basep_read) } else { self.register_read },
             mem_aw_valid: self.dma_state == DMA_WRITE,
             mem_aw_addr: self.dst_addr & MASK40 & !7,
             mem_w_data: self.w_data,
@@ -387,7 +392,9 @@ impl CommandFrontEnd {
         // Register file: read (old value), then the clear or a SET writes.
         if !now.clearing {
             self.register_read = self.registers[usize::from(input.debug_index & 0x7f)];
+            self.kernel_basep_read = self.basep[usize::from(input.debug_index & 0xf)];
         }
+        self.debug_basep = usize::from(input.debug_index & 0x70) == npu_hdl::ethos::command_front_end::DEBUG_BASEP;
         if now.clearing {
             self.registers[self.clear_index as usize] = 0;
             events.push("clear");
@@ -615,7 +622,9 @@ impl CommandFrontEnd {
         if dma_write_error {
             set = BUS_STATUS | IRQ_RAISED | (9 << 12);
         }
-        if kernel_failed {
+        if kernel_failed && input.kernel_error & 0xf == npu_hdl::ethos::elementwise::ERROR_UNSUPPORTED {
+            set |= CMD_PARSE_ERROR | IRQ_RAISED;
+        } else if kernel_failed {
             set |= BUS_STATUS | IRQ_RAISED | (u32::from(input.kernel_error & 0xf) << 12);
         }
         let mut run = now.running;

@@ -5,3 +5,6 @@ pub mod output_unit;
 pub mod mac_unit;
 pub mod conv_datapath;
 pub mod command_front_end;
+pub mod feature_map;
+pub mod elementwise;
+pub mod npu;

@@ -10,10 +10,13 @@
 //! States, one step each (every phase issues its requests and waits for all responses):
 //! IDLE → CHECK (sizes) → PLAN (exit early with CPU_ERR/MEM_ERR) → for each column tile:
 //! NSTART → BIAS? → SUMS? → for each K tile: KSTART → WLOAD? → STREAM → DRAIN (until no
-//! row is left in the array); then OUT? → NEXTN; then DONE → IDLE. A stop (a register write
+//! row is left in the array); then OUT (if SAVEOUT, or if the results fit in the result
+//! buffer: `result_buffer.rs`) → NEXTN; then DONE → IDLE. With REINPUTS, STREAM reads X's
+//! rows from the result buffer instead of memory. A stop (a register write
 //! refused while busy, or an error response) goes to FLUSH, which lets the request in flight,
 //! the responses and the array's rows finish, then DONE with the stop's code. PLAN's verdict
 //! stands even if a stop came during CHECK; a stop seen in the step to DONE is too late.
+use super::result_buffer::{self, ResultBuffer};
 use super::systolic::{self, Systolic};
 use super::SIZE;
 
@@ -143,7 +146,6 @@ pub struct Engine {
     bs_bytes: u32,
     r_bytes: u32,
     // PLAN: section addresses.
-    x_addr: u32,
     w_addr: u32,
     // Tile walk.
     n_left: u32,
@@ -168,15 +170,12 @@ pub struct Engine {
     out_next_row: u32,
     p1: bool,
     p2: bool,
-    // What the last layers left behind, for REINPUTS and REWEIGHTS.
-    prev_saved: bool,
-    prev_rows: u8,
-    prev_cols: u8,
-    prev_result: u32,
+    // What the last layers left behind for REWEIGHTS (REINPUTS: `results`).
     w_loaded: bool,
     w_rows: u8,
     w_cols: u8,
     pub systolic: Systolic,
+    pub results: ResultBuffer,
     events: Vec<&'static str>,
 }
 
@@ -198,7 +197,9 @@ impl Engine {
         let (total, _) = self.phase(c);
         let valid = self.held
             || match self.state {
-                State::Out => self.p2 && !self.stop,
+                State::Out => c.saveout && self.p2 && !self.stop,
+                // With REINPUTS, X comes from the result buffer.
+                State::Stream if c.reinputs => false,
                 s => s.issues() && self.issued < total && !self.stop,
             };
         Out {
@@ -216,17 +217,21 @@ impl Engine {
     pub fn clock(&mut self, i: &In) {
         self.events.clear();
         if i.reset {
-            let systolic = std::mem::take(&mut self.systolic);
-            *self = Self { systolic, ..Self::default() };
+            let (systolic, results) = (std::mem::take(&mut self.systolic), std::mem::take(&mut self.results));
+            *self = Self { systolic, results, ..Self::default() };
             self.systolic.reset();
+            self.results.reset();
             self.events.push("reset");
             return;
         }
         let c = i;
         let out = self.outputs(c);
         let accept = out.mem_req_valid && i.mem_req_ready;
-        let response = i.mem_resp_valid;
         let (total, stride) = self.phase(c);
+        // With REINPUTS, STREAM reads the result buffer (always ready, answers the next cycle).
+        let buffer_read = self.state == State::Stream && c.reinputs && self.issued < total && !self.stop;
+        let requested = accept || buffer_read;
+        let response = i.mem_resp_valid || self.results.read_valid();
         let phase_done = self.issued == total && self.outstanding == 0;
         let array_active = self.systolic.active();
         // A stopped layer also lets its rows leave the array, so none reaches the next layer.
@@ -241,12 +246,14 @@ impl Engine {
 
         // The array.
         let in_phase = |s: State| self.state == s && response;
-        let adv2 = !self.p2 || accept;
+        // Without SAVEOUT, the output stage only stores the results in the buffer.
+        let adv2 = !self.p2 || accept || (!c.saveout && !self.stop);
+        let emit = self.state == State::Out && self.p2 && adv2;
         let adv1 = !self.p1 || adv2;
         let out_read = self.state == State::Out && adv1 && self.out_next_row < u32::from(c.inrows);
         let array = systolic::In {
             row_valid: in_phase(State::Stream),
-            word: i.mem_resp_data,
+            word: if self.results.read_valid() { self.results.read_data() } else { i.mem_resp_data },
             w_clear: self.state == State::KStart && !c.reweights,
             w_load: in_phase(State::WLoad),
             w_row: self.responses as usize % SIZE,
@@ -264,8 +271,26 @@ impl Engine {
             relu: c.actfn,
             shift: c.shiftamt,
         };
+        let (out_word, results_fit) = (self.systolic.word(), self.results.fits());
         if self.systolic.clock(&array) > 0 {
             self.events.push("accumulate");
+        }
+        self.results.clock(&result_buffer::In {
+            inrows: c.inrows,
+            incols: c.incols,
+            wghtcols: c.wghtcols,
+            layer_start: self.state == State::Plan,
+            read_restart: self.state == State::NStart,
+            read: buffer_read,
+            store: emit,
+            word: out_word,
+            commit: self.state == State::Done && self.code == SUCCESS,
+        });
+        if buffer_read {
+            self.events.push("result buffer read");
+        }
+        if emit && results_fit {
+            self.events.push(if c.saveout { "result stored and written" } else { "result stored, not written" });
         }
         if self.state == State::Out {
             if adv2 {
@@ -278,12 +303,12 @@ impl Engine {
         }
 
         // Requests and responses.
-        if accept {
+        if requested || emit {
             self.issued += 1;
             self.req_addr = self.req_addr.wrapping_add(stride);
         }
         self.held = out.mem_req_valid && !i.mem_req_ready;
-        match (accept, response) {
+        match (requested, response) {
             (true, false) => self.outstanding += 1,
             (false, true) => self.outstanding -= 1,
             _ => {}
@@ -311,7 +336,7 @@ impl Engine {
             State::NStart => {
                 self.k_left = u32::from(c.wghtrows);
                 self.w_kt_ptr = self.w_nt_ptr;
-                self.x_kt_ptr = self.x_addr;
+                self.x_kt_ptr = c.base;
                 self.first_k = true;
                 if c.usebias {
                     State::Bias
@@ -347,7 +372,7 @@ impl Engine {
                 self.first_k = false;
                 State::KStart
             }
-            State::Drain if c.saveout => State::Out,
+            State::Drain if c.saveout || results_fit => State::Out,
             State::Drain => State::NextN,
             State::Out if phase_done => State::NextN,
             State::NextN if self.n_left > SIZE as u32 => {
@@ -428,7 +453,7 @@ impl Engine {
     /// tile's pointers.
     fn plan(&mut self, c: &In) -> Option<u8> {
         let dims_zero = c.inrows == 0 || c.incols == 0 || c.wghtrows == 0 || c.wghtcols == 0;
-        let bad_reinputs = c.reinputs && !(self.prev_saved && self.prev_rows == c.inrows && self.prev_cols == c.incols);
+        let bad_reinputs = c.reinputs && !self.results.reinput_ok(c.inrows, c.incols);
         let bad_reweights = c.reweights && !(self.w_loaded && self.w_rows == c.wghtrows && self.w_cols == c.wghtcols);
         if dims_zero || c.incols != c.wghtrows || bad_reinputs || bad_reweights {
             return Some(CPU_ERR);
@@ -445,7 +470,6 @@ impl Engine {
         if bad_base || bad_result {
             return Some(MEM_ERR);
         }
-        self.x_addr = if c.reinputs { self.prev_result } else { c.base };
         self.w_addr = w_addr as u32;
         self.b_ptr = b_addr as u32;
         self.s_ptr = s_addr as u32;
@@ -455,14 +479,9 @@ impl Engine {
         None
     }
 
-    /// DONE: what the layer leaves for the next one's REINPUTS and REWEIGHTS.
+    /// DONE: what the layer leaves for the next one's REWEIGHTS (REINPUTS: the result buffer).
     fn finish_layer(&mut self, c: &In) {
-        let success = self.code == SUCCESS;
-        self.prev_saved = success && c.saveout;
-        self.prev_rows = c.inrows;
-        self.prev_cols = c.wghtcols;
-        self.prev_result = c.result;
-        if success {
+        if self.code == SUCCESS {
             self.w_loaded = usize::from(c.wghtrows) <= SIZE && usize::from(c.wghtcols) <= SIZE;
             self.w_rows = c.wghtrows;
             self.w_cols = c.wghtcols;

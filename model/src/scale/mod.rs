@@ -3,9 +3,12 @@
 /// Rows and columns of the systolic array: `npu_hdl::scale::SIZE`, which tests/scale_npu.rs
 /// checks is the same (the model crate does not depend on the RTL crate).
 pub const SIZE: usize = 8;
+/// Words in each bank of the result buffer: `npu_hdl::scale::RESULT_WORDS` (checked alike).
+pub const RESULT_WORDS: usize = 1024;
 
 pub mod csr;
 pub mod engine;
 pub mod pe_column;
+pub mod result_buffer;
 pub mod scale_npu;
 pub mod systolic;

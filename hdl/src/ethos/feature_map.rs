@@ -1,0 +1,76 @@
+//! The feature-map address generator the kernel units share (TRM §4.6 feature-map registers;
+//! digest `shared/spec/ethos-u65.md` §2.2, §3.3): it keeps one map's registers (the four tile
+//! bases, the three strides, the tile split, the precision and its region's BASEP) and gives
+//! the byte address of element (y, x, c), combinationally. The model is
+//! `npu_model::ethos::feature_map::address`; docs/ethos.md, "Elementwise unit".
+//!
+//! Element (y, x, c) lies in tile 0 (top-left), 1 (from column `WIDTH0_M1 + 1`), 2 (below
+//! row `HEIGHT0_M1` on the left) or 3 (below `HEIGHT1_M1` on the right); its address is
+//! `BASEP + base[tile] + y'·STRIDE_Y + x'·STRIDE_X` plus `c·STRIDE_C` in NHWC or
+//! `(c / 16)·STRIDE_C + c mod 16` in NHCWB16 (`PRECISION[7:6] = 1`), with y', x' relative to
+//! the tile. Decision: the arithmetic is modulo 2^40 (the memory port's address width): a
+//! negative stride works, and an address beyond the memory is the memory's error, not this
+//! block's.
+use rust_hdl::prelude::*;
+
+/// The slots a map's registers are loaded into (`load_slot`), in this order: the
+/// `NPU_SET_<map>_<name>` registers, then the region's BASEP pair (low, high).
+pub const SLOTS: [&str; 11] = ["BASE0", "BASE1", "BASE2", "BASE3", "STRIDE_X", "STRIDE_Y", "STRIDE_C", "HEIGHT0_M1", "HEIGHT1_M1", "WIDTH0_M1", "PRECISION"];
+/// The slots of BASEP 2r and 2r + 1 of the map's region r.
+pub const BASEP_LOW: usize = 11;
+pub const BASEP_HIGH: usize = 12;
+
+/// Ports: `load` writes `load_value` (a register-file value, 40 bits kept) into slot
+/// `load_slot` at the clock edge; `address` is element (`y`, `x`, `c`)'s byte address from the
+/// slots as they are.
+#[derive(LogicBlock, Default)]
+pub struct FeatureMap {
+    pub clock: Signal<In, Clock>,
+    pub load: Signal<In, Bit>,
+    pub load_slot: Signal<In, Bits<4>>,
+    pub load_value: Signal<In, Bits<40>>,
+    pub y: Signal<In, Bits<16>>,
+    pub x: Signal<In, Bits<16>>,
+    pub c: Signal<In, Bits<16>>,
+    pub address: Signal<Out, Bits<40>>,
+}
+
+impl Logic for FeatureMap {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.address.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "reg [39:0] slot [0:15];\n\
+             reg [39:0] base;\n\
+             reg [15:0] ty;\n\
+             reg [15:0] tx;\n\
+             reg [39:0] channel;\n\
+             always @(posedge clock) begin\n    \
+                 if (load) slot[load_slot] <= load_value;\n\
+             end\n\
+             always @(*) begin\n    \
+                 if (x <= slot[9][15:0]) begin\n        \
+                     tx = x;\n        \
+                     if (y <= slot[7][15:0]) begin base = slot[0]; ty = y; end\n        \
+                     else begin base = slot[2]; ty = y - slot[7][15:0] - 16'd1; end\n    \
+                 end else begin\n        \
+                     tx = x - slot[9][15:0] - 16'd1;\n        \
+                     if (y <= slot[8][15:0]) begin base = slot[1]; ty = y; end\n        \
+                     else begin base = slot[3]; ty = y - slot[8][15:0] - 16'd1; end\n    \
+                 end\n    \
+                 if (slot[10][7:6] == 2'd1) channel = {28'd0, c[15:4]} * slot[6] + {36'd0, c[3:0]};\n    \
+                 else channel = {24'd0, c} * slot[6];\n    \
+                 address = {slot[12][7:0], slot[11][31:0]} + base + {24'd0, ty} * slot[5] + {24'd0, tx} * slot[4] + channel;\n\
+             end"
+                .into(),
+        )
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(FeatureMap::default(), "feature_map");
+}

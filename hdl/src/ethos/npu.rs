@@ -1,0 +1,141 @@
+//! The Ethos-U65 NPU top (TRM §4.6; digest `shared/spec/ethos-u65.md` §3-§4): the command
+//! front end ([`super::CommandFrontEnd`]) with the elementwise kernel unit
+//! ([`super::elementwise::Elementwise`]) behind its kernel handshake, and the arbiter that
+//! lets both share the one memory master port (docs/ethos.md, "NPU top"). The model is
+//! `npu_model::ethos::npu`.
+//!
+//! Ports: the front end's APB3 slave and `irq`, and the memory master port of the agreed
+//! interface (docs/ethos.md, "Memory port and its AXI4 mapping").
+//!
+//! Arbitration (decision): one read and one write in flight for the whole NPU, as the port
+//! has no IDs; a channel is granted when nothing is in flight on it, the front end (command
+//! fetch, DMA) first, then the kernel unit; the response goes to the master that was granted.
+//! The front end first, because a kernel never waits on the front end's reads while the front
+//! end can wait on the kernel (KERNEL_WAIT, STOP), and the front end issues at most one read
+//! per fetched line or DMA step, so the kernel unit is never starved for longer than one
+//! transfer.
+use super::command_front_end::CommandFrontEnd;
+use super::elementwise::Elementwise;
+use crate::primitives::Reg;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct Npu {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub apb_sel: Signal<In, Bit>,
+    pub apb_enable: Signal<In, Bit>,
+    pub apb_write: Signal<In, Bit>,
+    pub apb_addr: Signal<In, Bits<12>>,
+    pub apb_wdata: Signal<In, Bits<32>>,
+    pub mem_ar_ready: Signal<In, Bit>,
+    pub mem_r_valid: Signal<In, Bit>,
+    pub mem_r_data: Signal<In, Bits<64>>,
+    pub mem_r_error: Signal<In, Bit>,
+    pub mem_aw_ready: Signal<In, Bit>,
+    pub mem_b_valid: Signal<In, Bit>,
+    pub mem_b_error: Signal<In, Bit>,
+    pub apb_rdata: Signal<Out, Bits<32>>,
+    pub irq: Signal<Out, Bit>,
+    pub mem_ar_valid: Signal<Out, Bit>,
+    pub mem_ar_addr: Signal<Out, Bits<40>>,
+    pub mem_aw_valid: Signal<Out, Bit>,
+    pub mem_aw_addr: Signal<Out, Bits<40>>,
+    pub mem_w_data: Signal<Out, Bits<64>>,
+    pub mem_w_strb: Signal<Out, Bits<8>>,
+    front_end: CommandFrontEnd,
+    elementwise: Elementwise,
+    /// A read (write) is in flight, and whether the kernel unit's.
+    read_busy: Reg<Bit>,
+    read_kernel: Reg<Bit>,
+    write_busy: Reg<Bit>,
+    write_kernel: Reg<Bit>,
+}
+
+impl Logic for Npu {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, read_busy, read_kernel, write_busy, write_kernel);
+        self.read_busy.reset.next = self.reset.val();
+        self.read_kernel.reset.next = self.reset.val();
+        self.write_busy.reset.next = self.reset.val();
+        self.write_kernel.reset.next = self.reset.val();
+        self.front_end.clock.next = self.clock.val();
+        self.front_end.reset.next = self.reset.val();
+        self.elementwise.clock.next = self.clock.val();
+        self.elementwise.reset.next = self.reset.val();
+
+        // APB and the kernel handshake.
+        self.front_end.apb_sel.next = self.apb_sel.val();
+        self.front_end.apb_enable.next = self.apb_enable.val();
+        self.front_end.apb_write.next = self.apb_write.val();
+        self.front_end.apb_addr.next = self.apb_addr.val();
+        self.front_end.apb_wdata.next = self.apb_wdata.val();
+        self.apb_rdata.next = self.front_end.apb_rdata.val();
+        self.irq.next = self.front_end.irq.val();
+        self.elementwise.kernel_start.next = self.front_end.kernel_start.val();
+        self.elementwise.kernel_op.next = self.front_end.kernel_op.val();
+        self.elementwise.kernel_mode.next = self.front_end.kernel_mode.val();
+        self.elementwise.debug_value.next = self.front_end.debug_value.val();
+        self.front_end.kernel_done.next = self.elementwise.kernel_done.val();
+        self.front_end.kernel_error.next = self.elementwise.kernel_error.val();
+        self.front_end.debug_index.next = self.elementwise.debug_index.val();
+        self.front_end.debug_hold.next = self.elementwise.debug_hold.val();
+
+        // Read channel: the front end first; the data to the master granted.
+        self.front_end.mem_ar_ready.next = self.mem_ar_ready.val() & !self.read_busy.q.val();
+        self.elementwise.mem_ar_ready.next =
+            self.mem_ar_ready.val() & !self.read_busy.q.val() & !self.front_end.mem_ar_valid.val();
+        self.mem_ar_valid.next =
+            !self.read_busy.q.val() & (self.front_end.mem_ar_valid.val() | self.elementwise.mem_ar_valid.val());
+        self.mem_ar_addr.next = self.elementwise.mem_ar_addr.val();
+        if self.front_end.mem_ar_valid.val() {
+            self.mem_ar_addr.next = self.front_end.mem_ar_addr.val();
+        }
+        self.front_end.mem_r_valid.next = self.mem_r_valid.val() & !self.read_kernel.q.val();
+        self.elementwise.mem_r_valid.next = self.mem_r_valid.val() & self.read_kernel.q.val();
+        self.front_end.mem_r_data.next = self.mem_r_data.val();
+        self.elementwise.mem_r_data.next = self.mem_r_data.val();
+        self.front_end.mem_r_error.next = self.mem_r_error.val();
+        self.elementwise.mem_r_error.next = self.mem_r_error.val();
+        if !self.read_busy.q.val() & self.mem_ar_valid.val() & self.mem_ar_ready.val() {
+            self.read_busy.d.next = true;
+            self.read_kernel.d.next = !self.front_end.mem_ar_valid.val();
+        }
+        if self.mem_r_valid.val() {
+            self.read_busy.d.next = false;
+        }
+
+        // Write channel, the same way.
+        self.front_end.mem_aw_ready.next = self.mem_aw_ready.val() & !self.write_busy.q.val();
+        self.elementwise.mem_aw_ready.next =
+            self.mem_aw_ready.val() & !self.write_busy.q.val() & !self.front_end.mem_aw_valid.val();
+        self.mem_aw_valid.next =
+            !self.write_busy.q.val() & (self.front_end.mem_aw_valid.val() | self.elementwise.mem_aw_valid.val());
+        self.mem_aw_addr.next = self.elementwise.mem_aw_addr.val();
+        self.mem_w_data.next = self.elementwise.mem_w_data.val();
+        self.mem_w_strb.next = self.elementwise.mem_w_strb.val();
+        if self.front_end.mem_aw_valid.val() {
+            self.mem_aw_addr.next = self.front_end.mem_aw_addr.val();
+            self.mem_w_data.next = self.front_end.mem_w_data.val();
+            self.mem_w_strb.next = self.front_end.mem_w_strb.val();
+        }
+        self.front_end.mem_b_valid.next = self.mem_b_valid.val() & !self.write_kernel.q.val();
+        self.elementwise.mem_b_valid.next = self.mem_b_valid.val() & self.write_kernel.q.val();
+        self.front_end.mem_b_error.next = self.mem_b_error.val();
+        self.elementwise.mem_b_error.next = self.mem_b_error.val();
+        if !self.write_busy.q.val() & self.mem_aw_valid.val() & self.mem_aw_ready.val() {
+            self.write_busy.d.next = true;
+            self.write_kernel.d.next = !self.front_end.mem_aw_valid.val();
+        }
+        if self.mem_b_valid.val() {
+            self.write_busy.d.next = false;
+        }
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(Npu::default(), "npu");
+}

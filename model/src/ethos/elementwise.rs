@@ -1,0 +1,348 @@
+//! The elementwise kernel unit (`hdl/src/ethos/elementwise.rs`, whose comment has the ports,
+//! states, timing and decisions) and its operand arithmetic [`combine`]
+//! (`hdl/src/ethos/elementwise_alu.rs`), which the reference executor calls as well.
+use super::feature_map::{address, Slots};
+use super::output_unit::{apply_scale, Rounding};
+use npu_hdl::ethos::command_front_end::DEBUG_BASEP;
+use npu_hdl::ethos::elementwise::{latch_table, scalar, state, ERROR_IFM, ERROR_OFM, ERROR_UNSUPPORTED, LATCH_STEPS};
+use npu_hdl::ethos::elementwise_alu::MIN_OPA_SHIFT;
+
+/// The operands `a` and `b` (minus their zero points) combined by ELEMENTWISE `mode` (0 MUL,
+/// 1 ADD, 2 SUB, 3 MIN, 4 MAX) with the IFM scale mode and OPA_SCALE (shift, scale) and
+/// OPB_SCALE's scale, before the OFM scale (formulas in `hdl/src/ethos/elementwise_alu.rs`).
+pub fn combine(mode: u16, scale_mode: u16, a: i64, b: i64, opa: (u16, u32), opb_scale: u32) -> i64 {
+    let (opa_shift, opa_scale) = opa;
+    let scaled = |v: i64| apply_scale(v << 20, opa_scale, (opa_shift & 0x3f) as u8 + 20, Rounding::Tfl) as i64;
+    let (sa, sb) = match scale_mode {
+        0 => (a * i64::from(opa_scale & 0xffff), b * i64::from(opb_scale & 0xffff)),
+        1 => (scaled(a), b << 19),
+        _ => (a << 19, scaled(b)),
+    };
+    match mode {
+        0 => a * b,
+        1 => sa + sb,
+        2 => sa - sb,
+        3 => a.min(b),
+        _ => a.max(b),
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct In {
+    pub reset: bool,
+    pub kernel_start: bool,
+    pub kernel_op: u8,
+    pub kernel_mode: u16,
+    pub debug_value: u64,
+    pub mem_ar_ready: bool,
+    pub mem_r_valid: bool,
+    pub mem_r_data: u64,
+    pub mem_r_error: bool,
+    pub mem_aw_ready: bool,
+    pub mem_b_valid: bool,
+    pub mem_b_error: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Out {
+    pub kernel_done: bool,
+    pub kernel_error: u8,
+    pub debug_index: u8,
+    pub debug_hold: bool,
+    pub mem_ar_valid: bool,
+    pub mem_ar_addr: u64,
+    pub mem_aw_valid: bool,
+    pub mem_aw_addr: u64,
+    pub mem_w_data: u64,
+    pub mem_w_strb: u8,
+}
+
+#[derive(Clone, Debug)]
+pub struct Elementwise {
+    state: u8,
+    k: u8,
+    mode: u8,
+    mode_bad: bool,
+    error: u8,
+    scalar: [u64; 32],
+    /// IFM, IFM2, OFM.
+    maps: [Slots; 3],
+    y: u16,
+    x: u16,
+    c: u16,
+    ifm_byte: u8,
+    ifm2_byte: u8,
+    w_addr: u64,
+    w_data: u64,
+    w_strb: u8,
+    event: &'static str,
+}
+
+impl Default for Elementwise {
+    fn default() -> Self {
+        Self {
+            state: state::IDLE,
+            k: 0,
+            mode: 0,
+            mode_bad: false,
+            error: 0,
+            scalar: [0; 32],
+            maps: [[0; 16]; 3],
+            y: 0,
+            x: 0,
+            c: 0,
+            ifm_byte: 0,
+            ifm2_byte: 0,
+            w_addr: 0,
+            w_data: 0,
+            w_strb: 0,
+            event: "",
+        }
+    }
+}
+
+impl Elementwise {
+    fn param(&self, id: usize) -> u16 {
+        self.scalar[id] as u16
+    }
+
+    fn broadcast(&self) -> u16 {
+        self.param(scalar::IFM2_BROADCAST)
+    }
+
+    fn ifm_address(&self) -> u64 {
+        address(&self.maps[0], self.y, self.x, self.c)
+    }
+
+    fn ifm2_address(&self) -> u64 {
+        let b = self.broadcast();
+        let at = |bit: u16, v: u16| if b & bit != 0 { 0 } else { v };
+        address(&self.maps[1], at(1, self.y), at(2, self.x), at(4, self.c))
+    }
+
+    fn ofm_address(&self) -> u64 {
+        address(&self.maps[2], self.y, self.x, self.c)
+    }
+
+    /// The outputs (they follow the state only).
+    pub fn peek(&self) -> Out {
+        self.outputs()
+    }
+
+    fn outputs(&self) -> Out {
+        let s = self.state;
+        let debug_index = if s != state::LATCH {
+            0
+        } else if usize::from(self.k) < latch_table().len() {
+            latch_table()[usize::from(self.k)].0
+        } else if usize::from(self.k) < LATCH_STEPS - 1 {
+            let j = usize::from(self.k) - latch_table().len();
+            (DEBUG_BASEP + 2 * (self.scalar[j >> 1] as usize & 7) + (j & 1)) as u8
+        } else {
+            0
+        };
+        let read = match s {
+            state::READ_A => Some(self.ifm_address()),
+            state::READ_B => Some(self.ifm2_address()),
+            _ => None,
+        };
+        Out {
+            kernel_done: s == state::DONE,
+            kernel_error: if s == state::DONE { self.error } else { 0 },
+            debug_index,
+            debug_hold: s == state::LATCH,
+            mem_ar_valid: read.is_some(),
+            mem_ar_addr: read.map_or(0, |a| a & !7),
+            mem_aw_valid: s == state::WRITE,
+            mem_aw_addr: self.w_addr,
+            mem_w_data: self.w_data,
+            mem_w_strb: self.w_strb,
+        }
+    }
+
+    /// Whether the latched registers ask for something the unit does not do (the checks of
+    /// `hdl/src/ethos/elementwise.rs`).
+    fn unsupported(&self) -> bool {
+        let p = |id| self.param(id);
+        let int8 = |precision: u16, size_shift: u16| precision & 1 == 0 || (precision >> size_shift) & 3 != 0 || (precision >> 6) & 3 > 1;
+        let scalar_operand = self.broadcast() & 0x80 != 0;
+        let scale_mode = (p(scalar::IFM_PRECISION) >> 8) & 3;
+        let add_sub = self.mode == 1 || self.mode == 2;
+        self.mode_bad
+            || int8(p(scalar::IFM_PRECISION), 2)
+            || int8(p(scalar::OFM_PRECISION), 1)
+            || (!scalar_operand && int8(p(scalar::IFM2_PRECISION), 2))
+            || p(scalar::ACTIVATION) & 0x1f != 0
+            || p(scalar::ACC_FORMAT) > 1
+            || p(scalar::IFM_UPSCALE) != 0
+            || (add_sub && scale_mode == 3)
+            || (add_sub && (scale_mode == 1 || scale_mode == 2) && ((self.scalar[scalar::OPA_SCALE] >> 32) & 0x3f) < u64::from(MIN_OPA_SHIFT))
+            || p(scalar::IFM_REGION) > 7
+            || p(scalar::OFM_REGION) > 7
+            || (!scalar_operand && p(scalar::IFM2_REGION) > 7)
+            || !(-128..=127).contains(&self.extended(scalar::IFM_ZERO_POINT, true))
+            || !(-128..=127).contains(&self.extended(scalar::IFM2_ZERO_POINT, p(scalar::IFM2_PRECISION) & 1 != 0))
+            || (scalar_operand && !(-128..=127).contains(&i64::from(p(scalar::IFM2_SCALAR) as i16)))
+    }
+
+    /// A 16-bit register value, sign- or zero-extended.
+    fn extended(&self, id: usize, signed: bool) -> i64 {
+        if signed {
+            i64::from(self.param(id) as i16)
+        } else {
+            i64::from(self.param(id))
+        }
+    }
+
+    /// The OFM byte of the operands now held.
+    fn value(&self) -> u8 {
+        let p = |id| self.param(id);
+        let ifm_zp = i64::from(p(scalar::IFM_ZERO_POINT) as i16);
+        let ifm2_zp = if p(scalar::IFM2_PRECISION) & 1 != 0 { i64::from(p(scalar::IFM2_ZERO_POINT) as i16) } else { i64::from(p(scalar::IFM2_ZERO_POINT)) };
+        let first = i64::from(self.ifm_byte as i8) - ifm_zp;
+        let second = if self.broadcast() & 0x80 != 0 { i64::from(p(scalar::IFM2_SCALAR) as i16) } else { i64::from(self.ifm2_byte as i8) } - ifm2_zp;
+        let (a, b) = if self.broadcast() & 0x40 != 0 { (second, first) } else { (first, second) };
+        // 18-bit operands, as the RTL's ALU takes them.
+        let wrap18 = |v: i64| (v << 46) >> 46;
+        let opa = ((self.scalar[scalar::OPA_SCALE] >> 32) as u16, self.scalar[scalar::OPA_SCALE] as u32);
+        let r = combine(u16::from(self.mode), (p(scalar::IFM_PRECISION) >> 8) & 3, wrap18(a), wrap18(b), opa, self.scalar[scalar::OPB_SCALE] as u32);
+        let r = (r << 24) >> 24; // the ALU's 40 bits
+        let scale = self.scalar[scalar::OFM_SCALE];
+        let rounding = Rounding::from_bits((p(scalar::OFM_PRECISION) >> 14) as u8);
+        let v = apply_scale(r, scale as u32, ((scale >> 32) & 0x3f) as u8, rounding) + i128::from(p(scalar::OFM_ZERO_POINT) as i16);
+        v.clamp(i128::from(p(scalar::ACTIVATION_MIN) as i16), i128::from(p(scalar::ACTIVATION_MAX) as i16)) as u8
+    }
+
+    fn clock(&mut self, i: &In) -> &'static str {
+        if i.reset {
+            *self = Self { scalar: self.scalar, maps: self.maps, ..Self::default() };
+            return "reset";
+        }
+        match self.state {
+            state::IDLE if i.kernel_start => {
+                if i.kernel_op == 3 {
+                    self.state = state::LATCH;
+                    self.k = 0;
+                    self.mode = (i.kernel_mode & 7) as u8;
+                    self.mode_bad = i.kernel_mode > 4;
+                    "start"
+                } else {
+                    self.state = state::DONE;
+                    self.error = ERROR_UNSUPPORTED;
+                    "other kernel refused"
+                }
+            }
+            state::IDLE => "idle",
+            state::LATCH => {
+                if self.k >= 1 {
+                    let e = usize::from(self.k) - 1;
+                    let target = match latch_table().get(e) {
+                        Some(&(_, target)) => target,
+                        None => {
+                            let j = e - latch_table().len();
+                            (((j >> 1) + 1) << 6 | (npu_hdl::ethos::feature_map::BASEP_LOW + (j & 1))) as u8
+                        }
+                    };
+                    let (kind, slot) = (target >> 6, usize::from(target & 0x1f));
+                    match kind {
+                        0 => self.scalar[slot] = i.debug_value & ((1 << 48) - 1),
+                        m => self.maps[usize::from(m) - 1][slot & 15] = i.debug_value & ((1 << 40) - 1),
+                    }
+                }
+                if usize::from(self.k) == LATCH_STEPS - 1 {
+                    self.state = state::CHECK;
+                } else {
+                    self.k += 1;
+                }
+                "latch"
+            }
+            state::CHECK => {
+                if self.unsupported() {
+                    self.error = ERROR_UNSUPPORTED;
+                    self.state = state::DONE;
+                    "unsupported"
+                } else {
+                    self.error = 0;
+                    (self.y, self.x, self.c) = (0, 0, 0);
+                    self.state = state::READ_A;
+                    "check"
+                }
+            }
+            state::READ_A | state::READ_B => {
+                if i.mem_ar_ready {
+                    self.state += 1;
+                    "read address"
+                } else {
+                    "read stalled"
+                }
+            }
+            state::WAIT_A | state::WAIT_B if i.mem_r_valid => {
+                let addr = if self.state == state::WAIT_A { self.ifm_address() } else { self.ifm2_address() };
+                if i.mem_r_error {
+                    self.error = ERROR_IFM;
+                    self.state = state::DONE;
+                    return "read error";
+                }
+                let byte = (i.mem_r_data >> (8 * (addr & 7))) as u8;
+                if self.state == state::WAIT_A {
+                    self.ifm_byte = byte;
+                    self.state = if self.broadcast() & 0x80 != 0 { state::CALC } else { state::READ_B };
+                    "ifm"
+                } else {
+                    self.ifm2_byte = byte;
+                    self.state = state::CALC;
+                    "ifm2"
+                }
+            }
+            state::WAIT_A | state::WAIT_B => "read wait",
+            state::CALC => {
+                let addr = self.ofm_address();
+                let v = self.value();
+                self.w_addr = addr & !7;
+                self.w_strb = 1 << (addr & 7);
+                self.w_data = u64::from_le_bytes([v; 8]);
+                self.state = state::WRITE;
+                "calc"
+            }
+            state::WRITE => {
+                if i.mem_aw_ready {
+                    self.state = state::WAIT_W;
+                    "write"
+                } else {
+                    "write stalled"
+                }
+            }
+            state::WAIT_W if i.mem_b_valid => {
+                if i.mem_b_error {
+                    self.error = ERROR_OFM;
+                    self.state = state::DONE;
+                    return "write error";
+                }
+                self.state = state::READ_A;
+                if self.c == self.param(scalar::OFM_DEPTH_M1) {
+                    self.c = 0;
+                    if self.x == self.param(scalar::OFM_WIDTH_M1) {
+                        self.x = 0;
+                        if self.y == self.param(scalar::OFM_HEIGHT_M1) {
+                            self.state = state::DONE;
+                        } else {
+                            self.y += 1;
+                        }
+                    } else {
+                        self.x += 1;
+                    }
+                } else {
+                    self.c += 1;
+                }
+                "written"
+            }
+            state::WAIT_W => "write wait",
+            _ => {
+                self.state = state::IDLE;
+                "done"
+            }
+        }
+    }
+}
+
+crate::sequential_block!(Elementwise);

@@ -1,0 +1,133 @@
+//! The Ethos-U65 NPU top (`hdl/src/ethos/npu.rs`, whose comment has the ports and the
+//! arbitration): the command front end and the elementwise unit composed as the RTL wires
+//! them, and the arbiter of the one memory master port.
+use super::command_front_end::{self as fe, CommandFrontEnd};
+use super::elementwise::{self as ew, Elementwise};
+use crate::Block;
+
+#[derive(Clone, Debug, Default)]
+pub struct In {
+    pub reset: bool,
+    pub apb_sel: bool,
+    pub apb_enable: bool,
+    pub apb_write: bool,
+    pub apb_addr: u16,
+    pub apb_wdata: u32,
+    pub mem_ar_ready: bool,
+    pub mem_r_valid: bool,
+    pub mem_r_data: u64,
+    pub mem_r_error: bool,
+    pub mem_aw_ready: bool,
+    pub mem_b_valid: bool,
+    pub mem_b_error: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Out {
+    pub apb_rdata: u32,
+    pub irq: bool,
+    pub mem_ar_valid: bool,
+    pub mem_ar_addr: u64,
+    pub mem_aw_valid: bool,
+    pub mem_aw_addr: u64,
+    pub mem_w_data: u64,
+    pub mem_w_strb: u8,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Npu {
+    front_end: CommandFrontEnd,
+    elementwise: Elementwise,
+    read_busy: bool,
+    read_kernel: bool,
+    write_busy: bool,
+    write_kernel: bool,
+    events: Vec<&'static str>,
+}
+
+impl Block for Npu {
+    type In = In;
+    type Out = Out;
+
+    fn reset_input() -> Option<In> {
+        Some(In { reset: true, ..In::default() })
+    }
+
+    fn step(&mut self, i: &In) -> Out {
+        // The kernel unit's outputs come from its state only; the front end's inputs do not
+        // depend on the front end's outputs, so it steps first.
+        let k = self.elementwise.peek();
+        let f = self.front_end.step(&fe::In {
+            reset: i.reset,
+            apb_sel: i.apb_sel,
+            apb_enable: i.apb_enable,
+            apb_write: i.apb_write,
+            apb_addr: i.apb_addr,
+            apb_wdata: i.apb_wdata,
+            mem_ar_ready: i.mem_ar_ready && !self.read_busy,
+            mem_r_valid: i.mem_r_valid && !self.read_kernel,
+            mem_r_data: i.mem_r_data,
+            mem_r_error: i.mem_r_error,
+            kernel_done: k.kernel_done,
+            kernel_error: k.kernel_error,
+            debug_index: k.debug_index,
+            debug_hold: k.debug_hold,
+            mem_aw_ready: i.mem_aw_ready && !self.write_busy,
+            mem_b_valid: i.mem_b_valid && !self.write_kernel,
+            mem_b_error: i.mem_b_error,
+        });
+        self.elementwise.step(&ew::In {
+            reset: i.reset,
+            kernel_start: f.kernel_start,
+            kernel_op: f.kernel_op,
+            kernel_mode: f.kernel_mode,
+            debug_value: f.debug_value,
+            mem_ar_ready: i.mem_ar_ready && !self.read_busy && !f.mem_ar_valid,
+            mem_r_valid: i.mem_r_valid && self.read_kernel,
+            mem_r_data: i.mem_r_data,
+            mem_r_error: i.mem_r_error,
+            mem_aw_ready: i.mem_aw_ready && !self.write_busy && !f.mem_aw_valid,
+            mem_b_valid: i.mem_b_valid && self.write_kernel,
+            mem_b_error: i.mem_b_error,
+        });
+        let fe_write = f.mem_aw_valid;
+        let out = Out {
+            apb_rdata: f.apb_rdata,
+            irq: f.irq,
+            mem_ar_valid: !self.read_busy && (f.mem_ar_valid || k.mem_ar_valid),
+            mem_ar_addr: if f.mem_ar_valid { f.mem_ar_addr } else { k.mem_ar_addr },
+            mem_aw_valid: !self.write_busy && (fe_write || k.mem_aw_valid),
+            mem_aw_addr: if fe_write { f.mem_aw_addr } else { k.mem_aw_addr },
+            mem_w_data: if fe_write { f.mem_w_data } else { k.mem_w_data },
+            mem_w_strb: if fe_write { f.mem_w_strb } else { k.mem_w_strb },
+        };
+        self.events = self.front_end.events().to_vec();
+        self.events.extend_from_slice(self.elementwise.events());
+        if i.reset {
+            (self.read_busy, self.read_kernel, self.write_busy, self.write_kernel) = (false, false, false, false);
+            return out;
+        }
+        if !self.read_busy && out.mem_ar_valid && i.mem_ar_ready {
+            (self.read_busy, self.read_kernel) = (true, !f.mem_ar_valid);
+            self.events.push(if f.mem_ar_valid { "arbiter: front-end read" } else { "arbiter: kernel read" });
+            if f.mem_ar_valid && k.mem_ar_valid {
+                self.events.push("arbiter: kernel read waits");
+            }
+        }
+        if i.mem_r_valid {
+            self.read_busy = false;
+        }
+        if !self.write_busy && out.mem_aw_valid && i.mem_aw_ready {
+            (self.write_busy, self.write_kernel) = (true, !fe_write);
+            self.events.push(if fe_write { "arbiter: front-end write" } else { "arbiter: kernel write" });
+        }
+        if i.mem_b_valid {
+            self.write_busy = false;
+        }
+        out
+    }
+
+    fn events(&self) -> &[&'static str] {
+        &self.events
+    }
+}

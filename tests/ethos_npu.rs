@@ -1,0 +1,148 @@
+//! The NPU top (command front end + elementwise unit, `npu_hdl::ethos::Npu`) runs random
+//! Vela-compiled ELEMENTWISE networks (ADD, SUB, MUL, MAXIMUM, MINIMUM; one or two operators;
+//! both Vela cores) end to end, Verilated RTL in lock step with its model, over a memory with
+//! random stalls and latencies; the memory after the run must equal the reference executor's
+//! (`npu::ethos::executor`) and the output TFLite's. `SEED` repeats a run, `CYCLES` sets the
+//! number of networks.
+use npu::cosim::lockstep::{Coverage, Run};
+use npu::ethos::command_stream::{decode, DriverPayload};
+use npu::ethos::executor::{execute, Memory};
+use npu::ethos::memory::Timing;
+use npu::ethos::network::{random_network, Choice, Kind, Network};
+use npu::ethos::operation::operations;
+use npu::ethos::tflite::{TfLite, VelaCore};
+use npu::model::ethos::command_front_end::{BUS_STATUS, CMD_PARSE_ERROR, IRQ_RAISED};
+use rand::Rng;
+
+fn oracle() -> TfLite {
+    TfLite::in_project(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// What the runs must show: each elementwise operation, broadcast, scalar, NHCWB16 IFM, IFM2
+/// and OFM, both saturations, both cores, memory stalls, and the arbiter granting both
+/// masters and holding the kernel unit back while the front end reads.
+const REQUIRED: [&str; 20] = [
+    "ELEMENTWISE add", "ELEMENTWISE sub", "ELEMENTWISE mul", "ELEMENTWISE max", "ELEMENTWISE min", "broadcast", "scalar",
+    "nhcwb16 ofm", "saturated high", "saturated low", "regor core", "legacy core", "bench: address stalled",
+    "arbiter: kernel read", "arbiter: kernel write", "arbiter: front-end read", "read stalled",
+    "nhcwb16 ifm", "nhcwb16 ifm2", "arbiter: kernel read waits",
+];
+
+#[test]
+fn elementwise_networks_run_on_the_npu() {
+    let run = Run::from_env("elementwise_networks_run_on_the_npu", 48);
+    let choice = Choice { kinds: vec![Kind::Add, Kind::Sub, Kind::Mul, Kind::Maximum, Kind::Minimum], ops: 1..=2, side: 1..=5, channels: 1..=20 };
+    let tflite = oracle();
+    let mut rng = run.rng();
+    let mut coverage = Coverage::default();
+    let mut done = 0;
+    let mut total_cycles = 0;
+    // One batch for Vela and one for TFLite: each call starts the Python oracle.
+    let mut batch: Vec<Network> = Vec::new();
+    let mut compiled = Vec::new();
+    while batch.len() < run.cycles as usize {
+        let more: Vec<Network> = (batch.len()..run.cycles as usize).map(|_| random_network(&mut rng, &choice)).collect();
+        let by_core: Vec<_> = VelaCore::ALL.iter().map(|&core| tflite.compile_networks(&more, core).unwrap_or_else(|e| panic!("SEED={}: {e}", run.seed))).collect();
+        for (i, net) in more.into_iter().enumerate() {
+            if by_core.iter().all(|results| results[i].is_ok()) {
+                compiled.push(VelaCore::ALL.iter().zip(&by_core).map(|(&core, results)| (core, results[i].clone())).collect::<Vec<_>>());
+                batch.push(net);
+            }
+        }
+    }
+    let expected_outputs = tflite.run_networks(&batch).unwrap_or_else(|e| panic!("SEED={}: {e}", run.seed));
+    for ((net, models), want) in batch.iter().zip(compiled).zip(&expected_outputs) {
+        for (core, model) in models {
+            let model = model.unwrap();
+            let context = format!("SEED={} network {done} ({} core):\n{}", run.seed, core.name(), net.describe());
+            let stream = DriverPayload::parse(&model.cmd_data).unwrap_or_else(|e| panic!("{context}: {e}")).stream;
+            let input: Vec<u8> = net.input.iter().map(|&v| v as u8).collect();
+            let image = Memory::load(&model, &input).unwrap_or_else(|e| panic!("{context}: {e}"));
+            let mut expected = image.clone();
+            let ops = execute(&operations(&decode(&stream).unwrap()), &mut expected).unwrap_or_else(|e| panic!("{context}: executor: {e}"));
+            for op in &ops {
+                coverage.hit(&op.kind);
+                op.seen.iter().for_each(|s| coverage.hit(s));
+            }
+            coverage.hit(&format!("{} core", core.name()));
+            let timing = if rng.gen_bool(0.2) { Timing::fastest() } else { Timing::random(&mut rng) };
+            let limit = Run { cycles: 400_000 + 60 * image.bytes.len() as u64 * 4, ..run.clone() };
+            let (outcome, seen) = npu::ethos::npu::lockstep(&limit, &image, &stream, timing).unwrap_or_else(|m| panic!("{context}\n{m}"));
+            coverage.merge(&seen);
+            let outcome = outcome.unwrap_or_else(|| panic!("{context}: the NPU did not stop within {} cycles", limit.cycles));
+            assert_eq!(outcome.status & (BUS_STATUS | CMD_PARSE_ERROR | IRQ_RAISED), IRQ_RAISED, "{context}: STATUS {:#x}", outcome.status);
+            let got = &outcome.memory[..image.bytes.len()];
+            if let Some(at) = (0..got.len()).find(|&a| got[a] != expected.bytes[a]) {
+                panic!("{context}: byte {at:#x}: NPU {}, executor {}", got[at], expected.bytes[at]);
+            }
+            let output: Vec<i8> = Memory { bytes: got.to_vec(), base: image.base }.tensor(&model.outputs[0]).unwrap().iter().map(|&b| b as i8).collect();
+            assert_eq!(&output, want, "{context}: the NPU's output differs from TFLite's");
+            println!("network {done} ({} core, {} operations): {} cycles", core.name(), ops.len(), outcome.cycles);
+            total_cycles += outcome.cycles;
+        }
+        done += 1;
+    }
+    println!("{coverage}\n{done} networks, {total_cycles} NPU cycles in all");
+    coverage.require(&REQUIRED);
+}
+
+/// Bad input on a Vela stream of one ADD (C++ core): each fault stops the NPU with its STATUS
+/// and the IRQ in bounded cycles, and the reference executor refuses the same stream.
+/// - a lookup-table activation (unsupported field value: cmd_parse_error, nothing written),
+/// - a POOL in place of the ELEMENTWISE (no pooling unit yet: cmd_parse_error; the executor
+///   runs it),
+/// - an IFM base beyond the memory (bus_status, faulting_channel 1, nothing written),
+/// - an OFM base beyond the memory (bus_status, faulting_channel 8, nothing written).
+#[test]
+fn bad_streams_stop_with_their_status() {
+    use npu::ethos::executor::ExecError;
+    use npu::model::ethos::command_front_end::CMD_END_REACHED;
+    let run = Run::from_env("bad_streams_stop_with_their_status", 1);
+    let tflite = oracle();
+    let mut rng = run.rng();
+    let choice = Choice { kinds: vec![Kind::Add], ops: 1..=1, side: 2..=4, channels: 1..=8 };
+    let net = random_network(&mut rng, &choice);
+    let model = tflite.compile_networks(std::slice::from_ref(&net), VelaCore::ALL[0]).unwrap().remove(0).unwrap();
+    let stream = DriverPayload::parse(&model.cmd_data).unwrap().stream;
+    let input: Vec<u8> = net.input.iter().map(|&v| v as u8).collect();
+    let image = Memory::load(&model, &input).unwrap();
+    let commands = decode(&stream).unwrap();
+    let word = |name: &str| commands.iter().find(|c| c.command.name == name).unwrap_or_else(|| panic!("{name} in the stream")).offset / 4;
+    let far = 0x7f_0000u32;
+    let set_param = |name: &str, param: u16| {
+        let mut s = stream.clone();
+        let w = word(name);
+        s[w] = (s[w] & 0xffff) | u32::from(param) << 16;
+        s
+    };
+    let set_payload = |name: &str, payload: u32| {
+        let mut s = stream.clone();
+        s[word(name) + 1] = payload;
+        s
+    };
+    // (what, stream, STATUS error bit, faulting_channel); the POOL is a valid stream that
+    // the executor runs, refused only because the NPU has no pooling unit yet.
+    let cases: [(&str, Vec<u32>, u32, u32); 4] = [
+        ("lookup table", set_param("NPU_SET_ACTIVATION", 1), CMD_PARSE_ERROR, 0),
+        ("POOL", {
+            let mut s = stream.clone();
+            let w = word("NPU_OP_ELEMENTWISE");
+            s[w] = npu_hdl::ethos::command_set::named("NPU_OP_POOL").unwrap().word(0);
+            s
+        }, CMD_PARSE_ERROR, 0),
+        ("IFM beyond memory", set_payload("NPU_SET_IFM_BASE0", far), BUS_STATUS, 1),
+        ("OFM beyond memory", set_payload("NPU_SET_OFM_BASE0", far), BUS_STATUS, 8),
+    ];
+    for (what, bad, error, channel) in cases {
+        let context = format!("SEED={} {what}", run.seed);
+        let refused = execute(&operations(&decode(&bad).unwrap()), &mut image.clone());
+        assert!(what == "POOL" || matches!(refused, Err(ExecError::Unsupported { .. } | ExecError::Access { .. })), "{context}: the executor gave {refused:?}");
+        let limit = Run { cycles: 100_000, ..run.clone() };
+        let (outcome, _) = npu::ethos::npu::lockstep(&limit, &image, &bad, Timing::random(&mut rng)).unwrap_or_else(|m| panic!("{context}\n{m}"));
+        let outcome = outcome.unwrap_or_else(|| panic!("{context}: the NPU did not stop"));
+        assert_eq!(outcome.status & (BUS_STATUS | CMD_PARSE_ERROR | IRQ_RAISED | CMD_END_REACHED), error | IRQ_RAISED, "{context}: STATUS {:#x}", outcome.status);
+        assert_eq!(outcome.status >> 12 & 0xf, channel, "{context}: faulting_channel, STATUS {:#x}", outcome.status);
+        assert!(outcome.written.is_empty(), "{context}: {} bytes written", outcome.written.len());
+        println!("{what}: STATUS {:#x} after {} cycles", outcome.status, outcome.cycles);
+    }
+}
