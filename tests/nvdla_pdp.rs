@@ -5,25 +5,14 @@
 //! an SDP layer on the one memory port; every output byte is compared with a plain pooling
 //! written here from the register descriptions, and the bytes between lines and surfaces
 //! must stay untouched. `SEED` repeats a run, `CYCLES` sets the number of layers.
+mod nvdla_bench;
 use npu::cosim::lockstep::{Coverage, Lockstep, Run};
 use npu::cosim::tops::nv_small::NvSmall as Rtl;
 use npu::nvdla::memory::Memory;
 use npu::nvdla::player::Bench;
 use npu_hdl::nvdla::regmap;
+use nvdla_bench::{address, program_copy, read, write};
 use rand::Rng;
-
-fn address(unit: &str, register: &str) -> u16 {
-    let (u, r) = regmap::register(unit, register);
-    u.csb_address(r)
-}
-
-fn read(b: &mut Bench, address: u16) -> u32 {
-    b.csb(address, None).unwrap_or_else(|e| panic!("{e:?}"))
-}
-
-fn write(b: &mut Bench, address: u16, value: u32) {
-    b.csb(address, Some(value)).unwrap_or_else(|e| panic!("{e:?}"));
-}
 
 /// One pooling layer as the registers describe it (sizes as counts).
 #[derive(Clone, Debug)]
@@ -107,24 +96,6 @@ fn random_layer(rng: &mut impl Rng) -> Layer {
     Layer { width, height, channels: rng.gen_range(1..=20), kernel, stride, pad, method, recip, pad_values }
 }
 
-/// The SDP layer that runs beside some PDP layers: a copy (every stage bypassed, scale 1).
-fn program_sdp_copy(b: &mut Bench, src: u64, dst: u64, atoms: u32) {
-    for unit in ["SDP_RDMA", "SDP"] {
-        write(b, address(unit, "D_DATA_CUBE_WIDTH"), atoms - 1);
-    }
-    for (unit, register, value) in [
-        ("SDP_RDMA", "D_SRC_BASE_ADDR_LOW", src as u32),
-        ("SDP_RDMA", "D_SRC_LINE_STRIDE", 8 * atoms),
-        ("SDP", "D_DST_BASE_ADDR_LOW", dst as u32),
-        ("SDP", "D_DST_LINE_STRIDE", 8 * atoms),
-        ("SDP", "D_CVT_SCALE", 1),
-        ("SDP_RDMA", "D_OP_ENABLE", 1),
-        ("SDP", "D_OP_ENABLE", 1),
-    ] {
-        write(b, address(unit, register), value);
-    }
-}
-
 #[test]
 fn random_pdp_layers_match_a_plain_pooling() {
     let run = Run::from_env("random_pdp_layers_match_a_plain_pooling", 24);
@@ -196,10 +167,7 @@ fn random_pdp_layers_match_a_plain_pooling() {
         if beside {
             let copy: Vec<u8> = (0..8 * sdp_atoms).map(|_| rng.gen()).collect();
             b.memory.write(sdp_src, &copy);
-            for unit in ["SDP_RDMA", "SDP"] {
-                write(&mut b, address(unit, "S_POINTER"), sdp_group);
-            }
-            program_sdp_copy(&mut b, sdp_src, sdp_dst, sdp_atoms);
+            program_copy(&mut b, sdp_group, (sdp_atoms, 1), (sdp_src, 8 * sdp_atoms), (sdp_dst, 8 * sdp_atoms));
             sdp_group ^= 1;
         }
         write(&mut b, address("PDP", "D_OP_ENABLE"), 1);

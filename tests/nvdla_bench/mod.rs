@@ -1,0 +1,59 @@
+//! The NVDLA tests' bench helpers: CSB access by register name, the RTL in lock step with the
+//! model behind the stalling trace memory, and an SDP copy layer.
+#![allow(dead_code)] // each test binary uses its own part
+use npu::cosim::lockstep::{Coverage, Lockstep, Run};
+use npu::cosim::tops::nv_small::NvSmall as Rtl;
+use npu::nvdla::memory::Memory;
+use npu::nvdla::player::Bench;
+use npu_hdl::nvdla::regmap;
+
+pub fn address(unit: &str, register: &str) -> u16 {
+    let (u, r) = regmap::register(unit, register);
+    u.csb_address(r)
+}
+
+/// Runs `body` on a bench whose memory stalls (seed from `run`) in front of the RTL and the
+/// model in lock step.
+pub fn on_bench(run: &Run, body: impl FnOnce(&mut Bench)) -> Coverage {
+    let mut pair = Lockstep::<Rtl>::open(run);
+    let mut step = |i: &npu::model::nvdla::nv_small::In| pair.step(i).unwrap_or_else(|m| panic!("{m}"));
+    let mut bench = Bench::new(&mut step, Memory::default(), Some(run.seed));
+    body(&mut bench);
+    drop(bench);
+    pair.coverage
+}
+
+pub fn read(b: &mut Bench, address: u16) -> u32 {
+    b.csb(address, None).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+pub fn write(b: &mut Bench, address: u16, value: u32) {
+    b.csb(address, Some(value)).unwrap_or_else(|e| panic!("{e:?}"));
+}
+
+/// One SDP layer in bypass with converter scale 1 (a copy), programmed into `group` and
+/// enabled: `w` atoms a line, `h` lines, one surface; source and destination with their line
+/// strides.
+pub fn program_copy(b: &mut Bench, group: u32, (w, h): (u32, u32), (src, src_line): (u64, u32), (dst, dst_line): (u64, u32)) {
+    for unit in ["SDP_RDMA", "SDP"] {
+        write(b, address(unit, "S_POINTER"), group);
+        write(b, address(unit, "D_DATA_CUBE_WIDTH"), w - 1);
+        write(b, address(unit, "D_DATA_CUBE_HEIGHT"), h - 1);
+        write(b, address(unit, "D_DATA_CUBE_CHANNEL"), 7);
+    }
+    for (unit, register, value) in [
+        ("SDP_RDMA", "D_SRC_BASE_ADDR_LOW", src as u32),
+        ("SDP_RDMA", "D_SRC_BASE_ADDR_HIGH", (src >> 32) as u32),
+        ("SDP_RDMA", "D_SRC_LINE_STRIDE", src_line),
+        ("SDP_RDMA", "D_SRC_SURFACE_STRIDE", src_line * h),
+        ("SDP", "D_DST_BASE_ADDR_LOW", dst as u32),
+        ("SDP", "D_DST_BASE_ADDR_HIGH", (dst >> 32) as u32),
+        ("SDP", "D_DST_LINE_STRIDE", dst_line),
+        ("SDP", "D_DST_SURFACE_STRIDE", dst_line * h),
+        ("SDP", "D_CVT_SCALE", 1),
+        ("SDP_RDMA", "D_OP_ENABLE", 1),
+        ("SDP", "D_OP_ENABLE", 1),
+    ] {
+        write(b, address(unit, register), value);
+    }
+}
