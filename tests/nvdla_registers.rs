@@ -2,7 +2,7 @@
 //! values and access types of every register of the table (`npu_hdl::nvdla::regmap`, itself
 //! checked against NVIDIA's RDL), unmapped addresses, GLB interrupt mask, set and status with
 //! `irq`, and ping-pong switching with a second layer programmed while the first runs
-//! (seeds/001 "Ping-pong Synchronization Mechanism", steps 1-9).
+//! (seeds/001 "Ping-pong Synchronization Mechanism", steps 1-9), for SDP and for PDP.
 use npu::cosim::lockstep::{Lockstep, Run};
 use npu::cosim::tops::nv_small::NvSmall as Rtl;
 use npu::nvdla::memory::Memory;
@@ -183,29 +183,117 @@ fn second_layer_programmed_while_the_first_runs() {
     });
 }
 
-/// The output converter as seeds/001 describes it, written apart from the model: the product
-/// `(x - offset) * scale`, its magnitude shifted with half added (round half away from zero),
-/// the sign put back, saturated to int8; a shift of 49 or more (the product's width) gives 0.
-fn reference_convert(x: i8, offset: i32, scale: i16, shift: u32) -> i8 {
-    let product = (i128::from(x) - i128::from(offset)) * i128::from(scale);
+/// NVDLA's rounding right shift as seeds/001 describes it, written apart from the model: the
+/// magnitude shifted with half added (round half away from zero), the sign put back,
+/// saturated to `bits` bits; a shift of 49 or more (the value's width) gives 0.
+fn reference_shift(value: i128, shift: u32, bits: u32) -> i128 {
     if shift >= 49 {
         return 0;
     }
     let half = if shift == 0 { 0 } else { 1i128 << (shift - 1) };
-    let magnitude = (product.abs() + half) >> shift;
-    (product.signum() * magnitude).clamp(-128, 127) as i8
+    let magnitude = (value.abs() + half) >> shift;
+    (value.signum() * magnitude).clamp(-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
 }
 
-/// Random layers (cube sizes, strides with gaps, addresses, converter settings, input bytes)
-/// programmed through the CSB into alternating groups, on the RTL in lock step with the model,
+/// The output converter: `(x - offset) * scale`, shifted, saturated to int8.
+fn reference_convert(x: i128, offset: i32, scale: i16, shift: u32) -> i8 {
+    reference_shift((x - i128::from(offset)) * i128::from(scale), shift, 8) as i8
+}
+
+/// One X stage's registers (D_DP_BS_* or D_DP_BN_*), drawn at random.
+#[derive(Clone, Copy, Debug)]
+struct Stage {
+    cfg: u32,
+    alu_cfg: u32,
+    alu_value: u32,
+    mul_cfg: u32,
+    mul_value: u32,
+}
+
+impl Stage {
+    /// `memory`: its operand read (BRDMA or NRDMA) is on, so its parts may take their
+    /// operands from memory.
+    fn random(rng: &mut impl rand::Rng, memory: bool) -> Self {
+        use rand::Rng;
+        let shift = |rng: &mut dyn rand::RngCore| match rng.gen_range(0..3) {
+            0 => 0,
+            1 => rng.gen_range(1..16u32),
+            _ => rng.gen_range(16..256u32),
+        };
+        // Bit 0 BYPASS (a stage on 3 times in 4), then ALU_BYPASS, ALU_ALGO, MUL_BYPASS,
+        // MUL_PRELU, RELU_BYPASS at random; SRC (bit 0 of ALU_CFG and MUL_CFG) memory at
+        // random when the operand read is on.
+        let cfg = u32::from(rng.gen_bool(0.25)) | rng.gen_range(0..64u32) << 1;
+        let operand = |rng: &mut dyn rand::RngCore| if rng.gen_bool(0.5) { rng.gen_range(0..16u32) } else { rng.gen::<u32>() & 0xffff };
+        let src = |rng: &mut dyn rand::RngCore| u32::from(memory && rng.gen_bool(0.5));
+        Stage { cfg, alu_cfg: shift(rng) % 64 << 8 | src(rng), alu_value: operand(rng), mul_cfg: shift(rng) << 8 | src(rng), mul_value: operand(rng) }
+    }
+
+    /// The stage on one lane, as seeds/001 and the RDL describe it (docs/nvdla.md, "SDP's BS
+    /// and BN stages", for the widths); `memory` is the lane's operand read from memory (an
+    /// int8); `seen` counts the cases met.
+    fn apply(&self, x: i128, memory: i8, seen: &mut std::collections::BTreeSet<&'static str>) -> i128 {
+        if self.cfg & 1 != 0 {
+            return x;
+        }
+        let mut v = x;
+        if self.cfg & 2 == 0 {
+            let value = if self.alu_cfg & 1 != 0 {
+                seen.insert("alu operand from memory");
+                i128::from(memory)
+            } else {
+                i128::from(self.alu_value as u16 as i16)
+            };
+            let operand = (value * (1i128 << (self.alu_cfg >> 8 & 63))).clamp(i32::MIN.into(), i32::MAX.into());
+            if operand.abs() == 1 << 31 || operand == (1 << 31) - 1 {
+                seen.insert("alu operand saturated");
+            }
+            v = match self.cfg >> 2 & 3 {
+                0 => v.max(operand),
+                1 => v.min(operand),
+                _ => v + operand,
+            };
+            seen.insert(["alu max", "alu min", "alu sum", "alu sum (algo 3)"][(self.cfg >> 2 & 3) as usize]);
+        }
+        let (mul_bypass, prelu) = (self.cfg & 16 != 0, self.cfg & 32 != 0);
+        if !mul_bypass && prelu && v >= 0 {
+            seen.insert("prelu kept");
+            v = i128::from(v as u32 as i32);
+        } else {
+            if !mul_bypass {
+                seen.insert(if prelu { "prelu multiplied" } else { "multiplied" });
+                v *= if self.mul_cfg & 1 != 0 {
+                    seen.insert("mul operand from memory");
+                    i128::from(memory)
+                } else {
+                    i128::from(self.mul_value as u16 as i16)
+                };
+            }
+            let t = reference_shift(v, self.mul_cfg >> 8 & 63, 32);
+            if t != reference_shift(v, self.mul_cfg >> 8 & 63, 64) {
+                seen.insert("truncation saturated");
+            }
+            v = t;
+        }
+        if self.cfg & 64 == 0 && v < 0 {
+            seen.insert("relu clamped");
+            v = 0;
+        }
+        v
+    }
+}
+
+/// Random layers (cube sizes, strides with gaps, addresses, BS and BN stages with operands
+/// from the registers or read from memory, converter settings, input bytes) programmed through the CSB into alternating groups, on the RTL in lock step with the model,
 /// the memory stalling; every output byte equals the reference, and the bytes between the
 /// output lines and surfaces are untouched.
 #[test]
 fn random_layers_against_a_plain_reference() {
     use rand::Rng;
-    let run = Run::from_env("random_layers_against_a_plain_reference", 40);
+    let run = Run::from_env("random_layers_against_a_plain_reference", 200);
     let mut rng = run.rng();
     let (mut saturated, mut rounded_half, mut shifted_out) = (0u32, 0u32, 0u32);
+    let mut seen = std::collections::BTreeSet::new();
     let coverage = on_bench(&run, |b| {
         for layer in 0..run.cycles {
             let group = (layer % 2) as u32;
@@ -227,7 +315,17 @@ fn random_layers_against_a_plain_reference() {
                 2 => rng.gen_range(8..30),
                 _ => rng.gen_range(30..64),
             };
+            // BRDMA's and NRDMA's operand cubes (one int8 per element, the input's layout).
+            let (bs_read, bn_read) = (rng.gen_bool(0.5), rng.gen_bool(0.5));
+            let (bs, bn) = (Stage::random(&mut rng, bs_read), Stage::random(&mut rng, bn_read));
             let input: Vec<u8> = (0..surface * surfaces).map(|_| rng.gen()).collect();
+            let (bs_cube, bn_cube) = (src + 0x2_0000, src + 0x4_0000);
+            let bs_operands: Vec<u8> = (0..surface * surfaces).map(|_| rng.gen()).collect();
+            let bn_operands: Vec<u8> = (0..surface * surfaces).map(|_| rng.gen()).collect();
+            b.memory.write(bs_cube, &bs_operands);
+            b.memory.write(bn_cube, &bn_operands);
+            // DISABLE 0, DATA_USE ALU, one byte, per element, main memory; or DISABLE 1.
+            let read_cfg = |on: bool| if on { 0x32 } else { 1 };
             b.memory.write(src, &input);
             let fill = 0x5a;
             b.memory.write(dst, &vec![fill; (surface * surfaces) as usize]);
@@ -249,6 +347,26 @@ fn random_layers_against_a_plain_reference() {
                 ("SDP", "D_CVT_OFFSET", offset as u32),
                 ("SDP", "D_CVT_SCALE", scale as u16 as u32),
                 ("SDP", "D_CVT_SHIFT", shift),
+                ("SDP_RDMA", "D_BRDMA_CFG", read_cfg(bs_read)),
+                ("SDP_RDMA", "D_BS_BASE_ADDR_LOW", bs_cube as u32),
+                ("SDP_RDMA", "D_BS_BASE_ADDR_HIGH", (bs_cube >> 32) as u32),
+                ("SDP_RDMA", "D_BS_LINE_STRIDE", line as u32),
+                ("SDP_RDMA", "D_BS_SURFACE_STRIDE", surface as u32),
+                ("SDP_RDMA", "D_NRDMA_CFG", read_cfg(bn_read)),
+                ("SDP_RDMA", "D_BN_BASE_ADDR_LOW", bn_cube as u32),
+                ("SDP_RDMA", "D_BN_BASE_ADDR_HIGH", (bn_cube >> 32) as u32),
+                ("SDP_RDMA", "D_BN_LINE_STRIDE", line as u32),
+                ("SDP_RDMA", "D_BN_SURFACE_STRIDE", surface as u32),
+                ("SDP", "D_DP_BS_CFG", bs.cfg),
+                ("SDP", "D_DP_BS_ALU_CFG", bs.alu_cfg),
+                ("SDP", "D_DP_BS_ALU_SRC_VALUE", bs.alu_value),
+                ("SDP", "D_DP_BS_MUL_CFG", bs.mul_cfg),
+                ("SDP", "D_DP_BS_MUL_SRC_VALUE", bs.mul_value),
+                ("SDP", "D_DP_BN_CFG", bn.cfg),
+                ("SDP", "D_DP_BN_ALU_CFG", bn.alu_cfg),
+                ("SDP", "D_DP_BN_ALU_SRC_VALUE", bn.alu_value),
+                ("SDP", "D_DP_BN_MUL_CFG", bn.mul_cfg),
+                ("SDP", "D_DP_BN_MUL_SRC_VALUE", bn.mul_value),
                 ("SDP_RDMA", "D_OP_ENABLE", 1),
                 ("SDP", "D_OP_ENABLE", 1),
             ] {
@@ -264,8 +382,9 @@ fn random_layers_against_a_plain_reference() {
                         let at = s * surface + y * line + k;
                         let got = b.memory.read(dst + at);
                         let expected = if k < 8 * w {
-                            let x = input[at as usize] as i8;
-                            let product = (i64::from(x) - i64::from(offset)) * i64::from(scale);
+                            let i = at as usize;
+                            let x = bn.apply(bs.apply(i128::from(input[i] as i8), bs_operands[i] as i8, &mut seen), bn_operands[i] as i8, &mut seen);
+                            let product = (x - i128::from(offset)) * i128::from(scale);
                             let value = reference_convert(x, offset, scale, shift);
                             saturated += u32::from(value == 127 || value == -128);
                             rounded_half += u32::from(shift > 0 && shift < 49 && product.rem_euclid(1 << shift) == 1 << (shift - 1));
@@ -274,15 +393,79 @@ fn random_layers_against_a_plain_reference() {
                         } else {
                             fill
                         };
-                        assert_eq!(got, expected, "layer {layer}, surface {s}, line {y}, byte {k}: x {:#04x}, offset {offset}, scale {scale}, shift {shift} (SEED={})", input[at as usize], run.seed);
+                        assert_eq!(got, expected, "layer {layer}, surface {s}, line {y}, byte {k}: x {:#04x}, BS {bs:x?} (memory operand {:#04x}, read {bs_read}), BN {bn:x?} (memory operand {:#04x}, read {bn_read}), offset {offset}, scale {scale}, shift {shift} (SEED={})", input[at as usize], bs_operands[at as usize], bn_operands[at as usize], run.seed);
                     }
                 }
             }
         }
     });
-    eprintln!("saturated {saturated}, exact halves {rounded_half}, shifted out {shifted_out}\n{coverage}");
-    assert!(saturated > 0 && rounded_half > 0 && shifted_out > 0, "the random layers missed a converter case");
-    coverage.require(&["sdp start", "sdp done", "read stall", "write stall", "read wait"]);
+    eprintln!("saturated {saturated}, exact halves {rounded_half}, shifted out {shifted_out}, stage cases {seen:?}\n{coverage}");
+    assert!(saturated > 0 && rounded_half > 0 && shifted_out > 0, "the random layers missed a converter case (SEED={})", run.seed);
+    let stage_cases = ["alu operand from memory", "mul operand from memory", "alu max", "alu min", "alu sum", "alu sum (algo 3)", "alu operand saturated", "multiplied", "prelu kept", "prelu multiplied", "truncation saturated", "relu clamped"];
+    let missed: Vec<_> = stage_cases.iter().filter(|c| !seen.contains(*c)).collect();
+    assert!(missed.is_empty(), "the random layers missed the stage cases {missed:?} (SEED={})", run.seed);
+    coverage.require(&["sdp start", "sdp done", "read stall", "write stall", "read wait", "bs operand", "bn operand", "operand read stall", "operand wait"]);
+}
+
+/// PDP's register groups and done interrupt: a 1x1 max pooling (a copy) of a 16x4x8 cube in
+/// group 0, a second in group 1 programmed while the first runs; PDP's S_STATUS shows running
+/// and pending groups, a write into the running group is dropped, each layer sets its own
+/// PDP_DONE_STATUS bit, a masked bit raises no `irq`, and the consumer pointers come back.
+#[test]
+fn pdp_groups_and_done_interrupt() {
+    let run = Run::from_env("pdp_groups_and_done_interrupt", 0);
+    let input: Vec<u8> = (0..16 * 4 * 8).map(|k| (k * 53 + 7) as u8).collect();
+    let (src, dst) = ([0x1000u64, 0x8000], [0x4000u64, 0xc000]);
+    on_bench(&run, |b| {
+        let program = |b: &mut Bench, group: u32, src: u64, dst: u64| {
+            for unit in ["PDP_RDMA", "PDP"] {
+                write(b, address(unit, "S_POINTER"), group);
+                write(b, address(unit, "D_DATA_CUBE_IN_WIDTH"), 15);
+                write(b, address(unit, "D_DATA_CUBE_IN_HEIGHT"), 3);
+                write(b, address(unit, "D_DATA_CUBE_IN_CHANNEL"), 7);
+                write(b, address(unit, "D_SRC_BASE_ADDR_LOW"), src as u32);
+                write(b, address(unit, "D_SRC_LINE_STRIDE"), 128);
+                write(b, address(unit, "D_SRC_SURFACE_STRIDE"), 512);
+            }
+            for (register, value) in [("D_DATA_CUBE_OUT_WIDTH", 15), ("D_DATA_CUBE_OUT_HEIGHT", 3), ("D_DATA_CUBE_OUT_CHANNEL", 7), ("D_OPERATION_MODE_CFG", 0x11), ("D_DST_BASE_ADDR_LOW", dst as u32), ("D_DST_LINE_STRIDE", 128), ("D_DST_SURFACE_STRIDE", 512)] {
+                write(b, address("PDP", register), value);
+            }
+            write(b, address("PDP", "D_OP_ENABLE"), 1);
+            write(b, address("PDP_RDMA", "D_OP_ENABLE"), 1);
+        };
+        for layer in [0, 1] {
+            b.memory.write(src[layer], &input);
+        }
+        let (status, intr, mask) = (address("PDP", "S_STATUS"), address("GLB", "S_INTR_STATUS"), address("GLB", "S_INTR_MASK"));
+        let done = |g: usize| regmap::field("GLB", "S_INTR_STATUS", ["PDP_DONE_STATUS0", "PDP_DONE_STATUS1"][g]).mask();
+        write(b, mask, done(1));
+        program(b, 0, src[0], dst[0]);
+        assert_eq!(read(b, status) & 0x3, 1, "group 0 running");
+        write(b, address("PDP", "S_POINTER"), 0);
+        write(b, address("PDP", "D_DST_LINE_STRIDE"), 7);
+        assert_eq!(read(b, address("PDP", "D_DST_LINE_STRIDE")), 128, "write into the running group dropped");
+        program(b, 1, src[1], dst[1]);
+        assert_eq!(read(b, status), 1 | 2 << 16, "group 0 running, group 1 pending");
+        assert!(b.wait_irq(), "layer 0: no interrupt");
+        assert_eq!(read(b, intr) & (done(0) | done(1)), done(0), "layer 0 ends first");
+        write(b, intr, done(0));
+        // Layer 1's bit is masked: wait for it through the status register instead of irq.
+        let mut polls = 0;
+        while read(b, intr) & done(1) == 0 {
+            assert!(!b.idle().irq, "a masked PDP done bit raised irq");
+            polls += 1;
+            assert!(polls < 100_000, "layer 1 never finished");
+        }
+        assert!(!b.idle().irq, "only a masked bit is set");
+        write(b, intr, done(1));
+        for layer in [0, 1] {
+            let got: Vec<u8> = (0..input.len() as u64).map(|k| b.memory.read(dst[layer] + k)).collect();
+            assert_eq!(got, input, "layer {layer}: 1x1 max pooling copies");
+        }
+        assert_eq!(read(b, address("PDP", "S_POINTER")) >> 16, 0, "consumer back to group 0");
+        assert_eq!(read(b, address("PDP_RDMA", "S_POINTER")) >> 16, 0);
+        assert_eq!(read(b, status), 0, "both groups idle");
+    });
 }
 
 /// One SDP layer in bypass with converter scale 1 (a copy), programmed into `group` and
@@ -400,4 +583,25 @@ fn the_largest_cube_runs_and_a_wait_for_it_ends() {
     write(&mut b, address("SDP", "D_OP_ENABLE"), 1);
     assert!(!b.wait_irq(), "2^36 atoms cannot end within the bench's wait");
     assert_eq!(read(&mut b, address("SDP", "S_STATUS")) & 3, 1, "SDP's group 0 is RUNNING");
+}
+
+/// CDP's registers are built and its engine is not (docs/nvdla.md, "CDP: plan"): a CDP layer
+/// enabled in both units stays PENDING, raises no interrupt, and its group keeps dropping
+/// writes.
+#[test]
+fn cdp_layers_stay_pending_without_an_engine() {
+    let run = Run::from_env("cdp_layers_stay_pending_without_an_engine", 0);
+    on_bench(&run, |b| {
+        write(b, address("CDP", "D_DST_LINE_STRIDE"), 64);
+        write(b, address("CDP_RDMA", "D_OP_ENABLE"), 1);
+        write(b, address("CDP", "D_OP_ENABLE"), 1);
+        for _ in 0..200 {
+            assert!(!b.idle().irq, "a CDP layer ended without a CDP engine");
+        }
+        assert_eq!(read(b, address("CDP", "S_STATUS")), 2, "CDP's group 0 PENDING");
+        assert_eq!(read(b, address("CDP_RDMA", "S_STATUS")), 2, "CDP_RDMA's group 0 PENDING");
+        write(b, address("CDP", "D_DST_LINE_STRIDE"), 7);
+        assert_eq!(read(b, address("CDP", "D_DST_LINE_STRIDE")), 64, "the enabled group drops writes");
+        assert_eq!(read(b, address("GLB", "S_INTR_STATUS")), 0);
+    });
 }

@@ -94,8 +94,8 @@ fn every_register_and_field_is_the_rdls() {
             checked += 1;
         }
     }
-    // GLB 4, SDP_RDMA 37, SDP 63, PDP_RDMA 20, PDP 40 registers.
-    assert_eq!(checked, 4 + 37 + 63 + 20 + 40);
+    // GLB 4, SDP_RDMA 37, SDP 63, PDP_RDMA 20, PDP 40, CDP_RDMA 17, CDP 47 registers.
+    assert_eq!(checked, 4 + 37 + 63 + 20 + 40 + 17 + 47);
 }
 
 /// Decode is the inverse of placement: every register's CSB word address leads back to it,

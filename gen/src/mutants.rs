@@ -87,6 +87,10 @@ pub struct TopResult {
     /// Of the killed, those that made a test run past the time limit.
     pub timed_out: usize,
     pub survived: Vec<Mutation>,
+    /// Of the survivors, those whose netlist is the unmutated one, text for text: yosys's
+    /// change left every cell as it was (a constant bit set to the value it already has), so
+    /// they are equivalent by construction; they are not built or run.
+    pub unchanged: Vec<Mutation>,
     /// Mutants that did not build (yosys, Verilator or the compiler failed), with why.
     pub errors: Vec<(Mutation, String)>,
 }
@@ -219,8 +223,14 @@ pub fn run(top: &Top, suite: &Suite, options: &Options, mut progress: impl FnMut
     let mut result = TopResult { top: top.name.to_string(), ..Default::default() };
     for (k, mutation) in mutations.iter().enumerate() {
         let mutant_dir = dir.join(format!("{k:04}"));
-        let built = netlist(top, Some(mutation), &mutant_dir).and_then(|n| build(&n, &mutant_dir, &options.runtime));
-        match built {
+        let mutant = netlist(top, Some(mutation), &mutant_dir);
+        if mutant.as_ref().is_ok_and(|n| n.verilog == reference.verilog) {
+            result.survived.push(mutation.clone());
+            result.unchanged.push(mutation.clone());
+            progress(Progress::Done(mutation));
+            continue;
+        }
+        match mutant.and_then(|n| build(&n, &mutant_dir, &options.runtime)) {
             Err(e) => result.errors.push((mutation.clone(), e)),
             Ok(library) => match test(suite, top.name, &library, options, &mutant_dir.join("test.log"), limit)? {
                 TestOutcome::Passed => result.survived.push(mutation.clone()),
@@ -251,8 +261,8 @@ fn source_line<'a>(verilog: &'a str, place: &str) -> Option<(usize, &'a str)> {
 pub fn report(top: &Top, result: &TopResult, options: &Options) -> String {
     let mut s = format!(
         "# Mutants of {t}\n\n`make mutants TOP={t} N={n} SEED={seed}` (tests with SEED={seed} CYCLES={cycles}): \
-         {tried} tried, {killed} killed ({timed} by the time limit), {survived} survived, score {score:.1} %; \
-         {errors} did not build.\n",
+         {tried} tried, {killed} killed ({timed} by the time limit), {survived} survived ({unchanged} with the \
+         unmutated netlist), score {score:.1} %; {errors} did not build.\n",
         t = top.name,
         n = options.count,
         seed = options.seed,
@@ -261,6 +271,7 @@ pub fn report(top: &Top, result: &TopResult, options: &Options) -> String {
         killed = result.killed.len(),
         timed = result.timed_out,
         survived = result.survived.len(),
+        unchanged = result.unchanged.len(),
         score = result.score(),
         errors = result.errors.len()
     );
@@ -270,6 +281,9 @@ pub fn report(top: &Top, result: &TopResult, options: &Options) -> String {
     for m in &result.survived {
         writeln!(s, "\n- `{}`", m.command).unwrap();
         writeln!(s, "  - module `{}`, signal `{}`", m.option("-module").unwrap_or("?"), m.signal().unwrap_or_else(|| "(none named)".into())).unwrap();
+        if result.unchanged.contains(m) {
+            s += "  - equivalent: the mutated netlist is the unmutated one, text for text (not run)\n";
+        }
         for place in m.sources() {
             match source_line(&top.verilog, place) {
                 Some((line, text)) => writeln!(s, "  - {}.v line {line}: `{text}`", top.name).unwrap(),
@@ -288,9 +302,9 @@ pub fn report(top: &Top, result: &TopResult, options: &Options) -> String {
 
 /// The summary table over all tops run (markdown).
 pub fn summary(results: &[TopResult]) -> String {
-    let mut s = String::from("| top | tried | killed | survived | score | did not build |\n| --- | --- | --- | --- | --- | --- |\n");
+    let mut s = String::from("| top | tried | killed | survived | of them with the unmutated netlist | score | did not build |\n| --- | --- | --- | --- | --- | --- | --- |\n");
     for r in results {
-        writeln!(s, "| {} | {} | {} | {} | {:.1} % | {} |", r.top, r.tried(), r.killed.len(), r.survived.len(), r.score(), r.errors.len()).unwrap();
+        writeln!(s, "| {} | {} | {} | {} | {} | {:.1} % | {} |", r.top, r.tried(), r.killed.len(), r.survived.len(), r.unchanged.len(), r.score(), r.errors.len()).unwrap();
     }
     s
 }

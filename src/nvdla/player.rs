@@ -174,10 +174,10 @@ impl Shadow {
     /// The first feature of the layer of `unit`'s engine in the producer groups that is not
     /// built, if any.
     fn unsupported(&self, unit: &str) -> Option<String> {
-        if unit.starts_with("PDP") {
-            self.unsupported_pdp()
-        } else {
-            self.unsupported_sdp()
+        match unit {
+            "PDP_RDMA" | "PDP" => self.unsupported_pdp(),
+            "CDP_RDMA" | "CDP" => Some("NVDLA_CDP is not implemented (its registers are, its engine is not)".into()),
+            _ => self.unsupported_sdp(),
         }
     }
 
@@ -212,13 +212,11 @@ impl Shadow {
 
     /// The first feature of the SDP layer in the producer groups that is not built, if any.
     fn unsupported_sdp(&self) -> Option<String> {
-        let checks: [(&str, &str, &str, u32, &str); 20] = [
+        let checks: [(&str, &str, &str, u32, &str); 16] = [
             ("SDP", "D_FEATURE_MODE_CFG", "FLYING_MODE", 0, "SDP flying mode (input from the convolution core)"),
             ("SDP", "D_FEATURE_MODE_CFG", "OUTPUT_DST", 0, "SDP output to PDP"),
             ("SDP", "D_FEATURE_MODE_CFG", "WINOGRAD", 0, "SDP Winograd output"),
             ("SDP", "D_FEATURE_MODE_CFG", "BATCH_NUMBER", 0, "SDP batches"),
-            ("SDP", "D_DP_BS_CFG", "BS_BYPASS", 1, "SDP BS stage enabled"),
-            ("SDP", "D_DP_BN_CFG", "BN_BYPASS", 1, "SDP BN stage enabled"),
             ("SDP", "D_DP_EW_CFG", "EW_BYPASS", 1, "SDP EW stage enabled"),
             ("SDP", "D_DATA_FORMAT", "PROC_PRECISION", 0, "SDP precision other than int8"),
             ("SDP", "D_DATA_FORMAT", "OUT_PRECISION", 0, "SDP output precision other than int8"),
@@ -229,13 +227,34 @@ impl Shadow {
             ("SDP_RDMA", "D_FEATURE_MODE_CFG", "IN_PRECISION", 0, "SDP_RDMA input precision other than int8"),
             ("SDP_RDMA", "D_FEATURE_MODE_CFG", "PROC_PRECISION", 0, "SDP_RDMA precision other than int8"),
             ("SDP_RDMA", "D_FEATURE_MODE_CFG", "OUT_PRECISION", 0, "SDP_RDMA output precision other than int8"),
-            ("SDP_RDMA", "D_BRDMA_CFG", "BRDMA_DISABLE", 1, "SDP_RDMA BS operand read (BRDMA) enabled"),
-            ("SDP_RDMA", "D_NRDMA_CFG", "NRDMA_DISABLE", 1, "SDP_RDMA BN operand read (NRDMA) enabled"),
             ("SDP_RDMA", "D_ERDMA_CFG", "ERDMA_DISABLE", 1, "SDP_RDMA EW operand read (ERDMA) enabled"),
             ("SDP_RDMA", "D_SRC_DMA_CFG", "SRC_RAM_TYPE", 1, "SDP_RDMA input from CV SRAM (nv_small has none)"),
         ];
         if let Some((.., what)) = checks.iter().find(|&&(u, r, f, built, _)| self.field(u, r, f) != built) {
             return Some(format!("{what}: not implemented"));
+        }
+        // BS and BN operands from memory: BRDMA and NRDMA read one int8 per element and lane
+        // (docs/nvdla.md, "SDP's BS and BN stages"); other layouts are refused when the
+        // read is on, and an enabled part taking its operand from memory needs the read on.
+        for (stage, dma) in [("BS", "BRDMA"), ("BN", "NRDMA")] {
+            let rdma = |field: &str| self.field("SDP_RDMA", &format!("D_{dma}_CFG"), &format!("{dma}_{field}"));
+            if rdma("DISABLE") == 0 {
+                let refused = [
+                    (rdma("DATA_USE") >= 2, "data for both ALU and multiplier"),
+                    (rdma("DATA_SIZE") != 0, "two-byte operands"),
+                    (rdma("DATA_MODE") != 1, "per-channel operands"),
+                    (rdma("RAM_TYPE") != 1, "operands in CV SRAM (nv_small has none)"),
+                ];
+                if let Some((_, what)) = refused.iter().find(|(refused, _)| *refused) {
+                    return Some(format!("SDP_RDMA {dma} {what}: not implemented"));
+                }
+            }
+            let cfg = |register: &str, field: &str| self.field("SDP", &format!("D_DP_{stage}_{register}"), &format!("{stage}_{field}"));
+            for part in ["ALU", "MUL"] {
+                if cfg("CFG", "BYPASS") == 0 && cfg("CFG", &format!("{part}_BYPASS")) == 0 && cfg(&format!("{part}_CFG"), &format!("{part}_SRC")) != 0 && rdma("DISABLE") != 0 {
+                    return Some(format!("SDP {stage} {part} operand from memory with SDP_RDMA's {dma} off: not implemented"));
+                }
+            }
         }
         ["WIDTH", "HEIGHT", "CHANNEL"].iter().find_map(|size| {
             let register = format!("D_DATA_CUBE_{size}");

@@ -96,7 +96,7 @@ const SUITES: &[(&str, &str, &[&str], u64)] = &[
     ("output_mux", "output_mux", &["output_mux_random_lockstep"], 100000),
     ("fifo", "fifo", &["fifo_random_lockstep"], 200000),
     ("comparator", "comparator", &["comparator_random_lockstep"], 200000),
-    ("downcounter", "downcounter", &["downcounter_random_lockstep"], 100000),
+    ("downcounter", "downcounter", &["downcounter_random_lockstep", "downcounter_counts_every_bit_down_to_zero"], 100000),
     ("fsm_acc", "fsm_acc", &["fsm_acc_random_lockstep"], 100000),
     ("fsm_out", "fsm_out", &["fsm_out_random_lockstep"], 100000),
     ("mac_unit", "ethos_mac_unit", &["mac_unit_random_lockstep", "extreme_products_over_long_kernels_equal_plain_sums"], 0),
@@ -107,6 +107,65 @@ const SUITES: &[(&str, &str, &[&str], u64)] = &[
         0,
     ),
     ("scale_engine", "scale_engine", &["random_layers_match_the_model_and_the_reference"], 0),
+    (
+        "mnist_npu",
+        "mnist_npu",
+        &[
+            "manual_mode_with_relu_bypass",
+            "comparator_largest_value_and_index",
+            "debug_chain_freezes_and_resumes",
+            "ssfr_reads_back_all_16_bits_through_piso_deb",
+            "short_back_to_back_frames_lock_up_until_rst_glo",
+            "full_inference_with_fsm_and_piso_out",
+            "full_inference_with_fsm_fifo_and_comparator",
+            "fifo_overflow_and_underflow_lose_and_duplicate_nothing",
+            "chip_random_legal_programs",
+            "chip_random_pin_activity",
+            "chip_reset_defines_every_register",
+        ],
+        0,
+    ),
+    (
+        "scale_csr",
+        "scale_csr",
+        &[
+            "scale_csr_random_lockstep",
+            "scale_csr_reset_values_are_the_seeds",
+            "scale_csr_rw_registers_read_back_their_field_bits",
+            "scale_csr_read_only_registers_ignore_writes",
+            "scale_csr_init_reads_0_and_starts_once",
+            "scale_csr_irq_is_set_by_finish_and_cleared_by_writing_1",
+            "scale_csr_exitcode_follows_finish_and_start_clears_it",
+            "scale_csr_unmapped_is_decerr_and_misaligned_is_slverr_without_effect",
+            "scale_csr_write_while_busy_is_slverr_and_aborts",
+            "scale_csr_partial_strobes_change_only_their_bytes",
+            "scale_csr_handshake_timing",
+        ],
+        0,
+    ),
+    ("scale_npu", "scale_npu", &["register_programs_match_the_model_and_the_reference", "iris_mlp_on_the_unit_equals_the_integer_reference"], 0),
+    (
+        "weight_decoder",
+        "ethos_weight_decoder",
+        &[
+            "spec_vectors_decode_exactly",
+            "own_encoder_streams_decode_exactly",
+            "sub_streams_after_an_end_marker_decode",
+            "every_fault_is_reported",
+            "partial_words_and_empty_streams_give_only_their_weights",
+            "damaged_streams_fail_cleanly",
+            "fuzz_rtl_in_lockstep",
+        ],
+        0,
+    ),
+    (
+        "command_front_end",
+        "ethos_front_end",
+        &["vela_streams_set_the_registers_each_kernel_sees", "random_streams_with_stalls", "bad_streams_stop_with_their_status", "registers_read_as_the_digest_says"],
+        0,
+    ),
+    ("conv_datapath", "ethos_conv", &["random_layers_equal_tflite", "bad_streams_and_shapes_are_refused"], 0),
+    ("ethos_npu", "ethos_npu", &["elementwise_networks_run_on_the_npu", "bad_streams_stop_with_their_status"], 0),
 ];
 
 /// The test binaries of `targets`, built (release) by cargo: target name -> executable.
@@ -173,7 +232,16 @@ fn mutation_run(tops: &[npu_gen::Top], options: &Options, only: Option<&str>) ->
         let result = result?;
         let path = options.dir.join(format!("{name}.md"));
         fs::write(&path, mutants::report(top, &result, options)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        eprintln!("{name}: {} tried, {} killed, {} survived ({:.1} %), {} did not build; {}", result.tried(), result.killed.len(), result.survived.len(), result.score(), result.errors.len(), path.display());
+        eprintln!(
+            "{name}: {} tried, {} killed, {} survived ({} with the unmutated netlist) ({:.1} %), {} did not build; {}",
+            result.tried(),
+            result.killed.len(),
+            result.survived.len(),
+            result.unchanged.len(),
+            result.score(),
+            result.errors.len(),
+            path.display()
+        );
         results.push(result);
     }
     println!("\nmutation score (N={} SEED={}; each top's CYCLES in its build/mutants/<top>.md):\n\n{}", options.count, options.seed, mutants::summary(&results));

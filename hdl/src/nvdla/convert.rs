@@ -1,13 +1,14 @@
-//! SDP's output converter on one 8-lane atom (seeds/001 "Single Data Point Processor"; the
+//! SDP's output converter on the 8 32-bit lanes of an atom (seeds/001 "Single Data Point Processor"; the
 //! rounding and saturation of NVDLA's shift-right-saturate): per int8 lane,
-//! `(x - offset) * scale` (33 x 16 bits, exact in 49), shifted right by `shift` rounding half
+//! `(x - offset) * scale` (32-bit x and offset: 33 bits; times 16: exact in 49), shifted right by `shift` rounding half
 //! away from zero, saturated to int8; a shift of 49 or more gives 0. Combinational; the
 //! arithmetic is Verilog for its exact signed widths. Model: `npu_model::nvdla::convert::convert`.
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
 pub struct Convert {
-    pub atom: Signal<In, Bits<64>>,
+    /// Lane k in bits 32k+31..32k.
+    pub lanes: Signal<In, Bits<256>>,
     pub offset: Signal<In, Bits<32>>,
     pub scale: Signal<In, Bits<16>>,
     pub shift: Signal<In, Bits<6>>,
@@ -25,9 +26,9 @@ impl Logic for Convert {
         let mut body = String::from("wire signed [32:0] offset_wide = {offset[31], offset};\n");
         let mut out = Vec::new();
         for k in 0..8 {
-            let (hi, lo) = (8 * k + 7, 8 * k);
+            let (hi, lo) = (32 * k + 31, 32 * k);
             body += &format!(
-                "wire signed [32:0] sub{k} = {{{{25{{atom[{hi}]}}}}, atom[{hi}:{lo}]}} - offset_wide;\n\
+                "wire signed [32:0] sub{k} = {{lanes[{hi}], lanes[{hi}:{lo}]}} - offset_wide;\n\
                  wire signed [48:0] product{k} = sub{k} * $signed(scale);\n\
                  wire signed [48:0] floor{k} = product{k} >>> shift;\n\
                  wire [48:0] rest{k} = product{k} - (floor{k} <<< shift);\n\

@@ -56,9 +56,31 @@ pub struct Csb {
     pub dst_base: Signal<Out, Bits<64>>,
     pub dst_line: Signal<Out, Bits<64>>,
     pub dst_surface: Signal<Out, Bits<64>>,
+    pub brdma_disable: Signal<Out, Bit>,
+    pub bs_base: Signal<Out, Bits<64>>,
+    pub bs_line: Signal<Out, Bits<64>>,
+    pub bs_surface: Signal<Out, Bits<64>>,
+    pub nrdma_disable: Signal<Out, Bit>,
+    pub bn_base: Signal<Out, Bits<64>>,
+    pub bn_line: Signal<Out, Bits<64>>,
+    pub bn_surface: Signal<Out, Bits<64>>,
     pub cvt_offset: Signal<Out, Bits<32>>,
     pub cvt_scale: Signal<Out, Bits<16>>,
     pub cvt_shift: Signal<Out, Bits<6>>,
+    pub bs_cfg: Signal<Out, Bits<7>>,
+    pub bs_alu_src: Signal<Out, Bit>,
+    pub bs_alu_shift: Signal<Out, Bits<6>>,
+    pub bs_alu_operand: Signal<Out, Bits<16>>,
+    pub bs_mul_src: Signal<Out, Bit>,
+    pub bs_mul_shift: Signal<Out, Bits<6>>,
+    pub bs_mul_operand: Signal<Out, Bits<16>>,
+    pub bn_cfg: Signal<Out, Bits<7>>,
+    pub bn_alu_src: Signal<Out, Bit>,
+    pub bn_alu_shift: Signal<Out, Bits<6>>,
+    pub bn_alu_operand: Signal<Out, Bits<16>>,
+    pub bn_mul_src: Signal<Out, Bit>,
+    pub bn_mul_shift: Signal<Out, Bits<6>>,
+    pub bn_mul_operand: Signal<Out, Bits<16>>,
     /// PDP's engine: done, running, and both its units' consumer groups enabled.
     pub pdp_done: Signal<In, Bit>,
     pub pdp_running: Signal<In, Bit>,
@@ -110,9 +132,31 @@ const CONFIG: &[ConfigPort] = &[
     ("dst_base", 64, "SDP", "D_DST_BASE_ADDR_LOW", 0, Some("D_DST_BASE_ADDR_HIGH")),
     ("dst_line", 64, "SDP", "D_DST_LINE_STRIDE", 0, None),
     ("dst_surface", 64, "SDP", "D_DST_SURFACE_STRIDE", 0, None),
+    ("brdma_disable", 1, "SDP_RDMA", "D_BRDMA_CFG", 0, None),
+    ("bs_base", 64, "SDP_RDMA", "D_BS_BASE_ADDR_LOW", 0, Some("D_BS_BASE_ADDR_HIGH")),
+    ("bs_line", 64, "SDP_RDMA", "D_BS_LINE_STRIDE", 0, None),
+    ("bs_surface", 64, "SDP_RDMA", "D_BS_SURFACE_STRIDE", 0, None),
+    ("nrdma_disable", 1, "SDP_RDMA", "D_NRDMA_CFG", 0, None),
+    ("bn_base", 64, "SDP_RDMA", "D_BN_BASE_ADDR_LOW", 0, Some("D_BN_BASE_ADDR_HIGH")),
+    ("bn_line", 64, "SDP_RDMA", "D_BN_LINE_STRIDE", 0, None),
+    ("bn_surface", 64, "SDP_RDMA", "D_BN_SURFACE_STRIDE", 0, None),
     ("cvt_offset", 32, "SDP", "D_CVT_OFFSET", 0, None),
     ("cvt_scale", 16, "SDP", "D_CVT_SCALE", 0, None),
     ("cvt_shift", 6, "SDP", "D_CVT_SHIFT", 0, None),
+    ("bs_cfg", 7, "SDP", "D_DP_BS_CFG", 0, None),
+    ("bs_alu_src", 1, "SDP", "D_DP_BS_ALU_CFG", 0, None),
+    ("bs_alu_shift", 6, "SDP", "D_DP_BS_ALU_CFG", 8, None),
+    ("bs_alu_operand", 16, "SDP", "D_DP_BS_ALU_SRC_VALUE", 0, None),
+    ("bs_mul_src", 1, "SDP", "D_DP_BS_MUL_CFG", 0, None),
+    ("bs_mul_shift", 6, "SDP", "D_DP_BS_MUL_CFG", 8, None),
+    ("bs_mul_operand", 16, "SDP", "D_DP_BS_MUL_SRC_VALUE", 0, None),
+    ("bn_cfg", 7, "SDP", "D_DP_BN_CFG", 0, None),
+    ("bn_alu_src", 1, "SDP", "D_DP_BN_ALU_CFG", 0, None),
+    ("bn_alu_shift", 6, "SDP", "D_DP_BN_ALU_CFG", 8, None),
+    ("bn_alu_operand", 16, "SDP", "D_DP_BN_ALU_SRC_VALUE", 0, None),
+    ("bn_mul_src", 1, "SDP", "D_DP_BN_MUL_CFG", 0, None),
+    ("bn_mul_shift", 6, "SDP", "D_DP_BN_MUL_CFG", 8, None),
+    ("bn_mul_operand", 16, "SDP", "D_DP_BN_MUL_SRC_VALUE", 0, None),
     ("pdp_width", 13, "PDP_RDMA", "D_DATA_CUBE_IN_WIDTH", 0, None),
     ("pdp_height", 13, "PDP_RDMA", "D_DATA_CUBE_IN_HEIGHT", 0, None),
     ("pdp_last_surface", 10, "PDP_RDMA", "D_DATA_CUBE_IN_CHANNEL", 3, None),
@@ -143,12 +187,13 @@ const CONFIG: &[ConfigPort] = &[
 ];
 
 /// The units with ping-pong groups (GLB has none).
-const GROUPED: [&str; 4] = ["SDP_RDMA", "SDP", "PDP_RDMA", "PDP"];
+const GROUPED: [&str; 6] = ["SDP_RDMA", "SDP", "PDP_RDMA", "PDP", "CDP_RDMA", "CDP"];
 
-/// An engine and the register groups it runs on: its ports (layer ready out; done and
-/// running in), its units (read DMA first), and GLB's done status field of each group.
+/// An engine and the register groups it runs on: its ports (layer ready out, if built; done
+/// and running in, or a constant while the engine is not built), its units (read DMA first),
+/// and GLB's done status field of each group.
 struct Engine {
-    layer_ready: &'static str,
+    layer_ready: Option<&'static str>,
     done: &'static str,
     running: &'static str,
     units: [&'static str; 2],
@@ -158,9 +203,12 @@ struct Engine {
 /// The engines: a layer starts when both units' consumer groups are enabled (off-flying
 /// mode needs the read DMA and the unit), and its done ends both groups and sets the unit's
 /// GLB done status (seeds/001 "Ping-pong Synchronization Mechanism", "Host interrupt").
-const ENGINES: [Engine; 2] = [
-    Engine { layer_ready: "layer_ready", done: "done", running: "running", units: ["SDP_RDMA", "SDP"], done_fields: ["SDP_DONE_STATUS0", "SDP_DONE_STATUS1"] },
-    Engine { layer_ready: "pdp_layer_ready", done: "pdp_done", running: "pdp_running", units: ["PDP_RDMA", "PDP"], done_fields: ["PDP_DONE_STATUS0", "PDP_DONE_STATUS1"] },
+const ENGINES: [Engine; 3] = [
+    Engine { layer_ready: Some("layer_ready"), done: "done", running: "running", units: ["SDP_RDMA", "SDP"], done_fields: ["SDP_DONE_STATUS0", "SDP_DONE_STATUS1"] },
+    Engine { layer_ready: Some("pdp_layer_ready"), done: "pdp_done", running: "pdp_running", units: ["PDP_RDMA", "PDP"], done_fields: ["PDP_DONE_STATUS0", "PDP_DONE_STATUS1"] },
+    // CDP's registers are built, its engine is not (docs/nvdla.md, "CDP: plan"): its layers
+    // stay pending.
+    Engine { layer_ready: None, done: "1'b0", running: "1'b0", units: ["CDP_RDMA", "CDP"], done_fields: ["CDP_DONE_STATUS0", "CDP_DONE_STATUS1"] },
 ];
 
 /// The engine whose groups `unit` holds.
@@ -283,7 +331,9 @@ fn verilog() -> String {
     }
     let enabled = |u: &str| format!("({p}_consumer ? {r}_g1[0] : {r}_g0[0])", p = u.to_lowercase(), r = ident(u, "D_OP_ENABLE"));
     for e in &ENGINES {
-        config += &format!("always @(*) {} = {} & {};\n", e.layer_ready, enabled(e.units[0]), enabled(e.units[1]));
+        if let Some(port) = e.layer_ready {
+            config += &format!("always @(*) {port} = {} & {};\n", enabled(e.units[0]), enabled(e.units[1]));
+        }
     }
     format!(
         "{decl}\
@@ -319,9 +369,31 @@ impl Logic for Csb {
         self.dst_base.connect();
         self.dst_line.connect();
         self.dst_surface.connect();
+        self.brdma_disable.connect();
+        self.bs_base.connect();
+        self.bs_line.connect();
+        self.bs_surface.connect();
+        self.nrdma_disable.connect();
+        self.bn_base.connect();
+        self.bn_line.connect();
+        self.bn_surface.connect();
         self.cvt_offset.connect();
         self.cvt_scale.connect();
         self.cvt_shift.connect();
+        self.bs_cfg.connect();
+        self.bs_alu_src.connect();
+        self.bs_alu_shift.connect();
+        self.bs_alu_operand.connect();
+        self.bs_mul_src.connect();
+        self.bs_mul_shift.connect();
+        self.bs_mul_operand.connect();
+        self.bn_cfg.connect();
+        self.bn_alu_src.connect();
+        self.bn_alu_shift.connect();
+        self.bn_alu_operand.connect();
+        self.bn_mul_src.connect();
+        self.bn_mul_shift.connect();
+        self.bn_mul_operand.connect();
         self.pdp_layer_ready.connect();
         self.pdp_width.connect();
         self.pdp_height.connect();

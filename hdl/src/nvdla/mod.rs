@@ -9,6 +9,8 @@ mod pdp;
 mod pool;
 pub mod regmap;
 mod sdp;
+mod sdp_x;
+mod unpack;
 
 pub use convert::Convert;
 pub use csb::Csb;
@@ -16,3 +18,5 @@ pub use nv_small::NvSmall;
 pub use pdp::Pdp;
 pub use pool::{Pool, PAD_SIGN_BIT};
 pub use sdp::Sdp;
+pub use sdp_x::SdpX;
+pub use unpack::Unpack;

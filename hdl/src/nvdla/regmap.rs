@@ -1,4 +1,4 @@
-//! The NVDLA nv_small register map of the units built here (GLB, SDP_RDMA, SDP, PDP_RDMA, PDP): the one table
+//! The NVDLA nv_small register map of the units built here (GLB, SDP_RDMA, SDP, PDP_RDMA, PDP; CDP_RDMA and CDP, whose engine is not built yet): the one table
 //! from which the CSB register file's decode is generated and which the model and the trace
 //! player resolve register names with. Names, offsets, field bit ranges, reset values and
 //! access types are those of NVIDIA's SystemRDL descriptions (`shared/nvdla/manual/*.rdl`,
@@ -164,6 +164,8 @@ pub const UNITS: &[Unit] = &[
     Unit { name: "SDP", base: 0x9000, registers: SDP },
     Unit { name: "PDP_RDMA", base: 0xa000, registers: PDP_RDMA },
     Unit { name: "PDP", base: 0xb000, registers: PDP },
+    Unit { name: "CDP_RDMA", base: 0xc000, registers: CDP_RDMA },
+    Unit { name: "CDP", base: 0xd000, registers: CDP },
 ];
 
 /// The unit called `name` (`SDP`), if it is built.
@@ -384,4 +386,76 @@ const PDP: &[Register] = &[
     r("D_PERF_ENABLE", 0x94, PingPong, &[f("DMA_EN", 0, 1, Rw, 0x0)]),
     r("D_PERF_WRITE_STALL", 0x98, PingPong, &[f("PERF_WRITE_STALL", 0, 32, R, 0x0)]),
     r("D_CYA", 0x9c, PingPong, &[f("CYA", 0, 32, Rw, 0x0)]),
+];
+
+/// NVDLA_CDP_RDMA (base 0xc000).
+const CDP_RDMA: &[Register] = &[
+    r("S_STATUS", 0x00, Single, &[f("STATUS_0", 0, 2, R, 0x0), f("STATUS_1", 16, 2, R, 0x0)]),
+    r("S_POINTER", 0x04, Single, &[f("PRODUCER", 0, 1, Rw, 0x0), f("CONSUMER", 16, 1, R, 0x0)]),
+    r("D_OP_ENABLE", 0x08, PingPong, &[f("OP_EN", 0, 1, Rwto, 0x0)]),
+    r("D_DATA_CUBE_WIDTH", 0x0c, PingPong, &[f("WIDTH", 0, 13, Rw, 0x0)]),
+    r("D_DATA_CUBE_HEIGHT", 0x10, PingPong, &[f("HEIGHT", 0, 13, Rw, 0x0)]),
+    r("D_DATA_CUBE_CHANNEL", 0x14, PingPong, &[f("CHANNEL", 0, 13, Rw, 0x0)]),
+    r("D_SRC_BASE_ADDR_LOW", 0x18, PingPong, &[f("SRC_BASE_ADDR_LOW", 0, 32, Rw, 0x0)]),
+    r("D_SRC_BASE_ADDR_HIGH", 0x1c, PingPong, &[f("SRC_BASE_ADDR_HIGH", 0, 32, Rw, 0x0)]),
+    r("D_SRC_LINE_STRIDE", 0x20, PingPong, &[f("SRC_LINE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_SRC_SURFACE_STRIDE", 0x24, PingPong, &[f("SRC_SURFACE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_SRC_DMA_CFG", 0x28, PingPong, &[f("SRC_RAM_TYPE", 0, 1, Rw, 0x0)]),
+    r("D_SRC_COMPRESSION_EN", 0x2c, PingPong, &[f("SRC_COMPRESSION_EN", 0, 1, C, 0x0)]),
+    r("D_OPERATION_MODE", 0x30, PingPong, &[f("OPERATION_MODE", 0, 2, C, 0x0)]),
+    r("D_DATA_FORMAT", 0x34, PingPong, &[f("INPUT_DATA", 0, 2, Rw, 0x0)]),
+    r("D_PERF_ENABLE", 0x38, PingPong, &[f("DMA_EN", 0, 1, Rw, 0x0)]),
+    r("D_PERF_READ_STALL", 0x3c, PingPong, &[f("PERF_READ_STALL", 0, 32, R, 0x0)]),
+    r("D_CYA", 0x40, PingPong, &[f("CYA", 0, 32, Rw, 0x0)]),
+];
+
+/// NVDLA_CDP (base 0xd000).
+const CDP: &[Register] = &[
+    r("S_STATUS", 0x00, Single, &[f("STATUS_0", 0, 2, R, 0x0), f("STATUS_1", 16, 2, R, 0x0)]),
+    r("S_POINTER", 0x04, Single, &[f("PRODUCER", 0, 1, Rw, 0x0), f("CONSUMER", 16, 1, R, 0x0)]),
+    r("S_LUT_ACCESS_CFG", 0x08, Single, &[f("LUT_ADDR", 0, 10, Rwto, 0x0), f("LUT_TABLE_ID", 16, 1, Rw, 0x0), f("LUT_ACCESS_TYPE", 17, 1, Rw, 0x0)]),
+    r("S_LUT_ACCESS_DATA", 0x0c, Single, &[f("LUT_DATA", 0, 16, Rwto, 0x0)]),
+    r("S_LUT_CFG", 0x10, Single, &[f("LUT_LE_FUNCTION", 0, 1, Rw, 0x0), f("LUT_UFLOW_PRIORITY", 4, 1, Rw, 0x0), f("LUT_OFLOW_PRIORITY", 5, 1, Rw, 0x0), f("LUT_HYBRID_PRIORITY", 6, 1, Rw, 0x0)]),
+    r("S_LUT_INFO", 0x14, Single, &[f("LUT_LE_INDEX_OFFSET", 0, 8, Rw, 0x0), f("LUT_LE_INDEX_SELECT", 8, 8, Rw, 0x0), f("LUT_LO_INDEX_SELECT", 16, 8, Rw, 0x0)]),
+    r("S_LUT_LE_START_LOW", 0x18, Single, &[f("LUT_LE_START_LOW", 0, 32, Rw, 0x0)]),
+    r("S_LUT_LE_START_HIGH", 0x1c, Single, &[f("LUT_LE_START_HIGH", 0, 6, Rw, 0x0)]),
+    r("S_LUT_LE_END_LOW", 0x20, Single, &[f("LUT_LE_END_LOW", 0, 32, Rw, 0x0)]),
+    r("S_LUT_LE_END_HIGH", 0x24, Single, &[f("LUT_LE_END_HIGH", 0, 6, Rw, 0x0)]),
+    r("S_LUT_LO_START_LOW", 0x28, Single, &[f("LUT_LO_START_LOW", 0, 32, Rw, 0x0)]),
+    r("S_LUT_LO_START_HIGH", 0x2c, Single, &[f("LUT_LO_START_HIGH", 0, 6, Rw, 0x0)]),
+    r("S_LUT_LO_END_LOW", 0x30, Single, &[f("LUT_LO_END_LOW", 0, 32, Rw, 0x0)]),
+    r("S_LUT_LO_END_HIGH", 0x34, Single, &[f("LUT_LO_END_HIGH", 0, 6, Rw, 0x0)]),
+    r("S_LUT_LE_SLOPE_SCALE", 0x38, Single, &[f("LUT_LE_SLOPE_UFLOW_SCALE", 0, 16, Rw, 0x0), f("LUT_LE_SLOPE_OFLOW_SCALE", 16, 16, Rw, 0x0)]),
+    r("S_LUT_LE_SLOPE_SHIFT", 0x3c, Single, &[f("LUT_LE_SLOPE_UFLOW_SHIFT", 0, 5, Rw, 0x0), f("LUT_LE_SLOPE_OFLOW_SHIFT", 5, 5, Rw, 0x0)]),
+    r("S_LUT_LO_SLOPE_SCALE", 0x40, Single, &[f("LUT_LO_SLOPE_UFLOW_SCALE", 0, 16, Rw, 0x0), f("LUT_LO_SLOPE_OFLOW_SCALE", 16, 16, Rw, 0x0)]),
+    r("S_LUT_LO_SLOPE_SHIFT", 0x44, Single, &[f("LUT_LO_SLOPE_UFLOW_SHIFT", 0, 5, Rw, 0x0), f("LUT_LO_SLOPE_OFLOW_SHIFT", 5, 5, Rw, 0x0)]),
+    r("D_OP_ENABLE", 0x48, PingPong, &[f("OP_EN", 0, 1, Rwto, 0x0)]),
+    r("D_FUNC_BYPASS", 0x4c, PingPong, &[f("SQSUM_BYPASS", 0, 1, Rw, 0x0), f("MUL_BYPASS", 1, 1, Rw, 0x0)]),
+    r("D_DST_BASE_ADDR_LOW", 0x50, PingPong, &[f("DST_BASE_ADDR_LOW", 0, 32, Rw, 0x0)]),
+    r("D_DST_BASE_ADDR_HIGH", 0x54, PingPong, &[f("DST_BASE_ADDR_HIGH", 0, 32, Rw, 0x0)]),
+    r("D_DST_LINE_STRIDE", 0x58, PingPong, &[f("DST_LINE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_DST_SURFACE_STRIDE", 0x5c, PingPong, &[f("DST_SURFACE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_DST_DMA_CFG", 0x60, PingPong, &[f("DST_RAM_TYPE", 0, 1, Rw, 0x0)]),
+    r("D_DST_COMPRESSION_EN", 0x64, PingPong, &[f("DST_COMPRESSION_EN", 0, 1, C, 0x0)]),
+    r("D_DATA_FORMAT", 0x68, PingPong, &[f("INPUT_DATA_TYPE", 0, 2, Rw, 0x1)]),
+    r("D_NAN_FLUSH_TO_ZERO", 0x6c, PingPong, &[f("NAN_TO_ZERO", 0, 1, Rw, 0x0)]),
+    r("D_LRN_CFG", 0x70, PingPong, &[f("NORMALZ_LEN", 0, 2, Rw, 0x0)]),
+    r("D_DATIN_OFFSET", 0x74, PingPong, &[f("DATIN_OFFSET", 0, 16, Rw, 0x0)]),
+    r("D_DATIN_SCALE", 0x78, PingPong, &[f("DATIN_SCALE", 0, 16, Rw, 0x1)]),
+    r("D_DATIN_SHIFTER", 0x7c, PingPong, &[f("DATIN_SHIFTER", 0, 5, Rw, 0x0)]),
+    r("D_DATOUT_OFFSET", 0x80, PingPong, &[f("DATOUT_OFFSET", 0, 32, Rw, 0x0)]),
+    r("D_DATOUT_SCALE", 0x84, PingPong, &[f("DATOUT_SCALE", 0, 16, Rw, 0x1)]),
+    r("D_DATOUT_SHIFTER", 0x88, PingPong, &[f("DATOUT_SHIFTER", 0, 6, Rw, 0x0)]),
+    r("D_NAN_INPUT_NUM", 0x8c, PingPong, &[f("NAN_INPUT_NUM", 0, 32, R, 0x0)]),
+    r("D_INF_INPUT_NUM", 0x90, PingPong, &[f("INF_INPUT_NUM", 0, 32, R, 0x0)]),
+    r("D_NAN_OUTPUT_NUM", 0x94, PingPong, &[f("NAN_OUTPUT_NUM", 0, 32, R, 0x0)]),
+    r("D_OUT_SATURATION", 0x98, PingPong, &[f("OUT_SATURATION", 0, 32, R, 0x0)]),
+    r("D_PERF_ENABLE", 0x9c, PingPong, &[f("DMA_EN", 0, 1, Rw, 0x0), f("LUT_EN", 1, 1, Rw, 0x0)]),
+    r("D_PERF_WRITE_STALL", 0xa0, PingPong, &[f("PERF_WRITE_STALL", 0, 32, R, 0x0)]),
+    r("D_PERF_LUT_UFLOW", 0xa4, PingPong, &[f("PERF_LUT_UFLOW", 0, 32, R, 0x0)]),
+    r("D_PERF_LUT_OFLOW", 0xa8, PingPong, &[f("PERF_LUT_OFLOW", 0, 32, R, 0x0)]),
+    r("D_PERF_LUT_HYBRID", 0xac, PingPong, &[f("PERF_LUT_HYBRID", 0, 32, R, 0x0)]),
+    r("D_PERF_LUT_LE_HIT", 0xb0, PingPong, &[f("PERF_LUT_LE_HIT", 0, 32, R, 0x0)]),
+    r("D_PERF_LUT_LO_HIT", 0xb4, PingPong, &[f("PERF_LUT_LO_HIT", 0, 32, R, 0x0)]),
+    r("D_CYA", 0xb8, PingPong, &[f("CYA", 0, 32, Rw, 0x0)]),
 ];

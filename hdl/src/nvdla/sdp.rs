@@ -1,14 +1,20 @@
-//! SDP in off-flying mode with every stage bypassed, and its read DMA (SDP_RDMA): the engine
-//! walks the input cube atom by atom (x fastest, then lines, then 8-channel surfaces, at the
-//! strides the registers give), reads each atom through the memory port, converts its 8 lanes
+//! SDP in off-flying mode and its read DMA (SDP_RDMA): the engine walks the input cube atom by
+//! atom (x fastest, then lines, then 8-channel surfaces, at the strides the registers give),
+//! reads each atom through the memory port, widens its 8 lanes to 32 bits
+//! ([`super::unpack::Unpack`]), passes them through the BS and BN stages
+//! ([`super::sdp_x::SdpX`]), converts them
 //! ([`super::convert::Convert`]) and writes the atom to the output cube. Model:
 //! `npu_model::nvdla::sdp`.
 //!
-//! One atom is in flight at a time: read request, read data, write request, each a cycle at
-//! least. Addresses are kept as running pointers (atom, line start, surface start) for the
+//! One atom is in flight at a time: read request, read data, then, when SDP_RDMA's BRDMA and
+//! NRDMA are on, the BS and the BN operand atom (per element, one int8 per lane, at the same
+//! x, y, surface in their own cubes) the same way, then the write request; each a cycle at
+//! least, on the one memory port. Addresses are kept as running pointers (atom, line start, surface start) for the
 //! input and the output, so no multiplier is needed; they wrap at 2^64 as the model's do.
 //! `done` is high in the cycle the last write is taken; `running` while not idle.
 use super::convert::Convert;
+use super::sdp_x::SdpX;
+use super::unpack::Unpack;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
 
@@ -27,9 +33,33 @@ pub struct Sdp {
     pub dst_base: Signal<In, Bits<64>>,
     pub dst_line: Signal<In, Bits<64>>,
     pub dst_surface: Signal<In, Bits<64>>,
+    /// SDP_RDMA's BS and BN operand reads (BRDMA, NRDMA): off, and their cubes.
+    pub brdma_disable: Signal<In, Bit>,
+    pub bs_base: Signal<In, Bits<64>>,
+    pub bs_line: Signal<In, Bits<64>>,
+    pub bs_surface: Signal<In, Bits<64>>,
+    pub nrdma_disable: Signal<In, Bit>,
+    pub bn_base: Signal<In, Bits<64>>,
+    pub bn_line: Signal<In, Bits<64>>,
+    pub bn_surface: Signal<In, Bits<64>>,
     pub cvt_offset: Signal<In, Bits<32>>,
     pub cvt_scale: Signal<In, Bits<16>>,
     pub cvt_shift: Signal<In, Bits<6>>,
+    /// The BS and BN stages' fields (hdl/src/nvdla/sdp_x.rs).
+    pub bs_cfg: Signal<In, Bits<7>>,
+    pub bs_alu_src: Signal<In, Bit>,
+    pub bs_alu_shift: Signal<In, Bits<6>>,
+    pub bs_alu_operand: Signal<In, Bits<16>>,
+    pub bs_mul_src: Signal<In, Bit>,
+    pub bs_mul_shift: Signal<In, Bits<6>>,
+    pub bs_mul_operand: Signal<In, Bits<16>>,
+    pub bn_cfg: Signal<In, Bits<7>>,
+    pub bn_alu_src: Signal<In, Bit>,
+    pub bn_alu_shift: Signal<In, Bits<6>>,
+    pub bn_alu_operand: Signal<In, Bits<16>>,
+    pub bn_mul_src: Signal<In, Bit>,
+    pub bn_mul_shift: Signal<In, Bits<6>>,
+    pub bn_mul_operand: Signal<In, Bits<16>>,
     pub dbb_req_ready: Signal<In, Bit>,
     pub dbb_resp_valid: Signal<In, Bit>,
     pub dbb_resp_data: Signal<In, Bits<64>>,
@@ -39,8 +69,12 @@ pub struct Sdp {
     pub dbb_req_write: Signal<Out, Bit>,
     pub dbb_req_addr: Signal<Out, Bits<64>>,
     pub dbb_req_wdata: Signal<Out, Bits<64>>,
+    unpack: Unpack,
+    bs: SdpX,
+    bn: SdpX,
     convert: Convert,
-    state: Reg<Bits<2>>,
+    no_operands: Constant<Bits<64>>,
+    state: Reg<Bits<3>>,
     x: Reg<Bits<13>>,
     y: Reg<Bits<13>>,
     surface: Reg<Bits<10>>,
@@ -50,16 +84,34 @@ pub struct Sdp {
     dst_atom: Reg<Bits<64>>,
     dst_row: Reg<Bits<64>>,
     dst_plane: Reg<Bits<64>>,
+    bs_atom: Reg<Bits<64>>,
+    bs_row: Reg<Bits<64>>,
+    bs_plane: Reg<Bits<64>>,
+    bn_atom: Reg<Bits<64>>,
+    bn_row: Reg<Bits<64>>,
+    bn_plane: Reg<Bits<64>>,
+    /// The input atom and the BS operand atom, kept while the later reads of the atom run.
+    input_atom: Reg<Bits<64>>,
+    bs_data: Reg<Bits<64>>,
     addr: Reg<Bits<64>>,
     wdata: Reg<Bits<64>>,
     x_end: Signal<Local, Bit>,
     y_end: Signal<Local, Bit>,
     last: Signal<Local, Bit>,
     next_src: Signal<Local, Bits<64>>,
-    s_idle: Constant<Bits<2>>,
-    s_read_request: Constant<Bits<2>>,
-    s_read_wait: Constant<Bits<2>>,
-    s_write_request: Constant<Bits<2>>,
+    next_bs: Signal<Local, Bits<64>>,
+    next_bn: Signal<Local, Bits<64>>,
+    /// Where the atom goes when the current read's data comes: its next operand read or
+    /// its write.
+    after_read: Signal<Local, Bits<3>>,
+    s_idle: Constant<Bits<3>>,
+    s_read_request: Constant<Bits<3>>,
+    s_read_wait: Constant<Bits<3>>,
+    s_write_request: Constant<Bits<3>>,
+    s_bs_request: Constant<Bits<3>>,
+    s_bs_wait: Constant<Bits<3>>,
+    s_bn_request: Constant<Bits<3>>,
+    s_bn_wait: Constant<Bits<3>>,
     zero13: Constant<Bits<13>>,
     one13: Constant<Bits<13>>,
     zero10: Constant<Bits<10>>,
@@ -85,9 +137,31 @@ impl Default for Sdp {
             dst_base: Default::default(),
             dst_line: Default::default(),
             dst_surface: Default::default(),
+            brdma_disable: Default::default(),
+            bs_base: Default::default(),
+            bs_line: Default::default(),
+            bs_surface: Default::default(),
+            nrdma_disable: Default::default(),
+            bn_base: Default::default(),
+            bn_line: Default::default(),
+            bn_surface: Default::default(),
             cvt_offset: Default::default(),
             cvt_scale: Default::default(),
             cvt_shift: Default::default(),
+            bs_cfg: Default::default(),
+            bs_alu_src: Default::default(),
+            bs_alu_shift: Default::default(),
+            bs_alu_operand: Default::default(),
+            bs_mul_src: Default::default(),
+            bs_mul_shift: Default::default(),
+            bs_mul_operand: Default::default(),
+            bn_cfg: Default::default(),
+            bn_alu_src: Default::default(),
+            bn_alu_shift: Default::default(),
+            bn_alu_operand: Default::default(),
+            bn_mul_src: Default::default(),
+            bn_mul_shift: Default::default(),
+            bn_mul_operand: Default::default(),
             dbb_req_ready: Default::default(),
             dbb_resp_valid: Default::default(),
             dbb_resp_data: Default::default(),
@@ -97,7 +171,11 @@ impl Default for Sdp {
             dbb_req_write: Default::default(),
             dbb_req_addr: Default::default(),
             dbb_req_wdata: Default::default(),
+            unpack: Default::default(),
+            bs: Default::default(),
+            bn: Default::default(),
             convert: Default::default(),
+            no_operands: k(0),
             state: Default::default(),
             x: Default::default(),
             y: Default::default(),
@@ -108,16 +186,31 @@ impl Default for Sdp {
             dst_atom: Default::default(),
             dst_row: Default::default(),
             dst_plane: Default::default(),
+            bs_atom: Default::default(),
+            bs_row: Default::default(),
+            bs_plane: Default::default(),
+            bn_atom: Default::default(),
+            bn_row: Default::default(),
+            bn_plane: Default::default(),
+            input_atom: Default::default(),
+            bs_data: Default::default(),
             addr: Default::default(),
             wdata: Default::default(),
             x_end: Default::default(),
             y_end: Default::default(),
             last: Default::default(),
             next_src: Default::default(),
+            next_bs: Default::default(),
+            next_bn: Default::default(),
+            after_read: Default::default(),
             s_idle: k(0),
             s_read_request: k(1),
             s_read_wait: k(2),
             s_write_request: k(3),
+            s_bs_request: k(4),
+            s_bs_wait: k(5),
+            s_bn_request: k(6),
+            s_bn_wait: k(7),
             zero13: k(0),
             one13: k(1),
             zero10: k(0),
@@ -130,7 +223,7 @@ impl Default for Sdp {
 impl Logic for Sdp {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, x, y, surface, src_atom, src_row, src_plane, dst_atom, dst_row, dst_plane, addr, wdata);
+        dff_setup!(self, clock, state, x, y, surface, src_atom, src_row, src_plane, dst_atom, dst_row, dst_plane, bs_atom, bs_row, bs_plane, bn_atom, bn_row, bn_plane, input_atom, bs_data, addr, wdata);
         self.state.reset.next = self.reset.val();
         self.x.reset.next = self.reset.val();
         self.y.reset.next = self.reset.val();
@@ -141,15 +234,59 @@ impl Logic for Sdp {
         self.dst_atom.reset.next = self.reset.val();
         self.dst_row.reset.next = self.reset.val();
         self.dst_plane.reset.next = self.reset.val();
+        self.bs_atom.reset.next = self.reset.val();
+        self.bs_row.reset.next = self.reset.val();
+        self.bs_plane.reset.next = self.reset.val();
+        self.bn_atom.reset.next = self.reset.val();
+        self.bn_row.reset.next = self.reset.val();
+        self.bn_plane.reset.next = self.reset.val();
+        self.input_atom.reset.next = self.reset.val();
+        self.bs_data.reset.next = self.reset.val();
         self.addr.reset.next = self.reset.val();
         self.wdata.reset.next = self.reset.val();
-        self.convert.atom.next = self.dbb_resp_data.val();
+        // The atom is processed in the cycle its last read's data comes: the input atom and
+        // the BS operand atom from the memory then, or from where they were kept.
+        self.unpack.atom.next = self.input_atom.q.val();
+        if self.state.q.val() == self.s_read_wait.val() {
+            self.unpack.atom.next = self.dbb_resp_data.val();
+        }
+        self.bs.operands.next = self.bs_data.q.val();
+        if self.state.q.val() == self.s_bs_wait.val() {
+            self.bs.operands.next = self.dbb_resp_data.val();
+        }
+        if self.brdma_disable.val() {
+            self.bs.operands.next = self.no_operands.val();
+        }
+        self.bn.operands.next = self.dbb_resp_data.val();
+        if self.nrdma_disable.val() {
+            self.bn.operands.next = self.no_operands.val();
+        }
+        self.bs.data_in.next = self.unpack.lanes.val();
+        self.bn.data_in.next = self.bs.data_out.val();
+        self.convert.lanes.next = self.bn.data_out.val();
+        self.bs.cfg.next = self.bs_cfg.val();
+        self.bs.alu_src.next = self.bs_alu_src.val();
+        self.bs.alu_shift.next = self.bs_alu_shift.val();
+        self.bs.alu_operand.next = self.bs_alu_operand.val();
+        self.bs.mul_src.next = self.bs_mul_src.val();
+        self.bs.mul_shift.next = self.bs_mul_shift.val();
+        self.bs.mul_operand.next = self.bs_mul_operand.val();
+        self.bn.cfg.next = self.bn_cfg.val();
+        self.bn.alu_src.next = self.bn_alu_src.val();
+        self.bn.alu_shift.next = self.bn_alu_shift.val();
+        self.bn.alu_operand.next = self.bn_alu_operand.val();
+        self.bn.mul_src.next = self.bn_mul_src.val();
+        self.bn.mul_shift.next = self.bn_mul_shift.val();
+        self.bn.mul_operand.next = self.bn_mul_operand.val();
         self.convert.offset.next = self.cvt_offset.val();
         self.convert.scale.next = self.cvt_scale.val();
         self.convert.shift.next = self.cvt_shift.val();
         self.dbb_req_addr.next = self.addr.q.val();
         self.dbb_req_wdata.next = self.wdata.q.val();
-        self.dbb_req_valid.next = (self.state.q.val() == self.s_read_request.val()) | (self.state.q.val() == self.s_write_request.val());
+        self.dbb_req_valid.next = (self.state.q.val() == self.s_read_request.val())
+            | (self.state.q.val() == self.s_write_request.val())
+            | (self.state.q.val() == self.s_bs_request.val())
+            | (self.state.q.val() == self.s_bn_request.val());
         self.dbb_req_write.next = self.state.q.val() == self.s_write_request.val();
         self.running.next = self.state.q.val() != self.s_idle.val();
         // Where the walk goes after the current atom: the next atom of the line, the next
@@ -158,11 +295,24 @@ impl Logic for Sdp {
         self.y_end.next = self.y.q.val() == self.height.val();
         self.last.next = self.x_end.val() & self.y_end.val() & (self.surface.q.val() == self.last_surface.val());
         self.next_src.next = self.src_atom.q.val() + self.atom_bytes.val();
+        self.next_bs.next = self.bs_atom.q.val() + self.atom_bytes.val();
+        self.next_bn.next = self.bn_atom.q.val() + self.atom_bytes.val();
         if self.x_end.val() {
             self.next_src.next = self.src_row.q.val() + self.src_line.val();
+            self.next_bs.next = self.bs_row.q.val() + self.bs_line.val();
+            self.next_bn.next = self.bn_row.q.val() + self.bn_line.val();
             if self.y_end.val() {
                 self.next_src.next = self.src_plane.q.val() + self.src_surface.val();
+                self.next_bs.next = self.bs_plane.q.val() + self.bs_surface.val();
+                self.next_bn.next = self.bn_plane.q.val() + self.bn_surface.val();
             }
+        }
+        self.after_read.next = self.s_write_request.val();
+        if !self.nrdma_disable.val() & (self.state.q.val() != self.s_bn_wait.val()) {
+            self.after_read.next = self.s_bn_request.val();
+        }
+        if !self.brdma_disable.val() & (self.state.q.val() == self.s_read_wait.val()) {
+            self.after_read.next = self.s_bs_request.val();
         }
         self.done.next = false;
         if self.state.q.val() == self.s_idle.val() {
@@ -176,6 +326,12 @@ impl Logic for Sdp {
                 self.dst_atom.d.next = self.dst_base.val();
                 self.dst_row.d.next = self.dst_base.val();
                 self.dst_plane.d.next = self.dst_base.val();
+                self.bs_atom.d.next = self.bs_base.val();
+                self.bs_row.d.next = self.bs_base.val();
+                self.bs_plane.d.next = self.bs_base.val();
+                self.bn_atom.d.next = self.bn_base.val();
+                self.bn_row.d.next = self.bn_base.val();
+                self.bn_plane.d.next = self.bn_base.val();
                 self.addr.d.next = self.src_base.val();
                 self.state.d.next = self.s_read_request.val();
             }
@@ -183,11 +339,35 @@ impl Logic for Sdp {
             if self.dbb_req_ready.val() {
                 self.state.d.next = self.s_read_wait.val();
             }
-        } else if self.state.q.val() == self.s_read_wait.val() {
+        } else if self.state.q.val() == self.s_bs_request.val() {
+            if self.dbb_req_ready.val() {
+                self.state.d.next = self.s_bs_wait.val();
+            }
+        } else if self.state.q.val() == self.s_bn_request.val() {
+            if self.dbb_req_ready.val() {
+                self.state.d.next = self.s_bn_wait.val();
+            }
+        } else if self.state.q.val() != self.s_write_request.val() {
+            // A read's data (input, BS or BN operand atom): keep it, then the next read of
+            // the atom, or its write.
             if self.dbb_resp_valid.val() {
-                self.wdata.d.next = self.convert.converted.val();
+                if self.state.q.val() == self.s_read_wait.val() {
+                    self.input_atom.d.next = self.dbb_resp_data.val();
+                }
+                if self.state.q.val() == self.s_bs_wait.val() {
+                    self.bs_data.d.next = self.dbb_resp_data.val();
+                }
+                self.state.d.next = self.after_read.val();
                 self.addr.d.next = self.dst_atom.q.val();
-                self.state.d.next = self.s_write_request.val();
+                if self.after_read.val() == self.s_write_request.val() {
+                    self.wdata.d.next = self.convert.converted.val();
+                }
+                if self.after_read.val() == self.s_bn_request.val() {
+                    self.addr.d.next = self.bn_atom.q.val();
+                }
+                if self.after_read.val() == self.s_bs_request.val() {
+                    self.addr.d.next = self.bs_atom.q.val();
+                }
             }
         } else if self.dbb_req_ready.val() {
             if self.last.val() {
@@ -196,6 +376,8 @@ impl Logic for Sdp {
             } else {
                 self.addr.d.next = self.next_src.val();
                 self.src_atom.d.next = self.next_src.val();
+                self.bs_atom.d.next = self.next_bs.val();
+                self.bn_atom.d.next = self.next_bn.val();
                 self.state.d.next = self.s_read_request.val();
             }
             self.x.d.next = self.x.q.val() + self.one13.val();
@@ -204,6 +386,8 @@ impl Logic for Sdp {
                 self.x.d.next = self.zero13.val();
                 self.y.d.next = self.y.q.val() + self.one13.val();
                 self.src_row.d.next = self.src_row.q.val() + self.src_line.val();
+                self.bs_row.d.next = self.bs_row.q.val() + self.bs_line.val();
+                self.bn_row.d.next = self.bn_row.q.val() + self.bn_line.val();
                 self.dst_row.d.next = self.dst_row.q.val() + self.dst_line.val();
                 self.dst_atom.d.next = self.dst_row.q.val() + self.dst_line.val();
                 if self.y_end.val() {
@@ -211,6 +395,10 @@ impl Logic for Sdp {
                     self.surface.d.next = self.surface.q.val() + self.one10.val();
                     self.src_row.d.next = self.src_plane.q.val() + self.src_surface.val();
                     self.src_plane.d.next = self.src_plane.q.val() + self.src_surface.val();
+                    self.bs_row.d.next = self.bs_plane.q.val() + self.bs_surface.val();
+                    self.bs_plane.d.next = self.bs_plane.q.val() + self.bs_surface.val();
+                    self.bn_row.d.next = self.bn_plane.q.val() + self.bn_surface.val();
+                    self.bn_plane.d.next = self.bn_plane.q.val() + self.bn_surface.val();
                     self.dst_row.d.next = self.dst_plane.q.val() + self.dst_surface.val();
                     self.dst_plane.d.next = self.dst_plane.q.val() + self.dst_surface.val();
                     self.dst_atom.d.next = self.dst_plane.q.val() + self.dst_surface.val();

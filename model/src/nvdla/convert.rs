@@ -5,30 +5,31 @@
 /// the memory access unit; nv_small's is 8 bytes).
 pub const ATOM: u64 = 8;
 
-/// One lane: `(x - offset) * scale`, shifted right by `shift` rounding half away from zero,
-/// saturated to int8; a shift of 49 or more (the product's width) gives 0.
-pub fn convert(x: i8, offset: i32, scale: i16, shift: u32) -> i8 {
-    let product = (i64::from(x) - i64::from(offset)) * i64::from(scale);
+/// NVDLA's shift-right-saturate on a value of up to 49 bits: `value` shifted right by
+/// `shift`, rounded half away from zero, saturated to a `bits`-bit signed number; a shift of
+/// 49 or more (the value's width) gives 0. The converter and the X stages' truncation.
+pub fn shift_right_saturate(value: i64, shift: u32, bits: u32) -> i64 {
     if shift >= 49 {
         return 0;
     }
-    let floor = product >> shift;
-    let rest = product - (floor << shift);
+    let floor = value >> shift;
+    let rest = value - (floor << shift);
     let half = if shift == 0 { 0 } else { 1i64 << (shift - 1) };
     // Round up above half; at exactly half, up for positive values (away from zero), down
     // (the floor, also away from zero) for negative ones.
-    let rounded = floor + i64::from(shift > 0 && (rest > half || (rest == half && product >= 0)));
-    rounded.clamp(i64::from(i8::MIN), i64::from(i8::MAX)) as i8
+    let rounded = floor + i64::from(shift > 0 && (rest > half || (rest == half && value >= 0)));
+    rounded.clamp(-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
 }
 
-/// The 8 lanes of an atom (lane k in byte k).
-pub fn convert_atom(atom: u64, offset: i32, scale: i16, shift: u32) -> u64 {
-    let mut out = 0u64;
-    for lane in 0..ATOM {
-        let x = (atom >> (8 * lane)) as u8 as i8;
-        out |= u64::from(convert(x, offset, scale, shift) as u8) << (8 * lane);
-    }
-    out
+/// One lane: `(x - offset) * scale` (33 x 16 bits, exact in 49), shifted right by `shift`
+/// rounding half away from zero, saturated to int8.
+pub fn convert(x: i32, offset: i32, scale: i16, shift: u32) -> i8 {
+    shift_right_saturate((i64::from(x) - i64::from(offset)) * i64::from(scale), shift, 8) as i8
+}
+
+/// The 8 converted lanes as an atom (lane k in byte k).
+pub fn convert_lanes(lanes: [i32; ATOM as usize], offset: i32, scale: i16, shift: u32) -> u64 {
+    lanes.iter().enumerate().fold(0, |out, (lane, &x)| out | u64::from(convert(x, offset, scale, shift) as u8) << (8 * lane))
 }
 
 #[cfg(test)]
@@ -46,5 +47,7 @@ mod tests {
         assert_eq!(convert(100, -100, 2, 0), 127);
         assert_eq!(convert(1, 0x558f_bb6e, 0x16cc, 10), -128);
         assert_eq!(convert(-128, 0, 1, 49), 0);
+        assert_eq!(convert(i32::MIN, i32::MAX, i16::MIN, 0), 127); // the 33 x 16-bit extreme
+        assert_eq!(convert(300, 0, 1, 1), 127);
     }
 }

@@ -74,7 +74,7 @@ pub struct Csb {
 
 impl Default for Csb {
     fn default() -> Self {
-        Self { glb: UnitRegisters::new("GLB"), units: ["SDP_RDMA", "SDP", "PDP_RDMA", "PDP"].into_iter().map(UnitRegisters::new).collect() }
+        Self { glb: UnitRegisters::new("GLB"), units: ["SDP_RDMA", "SDP", "PDP_RDMA", "PDP", "CDP_RDMA", "CDP"].into_iter().map(UnitRegisters::new).collect() }
     }
 }
 

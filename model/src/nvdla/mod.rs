@@ -5,3 +5,5 @@ pub mod nv_small;
 pub mod pdp;
 pub mod pool;
 pub mod sdp;
+pub mod sdp_x;
+pub mod unpack;

@@ -1,9 +1,15 @@
-//! SDP in off-flying mode with every stage bypassed, with its read DMA (seeds/001 "Single
-//! Data Point Processor"): SDP_RDMA reads the input cube atom by atom through the DBB-style
-//! memory port, the output converter converts each of the atom's 8 lanes, and SDP's write
-//! DMA writes the atom back. RTL: `npu_hdl::nvdla::sdp::Sdp`; docs/nvdla.md, "SDP in bypass".
-use super::convert::{convert_atom, ATOM};
+//! SDP in off-flying mode, with its read DMA (seeds/001 "Single Data Point Processor"):
+//! SDP_RDMA reads the input cube atom by atom through the DBB-style memory port (and, when
+//! its BRDMA and NRDMA are on, the BS and BN operand atoms at the same position of their
+//! cubes, one int8 per lane), the BS and BN stages ([`super::sdp_x`]) and the output
+//! converter process each of the atom's 8 lanes, and SDP's write DMA writes the atom back.
+//! RTL: `npu_hdl::nvdla::sdp::Sdp`; docs/nvdla.md, "SDP in bypass" and "SDP's BS and BN
+//! stages".
+use super::convert::{convert_lanes, ATOM};
+use super::unpack::lanes;
+use super::sdp_x::XConfig;
 use super::csb::Csb;
+use npu_hdl::nvdla::regmap;
 
 /// The registered memory request an engine drives (docs/nvdla.md, "Memory port").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -25,6 +31,21 @@ enum State {
     ReadWait,
     /// Writing the converted atom.
     WriteRequest,
+    /// Asking for the BS operand atom (BRDMA), waiting for it.
+    BsRequest,
+    BsWait,
+    /// Asking for the BN operand atom (NRDMA), waiting for it.
+    BnRequest,
+    BnWait,
+}
+
+/// An operand cube SDP_RDMA reads per element (BRDMA or NRDMA): base, line and surface
+/// strides.
+#[derive(Clone, Copy, Debug, Default)]
+struct OperandCube {
+    base: u64,
+    line: u64,
+    surface: u64,
 }
 
 /// The configuration of one layer, taken from the consumer groups when it starts.
@@ -42,9 +63,25 @@ struct Layer {
     cvt_offset: i32,
     cvt_scale: i16,
     cvt_shift: u32,
+    bs: XConfig,
+    bn: XConfig,
+    /// BRDMA's and NRDMA's cubes, when on.
+    bs_cube: Option<OperandCube>,
+    bn_cube: Option<OperandCube>,
 }
 
 impl Layer {
+    /// SDP_RDMA's `dma` operand read (BRDMA, NRDMA) of the stage `stage`'s cube, if on.
+    fn operand_cube(r: &super::csb::UnitRegisters, dma: &str, stage: &str) -> Option<OperandCube> {
+        let disable = regmap::field("SDP_RDMA", &format!("D_{dma}_CFG"), &format!("{dma}_DISABLE"));
+        let on = r.consumed(&format!("D_{dma}_CFG")) & disable.mask() == 0;
+        on.then(|| OperandCube {
+            base: u64::from(r.consumed(&format!("D_{stage}_BASE_ADDR_HIGH"))) << 32 | u64::from(r.consumed(&format!("D_{stage}_BASE_ADDR_LOW"))),
+            line: u64::from(r.consumed(&format!("D_{stage}_LINE_STRIDE"))),
+            surface: u64::from(r.consumed(&format!("D_{stage}_SURFACE_STRIDE"))),
+        })
+    }
+
     fn from_registers(csb: &Csb) -> Self {
         let (r, s) = (csb.unit("SDP_RDMA"), csb.unit("SDP"));
         let wide = |low: u32, high: u32| u64::from(high) << 32 | u64::from(low);
@@ -61,6 +98,10 @@ impl Layer {
             cvt_offset: s.consumed("D_CVT_OFFSET") as i32,
             cvt_scale: s.consumed("D_CVT_SCALE") as u16 as i16,
             cvt_shift: s.consumed("D_CVT_SHIFT"),
+            bs: XConfig::from_registers(s, "BS"),
+            bn: XConfig::from_registers(s, "BN"),
+            bs_cube: Self::operand_cube(r, "BRDMA", "BS"),
+            bn_cube: Self::operand_cube(r, "NRDMA", "BN"),
         }
     }
 }
@@ -78,6 +119,10 @@ pub struct Sdp {
     x: u64,
     y: u64,
     surface: u64,
+    /// The input atom and the BS operand atom, kept while the atom's later reads run.
+    input: u64,
+    bs_data: u64,
+    bn_data: u64,
     request: MemoryRequest,
 }
 
@@ -101,6 +146,32 @@ impl Sdp {
         base.wrapping_add(self.surface.wrapping_mul(surface)).wrapping_add(self.y.wrapping_mul(line)).wrapping_add(self.x * ATOM)
     }
 
+    /// The data of the read in state `wait` came (kept already): ask for the atom's next
+    /// operand, or process the atom and write it. The atom is processed in the cycle its last
+    /// read's data comes; an operand read that is off gives 0 operands.
+    fn after_read(&mut self, wait: State) {
+        let l = self.layer;
+        let next = match (wait, l.bs_cube, l.bn_cube) {
+            (State::ReadWait, Some(c), _) => Some((State::BsRequest, c)),
+            (State::ReadWait | State::BsWait, _, Some(c)) => Some((State::BnRequest, c)),
+            _ => None,
+        };
+        if let Some((state, c)) = next {
+            self.request.addr = self.atom_address(c.base, c.line, c.surface);
+            self.state = state;
+            return;
+        }
+        let bs_operands = if l.bs_cube.is_some() { self.bs_data } else { 0 };
+        let bn_operands = if l.bn_cube.is_some() { self.bn_data } else { 0 };
+        let processed = std::array::from_fn(|k| {
+            let operand = |atom: u64| i16::from((atom >> (8 * k)) as u8 as i8);
+            l.bn.lane(l.bs.lane(lanes(self.input)[k], operand(bs_operands)), operand(bn_operands))
+        });
+        self.request.wdata = convert_lanes(processed, l.cvt_offset, l.cvt_scale, l.cvt_shift);
+        self.request.addr = self.atom_address(l.dst, l.dst_line, l.dst_surface);
+        self.state = State::WriteRequest;
+    }
+
     /// One clock edge. `may_start` is [`Self::may_start`] on the registers as they were
     /// before the edge's CSB write (a write enabling a group starts the layer at the next
     /// edge); `ready` is the memory taking this cycle's request, `response` read data.
@@ -119,11 +190,25 @@ impl Sdp {
             State::ReadRequest => events.push("read stall"),
             State::ReadWait => match response {
                 Some(data) => {
-                    self.request.wdata = convert_atom(data, l.cvt_offset, l.cvt_scale, l.cvt_shift);
-                    self.request.addr = self.atom_address(l.dst, l.dst_line, l.dst_surface);
-                    self.state = State::WriteRequest;
+                    self.input = data;
+                    self.after_read(State::ReadWait);
                 }
                 None => events.push("read wait"),
+            },
+            State::BsRequest if ready => self.state = State::BsWait,
+            State::BnRequest if ready => self.state = State::BnWait,
+            State::BsRequest | State::BnRequest => events.push("operand read stall"),
+            State::BsWait | State::BnWait => match response {
+                Some(data) => {
+                    if self.state == State::BsWait {
+                        self.bs_data = data;
+                    } else {
+                        self.bn_data = data;
+                    }
+                    events.push(if self.state == State::BsWait { "bs operand" } else { "bn operand" });
+                    self.after_read(self.state);
+                }
+                None => events.push("operand wait"),
             },
             State::WriteRequest if ready => {
                 self.x += 1;
@@ -145,7 +230,7 @@ impl Sdp {
             }
             State::WriteRequest => events.push("write stall"),
         }
-        self.request.valid = matches!(self.state, State::ReadRequest | State::WriteRequest);
+        self.request.valid = matches!(self.state, State::ReadRequest | State::WriteRequest | State::BsRequest | State::BnRequest);
         self.request.write = self.state == State::WriteRequest;
     }
 }
