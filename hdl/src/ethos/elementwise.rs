@@ -36,9 +36,13 @@
 //!   (as the reference executor reads it).
 use super::command_set::{register, register_count};
 use super::elementwise_alu::ElementwiseAlu;
+use super::elementwise_registers::ElementwiseRegisters;
 use super::feature_map::{FeatureMap, SLOTS};
+use super::feature_map::BASEP_LOW;
 use super::requantize::{Requantize, ScaleProduct};
+use crate::primitives::{Concat, Reg, SignExtendBits, ZeroExtend};
 use rust_hdl::prelude::*;
+use std::collections::BTreeMap;
 
 /// `kernel_error` codes (the TRM's faulting_channel codes for the memory errors, digest §4).
 pub const ERROR_IFM: u8 = 1;
@@ -114,9 +118,23 @@ pub fn latch_table() -> &'static [(u8, u8)] {
 /// LATCH's cycles: the table, the six BASEP reads, and the cycle the last value arrives.
 pub const LATCH_STEPS: usize = scalar::NAMES.len() + 3 * SLOTS.len() + 6 + 1;
 
+/// LATCH's read ROM: at step k (< the table's length) the unit reads register-file entry
+/// `index_rom()[k]` through the debug port.
+fn index_rom() -> BTreeMap<Bits<6>, Bits<7>> {
+    latch_table().iter().enumerate().map(|(k, &(index, _))| ((k as u64).into(), u64::from(index).into())).collect()
+}
+
+/// LATCH's write ROM: the value read at step k arrives at step k + 1 and goes to
+/// `target_rom()[k]`: [`latch_table`]'s target, then for the six BASEP steps j the slot
+/// `BASEP_LOW + (j & 1)` of map `j >> 1` (kinds 1-3, as in the table).
+fn target_rom() -> BTreeMap<Bits<6>, Bits<8>> {
+    let basep = (0..6u64).map(|j| ((j >> 1) + 1) << 6 | (BASEP_LOW as u64 + (j & 1)));
+    latch_table().iter().map(|&(_, target)| u64::from(target)).chain(basep).enumerate().map(|(k, t)| ((k as u64).into(), t.into())).collect()
+}
+
 /// The unit. Its sub-blocks: the three feature-map address generators, the ALU, and the
 /// output unit's two arithmetic stages for the OFM scale, zero point and clamp.
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct Elementwise {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -147,329 +165,541 @@ pub struct Elementwise {
     alu: ElementwiseAlu,
     scale_product: ScaleProduct,
     requantize: Requantize,
+    index_rom: ROM<Bits<7>, 6>,
+    target_rom: ROM<Bits<8>, 6>,
+    // Width helpers.
+    ifm_byte18: SignExtendBits<8, 18>,
+    ifm2_byte18: SignExtendBits<8, 18>,
+    ifm_zp18: SignExtendBits<16, 18>,
+    ifm2_scalar18: SignExtendBits<16, 18>,
+    ifm2_zp18_signed: SignExtendBits<16, 18>,
+    ifm2_zp18_unsigned: ZeroExtend<16, 18>,
+    basep_slot: Concat<3, 1, 4>,
+    basep_index: Concat<3, 4, 7>,
+    byte16: Concat<8, 8, 16>,
+    byte32: Concat<16, 16, 32>,
+    byte64: Concat<32, 32, 64>,
+    // State.
+    state: Reg<Bits<4>>,
+    k: Reg<Bits<6>>,
+    mode: Reg<Bits<3>>,
+    mode_bad: Reg<Bit>,
+    error: Reg<Bits<4>>,
+    y: Reg<Bits<16>>,
+    x: Reg<Bits<16>>,
+    c: Reg<Bits<16>>,
+    ifm_byte: Reg<Bits<8>>,
+    ifm2_byte: Reg<Bits<8>>,
+    w_addr: Reg<Bits<40>>,
+    w_data: Reg<Bits<64>>,
+    w_strb: Reg<Bits<8>>,
+    /// The scalar registers (module `scalar`), written in LATCH.
+    registers: ElementwiseRegisters,
+    // Combinational.
+    entry: Signal<Local, Bits<6>>,
+    target: Signal<Local, Bits<8>>,
+    loading: Signal<Local, Bit>,
+    scalar_write: Signal<Local, Bit>,
+    scalar_select: Signal<Local, Bits<32>>,
+    step: Signal<Local, Bits<6>>,
+    region: Signal<Local, Bits<3>>,
+    add_sub: Signal<Local, Bit>,
+    bad: Signal<Local, Bit>,
+    ifm2_zp18: Signal<Local, Bits<18>>,
+    first: Signal<Local, Bits<18>>,
+    second: Signal<Local, Bits<18>>,
+    r_lane: Signal<Local, Bits<40>>,
+    r_shifted: Signal<Local, Bits<64>>,
+    /// Bits read nowhere (fields of registers the unit keeps whole), named as lint expects.
+    unused_bits: Signal<Local, Bit>,
+    // Constants.
+    s_idle: Constant<Bits<4>>,
+    s_latch: Constant<Bits<4>>,
+    s_check: Constant<Bits<4>>,
+    s_read_a: Constant<Bits<4>>,
+    s_wait_a: Constant<Bits<4>>,
+    s_read_b: Constant<Bits<4>>,
+    s_wait_b: Constant<Bits<4>>,
+    s_calc: Constant<Bits<4>>,
+    s_write: Constant<Bits<4>>,
+    s_wait_w: Constant<Bits<4>>,
+    s_done: Constant<Bits<4>>,
+    e_none: Constant<Bits<4>>,
+    e_ifm: Constant<Bits<4>>,
+    e_ofm: Constant<Bits<4>>,
+    e_unsupported: Constant<Bits<4>>,
+    op_elementwise: Constant<Bits<2>>,
+    mode_max: Constant<Bits<16>>,
+    mode_add: Constant<Bits<3>>,
+    mode_sub: Constant<Bits<3>>,
+    zero6: Constant<Bits<6>>,
+    one6: Constant<Bits<6>>,
+    table_len: Constant<Bits<6>>,
+    last_step: Constant<Bits<6>>,
+    kind_scalar: Constant<Bits<2>>,
+    kind_ifm: Constant<Bits<2>>,
+    kind_ifm2: Constant<Bits<2>>,
+    kind_ofm: Constant<Bits<2>>,
+    one32: Constant<Bits<32>>,
+    debug_basep_high: Constant<Bits<3>>,
+    zero7: Constant<Bits<7>>,
+    zero2: Constant<Bits<2>>,
+    one2: Constant<Bits<2>>,
+    two2: Constant<Bits<2>>,
+    three2: Constant<Bits<2>>,
+    zero5: Constant<Bits<5>>,
+    zero16: Constant<Bits<16>>,
+    one16: Constant<Bits<16>>,
+    one_region16: Constant<Bits<16>>,
+    min_shift: Constant<Bits<6>>,
+    int8_high_zero: Constant<Bits<9>>,
+    int8_high_ones: Constant<Bits<9>>,
+    zero40: Constant<Bits<40>>,
+    align_mask: Constant<Bits<40>>,
+    seven40: Constant<Bits<40>>,
+    three40: Constant<Bits<40>>,
+    one8: Constant<Bits<8>>,
+}
+
+fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
+    Constant::new(value.into())
+}
+
+impl Default for Elementwise {
+    fn default() -> Self {
+        assert_eq!(super::command_front_end::DEBUG_BASEP % 16, 0, "a BASEP's debug index is {{DEBUG_BASEP[6:4], region, half}}");
+        assert_eq!(scalar::NAMES.len(), 22, "scalar ids 0..21 select ElementwiseRegisters' registers");
+        assert!(LATCH_STEPS < 64, "LATCH counts in 6 bits");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            kernel_start: Default::default(),
+            kernel_op: Default::default(),
+            kernel_mode: Default::default(),
+            debug_value: Default::default(),
+            mem_ar_ready: Default::default(),
+            mem_r_valid: Default::default(),
+            mem_r_data: Default::default(),
+            mem_r_error: Default::default(),
+            mem_aw_ready: Default::default(),
+            mem_b_valid: Default::default(),
+            mem_b_error: Default::default(),
+            kernel_done: Default::default(),
+            kernel_error: Default::default(),
+            debug_index: Default::default(),
+            debug_hold: Default::default(),
+            mem_ar_valid: Default::default(),
+            mem_ar_addr: Default::default(),
+            mem_aw_valid: Default::default(),
+            mem_aw_addr: Default::default(),
+            mem_w_data: Default::default(),
+            mem_w_strb: Default::default(),
+            ifm: Default::default(),
+            ifm2: Default::default(),
+            ofm: Default::default(),
+            alu: Default::default(),
+            scale_product: Default::default(),
+            requantize: Default::default(),
+            index_rom: ROM::new(index_rom()),
+            target_rom: ROM::new(target_rom()),
+            ifm_byte18: Default::default(),
+            ifm2_byte18: Default::default(),
+            ifm_zp18: Default::default(),
+            ifm2_scalar18: Default::default(),
+            ifm2_zp18_signed: Default::default(),
+            ifm2_zp18_unsigned: Default::default(),
+            basep_slot: Default::default(),
+            basep_index: Default::default(),
+            byte16: Default::default(),
+            byte32: Default::default(),
+            byte64: Default::default(),
+            registers: Default::default(),
+            state: Default::default(),
+            k: Default::default(),
+            mode: Default::default(),
+            mode_bad: Default::default(),
+            error: Default::default(),
+            y: Default::default(),
+            x: Default::default(),
+            c: Default::default(),
+            ifm_byte: Default::default(),
+            ifm2_byte: Default::default(),
+            w_addr: Default::default(),
+            w_data: Default::default(),
+            w_strb: Default::default(),
+            entry: Default::default(),
+            target: Default::default(),
+            loading: Default::default(),
+            scalar_write: Default::default(),
+            scalar_select: Default::default(),
+            step: Default::default(),
+            region: Default::default(),
+            add_sub: Default::default(),
+            bad: Default::default(),
+            ifm2_zp18: Default::default(),
+            first: Default::default(),
+            second: Default::default(),
+            r_lane: Default::default(),
+            r_shifted: Default::default(),
+            unused_bits: Default::default(),
+            s_idle: k(state::IDLE.into()),
+            s_latch: k(state::LATCH.into()),
+            s_check: k(state::CHECK.into()),
+            s_read_a: k(state::READ_A.into()),
+            s_wait_a: k(state::WAIT_A.into()),
+            s_read_b: k(state::READ_B.into()),
+            s_wait_b: k(state::WAIT_B.into()),
+            s_calc: k(state::CALC.into()),
+            s_write: k(state::WRITE.into()),
+            s_wait_w: k(state::WAIT_W.into()),
+            s_done: k(state::DONE.into()),
+            e_none: k(0),
+            e_ifm: k(ERROR_IFM.into()),
+            e_ofm: k(ERROR_OFM.into()),
+            e_unsupported: k(ERROR_UNSUPPORTED.into()),
+            op_elementwise: k(3),
+            mode_max: k(4),
+            mode_add: k(1),
+            mode_sub: k(2),
+            zero6: k(0),
+            one6: k(1),
+            table_len: k(latch_table().len() as u64),
+            last_step: k(LATCH_STEPS as u64 - 1),
+            kind_scalar: k(0),
+            kind_ifm: k(1),
+            kind_ifm2: k(2),
+            kind_ofm: k(3),
+            one32: k(1),
+            debug_basep_high: k((super::command_front_end::DEBUG_BASEP >> 4) as u64),
+            zero7: k(0),
+            zero2: k(0),
+            one2: k(1),
+            two2: k(2),
+            three2: k(3),
+            zero5: k(0),
+            zero16: k(0),
+            one16: k(1),
+            one_region16: k(7),
+            min_shift: k(super::elementwise_alu::MIN_OPA_SHIFT.into()),
+            int8_high_zero: k(0),
+            int8_high_ones: k(0x1ff),
+            zero40: k(0),
+            align_mask: k(((1u64 << 40) - 1) & !7),
+            seven40: k(7),
+            three40: k(3),
+            one8: k(1),
+        }
+    }
 }
 
 impl Logic for Elementwise {
-    fn update(&mut self) {}
-    fn connect(&mut self) {
-        for s in [&mut self.kernel_done, &mut self.debug_hold, &mut self.mem_ar_valid, &mut self.mem_aw_valid] {
-            s.connect();
-        }
-        self.kernel_error.connect();
-        self.debug_index.connect();
-        self.mem_ar_addr.connect();
-        self.mem_aw_addr.connect();
-        self.mem_w_data.connect();
-        self.mem_w_strb.connect();
-        for m in [&mut self.ifm, &mut self.ifm2, &mut self.ofm] {
-            m.clock.connect();
-            m.load.connect();
-            m.load_slot.connect();
-            m.load_value.connect();
-            m.y.connect();
-            m.x.connect();
-            m.c.connect();
-        }
-        self.alu.mode.connect();
-        self.alu.scale_mode.connect();
-        self.alu.a.connect();
-        self.alu.b.connect();
-        self.alu.opa_scale.connect();
-        self.alu.opa_shift.connect();
-        self.alu.opb_scale.connect();
-        self.scale_product.acc.connect();
-        self.scale_product.bias.connect();
-        self.scale_product.scale.connect();
-        self.requantize.product.connect();
-        self.requantize.shift.connect();
-        self.requantize.rounding.connect();
-        self.requantize.zero_point.connect();
-        self.requantize.act_min.connect();
-        self.requantize.act_max.connect();
-    }
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(verilog())
-    }
-}
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state, k, mode, mode_bad, error, y, x, c, ifm_byte, ifm2_byte, w_addr, w_data, w_strb);
+        self.registers.clock.next = self.clock.val();
+        self.registers.reset.next = self.reset.val();
+        self.state.reset.next = self.reset.val();
+        self.k.reset.next = self.reset.val();
+        self.mode.reset.next = self.reset.val();
+        self.mode_bad.reset.next = self.reset.val();
+        self.error.reset.next = self.reset.val();
+        self.y.reset.next = self.reset.val();
+        self.x.reset.next = self.reset.val();
+        self.c.reset.next = self.reset.val();
+        self.ifm_byte.reset.next = self.reset.val();
+        self.ifm2_byte.reset.next = self.reset.val();
+        self.w_addr.reset.next = self.reset.val();
+        self.w_data.reset.next = self.reset.val();
+        self.w_strb.reset.next = self.reset.val();
 
-/// The unit's Verilog: the ROM of [`latch_table`] as case statements, then the state machine.
-fn verilog() -> String {
-    let table = latch_table();
-    let n = table.len();
-    let index_rom: String = table.iter().enumerate().map(|(k, (i, _))| format!("        6'd{k}: rom_index = 7'd{i};\n")).collect();
-    let target_rom: String = table.iter().enumerate().map(|(k, (_, t))| format!("        6'd{k}: rom_target = 8'd{t};\n")).collect();
-    let s = |v: u8| format!("4'd{v}");
-    format!(
-        r#"reg [3:0] state;
-reg [5:0] k;
-reg [2:0] mode;
-reg mode_bad;
-reg [3:0] error;
-reg [47:0] scalar [0:31];
-reg [15:0] y;
-reg [15:0] x;
-reg [15:0] c;
-reg [7:0] ifm_byte;
-reg [7:0] ifm2_byte;
-reg [39:0] w_addr;
-reg [63:0] w_data;
-reg [7:0] w_strb;
-reg [6:0] rom_index;
-reg [7:0] rom_target;
-reg [5:0] entry;
-reg [5:0] extra;
-reg [5:0] step;
-reg [7:0] target;
-reg [15:0] bcast;
-reg [15:0] p_ifm;
-reg [15:0] p_ifm2;
-reg [15:0] p_ofm;
-reg add_sub;
-reg bad;
-reg [17:0] first;
-reg [17:0] second;
-reg [63:0] r_shifted;
-// Bits read nowhere (fields of registers the unit keeps whole), named unused_* as lint expects.
-reg unused_bits;
-// A 17-bit two's complement value inside -128..127: its bits 16:7 all equal.
-function int8_value(input [9:0] high);
-    int8_value = (high == 10'h000) | (high == 10'h3ff);
-endfunction
-always @(*) begin
-    entry = k - 6'd1;
-    case (entry)
-{target_rom}        default: rom_target = 8'd0;
-    endcase
-    case (k)
-{index_rom}        default: rom_index = 7'd0;
-    endcase
-    // The BASEP steps: entry n + j reads BASEP 2r + (j & 1) of map j >> 1's region r.
-    extra = entry - 6'd{n};
-    target = rom_target;
-    if (entry >= 6'd{n}) target = {{extra[2:1] + 2'd1, 1'b0, 5'd{basep_low} + {{4'd0, extra[0]}}}};
-    bcast = scalar[{broadcast}][15:0];
-    p_ifm = scalar[{ifm_precision}][15:0];
-    p_ifm2 = scalar[{ifm2_precision}][15:0];
-    p_ofm = scalar[{ofm_precision}][15:0];
-    add_sub = (mode == 3'd1) | (mode == 3'd2);
-    bad = mode_bad
-        | (p_ifm[0] == 1'b0) | (p_ifm[3:2] != 2'd0) | (p_ifm[7:6] > 2'd1)
-        | (p_ofm[0] == 1'b0) | (p_ofm[2:1] != 2'd0) | (p_ofm[7:6] > 2'd1)
-        | (!bcast[7] & ((p_ifm2[0] == 1'b0) | (p_ifm2[3:2] != 2'd0) | (p_ifm2[7:6] > 2'd1)))
-        | (scalar[{activation}][4:0] != 5'd0)
-        | (scalar[{acc_format}][15:0] > 16'd1)
-        | (scalar[{upscale}][15:0] != 16'd0)
-        | (add_sub & (p_ifm[9:8] == 2'd3))
-        | (add_sub & ((p_ifm[9:8] == 2'd1) | (p_ifm[9:8] == 2'd2)) & (scalar[{opa}][37:32] < 6'd{min_shift}))
-        | (scalar[{ifm_region}][15:0] > 16'd7)
-        | (scalar[{ofm_region}][15:0] > 16'd7)
-        | (!bcast[7] & (scalar[{ifm2_region}][15:0] > 16'd7))
-        | !int8_value({{scalar[{ifm_zp}][15], scalar[{ifm_zp}][15:7]}})
-        | !int8_value({{p_ifm2[0] & scalar[{ifm2_zp}][15], scalar[{ifm2_zp}][15:7]}})
-        | (bcast[7] & !int8_value({{scalar[{ifm2_scalar}][15], scalar[{ifm2_scalar}][15:7]}}));
-    // Sub-blocks: the maps load in LATCH; IFM2 broadcasts its coordinates.
-    ifm$clock = clock;
-    ifm2$clock = clock;
-    ofm$clock = clock;
-    ifm$load = (state == {latch}) & (k != 6'd0) & (target[7:6] == 2'd1);
-    ifm2$load = (state == {latch}) & (k != 6'd0) & (target[7:6] == 2'd2);
-    ofm$load = (state == {latch}) & (k != 6'd0) & (target[7:6] == 2'd3);
-    ifm$load_slot = target[3:0];
-    ifm2$load_slot = target[3:0];
-    ofm$load_slot = target[3:0];
-    ifm$load_value = debug_value[39:0];
-    ifm2$load_value = debug_value[39:0];
-    ofm$load_value = debug_value[39:0];
-    ifm$y = y;
-    ifm$x = x;
-    ifm$c = c;
-    ofm$y = y;
-    ofm$x = x;
-    ofm$c = c;
-    ifm2$y = bcast[0] ? 16'd0 : y;
-    ifm2$x = bcast[1] ? 16'd0 : x;
-    ifm2$c = bcast[2] ? 16'd0 : c;
-    // Operands minus zero points (18 bits), swapped by IFM2_BROADCAST bit 6.
-    first = {{{{10{{ifm_byte[7]}}}}, ifm_byte}} - {{{{2{{scalar[{ifm_zp}][15]}}}}, scalar[{ifm_zp}][15:0]}};
-    if (bcast[7]) second = {{{{2{{scalar[{ifm2_scalar}][15]}}}}, scalar[{ifm2_scalar}][15:0]}};
-    else second = {{{{10{{ifm2_byte[7]}}}}, ifm2_byte}};
-    second = second - {{{{2{{p_ifm2[0] & scalar[{ifm2_zp}][15]}}}}, scalar[{ifm2_zp}][15:0]}};
-    alu$mode = mode;
-    alu$scale_mode = p_ifm[9:8];
-    alu$a = bcast[6] ? second : first;
-    alu$b = bcast[6] ? first : second;
-    alu$opa_scale = scalar[{opa}][31:0];
-    alu$opa_shift = scalar[{opa}][37:32];
-    alu$opb_scale = scalar[{opb}][15:0];
-end
-// Separate blocks for the sub-blocks' outputs: one block that both drives a sub-block's
-// inputs and reads its outputs is a combinational loop to Verilator (UNOPTFLAT).
-always @(*) begin
-    scale_product$acc = alu$result;
-    scale_product$bias = 40'd0;
-    scale_product$scale = scalar[{ofm_scale}][31:0];
-end
-always @(*) begin
-    requantize$product = scale_product$product;
-    requantize$shift = scalar[{ofm_scale}][37:32];
-    requantize$rounding = p_ofm[15:14];
-    requantize$zero_point = scalar[{ofm_zp}][15:0];
-    requantize$act_min = scalar[{act_min}][15:0];
-    requantize$act_max = scalar[{act_max}][15:0];
-end
-always @(*) begin
-    kernel_done = state == {done};
-    kernel_error = (state == {done}) ? error : 4'd0;
-    debug_hold = state == {latch};
-    debug_index = 7'd0;
-    if ((state == {latch}) & (k < 6'd{n})) debug_index = rom_index;
-    step = k - 6'd{n};
-    if ((state == {latch}) & (k >= 6'd{n}) & (k < 6'd{last})) debug_index = 7'd{debug_basep} + {{3'd0, scalar[{{3'd0, step[2:1]}}][2:0], step[0]}};
-    mem_ar_valid = (state == {read_a}) | (state == {read_b});
-    mem_ar_addr = 40'd0;
-    if (state == {read_a}) mem_ar_addr = {{ifm$address[39:3], 3'd0}};
-    if (state == {read_b}) mem_ar_addr = {{ifm2$address[39:3], 3'd0}};
-    mem_aw_valid = state == {write};
-    mem_aw_addr = w_addr;
-    mem_w_data = w_data;
-    mem_w_strb = w_strb;
-    r_shifted = mem_r_data >> {{(state == {wait_a}) ? ifm$address[2:0] : ifm2$address[2:0], 3'd0}};
-    unused_bits = ^{{requantize$value[15:8], extra[5:3], step[5:3], target[5], bcast[15:8], bcast[5:3], p_ifm[15:10], p_ifm[5:4],
-        p_ifm[1], p_ifm2[15:8], p_ifm2[5:4], p_ifm2[1], p_ofm[13:8], p_ofm[5:3], r_shifted[63:8]}};
-end
-always @(posedge clock) begin
-    if ((state == {latch}) & (k != 6'd0) & (target[7:6] == 2'd0)) scalar[target[4:0]] <= debug_value;
-    if (reset) begin
-        state <= {idle};
-        k <= 6'd0;
-        mode <= 3'd0;
-        mode_bad <= 1'b0;
-        error <= 4'd0;
-        y <= 16'd0;
-        x <= 16'd0;
-        c <= 16'd0;
-        ifm_byte <= 8'd0;
-        ifm2_byte <= 8'd0;
-        w_addr <= 40'd0;
-        w_data <= 64'd0;
-        w_strb <= 8'd0;
-    end else begin
-        case (state)
-            {idle}: if (kernel_start) begin
-                if (kernel_op == 2'd3) begin
-                    state <= {latch};
-                    k <= 6'd0;
-                    mode <= kernel_mode[2:0];
-                    mode_bad <= kernel_mode > 16'd4;
-                end else begin
-                    state <= {done};
-                    error <= 4'd{unsupported};
-                end
-            end
-            {latch}: begin
-                if (k == 6'd{last}) state <= {check};
-                else k <= k + 6'd1;
-            end
-            {check}: begin
-                if (bad) begin
-                    error <= 4'd{unsupported};
-                    state <= {done};
-                end else begin
-                    error <= 4'd0;
-                    y <= 16'd0;
-                    x <= 16'd0;
-                    c <= 16'd0;
-                    state <= {read_a};
-                end
-            end
-            {read_a}: if (mem_ar_ready) state <= {wait_a};
-            {read_b}: if (mem_ar_ready) state <= {wait_b};
-            {wait_a}: if (mem_r_valid) begin
-                if (mem_r_error) begin
-                    error <= 4'd{error_ifm};
-                    state <= {done};
-                end else begin
-                    ifm_byte <= r_shifted[7:0];
-                    state <= bcast[7] ? {calc} : {read_b};
-                end
-            end
-            {wait_b}: if (mem_r_valid) begin
-                if (mem_r_error) begin
-                    error <= 4'd{error_ifm};
-                    state <= {done};
-                end else begin
-                    ifm2_byte <= r_shifted[7:0];
-                    state <= {calc};
-                end
-            end
-            {calc}: begin
-                w_addr <= {{ofm$address[39:3], 3'd0}};
-                w_strb <= 8'd1 << ofm$address[2:0];
-                w_data <= {{8{{requantize$value[7:0]}}}};
-                state <= {write};
-            end
-            {write}: if (mem_aw_ready) state <= {wait_w};
-            {wait_w}: if (mem_b_valid) begin
-                if (mem_b_error) begin
-                    error <= 4'd{error_ofm};
-                    state <= {done};
-                end else begin
-                    state <= {read_a};
-                    if (c == scalar[{depth}][15:0]) begin
-                        c <= 16'd0;
-                        if (x == scalar[{width}][15:0]) begin
-                            x <= 16'd0;
-                            if (y == scalar[{height}][15:0]) state <= {done};
-                            else y <= y + 16'd1;
-                        end else x <= x + 16'd1;
-                    end else c <= c + 16'd1;
-                end
-            end
-            default: state <= {idle};
-        endcase
-    end
-end"#,
-        basep_low = super::feature_map::BASEP_LOW,
-        broadcast = scalar::IFM2_BROADCAST,
-        ifm_precision = scalar::IFM_PRECISION,
-        ifm2_precision = scalar::IFM2_PRECISION,
-        ofm_precision = scalar::OFM_PRECISION,
-        activation = scalar::ACTIVATION,
-        acc_format = scalar::ACC_FORMAT,
-        upscale = scalar::IFM_UPSCALE,
-        opa = scalar::OPA_SCALE,
-        opb = scalar::OPB_SCALE,
-        min_shift = super::elementwise_alu::MIN_OPA_SHIFT,
-        ifm_region = scalar::IFM_REGION,
-        ofm_region = scalar::OFM_REGION,
-        ifm2_region = scalar::IFM2_REGION,
-        ifm_zp = scalar::IFM_ZERO_POINT,
-        ifm2_zp = scalar::IFM2_ZERO_POINT,
-        ofm_zp = scalar::OFM_ZERO_POINT,
-        ifm2_scalar = scalar::IFM2_SCALAR,
-        ofm_scale = scalar::OFM_SCALE,
-        act_min = scalar::ACTIVATION_MIN,
-        act_max = scalar::ACTIVATION_MAX,
-        depth = scalar::OFM_DEPTH_M1,
-        width = scalar::OFM_WIDTH_M1,
-        height = scalar::OFM_HEIGHT_M1,
-        debug_basep = super::command_front_end::DEBUG_BASEP,
-        last = LATCH_STEPS - 1,
-        unsupported = ERROR_UNSUPPORTED,
-        error_ifm = ERROR_IFM,
-        error_ofm = ERROR_OFM,
-        idle = s(state::IDLE),
-        latch = s(state::LATCH),
-        check = s(state::CHECK),
-        read_a = s(state::READ_A),
-        wait_a = s(state::WAIT_A),
-        read_b = s(state::READ_B),
-        wait_b = s(state::WAIT_B),
-        calc = s(state::CALC),
-        write = s(state::WRITE),
-        wait_w = s(state::WAIT_W),
-        done = s(state::DONE),
-    )
+        // LATCH: step k reads `index_rom[k]`, then the BASEPs; the value read at step k
+        // arrives at k + 1 and goes to `target_rom[k]` (kind << 6 | slot or scalar id).
+        self.index_rom.address.next = self.k.q.val();
+        self.entry.next = self.k.q.val() - self.one6.val();
+        self.target_rom.address.next = self.entry.val();
+        self.target.next = self.target_rom.data.val();
+        self.loading.next = (self.state.q.val() == self.s_latch.val()) & (self.k.q.val() != self.zero6.val());
+        self.ifm.clock.next = self.clock.val();
+        self.ifm2.clock.next = self.clock.val();
+        self.ofm.clock.next = self.clock.val();
+        self.ifm.load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ifm.val());
+        self.ifm2.load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ifm2.val());
+        self.ofm.load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ofm.val());
+        self.ifm.load_slot.next = self.target.val().get_bits::<4>(0);
+        self.ifm2.load_slot.next = self.target.val().get_bits::<4>(0);
+        self.ofm.load_slot.next = self.target.val().get_bits::<4>(0);
+        self.ifm.load_value.next = self.debug_value.val().get_bits::<40>(0);
+        self.ifm2.load_value.next = self.debug_value.val().get_bits::<40>(0);
+        self.ofm.load_value.next = self.debug_value.val().get_bits::<40>(0);
+        // Scalar id `target[4:0]` (the ids of module `scalar`, in order).
+        self.scalar_write.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_scalar.val());
+        self.scalar_select.next = self.one32.val() << self.target.val().get_bits::<5>(0);
+        self.registers.write.next = self.scalar_write.val();
+        self.registers.select.next = self.scalar_select.val().get_bits::<22>(0);
+        self.registers.value.next = self.debug_value.val();
+
+        // The debug port: the table's reads, then BASEP 2r and 2r + 1 of map step[2:1]'s
+        // region r (checked in CHECK only: a bad region reads some BASEP, unused).
+        self.step.next = self.k.q.val() - self.table_len.val();
+        self.region.next = self.registers.ifm_region.val().get_bits::<3>(0);
+        if self.step.val().get_bits::<2>(1) == self.one2.val() {
+            self.region.next = self.registers.ifm2_region.val().get_bits::<3>(0);
+        }
+        if self.step.val().get_bits::<2>(1) == self.two2.val() {
+            self.region.next = self.registers.ofm_region.val().get_bits::<3>(0);
+        }
+        self.basep_slot.high.next = self.region.val();
+        self.basep_slot.low.next = self.step.val().get_bits::<1>(0);
+        self.basep_index.high.next = self.debug_basep_high.val();
+        self.basep_index.low.next = self.basep_slot.joined.val();
+        self.debug_hold.next = self.state.q.val() == self.s_latch.val();
+        self.debug_index.next = self.zero7.val();
+        if (self.state.q.val() == self.s_latch.val()) & (self.k.q.val() < self.table_len.val()) {
+            self.debug_index.next = self.index_rom.data.val();
+        }
+        if (self.state.q.val() == self.s_latch.val())
+            & (self.k.q.val() >= self.table_len.val())
+            & (self.k.q.val() < self.last_step.val())
+        {
+            self.debug_index.next = self.basep_index.joined.val();
+        }
+
+        // CHECK: the field values the unit does not implement (see the module's decisions).
+        self.add_sub.next = (self.mode.q.val() == self.mode_add.val()) | (self.mode.q.val() == self.mode_sub.val());
+        self.bad.next = self.mode_bad.q.val()
+            | !self.registers.ifm_precision.val().get_bit(0)
+            | (self.registers.ifm_precision.val().get_bits::<2>(2) != self.zero2.val())
+            | (self.registers.ifm_precision.val().get_bits::<2>(6) > self.one2.val())
+            | !self.registers.ofm_precision.val().get_bit(0)
+            | (self.registers.ofm_precision.val().get_bits::<2>(1) != self.zero2.val())
+            | (self.registers.ofm_precision.val().get_bits::<2>(6) > self.one2.val())
+            | (!self.registers.ifm2_broadcast.val().get_bit(7)
+                & (!self.registers.ifm2_precision.val().get_bit(0)
+                    | (self.registers.ifm2_precision.val().get_bits::<2>(2) != self.zero2.val())
+                    | (self.registers.ifm2_precision.val().get_bits::<2>(6) > self.one2.val())))
+            | (self.registers.activation.val() != self.zero5.val())
+            | (self.registers.acc_format.val() > self.one16.val())
+            | (self.registers.ifm_upscale.val() != self.zero16.val())
+            | (self.add_sub.val() & (self.registers.ifm_precision.val().get_bits::<2>(8) == self.three2.val()))
+            | (self.add_sub.val()
+                & ((self.registers.ifm_precision.val().get_bits::<2>(8) == self.one2.val())
+                    | (self.registers.ifm_precision.val().get_bits::<2>(8) == self.two2.val()))
+                & (self.registers.opa_scale.val().get_bits::<6>(32) < self.min_shift.val()))
+            | (self.registers.ifm_region.val() > self.one_region16.val())
+            | (self.registers.ofm_region.val() > self.one_region16.val())
+            | (!self.registers.ifm2_broadcast.val().get_bit(7) & (self.registers.ifm2_region.val() > self.one_region16.val()))
+            // Zero points and the scalar inside -128..127: bits 15:7 all equal (an unsigned
+            // IFM2 zero point: all 0).
+            | ((self.registers.ifm_zero_point.val().get_bits::<9>(7) != self.int8_high_zero.val())
+                & (self.registers.ifm_zero_point.val().get_bits::<9>(7) != self.int8_high_ones.val()))
+            | ((self.registers.ifm2_zero_point.val().get_bits::<9>(7) != self.int8_high_zero.val())
+                & (!self.registers.ifm2_precision.val().get_bit(0)
+                    | (self.registers.ifm2_zero_point.val().get_bits::<9>(7) != self.int8_high_ones.val())))
+            | (self.registers.ifm2_broadcast.val().get_bit(7)
+                & (self.registers.ifm2_scalar.val().get_bits::<9>(7) != self.int8_high_zero.val())
+                & (self.registers.ifm2_scalar.val().get_bits::<9>(7) != self.int8_high_ones.val()));
+
+        // Coordinates: IFM2 broadcasts along the axes IFM2_BROADCAST[2:0] names.
+        self.ifm.y.next = self.y.q.val();
+        self.ifm.x.next = self.x.q.val();
+        self.ifm.c.next = self.c.q.val();
+        self.ofm.y.next = self.y.q.val();
+        self.ofm.x.next = self.x.q.val();
+        self.ofm.c.next = self.c.q.val();
+        self.ifm2.y.next = self.y.q.val();
+        if self.registers.ifm2_broadcast.val().get_bit(0) {
+            self.ifm2.y.next = self.zero16.val();
+        }
+        self.ifm2.x.next = self.x.q.val();
+        if self.registers.ifm2_broadcast.val().get_bit(1) {
+            self.ifm2.x.next = self.zero16.val();
+        }
+        self.ifm2.c.next = self.c.q.val();
+        if self.registers.ifm2_broadcast.val().get_bit(2) {
+            self.ifm2.c.next = self.zero16.val();
+        }
+
+        // Operands minus zero points (18 bits), swapped by IFM2_BROADCAST bit 6.
+        self.ifm_byte18.narrow.next = self.ifm_byte.q.val();
+        self.ifm2_byte18.narrow.next = self.ifm2_byte.q.val();
+        self.ifm_zp18.narrow.next = self.registers.ifm_zero_point.val();
+        self.ifm2_scalar18.narrow.next = self.registers.ifm2_scalar.val();
+        self.ifm2_zp18_signed.narrow.next = self.registers.ifm2_zero_point.val();
+        self.ifm2_zp18_unsigned.narrow.next = self.registers.ifm2_zero_point.val();
+        self.ifm2_zp18.next = self.ifm2_zp18_unsigned.wide.val();
+        if self.registers.ifm2_precision.val().get_bit(0) {
+            self.ifm2_zp18.next = self.ifm2_zp18_signed.wide.val();
+        }
+        self.first.next = self.ifm_byte18.wide.val() - self.ifm_zp18.wide.val();
+        self.second.next = self.ifm2_byte18.wide.val() - self.ifm2_zp18.val();
+        if self.registers.ifm2_broadcast.val().get_bit(7) {
+            self.second.next = self.ifm2_scalar18.wide.val() - self.ifm2_zp18.val();
+        }
+        self.alu.mode.next = self.mode.q.val();
+        self.alu.scale_mode.next = self.registers.ifm_precision.val().get_bits::<2>(8);
+        self.alu.a.next = self.first.val();
+        self.alu.b.next = self.second.val();
+        if self.registers.ifm2_broadcast.val().get_bit(6) {
+            self.alu.a.next = self.second.val();
+            self.alu.b.next = self.first.val();
+        }
+        self.alu.opa_scale.next = self.registers.opa_scale.val().get_bits::<32>(0);
+        self.alu.opa_shift.next = self.registers.opa_scale.val().get_bits::<6>(32);
+        self.alu.opb_scale.next = self.registers.opb_scale.val();
+        // The OFM scale, zero point and clamp.
+        self.scale_product.acc.next = self.alu.result.val();
+        self.scale_product.bias.next = self.zero40.val();
+        self.scale_product.scale.next = self.registers.ofm_scale.val().get_bits::<32>(0);
+        self.requantize.product.next = self.scale_product.product.val();
+        self.requantize.shift.next = self.registers.ofm_scale.val().get_bits::<6>(32);
+        self.requantize.rounding.next = self.registers.ofm_precision.val().get_bits::<2>(14);
+        self.requantize.zero_point.next = self.registers.ofm_zero_point.val();
+        self.requantize.act_min.next = self.registers.activation_min.val();
+        self.requantize.act_max.next = self.registers.activation_max.val();
+        self.byte16.high.next = self.requantize.value.val().get_bits::<8>(0);
+        self.byte16.low.next = self.requantize.value.val().get_bits::<8>(0);
+        self.byte32.high.next = self.byte16.joined.val();
+        self.byte32.low.next = self.byte16.joined.val();
+        self.byte64.high.next = self.byte32.joined.val();
+        self.byte64.low.next = self.byte32.joined.val();
+
+        // The memory port: one read (a whole aligned word, the byte picked by the address's
+        // low bits), then one strobed write.
+        self.mem_ar_valid.next = (self.state.q.val() == self.s_read_a.val()) | (self.state.q.val() == self.s_read_b.val());
+        self.mem_ar_addr.next = self.zero40.val();
+        if self.state.q.val() == self.s_read_a.val() {
+            self.mem_ar_addr.next = self.ifm.address.val() & self.align_mask.val();
+        }
+        if self.state.q.val() == self.s_read_b.val() {
+            self.mem_ar_addr.next = self.ifm2.address.val() & self.align_mask.val();
+        }
+        self.r_lane.next = self.ifm2.address.val() & self.seven40.val();
+        if self.state.q.val() == self.s_wait_a.val() {
+            self.r_lane.next = self.ifm.address.val() & self.seven40.val();
+        }
+        self.r_shifted.next = self.mem_r_data.val() >> (self.r_lane.val() << self.three40.val());
+        self.mem_aw_valid.next = self.state.q.val() == self.s_write.val();
+        self.mem_aw_addr.next = self.w_addr.q.val();
+        self.mem_w_data.next = self.w_data.q.val();
+        self.mem_w_strb.next = self.w_strb.q.val();
+        self.kernel_done.next = self.state.q.val() == self.s_done.val();
+        self.kernel_error.next = self.e_none.val();
+        if self.state.q.val() == self.s_done.val() {
+            self.kernel_error.next = self.error.q.val();
+        }
+        self.unused_bits.next = self.requantize.value.val().get_bits::<8>(8).any()
+            | self.target.val().get_bit(5)
+            | self.step.val().get_bits::<3>(3).any()
+            | self.registers.ifm2_broadcast.val().get_bits::<3>(3).any()
+            | self.registers.ifm_precision.val().get_bit(1)
+            | self.registers.ifm_precision.val().get_bits::<2>(4).any()
+            | self.registers.ifm2_precision.val().get_bit(1)
+            | self.registers.ifm2_precision.val().get_bits::<2>(4).any()
+            | self.registers.ofm_precision.val().get_bits::<3>(3).any()
+            | self.registers.ofm_precision.val().get_bits::<6>(8).any()
+            | self.r_shifted.val().get_bits::<56>(8).any()
+            | self.scalar_select.val().get_bits::<10>(22).any();
+
+        // The state machine.
+        if self.state.q.val() == self.s_idle.val() {
+            if self.kernel_start.val() {
+                if self.kernel_op.val() == self.op_elementwise.val() {
+                    self.state.d.next = self.s_latch.val();
+                    self.k.d.next = self.zero6.val();
+                    self.mode.d.next = self.kernel_mode.val().get_bits::<3>(0);
+                    self.mode_bad.d.next = self.kernel_mode.val() > self.mode_max.val();
+                } else {
+                    self.state.d.next = self.s_done.val();
+                    self.error.d.next = self.e_unsupported.val();
+                }
+            }
+        } else if self.state.q.val() == self.s_latch.val() {
+            if self.k.q.val() == self.last_step.val() {
+                self.state.d.next = self.s_check.val();
+            } else {
+                self.k.d.next = self.k.q.val() + self.one6.val();
+            }
+        } else if self.state.q.val() == self.s_check.val() {
+            if self.bad.val() {
+                self.error.d.next = self.e_unsupported.val();
+                self.state.d.next = self.s_done.val();
+            } else {
+                self.error.d.next = self.e_none.val();
+                self.y.d.next = self.zero16.val();
+                self.x.d.next = self.zero16.val();
+                self.c.d.next = self.zero16.val();
+                self.state.d.next = self.s_read_a.val();
+            }
+        } else if self.state.q.val() == self.s_read_a.val() {
+            if self.mem_ar_ready.val() {
+                self.state.d.next = self.s_wait_a.val();
+            }
+        } else if self.state.q.val() == self.s_read_b.val() {
+            if self.mem_ar_ready.val() {
+                self.state.d.next = self.s_wait_b.val();
+            }
+        } else if self.state.q.val() == self.s_wait_a.val() {
+            if self.mem_r_valid.val() {
+                if self.mem_r_error.val() {
+                    self.error.d.next = self.e_ifm.val();
+                    self.state.d.next = self.s_done.val();
+                } else {
+                    self.ifm_byte.d.next = self.r_shifted.val().get_bits::<8>(0);
+                    self.state.d.next = self.s_read_b.val();
+                    if self.registers.ifm2_broadcast.val().get_bit(7) {
+                        self.state.d.next = self.s_calc.val();
+                    }
+                }
+            }
+        } else if self.state.q.val() == self.s_wait_b.val() {
+            if self.mem_r_valid.val() {
+                if self.mem_r_error.val() {
+                    self.error.d.next = self.e_ifm.val();
+                    self.state.d.next = self.s_done.val();
+                } else {
+                    self.ifm2_byte.d.next = self.r_shifted.val().get_bits::<8>(0);
+                    self.state.d.next = self.s_calc.val();
+                }
+            }
+        } else if self.state.q.val() == self.s_calc.val() {
+            self.w_addr.d.next = self.ofm.address.val() & self.align_mask.val();
+            self.w_strb.d.next = self.one8.val() << self.ofm.address.val().get_bits::<3>(0);
+            self.w_data.d.next = self.byte64.joined.val();
+            self.state.d.next = self.s_write.val();
+        } else if self.state.q.val() == self.s_write.val() {
+            if self.mem_aw_ready.val() {
+                self.state.d.next = self.s_wait_w.val();
+            }
+        } else if self.state.q.val() == self.s_wait_w.val() {
+            if self.mem_b_valid.val() {
+                if self.mem_b_error.val() {
+                    self.error.d.next = self.e_ofm.val();
+                    self.state.d.next = self.s_done.val();
+                } else {
+                    // The next element in NHWC order (c innermost); after the last, DONE.
+                    self.state.d.next = self.s_read_a.val();
+                    if self.c.q.val() == self.registers.ofm_depth_m1.val() {
+                        self.c.d.next = self.zero16.val();
+                        if self.x.q.val() == self.registers.ofm_width_m1.val() {
+                            self.x.d.next = self.zero16.val();
+                            if self.y.q.val() == self.registers.ofm_height_m1.val() {
+                                self.state.d.next = self.s_done.val();
+                            } else {
+                                self.y.d.next = self.y.q.val() + self.one16.val();
+                            }
+                        } else {
+                            self.x.d.next = self.x.q.val() + self.one16.val();
+                        }
+                    } else {
+                        self.c.d.next = self.c.q.val() + self.one16.val();
+                    }
+                }
+            }
+        } else {
+            // DONE (its one cycle) and the unused codes.
+            self.state.d.next = self.s_idle.val();
+        }
+    }
 }
 
 #[cfg(test)]

@@ -14,6 +14,11 @@
 //! int8 operands whose zero points (and scalar) are int8 too, so |a|, |b| <= 255, and refuses an
 //! OPA_SHIFT below [`MIN_OPA_SHIFT`] in scale modes 1 and 2: then |a'| < 2^(40 - shift) and
 //! the sum always fits.
+//!
+//! Written as a Verilog leaf (like `requantize.rs`): the signed 18 x 32-bit products, the
+//! arithmetic right shifts by a variable amount and the signed MIN/MAX need exact signed
+//! widths, and rust-hdl multiplies only 16 x 16 bits and has no signed shift on `Bits`. The
+//! elementwise unit's control around it is rust-hdl (`elementwise.rs`).
 use rust_hdl::prelude::*;
 
 /// The smallest OPA_SHIFT taken in scale modes 1 and 2: |a'| < 2^8 · 2^32 / 2^shift must stay

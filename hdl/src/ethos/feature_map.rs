@@ -11,6 +11,10 @@
 //! the tile. Decision: the arithmetic is modulo 2^40 (the memory port's address width): a
 //! negative stride works, and an address beyond the memory is the memory's error, not this
 //! block's.
+//!
+//! Written as a Verilog leaf: the address is a sum of 16 x 40-bit products modulo 2^40, and
+//! rust-hdl multiplies only 16 x 16 bits (to 16 bits); its slots are a small register file
+//! written at a variable index, which `#[hdl_gen]` has no arrays for.
 use rust_hdl::prelude::*;
 
 /// The slots a map's registers are loaded into (`load_slot`), in this order: the

@@ -6,6 +6,7 @@ pub mod command_front_end;
 mod dot_product;
 pub mod elementwise;
 pub mod elementwise_alu;
+pub mod elementwise_registers;
 pub mod feature_map;
 mod npu;
 mod mac_unit;
