@@ -187,23 +187,23 @@ const CONFIG: &[ConfigPort] = &[
 ];
 
 /// The units with ping-pong groups (GLB has none).
-const GROUPED: [&str; 6] = ["SDP_RDMA", "SDP", "PDP_RDMA", "PDP", "CDP_RDMA", "CDP"];
+pub const GROUPED: [&str; 6] = ["SDP_RDMA", "SDP", "PDP_RDMA", "PDP", "CDP_RDMA", "CDP"];
 
 /// An engine and the register groups it runs on: its ports (layer ready out, if built; done
 /// and running in, or a constant while the engine is not built), its units (read DMA first),
 /// and GLB's done status field of each group.
-struct Engine {
+pub struct Engine {
     layer_ready: Option<&'static str>,
     done: &'static str,
     running: &'static str,
-    units: [&'static str; 2],
-    done_fields: [&'static str; 2],
+    pub units: [&'static str; 2],
+    pub done_fields: [&'static str; 2],
 }
 
 /// The engines: a layer starts when both units' consumer groups are enabled (off-flying
 /// mode needs the read DMA and the unit), and its done ends both groups and sets the unit's
 /// GLB done status (seeds/001 "Ping-pong Synchronization Mechanism", "Host interrupt").
-const ENGINES: [Engine; 3] = [
+pub const ENGINES: [Engine; 3] = [
     Engine { layer_ready: Some("layer_ready"), done: "done", running: "running", units: ["SDP_RDMA", "SDP"], done_fields: ["SDP_DONE_STATUS0", "SDP_DONE_STATUS1"] },
     Engine { layer_ready: Some("pdp_layer_ready"), done: "pdp_done", running: "pdp_running", units: ["PDP_RDMA", "PDP"], done_fields: ["PDP_DONE_STATUS0", "PDP_DONE_STATUS1"] },
     // CDP's registers are built, its engine is not (docs/nvdla.md, "CDP: plan"): its layers
@@ -212,7 +212,7 @@ const ENGINES: [Engine; 3] = [
 ];
 
 /// The engine whose groups `unit` holds.
-fn engine_of(unit: &str) -> &'static Engine {
+pub fn engine_of(unit: &str) -> &'static Engine {
     ENGINES.iter().find(|e| e.units.contains(&unit)).expect("a grouped unit belongs to an engine")
 }
 

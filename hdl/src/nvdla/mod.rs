@@ -3,7 +3,7 @@
 //! the SDP engine in bypass with its output converter, the PDP engine with its pooling
 //! arithmetic, and the top. docs/nvdla.md.
 mod convert;
-mod csb;
+pub mod csb;
 mod nv_small;
 mod pdp;
 mod pool;

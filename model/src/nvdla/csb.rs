@@ -7,6 +7,7 @@
 //! Addresses, field positions, reset values and access types come from the register map
 //! table `npu_hdl::nvdla::regmap` (checked against NVIDIA's RDL files); the behaviour is
 //! written here from seeds/001.
+use npu_hdl::nvdla::csb::GROUPED;
 use npu_hdl::nvdla::regmap::{self, Access, Group, Register, Unit};
 
 /// A unit's registers: the single group and the two ping-pong groups, each a value per
@@ -74,7 +75,7 @@ pub struct Csb {
 
 impl Default for Csb {
     fn default() -> Self {
-        Self { glb: UnitRegisters::new("GLB"), units: ["SDP_RDMA", "SDP", "PDP_RDMA", "PDP", "CDP_RDMA", "CDP"].into_iter().map(UnitRegisters::new).collect() }
+        Self { glb: UnitRegisters::new("GLB"), units: GROUPED.into_iter().map(UnitRegisters::new).collect() }
     }
 }
 

@@ -100,7 +100,7 @@ impl NvSmall {
         let pdp_may_start = Pdp::may_start(&self.csb);
         if i.csb_valid && !i.csb_write {
             let (sdp_running, pdp_running) = (self.sdp.running(), self.pdp.running());
-            next.csb_rdata = self.csb.read(i.csb_addr, |unit| sdp_running && sdp::UNITS.contains(&unit) || pdp_running && pdp::UNITS.contains(&unit));
+            next.csb_rdata = self.csb.read(i.csb_addr, |unit| sdp_running && sdp::engine().units.contains(&unit) || pdp_running && pdp::engine().units.contains(&unit));
             next.csb_rvalid = true;
             let mapped = npu_hdl::nvdla::regmap::decode(i.csb_addr).is_some();
             self.events.push(if mapped { "csb read" } else { "csb read unmapped" });

@@ -4,6 +4,7 @@
 //! pooled atom. RTL: `npu_hdl::nvdla::pdp::Pdp`; docs/nvdla.md "PDP".
 use super::convert::ATOM;
 use super::csb::Csb;
+use npu_hdl::nvdla::csb::{engine_of, Engine};
 use super::pool::{pad_value, pooled, step};
 use super::sdp::MemoryRequest;
 
@@ -80,10 +81,11 @@ impl Layer {
     }
 }
 
-/// The units whose consumer groups a layer of this engine runs on.
-pub const UNITS: [&str; 2] = ["PDP_RDMA", "PDP"];
-/// GLB's done status fields of the engine, one per group.
-pub const DONE_FIELDS: [&str; 2] = ["PDP_DONE_STATUS0", "PDP_DONE_STATUS1"];
+/// The engine's units (whose consumer groups a layer runs on) and GLB done status fields, as
+/// the CSB's engine table has them.
+pub fn engine() -> &'static Engine {
+    engine_of("PDP")
+}
 
 /// Padded positions of a window starting at `start` with `kernel` elements over a cube line
 /// of `size`: those before 0 and those after `size - 1`, at most 8 (PAD_VALUE_8X does not
@@ -119,7 +121,7 @@ impl Pdp {
 
     /// PDP_RDMA's and PDP's consumer groups are both enabled (off-flying mode needs both).
     pub fn may_start(csb: &Csb) -> bool {
-        UNITS.iter().all(|u| csb.unit(u).ready())
+        engine().units.iter().all(|u| csb.unit(u).ready())
     }
 
     /// The window's first column and line.
@@ -206,7 +208,7 @@ impl Pdp {
                     }
                 }
                 if self.surface == l.surfaces {
-                    csb.finish(&UNITS, DONE_FIELDS);
+                    csb.finish(&engine().units, engine().done_fields);
                     self.state = State::Idle;
                     events.push("pdp done");
                 } else {

@@ -9,6 +9,7 @@ use super::convert::{convert_lanes, ATOM};
 use super::unpack::lanes;
 use super::sdp_x::XConfig;
 use super::csb::Csb;
+use npu_hdl::nvdla::csb::{engine_of, Engine};
 use npu_hdl::nvdla::regmap;
 
 /// The registered memory request an engine drives (docs/nvdla.md, "Memory port").
@@ -106,10 +107,11 @@ impl Layer {
     }
 }
 
-/// The units whose consumer groups a layer of this engine runs on.
-pub const UNITS: [&str; 2] = ["SDP_RDMA", "SDP"];
-/// GLB's done status fields of the engine, one per group.
-pub const DONE_FIELDS: [&str; 2] = ["SDP_DONE_STATUS0", "SDP_DONE_STATUS1"];
+/// The engine's units (whose consumer groups a layer runs on) and GLB done status fields, as
+/// the CSB's engine table has them.
+pub fn engine() -> &'static Engine {
+    engine_of("SDP")
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct Sdp {
@@ -139,7 +141,7 @@ impl Sdp {
 
     /// SDP_RDMA's and SDP's consumer groups are both enabled (off-flying mode needs both).
     pub fn may_start(csb: &Csb) -> bool {
-        UNITS.iter().all(|u| csb.unit(u).ready())
+        engine().units.iter().all(|u| csb.unit(u).ready())
     }
 
     fn atom_address(&self, base: u64, line: u64, surface: u64) -> u64 {
@@ -219,7 +221,7 @@ impl Sdp {
                     }
                 }
                 if self.surface == l.surfaces {
-                    csb.finish(&UNITS, DONE_FIELDS);
+                    csb.finish(&engine().units, engine().done_fields);
                     self.state = State::Idle;
                     events.push("sdp done");
                 } else {
