@@ -98,7 +98,7 @@ fn random_layer(rng: &mut impl Rng) -> Layer {
 
 #[test]
 fn random_pdp_layers_match_a_plain_pooling() {
-    let run = Run::from_env("random_pdp_layers_match_a_plain_pooling", 24);
+    let run = Run::from_env("random_pdp_layers_match_a_plain_pooling", 120);
     let mut rng = run.rng();
     let mut seen = std::collections::BTreeMap::<&str, u32>::new();
     let mut pair = Lockstep::<Rtl>::open(&run);
