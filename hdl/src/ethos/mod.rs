@@ -14,6 +14,7 @@ mod output_unit;
 mod conv_datapath;
 mod requantize;
 mod weight_decoder;
+mod weight_decoder_core;
 
 pub use command_front_end::CommandFrontEnd;
 pub use conv_datapath::ConvDatapath;

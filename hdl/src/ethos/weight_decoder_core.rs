@@ -1,0 +1,1095 @@
+//! The Ethos-U65 weight decoder's register-only logic (TRM §4.7, L4670-5120; digest
+//! `shared/spec/ethos-u65.md` §1): the parser's step, the two 32-entry queues' storage and the
+//! emitter's next beat, all computed from registers only. `WeightDecoder` keeps the few
+//! registers whose next value depends on its inputs (`in_valid`, `out_ready`): the bit buffer,
+//! the queue pointers and the output beat. The split is for the Verilated model's speed:
+//! Verilator evaluates logic reading an input on every `eval` (twice a cycle in the bridge),
+//! logic reading registers only once, after the clock edge (docs/ethos.md, "Verilated speed").
+//! No model of its own: the decoder's lock-step tests (tests/ethos_weight_decoder.rs) cover it.
+use crate::primitives::{Concat, Reg, ZeroExtend};
+use rust_hdl::prelude::*;
+
+
+
+/// The parser, queue storage and emitter of `WeightDecoder`: what they would do this cycle,
+/// given the decoder's registers; the decoder applies it as its handshakes allow.
+#[derive(LogicBlock)]
+pub struct WeightDecoderCore {
+    pub clock: Signal<In, Clock>,
+    /// Clears every register: reset, or a finished stream.
+    pub restart: Signal<In, Bit>,
+    // the bit buffer, queue pointers and emitter registers, kept by the decoder
+    pub held: Signal<In, Bits<96>>,
+    pub fill: Signal<In, Bits<7>>,
+    pub bitpos: Signal<In, Bits<3>>,
+    pub words: Signal<In, Bits<2>>,
+    pub seen_last: Signal<In, Bit>,
+    pub qw_head: Signal<In, Bits<5>>,
+    pub qw_count: Signal<In, Bits<6>>,
+    pub qz_head: Signal<In, Bits<5>>,
+    pub qz_count: Signal<In, Bits<6>>,
+    pub zeros_left: Signal<In, Bits<16>>,
+    /// Bits the parser's step takes from the bit buffer this cycle.
+    pub consume: Signal<Out, Bits<7>>,
+    /// The step's error code (`no_fault` = 0 when none).
+    pub fault: Signal<Out, Bits<4>>,
+    /// Entries pushed this cycle: `field_count` onto the weight queue (`push_w`) or the zero-run queue (`push_z`).
+    pub push_w: Signal<Out, Bit>,
+    pub push_z: Signal<Out, Bit>,
+    pub field_count: Signal<Out, Bits<3>>,
+    /// The beat the emitter would send if the output register takes one: its lanes, count,
+    /// the queue entries it pops and the zeros still owed after it.
+    pub new_count: Signal<Out, Bits<3>>,
+    pub new_lanes: Signal<Out, Bits<36>>,
+    pub pop_w: Signal<Out, Bits<5>>,
+    pub pop_z: Signal<Out, Bits<5>>,
+    pub next_zeros_left: Signal<Out, Bits<16>>,
+    /// Parser state: still reading the stream, finished (waiting for the queues to drain), failed.
+    pub parsing: Signal<Out, Bit>,
+    pub finished: Signal<Out, Bit>,
+    pub error: Signal<Out, Bit>,
+    pub error_code: Signal<Out, Bits<4>>,
+
+    // Registers: bit buffer
+    // parser
+    state: Reg<Bits<3>>,
+    code: Reg<Bits<4>>,
+    have_palette: Reg<Bit>,
+    after_end: Reg<Bit>,
+    /// End markers since the first of a row: padding bytes (model: `MAX_PADDING_BYTES`).
+    padding: Reg<Bits<4>>,
+    zdiv: Reg<Bits<3>>,
+    wdiv: Reg<Bits<3>>,
+    wtrunc: Reg<Bit>,
+    newpal: Reg<Bit>,
+    slicelen: Reg<Bits<15>>,
+    dirofs: Reg<Bits<5>>,
+    palsize: Reg<Bits<6>>,
+    palbits: Reg<Bits<4>>,
+    palette: [Reg<Bits<9>>; 32],
+    pal_i: Reg<Bits<6>>,
+    wq_i: Reg<Bits<16>>,
+    zq_i: Reg<Bits<16>>,
+    wr_i: Reg<Bits<16>>,
+    zr_i: Reg<Bits<16>>,
+    w_due: Reg<Bits<16>>,
+    z_due: Reg<Bits<16>>,
+    wq: Reg<Bits<10>>,
+    zq: Reg<Bits<16>>,
+    more: Reg<Bit>,
+    bank: Reg<Bit>,
+    w_slot: Reg<Bits<4>>,
+    z_slot: Reg<Bits<4>>,
+    wbank0: [Reg<Bits<10>>; 12],
+    wbank1: [Reg<Bits<10>>; 12],
+    zbank0: [Reg<Bits<16>>; 12],
+    zbank1: [Reg<Bits<16>>; 12],
+    // queues
+    qw_value: [Reg<Bits<9>>; 32],
+    qw_paired: [Reg<Bit>; 32],
+    qz_run: [Reg<Bits<16>>; 32],
+    qz_lead: [Reg<Bit>; 32],
+    // emitter and output beat
+
+    // Widening and packing
+    slicelen_wide: ZeroExtend<15, 16>,
+    wdiv_wide: ZeroExtend<3, 7>,
+    zdiv_wide: ZeroExtend<3, 7>,
+    palbits_wide: ZeroExtend<4, 7>,
+    bitpos_wide: ZeroExtend<3, 7>,
+    palsize_field: ZeroExtend<5, 6>,
+    palbits_field: ZeroExtend<3, 4>,
+    palsize_wide: ZeroExtend<6, 10>,
+    dirofs_wide: ZeroExtend<5, 10>,
+    lanes_low: Concat<9, 9, 18>,
+    lanes_high: Concat<9, 9, 18>,
+    lanes_all: Concat<18, 18, 36>,
+
+    // Combinational
+    next_state: Signal<Local, Bits<3>>,
+    w_cnt: Signal<Local, Bits<16>>,
+    z_cnt: Signal<Local, Bits<16>>,
+    alternating: Signal<Local, Bit>,
+    uncompressed: Signal<Local, Bit>,
+    ubits: Signal<Local, Bits<7>>,
+    rbits: Signal<Local, Bits<7>>,
+    // header
+    field_zdiv: Signal<Local, Bits<3>>,
+    field_wdiv: Signal<Local, Bits<3>>,
+    field_newpal: Signal<Local, Bit>,
+    field_palsize: Signal<Local, Bits<5>>,
+    align: Signal<Local, Bits<7>>,
+    align_bits: Signal<Local, Bits<8>>,
+    align_mask: Signal<Local, Bits<8>>,
+    header_need: Signal<Local, Bits<7>>,
+    align_need: Signal<Local, Bits<7>>,
+    // shared by the palette and remainder steps: four fields of `field_width` bits each
+    field_width: Signal<Local, Bits<7>>,
+    field_at: [Signal<Local, Bits<7>>; 5],
+    field_need: Signal<Local, Bits<7>>,
+    field_mask: Signal<Local, Bits<16>>,
+    field_raw: [Signal<Local, Bits<16>>; 4],
+    field: [Signal<Local, Bits<16>>; 4],
+    pal_left: Signal<Local, Bits<6>>,
+    // unary step
+    w_en: Signal<Local, Bit>,
+    z_en: Signal<Local, Bit>,
+    w_unary: Signal<Local, Bit>,
+    wunary0: Signal<Local, Bits<12>>,
+    zunary: Signal<Local, Bits<12>>,
+    wunary1: Signal<Local, Bits<12>>,
+    zunary_at: Signal<Local, Bits<7>>,
+    wunary1_at: Signal<Local, Bits<7>>,
+    unary_need: Signal<Local, Bits<7>>,
+    ones: [Signal<Local, Bits<7>>; 13],
+    w_done: [Signal<Local, Bits<16>>; 13],
+    w_run: [Signal<Local, Bits<10>>; 13],
+    w_sum: [Signal<Local, Bits<10>>; 12],
+    w_active: [Signal<Local, Bit>; 12],
+    w_complete: [Signal<Local, Bit>; 12],
+    z_done: [Signal<Local, Bits<16>>; 13],
+    z_run: [Signal<Local, Bits<16>>; 13],
+    z_active: [Signal<Local, Bit>; 12],
+    zunary_len: Signal<Local, Bits<4>>,
+    max_zq: Signal<Local, Bits<16>>,
+    quotient_fault: Signal<Local, Bit>,
+    zero_run_fault: Signal<Local, Bit>,
+    unc_per_chunk: Signal<Local, Bits<16>>,
+    unc_count: Signal<Local, Bits<16>>,
+    // remainder step
+    w_phase: Signal<Local, Bit>,
+    due_left: Signal<Local, Bits<16>>,
+    queue_room: Signal<Local, Bit>,
+    r_slot: [Signal<Local, Bits<4>>; 4],
+    r_wq: [Signal<Local, Bits<10>>; 4],
+    r_zq: [Signal<Local, Bits<16>>; 4],
+    idx: [Signal<Local, Bits<10>>; 4],
+    direct: [Signal<Local, Bits<10>>; 4],
+    raw: [Signal<Local, Bits<9>>; 4],
+    magnitude: [Signal<Local, Bits<9>>; 4],
+    value: [Signal<Local, Bits<9>>; 4],
+    lane_fault: [Signal<Local, Bits<4>>; 5],
+    run: [Signal<Local, Bits<16>>; 4],
+    // queues and emitter
+    qw_tail: Signal<Local, Bits<5>>,
+    qz_tail: Signal<Local, Bits<5>>,
+    qw_rel: [Signal<Local, Bits<5>>; 32],
+    qz_rel: [Signal<Local, Bits<5>>; 32],
+    head_at_w: [Signal<Local, Bits<5>>; 4],
+    head_at_z: [Signal<Local, Bits<5>>; 4],
+    head_value: [Signal<Local, Bits<9>>; 4],
+    head_paired: [Signal<Local, Bit>; 4],
+    head_run: [Signal<Local, Bits<16>>; 4],
+    head_lead: [Signal<Local, Bit>; 4],
+    have_w: [Signal<Local, Bit>; 4],
+    have_z: [Signal<Local, Bit>; 4],
+    new_lane: [Signal<Local, Bits<9>>; 4],
+    plain_go: [Signal<Local, Bit>; 5],
+    pair_take: [Signal<Local, Bit>; 4],
+    pair_count: [Signal<Local, Bits<3>>; 5],
+    pair_at: [Signal<Local, Bits<3>>; 5],
+    pair_room: [Signal<Local, Bits<16>>; 4],
+    pair_fit: [Signal<Local, Bits<16>>; 4],
+    pair_left: [Signal<Local, Bits<16>>; 5],
+    lead_fit: Signal<Local, Bits<16>>,
+
+    // Constants
+    // states, and error codes as `npu_model::ethos::weight_decoder::DecodeError`
+    st_header: Constant<Bits<3>>,
+    st_palette: Constant<Bits<3>>,
+    st_unary: Constant<Bits<3>>,
+    st_remainder: Constant<Bits<3>>,
+    st_drain: Constant<Bits<3>>,
+    st_error: Constant<Bits<3>>,
+    no_fault: Constant<Bits<4>>,
+    e_truncated: Constant<Bits<4>>,
+    e_missing_end: Constant<Bits<4>>,
+    e_length: Constant<Bits<4>>,
+    e_reserved_zdiv: Constant<Bits<4>>,
+    e_reserved_wdiv: Constant<Bits<4>>,
+    e_no_palette: Constant<Bits<4>>,
+    e_quotient: Constant<Bits<4>>,
+    e_index: Constant<Bits<4>>,
+    e_value: Constant<Bits<4>>,
+    e_padding: Constant<Bits<4>>,
+    e_zero_run: Constant<Bits<4>>,
+    e_long_padding: Constant<Bits<4>>,
+    max_padding: Constant<Bits<4>>,
+    k3: [Constant<Bits<3>>; 8],
+    k4: [Constant<Bits<4>>; 13],
+    k5: [Constant<Bits<5>>; 32],
+    k6: [Constant<Bits<6>>; 32],
+    k7: [Constant<Bits<7>>; 6],
+    k10: [Constant<Bits<10>>; 32],
+    k16: [Constant<Bits<16>>; 13],
+    zero2: Constant<Bits<2>>,
+    mask7: Constant<Bits<7>>,
+    eight7: Constant<Bits<7>>,
+    twelve7: Constant<Bits<7>>,
+    zero12: Constant<Bits<12>>,
+    zero9: Constant<Bits<9>>,
+    zero16: Constant<Bits<16>>,
+    one8: Constant<Bits<8>>,
+    one16: Constant<Bits<16>>,
+    header_short: Constant<Bits<7>>,
+    header_long: Constant<Bits<7>>,
+    max_index: Constant<Bits<10>>,
+    max_quotient: Constant<Bits<10>>,
+    max_run: Constant<Bits<16>>,
+    queue_limit: Constant<Bits<6>>,
+}
+
+fn k<const W: usize>(v: u64) -> Constant<Bits<W>> {
+    Constant::new(v.into())
+}
+
+fn constants<const W: usize, const N: usize>() -> [Constant<Bits<W>>; N] {
+    std::array::from_fn(|i| Constant::new((i as u64).into()))
+}
+
+impl Default for WeightDecoderCore {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            restart: Default::default(),
+            held: Default::default(),
+            fill: Default::default(),
+            bitpos: Default::default(),
+            words: Default::default(),
+            seen_last: Default::default(),
+            qw_head: Default::default(),
+            qw_count: Default::default(),
+            qz_head: Default::default(),
+            qz_count: Default::default(),
+            zeros_left: Default::default(),
+            consume: Default::default(),
+            fault: Default::default(),
+            push_w: Default::default(),
+            push_z: Default::default(),
+            field_count: Default::default(),
+            new_count: Default::default(),
+            new_lanes: Default::default(),
+            pop_w: Default::default(),
+            pop_z: Default::default(),
+            next_zeros_left: Default::default(),
+            parsing: Default::default(),
+            finished: Default::default(),
+            error: Default::default(),
+            error_code: Default::default(),
+            state: Default::default(),
+            code: Default::default(),
+            have_palette: Default::default(),
+            after_end: Default::default(),
+            padding: Default::default(),
+            zdiv: Default::default(),
+            wdiv: Default::default(),
+            wtrunc: Default::default(),
+            newpal: Default::default(),
+            slicelen: Default::default(),
+            dirofs: Default::default(),
+            palsize: Default::default(),
+            palbits: Default::default(),
+            palette: Default::default(),
+            pal_i: Default::default(),
+            wq_i: Default::default(),
+            zq_i: Default::default(),
+            wr_i: Default::default(),
+            zr_i: Default::default(),
+            w_due: Default::default(),
+            z_due: Default::default(),
+            wq: Default::default(),
+            zq: Default::default(),
+            more: Default::default(),
+            bank: Default::default(),
+            w_slot: Default::default(),
+            z_slot: Default::default(),
+            wbank0: Default::default(),
+            wbank1: Default::default(),
+            zbank0: Default::default(),
+            zbank1: Default::default(),
+            qw_value: Default::default(),
+            qw_paired: Default::default(),
+            qz_run: Default::default(),
+            qz_lead: Default::default(),
+            slicelen_wide: Default::default(),
+            wdiv_wide: Default::default(),
+            zdiv_wide: Default::default(),
+            palbits_wide: Default::default(),
+            bitpos_wide: Default::default(),
+            palsize_field: Default::default(),
+            palbits_field: Default::default(),
+            palsize_wide: Default::default(),
+            dirofs_wide: Default::default(),
+            lanes_low: Default::default(),
+            lanes_high: Default::default(),
+            lanes_all: Default::default(),
+            next_state: Default::default(),
+            w_cnt: Default::default(),
+            z_cnt: Default::default(),
+            alternating: Default::default(),
+            uncompressed: Default::default(),
+            ubits: Default::default(),
+            rbits: Default::default(),
+            field_zdiv: Default::default(),
+            field_wdiv: Default::default(),
+            field_newpal: Default::default(),
+            field_palsize: Default::default(),
+            align: Default::default(),
+            align_bits: Default::default(),
+            align_mask: Default::default(),
+            header_need: Default::default(),
+            align_need: Default::default(),
+            field_width: Default::default(),
+            field_at: Default::default(),
+            field_need: Default::default(),
+            field_mask: Default::default(),
+            field_raw: Default::default(),
+            field: Default::default(),
+            pal_left: Default::default(),
+            w_en: Default::default(),
+            z_en: Default::default(),
+            w_unary: Default::default(),
+            wunary0: Default::default(),
+            zunary: Default::default(),
+            wunary1: Default::default(),
+            zunary_at: Default::default(),
+            wunary1_at: Default::default(),
+            unary_need: Default::default(),
+            ones: Default::default(),
+            w_done: Default::default(),
+            w_run: Default::default(),
+            w_sum: Default::default(),
+            w_active: Default::default(),
+            w_complete: Default::default(),
+            z_done: Default::default(),
+            z_run: Default::default(),
+            z_active: Default::default(),
+            zunary_len: Default::default(),
+            max_zq: Default::default(),
+            quotient_fault: Default::default(),
+            zero_run_fault: Default::default(),
+            unc_per_chunk: Default::default(),
+            unc_count: Default::default(),
+            w_phase: Default::default(),
+            due_left: Default::default(),
+            queue_room: Default::default(),
+            r_slot: Default::default(),
+            r_wq: Default::default(),
+            r_zq: Default::default(),
+            idx: Default::default(),
+            direct: Default::default(),
+            raw: Default::default(),
+            magnitude: Default::default(),
+            value: Default::default(),
+            lane_fault: Default::default(),
+            run: Default::default(),
+            qw_tail: Default::default(),
+            qz_tail: Default::default(),
+            qw_rel: Default::default(),
+            qz_rel: Default::default(),
+            head_at_w: Default::default(),
+            head_at_z: Default::default(),
+            head_value: Default::default(),
+            head_paired: Default::default(),
+            head_run: Default::default(),
+            head_lead: Default::default(),
+            have_w: Default::default(),
+            have_z: Default::default(),
+            new_lane: Default::default(),
+            plain_go: Default::default(),
+            pair_take: Default::default(),
+            pair_count: Default::default(),
+            pair_at: Default::default(),
+            pair_room: Default::default(),
+            pair_fit: Default::default(),
+            pair_left: Default::default(),
+            lead_fit: Default::default(),
+            st_header: k(0),
+            st_palette: k(1),
+            st_unary: k(2),
+            st_remainder: k(3),
+            st_drain: k(4),
+            st_error: k(5),
+            no_fault: k(0),
+            e_truncated: k(1),
+            e_missing_end: k(2),
+            e_length: k(3),
+            e_reserved_zdiv: k(4),
+            e_reserved_wdiv: k(5),
+            e_no_palette: k(6),
+            e_quotient: k(7),
+            e_index: k(8),
+            e_value: k(9),
+            e_padding: k(10),
+            e_zero_run: k(11),
+            e_long_padding: k(12),
+            max_padding: k(15),
+            k3: constants(),
+            k4: constants(),
+            k5: constants(),
+            k6: constants(),
+            k7: constants(),
+            k10: constants(),
+            k16: constants(),
+            zero2: k(0),
+            mask7: k(7),
+            eight7: k(8),
+            twelve7: k(12),
+            zero12: k(0),
+            zero9: k(0),
+            zero16: k(0),
+            one8: k(1),
+            one16: k(1),
+            header_short: k(23),
+            header_long: k(36),
+            max_index: k(511),
+            max_quotient: k(31),
+            max_run: k(0xFFFF),
+            queue_limit: k(28),
+        }
+    }
+}
+
+impl Logic for WeightDecoderCore {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // ---- registers hold by default; `restart` (reset, or a finished stream) clears them
+        dff_setup!(
+            self, clock, state, code, have_palette, after_end, padding, zdiv, wdiv, wtrunc, newpal, slicelen, dirofs,
+            palsize, palbits, pal_i, wq_i, zq_i, wr_i, zr_i, w_due, z_due, wq, zq, more, bank, w_slot, z_slot
+        );
+        for i in 0..32 {
+            self.palette[i].clock.next = self.clock.val();
+            self.palette[i].d.next = self.palette[i].q.val();
+            self.palette[i].reset.next = self.restart.val();
+            self.qw_value[i].clock.next = self.clock.val();
+            self.qw_value[i].d.next = self.qw_value[i].q.val();
+            self.qw_value[i].reset.next = self.restart.val();
+            self.qw_paired[i].clock.next = self.clock.val();
+            self.qw_paired[i].d.next = self.qw_paired[i].q.val();
+            self.qw_paired[i].reset.next = self.restart.val();
+            self.qz_run[i].clock.next = self.clock.val();
+            self.qz_run[i].d.next = self.qz_run[i].q.val();
+            self.qz_run[i].reset.next = self.restart.val();
+            self.qz_lead[i].clock.next = self.clock.val();
+            self.qz_lead[i].d.next = self.qz_lead[i].q.val();
+            self.qz_lead[i].reset.next = self.restart.val();
+        }
+        for i in 0..12 {
+            self.wbank0[i].clock.next = self.clock.val();
+            self.wbank0[i].d.next = self.wbank0[i].q.val();
+            self.wbank0[i].reset.next = self.restart.val();
+            self.wbank1[i].clock.next = self.clock.val();
+            self.wbank1[i].d.next = self.wbank1[i].q.val();
+            self.wbank1[i].reset.next = self.restart.val();
+            self.zbank0[i].clock.next = self.clock.val();
+            self.zbank0[i].d.next = self.zbank0[i].q.val();
+            self.zbank0[i].reset.next = self.restart.val();
+            self.zbank1[i].clock.next = self.clock.val();
+            self.zbank1[i].d.next = self.zbank1[i].q.val();
+            self.zbank1[i].reset.next = self.restart.val();
+        }
+        self.state.reset.next = self.restart.val();
+        self.code.reset.next = self.restart.val();
+        self.have_palette.reset.next = self.restart.val();
+        self.after_end.reset.next = self.restart.val();
+        self.padding.reset.next = self.restart.val();
+        self.zdiv.reset.next = self.restart.val();
+        self.wdiv.reset.next = self.restart.val();
+        self.wtrunc.reset.next = self.restart.val();
+        self.newpal.reset.next = self.restart.val();
+        self.slicelen.reset.next = self.restart.val();
+        self.dirofs.reset.next = self.restart.val();
+        self.palsize.reset.next = self.restart.val();
+        self.palbits.reset.next = self.restart.val();
+        self.pal_i.reset.next = self.restart.val();
+        self.wq_i.reset.next = self.restart.val();
+        self.zq_i.reset.next = self.restart.val();
+        self.wr_i.reset.next = self.restart.val();
+        self.zr_i.reset.next = self.restart.val();
+        self.w_due.reset.next = self.restart.val();
+        self.z_due.reset.next = self.restart.val();
+        self.wq.reset.next = self.restart.val();
+        self.zq.reset.next = self.restart.val();
+        self.more.reset.next = self.restart.val();
+        self.bank.reset.next = self.restart.val();
+        self.w_slot.reset.next = self.restart.val();
+        self.z_slot.reset.next = self.restart.val();
+
+        // ---- parser state, for the decoder's handshakes
+        self.parsing.next = self.state.q.val() < self.st_drain.val();
+        self.finished.next = self.state.q.val() == self.st_drain.val();
+        self.error.next = self.state.q.val() == self.st_error.val();
+        self.error_code.next = self.code.q.val();
+
+        // ---- slice parameters
+        self.slicelen_wide.narrow.next = self.slicelen.q.val();
+        self.w_cnt.next = self.slicelen_wide.wide.val() + self.one16.val();
+        self.z_cnt.next = self.w_cnt.val();
+        if self.newpal.q.val() {
+            self.z_cnt.next = self.w_cnt.val() + self.one16.val();
+        }
+        self.alternating.next = self.zdiv.q.val() < self.k3[4].val();
+        self.uncompressed.next = self.wdiv.q.val() == self.k3[7].val();
+        // uncompressed index bits (§1.4): ceil(log2(palette size)), or palbits without a palette
+        self.palbits_wide.narrow.next = self.palbits.q.val();
+        self.ubits.next = self.palbits_wide.wide.val();
+        if self.palsize.q.val() > self.k6[16].val() {
+            self.ubits.next = self.k7[5].val();
+        } else if self.palsize.q.val() > self.k6[8].val() {
+            self.ubits.next = self.k7[4].val();
+        } else if self.palsize.q.val() > self.k6[4].val() {
+            self.ubits.next = self.k7[3].val();
+        } else if self.palsize.q.val() > self.k6[2].val() {
+            self.ubits.next = self.k7[2].val();
+        } else if self.palsize.q.val() > self.k6[0].val() {
+            self.ubits.next = self.k7[1].val();
+        }
+        self.wdiv_wide.narrow.next = self.wdiv.q.val();
+        self.rbits.next = self.wdiv_wide.wide.val();
+        if self.uncompressed.val() {
+            self.rbits.next = self.ubits.val();
+        }
+        self.palsize_wide.narrow.next = self.palsize.q.val();
+        self.dirofs_wide.narrow.next = self.dirofs.q.val();
+
+        // ---- emitter: the beat it would send next (the decoder sends it when the output register is free)
+        for p in 0..4 {
+            self.head_at_w[p].next = self.qw_head.val() + self.k5[p].val();
+            self.head_at_z[p].next = self.qz_head.val() + self.k5[p].val();
+            self.head_value[p].next = self.zero9.val();
+            self.head_paired[p].next = false;
+            self.head_run[p].next = self.zero16.val();
+            self.head_lead[p].next = false;
+            for e in 0..32 {
+                if self.head_at_w[p].val() == self.k5[e].val() {
+                    self.head_value[p].next = self.qw_value[e].q.val();
+                    self.head_paired[p].next = self.qw_paired[e].q.val();
+                }
+                if self.head_at_z[p].val() == self.k5[e].val() {
+                    self.head_run[p].next = self.qz_run[e].q.val();
+                    self.head_lead[p].next = self.qz_lead[e].q.val();
+                }
+            }
+            self.have_w[p].next = self.qw_count.val() > self.k6[p].val();
+            self.have_z[p].next = self.qz_count.val() > self.k6[p].val();
+        }
+        self.pop_w.next = self.k5[0].val();
+        self.pop_z.next = self.k5[0].val();
+        self.new_count.next = self.k3[0].val();
+        for l in 0..4 {
+            self.new_lane[l].next = self.zero9.val();
+        }
+        // plain weights: up to 4 untagged entries from the head
+        self.plain_go[0].next = true;
+        for p in 0..4 {
+            self.plain_go[p + 1].next = self.plain_go[p].val() && self.have_w[p].val() && !self.head_paired[p].val();
+        }
+        // pairs (weight, zero run): pair p starts at lane pair_at[p]
+        self.pair_count[0].next = self.k3[0].val();
+        self.pair_at[0].next = self.k3[0].val();
+        self.pair_left[0].next = self.zero16.val();
+        for p in 0..4 {
+            self.pair_room[p].next = self.k16[3].val();
+            if self.pair_at[p].val() == self.k3[1].val() {
+                self.pair_room[p].next = self.k16[2].val();
+            }
+            if self.pair_at[p].val() == self.k3[2].val() {
+                self.pair_room[p].next = self.k16[1].val();
+            }
+            if self.pair_at[p].val() == self.k3[3].val() {
+                self.pair_room[p].next = self.k16[0].val();
+            }
+            self.pair_fit[p].next = self.head_run[p].val();
+            if self.head_run[p].val() > self.pair_room[p].val() {
+                self.pair_fit[p].next = self.pair_room[p].val();
+            }
+            // pair p only if every pair before was taken with all its zeros
+            self.pair_take[p].next = self.pair_count[p].val() == self.k3[p].val()
+                && self.pair_left[p].val() == self.zero16.val()
+                && self.pair_at[p].val() < self.k3[4].val()
+                && self.have_w[p].val()
+                && self.have_z[p].val()
+                && self.head_paired[p].val()
+                && !self.head_lead[p].val();
+            self.pair_at[p + 1].next = self.pair_at[p].val();
+            self.pair_left[p + 1].next = self.pair_left[p].val();
+            self.pair_count[p + 1].next = self.pair_count[p].val();
+            if self.pair_take[p].val() {
+                self.pair_at[p + 1].next = self.pair_at[p].val() + self.k3[1].val() + self.pair_fit[p].val().get_bits::<3>(0);
+                self.pair_left[p + 1].next = self.head_run[p].val() - self.pair_fit[p].val();
+                self.pair_count[p + 1].next = self.pair_count[p].val() + self.k3[1].val();
+            }
+        }
+        self.lead_fit.next = self.head_run[0].val();
+        if self.head_run[0].val() > self.k16[4].val() {
+            self.lead_fit.next = self.k16[4].val();
+        }
+        self.next_zeros_left.next = self.zeros_left.val();
+        if self.zeros_left.val() != self.zero16.val() {
+            self.new_count.next = self.k3[4].val();
+            self.next_zeros_left.next = self.zeros_left.val() - self.k16[4].val();
+            if self.zeros_left.val() < self.k16[4].val() {
+                self.new_count.next = self.zeros_left.val().get_bits::<3>(0);
+                self.next_zeros_left.next = self.zero16.val();
+            }
+        } else if self.plain_go[1].val() {
+            for p in 0..4 {
+                if self.plain_go[p + 1].val() {
+                    self.new_count.next = self.k3[p + 1].val();
+                    self.pop_w.next = self.k5[p + 1].val();
+                    self.new_lane[p].next = self.head_value[p].val();
+                }
+            }
+        } else if self.have_z[0].val() && self.head_lead[0].val() {
+            self.pop_z.next = self.k5[1].val();
+            self.new_count.next = self.lead_fit.val().get_bits::<3>(0);
+            self.next_zeros_left.next = self.head_run[0].val() - self.lead_fit.val();
+        } else {
+            self.new_count.next = self.pair_at[4].val();
+            self.next_zeros_left.next = self.pair_left[4].val();
+            for p in 0..4 {
+                if self.pair_count[4].val() == self.k3[p + 1].val() {
+                    self.pop_w.next = self.k5[p + 1].val();
+                    self.pop_z.next = self.k5[p + 1].val();
+                }
+                for l in 0..4 {
+                    if self.pair_take[p].val() && self.pair_at[p].val() == self.k3[l].val() {
+                        self.new_lane[l].next = self.head_value[p].val();
+                    }
+                }
+            }
+        }
+        self.lanes_low.low.next = self.new_lane[0].val();
+        self.lanes_low.high.next = self.new_lane[1].val();
+        self.lanes_high.low.next = self.new_lane[2].val();
+        self.lanes_high.high.next = self.new_lane[3].val();
+        self.lanes_all.low.next = self.lanes_low.joined.val();
+        self.lanes_all.high.next = self.lanes_high.joined.val();
+        self.new_lanes.next = self.lanes_all.joined.val();
+
+        // ---- parser: one step, if its bits are buffered
+        self.consume.next = self.k7[0].val();
+        self.fault.next = self.no_fault.val();
+        self.next_state.next = self.state.q.val();
+        self.push_w.next = false;
+        self.push_z.next = false;
+
+        // header fields (§1.2)
+        self.field_zdiv.next = self.held.val().get_bits::<3>(0);
+        self.field_newpal.next = self.held.val().get_bit(22);
+        self.field_wdiv.next = self.held.val().get_bits::<3>(18);
+        self.field_palsize.next = self.held.val().get_bits::<5>(28);
+        self.bitpos_wide.narrow.next = self.bitpos.val();
+        self.align.next = (self.k7[5].val() - self.bitpos_wide.wide.val()) & self.mask7.val();
+        self.align_mask.next = (self.one8.val() << self.align.val()) - self.one8.val();
+        self.align_bits.next = self.held.val().get_bits::<8>(3) & self.align_mask.val();
+        self.align_need.next = self.align.val() + self.k7[3].val();
+        self.palsize_field.narrow.next = self.held.val().get_bits::<5>(28);
+        self.palbits_field.narrow.next = self.held.val().get_bits::<3>(33);
+        self.header_need.next = self.header_short.val();
+        if self.field_newpal.val() {
+            self.header_need.next = self.header_long.val();
+        }
+
+        // fields of `field_bits` each at 0, b, 2b, 3b (palette entries, remainders)
+        self.pal_left.next = self.palsize.q.val() - self.pal_i.q.val();
+        self.w_phase.next = self.wr_i.q.val() < self.w_due.q.val();
+        self.due_left.next = self.z_due.q.val() - self.zr_i.q.val();
+        self.zdiv_wide.narrow.next = self.zdiv.q.val();
+        self.field_width.next = self.zdiv_wide.wide.val();
+        if self.w_phase.val() {
+            self.due_left.next = self.w_due.q.val() - self.wr_i.q.val();
+            self.field_width.next = self.rbits.val();
+        }
+        self.field_count.next = self.k3[4].val();
+        if self.state.q.val() == self.st_palette.val() {
+            self.field_width.next = self.palbits_wide.wide.val();
+            if self.pal_left.val() < self.k6[4].val() {
+                self.field_count.next = self.pal_left.val().get_bits::<3>(0);
+            }
+        } else if self.due_left.val() < self.k16[4].val() {
+            self.field_count.next = self.due_left.val().get_bits::<3>(0);
+        }
+        self.field_at[0].next = self.k7[0].val();
+        for j in 0..4 {
+            self.field_at[j + 1].next = self.field_at[j].val() + self.field_width.val();
+        }
+        self.field_need.next = self.k7[0].val();
+        for j in 0..5 {
+            if self.field_count.val() == self.k3[j].val() {
+                self.field_need.next = self.field_at[j].val();
+            }
+        }
+        self.field_mask.next = (self.one16.val() << self.field_width.val()) - self.one16.val();
+        for j in 0..4 {
+            self.field_raw[j].next = self.held.val().get_bits::<16>(self.field_at[j].val().index());
+            self.field[j].next = self.field_raw[j].val() & self.field_mask.val();
+        }
+
+        // unary part of a chunk (§1.6)
+        self.w_en.next = (!self.alternating.val() || self.wq_i.q.val() < self.zq_i.q.val() + self.k16[8].val())
+            && self.wq_i.q.val() < self.w_cnt.val();
+        self.z_en.next = self.wq_i.q.val() >= self.zq_i.q.val() && self.alternating.val() && self.zq_i.q.val() < self.z_cnt.val();
+        self.w_unary.next = self.w_en.val() && !self.uncompressed.val();
+        self.wunary0.next = self.held.val().get_bits::<12>(0);
+        if !self.w_unary.val() {
+            self.wunary0.next = self.zero12.val();
+        }
+        self.zunary_at.next = self.k7[0].val();
+        if self.w_unary.val() {
+            self.zunary_at.next = self.twelve7.val();
+        }
+        self.zunary_len.next = self.k4[12].val();
+        if self.zdiv.q.val() == self.k3[3].val() {
+            self.zunary_len.next = self.k4[8].val();
+        }
+        self.wunary1_at.next = self.zunary_at.val();
+        if self.z_en.val() {
+            self.wunary1_at.next = self.zunary_at.val() + self.twelve7.val();
+            if self.zdiv.q.val() == self.k3[3].val() {
+                self.wunary1_at.next = self.zunary_at.val() + self.eight7.val();
+            }
+        }
+        self.zunary.next = self.held.val().get_bits::<12>(self.zunary_at.val().index());
+        self.wunary1.next = self.held.val().get_bits::<12>(self.wunary1_at.val().index());
+        self.ones[0].next = self.k7[0].val();
+        self.w_done[0].next = self.wq_i.q.val();
+        self.w_run[0].next = self.wq.q.val();
+        self.quotient_fault.next = false;
+        for i in 0..12 {
+            self.ones[i + 1].next = self.ones[i].val();
+            self.w_sum[i].next = self.w_run[i].val();
+            if self.wunary0.val().get_bit(i) {
+                self.ones[i + 1].next = self.ones[i].val() + self.k7[1].val();
+                self.w_sum[i].next = self.w_run[i].val() + self.k10[1].val();
+                if self.wunary1.val().get_bit(self.ones[i].val().get_bits::<4>(0).index()) {
+                    self.w_sum[i].next = self.w_run[i].val() + self.k10[2].val();
+                }
+            }
+            self.w_active[i].next = self.w_unary.val() && self.w_done[i].val() < self.w_cnt.val();
+            self.w_complete[i].next = self.wtrunc.q.val() || self.w_sum[i].val() < self.w_run[i].val() + self.k10[2].val();
+            self.w_done[i + 1].next = self.w_done[i].val();
+            self.w_run[i + 1].next = self.w_run[i].val();
+            if self.w_active[i].val() {
+                if self.w_sum[i].val() > self.max_quotient.val() {
+                    self.quotient_fault.next = true;
+                }
+                self.w_run[i + 1].next = self.w_sum[i].val();
+                if self.w_complete[i].val() {
+                    self.w_done[i + 1].next = self.w_done[i].val() + self.one16.val();
+                    self.w_run[i + 1].next = self.k10[0].val();
+                }
+            }
+        }
+        self.unary_need.next = self.wunary1_at.val() + self.ones[12].val();
+        self.max_zq.next = self.max_run.val() >> self.zdiv.q.val();
+        self.z_done[0].next = self.zq_i.q.val();
+        self.z_run[0].next = self.zq.q.val();
+        self.zero_run_fault.next = false;
+        for i in 0..12 {
+            self.z_active[i].next =
+                self.z_en.val() && self.z_done[i].val() < self.z_cnt.val() && self.k4[i].val() < self.zunary_len.val();
+            self.z_done[i + 1].next = self.z_done[i].val();
+            self.z_run[i + 1].next = self.z_run[i].val();
+            if self.z_active[i].val() {
+                if self.zunary.val().get_bit(i) {
+                    self.z_run[i + 1].next = self.z_run[i].val() + self.one16.val();
+                    if self.z_run[i].val() >= self.max_zq.val() {
+                        self.zero_run_fault.next = true;
+                    }
+                } else {
+                    self.z_done[i + 1].next = self.z_done[i].val() + self.one16.val();
+                    self.z_run[i + 1].next = self.zero16.val();
+                }
+            }
+        }
+        self.unc_per_chunk.next = self.k16[12].val();
+        if self.ubits.val() > self.k7[5].val() {
+            self.unc_per_chunk.next = self.k16[8].val();
+        }
+        self.unc_count.next = self.w_cnt.val() - self.wq_i.q.val();
+        if self.unc_count.val() > self.unc_per_chunk.val() {
+            self.unc_count.next = self.unc_per_chunk.val();
+        }
+
+        // remainders of the previous chunk (§1.6): weight values (§1.3) and zero runs
+        self.queue_room.next = self.qw_count.val() <= self.queue_limit.val();
+        if !self.w_phase.val() {
+            self.queue_room.next = self.qz_count.val() <= self.queue_limit.val();
+        }
+        self.lane_fault[0].next = self.no_fault.val();
+        for j in 0..4 {
+            self.r_slot[j].next = self.z_slot.q.val() + self.k4[j].val();
+            if self.w_phase.val() {
+                self.r_slot[j].next = self.w_slot.q.val() + self.k4[j].val();
+            }
+            self.r_wq[j].next = self.k10[0].val();
+            self.r_zq[j].next = self.zero16.val();
+            for s in 0..12 {
+                if self.r_slot[j].val() == self.k4[s].val() {
+                    if self.bank.q.val() {
+                        self.r_wq[j].next = self.wbank1[s].q.val();
+                        self.r_zq[j].next = self.zbank1[s].q.val();
+                    } else {
+                        self.r_wq[j].next = self.wbank0[s].q.val();
+                        self.r_zq[j].next = self.zbank0[s].q.val();
+                    }
+                }
+            }
+            self.idx[j].next = self.field[j].val().get_bits::<10>(0);
+            if !self.uncompressed.val() {
+                self.idx[j].next = (self.r_wq[j].val() << self.wdiv.q.val()) | self.field[j].val().get_bits::<10>(0);
+            }
+            self.direct[j].next = self.idx[j].val() - self.palsize_wide.wide.val() + self.dirofs_wide.wide.val();
+            self.raw[j].next = self.direct[j].val().get_bits::<9>(0);
+            for e in 0..32 {
+                if self.idx[j].val() == self.k10[e].val() && self.idx[j].val() < self.palsize_wide.wide.val() {
+                    self.raw[j].next = self.palette[e].q.val();
+                }
+            }
+            self.magnitude[j].next = self.raw[j].val() >> self.k4[1].val();
+            self.value[j].next = self.magnitude[j].val();
+            if self.raw[j].val().get_bit(0) {
+                self.value[j].next = self.zero9.val() - self.magnitude[j].val();
+            }
+            self.lane_fault[j + 1].next = self.lane_fault[j].val();
+            if self.lane_fault[j].val() == self.no_fault.val() && self.k3[j].val() < self.field_count.val() {
+                if self.idx[j].val() > self.max_index.val() {
+                    self.lane_fault[j + 1].next = self.e_index.val();
+                } else if self.idx[j].val() >= self.palsize_wide.wide.val() && self.direct[j].val() > self.max_index.val() {
+                    self.lane_fault[j + 1].next = self.e_value.val();
+                }
+            }
+            self.run[j].next = (self.r_zq[j].val() << self.zdiv.q.val()) | self.field[j].val();
+        }
+
+        // the step of the current state
+        if self.state.q.val() == self.st_header.val() {
+            if self.fill.val() == self.k7[0].val() && self.seen_last.val() {
+                if !self.after_end.q.val() {
+                    self.fault.next = self.e_missing_end.val();
+                } else if self.words.val() != self.zero2.val() {
+                    self.fault.next = self.e_length.val();
+                } else {
+                    self.next_state.next = self.st_drain.val();
+                }
+            } else if self.fill.val() < self.k7[3].val() {
+                if self.seen_last.val() {
+                    self.fault.next = self.e_truncated.val();
+                }
+            } else if self.field_zdiv.val() == self.k3[7].val() {
+                if self.fill.val() < self.align_need.val() {
+                    if self.seen_last.val() {
+                        self.fault.next = self.e_truncated.val();
+                    }
+                } else if self.align_bits.val() != self.align_mask.val() {
+                    self.fault.next = self.e_padding.val();
+                } else if self.after_end.q.val() && self.padding.q.val() == self.max_padding.val() {
+                    self.fault.next = self.e_long_padding.val();
+                } else {
+                    self.consume.next = self.align_need.val();
+                    self.have_palette.d.next = false;
+                    self.after_end.d.next = true;
+                    self.padding.d.next = self.k4[0].val();
+                    if self.after_end.q.val() {
+                        self.padding.d.next = self.padding.q.val() + self.k4[1].val();
+                    }
+                }
+            } else if self.field_zdiv.val() == self.k3[4].val() || self.field_zdiv.val() == self.k3[5].val() {
+                self.fault.next = self.e_reserved_zdiv.val();
+            } else if self.fill.val() < self.header_need.val() {
+                if self.seen_last.val() {
+                    self.fault.next = self.e_truncated.val();
+                }
+            } else if self.field_wdiv.val() == self.k3[6].val() {
+                self.fault.next = self.e_reserved_wdiv.val();
+            } else if !self.field_newpal.val() && !self.have_palette.q.val() {
+                self.fault.next = self.e_no_palette.val();
+            } else {
+                self.consume.next = self.header_need.val();
+                self.zdiv.d.next = self.field_zdiv.val();
+                self.slicelen.d.next = self.held.val().get_bits::<15>(3);
+                self.wdiv.d.next = self.field_wdiv.val();
+                self.wtrunc.d.next = self.held.val().get_bit(21);
+                self.newpal.d.next = self.field_newpal.val();
+                self.next_state.next = self.st_unary.val();
+                if self.field_newpal.val() {
+                    self.dirofs.d.next = self.held.val().get_bits::<5>(23);
+                    self.palsize.d.next = self.k6[0].val();
+                    if self.field_palsize.val() != self.k5[0].val() {
+                        self.palsize.d.next = self.palsize_field.wide.val() + self.k6[1].val();
+                        self.next_state.next = self.st_palette.val();
+                    }
+                    self.palbits.d.next = self.palbits_field.wide.val() + self.k4[2].val();
+                }
+                self.pal_i.d.next = self.k6[0].val();
+                self.wq_i.d.next = self.zero16.val();
+                self.zq_i.d.next = self.zero16.val();
+                self.wr_i.d.next = self.zero16.val();
+                self.zr_i.d.next = self.zero16.val();
+                self.w_due.d.next = self.zero16.val();
+                self.z_due.d.next = self.zero16.val();
+                self.wq.d.next = self.k10[0].val();
+                self.zq.d.next = self.zero16.val();
+                self.more.d.next = false;
+                self.bank.d.next = false;
+                self.w_slot.d.next = self.k4[0].val();
+                self.z_slot.d.next = self.k4[0].val();
+                self.have_palette.d.next = true;
+                self.after_end.d.next = false;
+            }
+        } else if self.state.q.val() == self.st_palette.val() {
+            if self.fill.val() < self.field_need.val() {
+                if self.seen_last.val() {
+                    self.fault.next = self.e_truncated.val();
+                }
+            } else {
+                self.consume.next = self.field_need.val();
+                for e in 0..32 {
+                    for j in 0..4 {
+                        if self.k3[j].val() < self.field_count.val() && self.pal_i.q.val() + self.k6[j].val() == self.k6[e].val() {
+                            self.palette[e].d.next = self.field[j].val().get_bits::<9>(0);
+                        }
+                    }
+                }
+                self.pal_i.d.next = self.pal_i.q.val() + self.k6[4].val();
+                if self.pal_left.val() <= self.k6[4].val() {
+                    self.next_state.next = self.st_unary.val();
+                }
+            }
+        } else if self.state.q.val() == self.st_unary.val() {
+            if self.fill.val() < self.unary_need.val() {
+                if self.seen_last.val() {
+                    self.fault.next = self.e_truncated.val();
+                }
+            } else if self.quotient_fault.val() {
+                self.fault.next = self.e_quotient.val();
+            } else if self.zero_run_fault.val() {
+                self.fault.next = self.e_zero_run.val();
+            } else {
+                self.consume.next = self.unary_need.val();
+                // the quotient completed at position i goes to slot (w_done[i] - wq_i)
+                for i in 0..12 {
+                    for s in 0..12 {
+                        if self.w_active[i].val()
+                            && self.w_complete[i].val()
+                            && self.w_done[i].val() == self.wq_i.q.val() + self.k16[s].val()
+                        {
+                            if self.bank.q.val() {
+                                self.wbank1[s].d.next = self.w_sum[i].val();
+                            } else {
+                                self.wbank0[s].d.next = self.w_sum[i].val();
+                            }
+                        }
+                        if self.z_active[i].val()
+                            && !self.zunary.val().get_bit(i)
+                            && self.z_done[i].val() == self.zq_i.q.val() + self.k16[s].val()
+                        {
+                            if self.bank.q.val() {
+                                self.zbank1[s].d.next = self.z_run[i].val();
+                            } else {
+                                self.zbank0[s].d.next = self.z_run[i].val();
+                            }
+                        }
+                    }
+                }
+                self.wq_i.d.next = self.w_done[12].val();
+                self.wq.d.next = self.w_run[12].val();
+                if self.w_en.val() && self.uncompressed.val() {
+                    self.wq_i.d.next = self.wq_i.q.val() + self.unc_count.val();
+                    for s in 0..12 {
+                        if self.bank.q.val() {
+                            self.wbank1[s].d.next = self.k10[0].val();
+                        } else {
+                            self.wbank0[s].d.next = self.k10[0].val();
+                        }
+                    }
+                }
+                self.zq_i.d.next = self.z_done[12].val();
+                self.zq.d.next = self.z_run[12].val();
+                self.w_due.d.next = self.wq_i.q.val();
+                self.z_due.d.next = self.zq_i.q.val();
+                self.more.d.next = self.w_en.val() || self.z_en.val();
+                self.bank.d.next = !self.bank.q.val();
+                self.w_slot.d.next = self.k4[0].val();
+                self.z_slot.d.next = self.k4[0].val();
+                if self.wr_i.q.val() < self.wq_i.q.val() || self.zr_i.q.val() < self.zq_i.q.val() {
+                    self.next_state.next = self.st_remainder.val();
+                } else if !(self.w_en.val() || self.z_en.val()) {
+                    self.next_state.next = self.st_header.val();
+                }
+            }
+        } else if self.state.q.val() == self.st_remainder.val() {
+            if self.fill.val() < self.field_need.val() {
+                if self.seen_last.val() {
+                    self.fault.next = self.e_truncated.val();
+                }
+            } else if self.queue_room.val() {
+                if self.w_phase.val() && self.lane_fault[4].val() != self.no_fault.val() {
+                    self.fault.next = self.lane_fault[4].val();
+                } else {
+                    self.consume.next = self.field_need.val();
+                    if self.w_phase.val() {
+                        self.push_w.next = true;
+                        self.wr_i.d.next = self.wr_i.q.val() + self.due_left.val();
+                        self.w_slot.d.next = self.w_slot.q.val() + self.k4[4].val();
+                        if self.due_left.val() > self.k16[4].val() {
+                            self.wr_i.d.next = self.wr_i.q.val() + self.k16[4].val();
+                        }
+                        if self.due_left.val() <= self.k16[4].val() && self.zr_i.q.val() == self.z_due.q.val() {
+                            self.next_state.next = self.st_unary.val();
+                            if !self.more.q.val() {
+                                self.next_state.next = self.st_header.val();
+                            }
+                        }
+                    } else {
+                        self.push_z.next = true;
+                        self.zr_i.d.next = self.zr_i.q.val() + self.due_left.val();
+                        self.z_slot.d.next = self.z_slot.q.val() + self.k4[4].val();
+                        if self.due_left.val() > self.k16[4].val() {
+                            self.zr_i.d.next = self.zr_i.q.val() + self.k16[4].val();
+                        } else {
+                            self.next_state.next = self.st_unary.val();
+                            if !self.more.q.val() {
+                                self.next_state.next = self.st_header.val();
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        // ---- queues: pushes at the tail, pops at the head
+        self.qw_tail.next = self.qw_head.val() + self.qw_count.val().get_bits::<5>(0);
+        self.qz_tail.next = self.qz_head.val() + self.qz_count.val().get_bits::<5>(0);
+        for e in 0..32 {
+            self.qw_rel[e].next = self.k5[e].val() - self.qw_tail.val();
+            self.qz_rel[e].next = self.k5[e].val() - self.qz_tail.val();
+            for j in 0..4 {
+                if self.push_w.val() && self.qw_rel[e].val() == self.k5[j].val() && self.k3[j].val() < self.field_count.val() {
+                    self.qw_value[e].d.next = self.value[j].val();
+                    self.qw_paired[e].d.next = self.alternating.val();
+                }
+                if self.push_z.val() && self.qz_rel[e].val() == self.k5[j].val() && self.k3[j].val() < self.field_count.val() {
+                    self.qz_run[e].d.next = self.run[j].val();
+                    self.qz_lead[e].d.next = self.newpal.q.val() && self.zr_i.q.val() == self.zero16.val() && self.k3[j].val() == self.k3[0].val();
+                }
+            }
+        }
+
+        self.state.d.next = self.next_state.val();
+
+        // ---- a fault stops everything (the output beat is dropped)
+        if self.fault.val() != self.no_fault.val() {
+            self.state.d.next = self.st_error.val();
+            self.code.d.next = self.fault.val();
+        }
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(WeightDecoderCore::default(), "weight_decoder_core");
+}
