@@ -32,7 +32,7 @@ const REQUIRED: [&str; 20] = [
 #[test]
 fn elementwise_networks_run_on_the_npu() {
     let run = Run::from_env("elementwise_networks_run_on_the_npu", 48);
-    let choice = Choice { kinds: vec![Kind::Add, Kind::Sub, Kind::Mul, Kind::Maximum, Kind::Minimum], ops: 1..=2, side: 1..=5, channels: 1..=20 };
+    let choice = Choice { kinds: vec![Kind::Add, Kind::Sub, Kind::Mul, Kind::Maximum, Kind::Minimum], ops: 1..=2, side: 1..=5, channels: 1..=20, pool_kernel: 1..=5 };
     run_networks(&run, &choice, &REQUIRED);
 }
 
@@ -49,8 +49,19 @@ const POOL_REQUIRED: [&str; 16] = [
 fn pool_networks_run_on_the_npu() {
     let run = Run::from_env("pool_networks_run_on_the_npu", 40);
     let kinds = vec![Kind::MaxPool2d, Kind::AveragePool2d, Kind::MaxPool2d, Kind::AveragePool2d, Kind::Add, Kind::Maximum];
-    let choice = Choice { kinds, ops: 1..=3, side: 1..=7, channels: 1..=20 };
+    let choice = Choice { kinds, ops: 1..=3, side: 1..=7, channels: 1..=20, pool_kernel: 1..=5 };
     run_networks(&run, &choice, &POOL_REQUIRED);
+}
+
+/// Pools with kernels of 9-12 taps a side on inputs of 9-12 (above the 8 x 8 Vela takes for
+/// SAME padding: such networks are compiled for the CPU and drawn again), as Vela lowers them.
+const LARGE_POOL_REQUIRED: [&str; 4] = ["POOL max", "POOL average", "pool kernel above 8", "average without padding"];
+
+#[test]
+fn large_pool_kernels_run_on_the_npu() {
+    let run = Run::from_env("large_pool_kernels_run_on_the_npu", 6);
+    let choice = Choice { kinds: vec![Kind::MaxPool2d, Kind::AveragePool2d], ops: 1..=1, side: 9..=12, channels: 1..=4, pool_kernel: 9..=12 };
+    run_networks(&run, &choice, &LARGE_POOL_REQUIRED);
 }
 
 /// Compiles `run.cycles` random networks of `choice` with both cores and runs each on the NPU
@@ -125,6 +136,9 @@ fn pool_coverage(op: &Operation, coverage: &mut Coverage) {
     if kernel.size.0.max(kernel.size.1) >= 5 {
         coverage.hit("pool kernel 5");
     }
+    if kernel.size.0.max(kernel.size.1) > 8 {
+        coverage.hit("pool kernel above 8");
+    }
     if kernel.size == (1, 1) {
         coverage.hit("pool kernel 1x1");
     }
@@ -144,7 +158,7 @@ fn bad_streams_stop_with_their_status() {
     let run = Run::from_env("bad_streams_stop_with_their_status", 1);
     let tflite = oracle();
     let mut rng = run.rng();
-    let choice = Choice { kinds: vec![Kind::Add], ops: 1..=1, side: 2..=4, channels: 1..=8 };
+    let choice = Choice { kinds: vec![Kind::Add], ops: 1..=1, side: 2..=4, channels: 1..=8, pool_kernel: 1..=5 };
     let net = random_network(&mut rng, &choice);
     let model = tflite.compile_networks(std::slice::from_ref(&net), VelaCore::ALL[0]).unwrap().remove(0).unwrap();
     let stream = DriverPayload::parse(&model.cmd_data).unwrap().stream;
