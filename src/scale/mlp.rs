@@ -1,6 +1,6 @@
 //! A two-layer perceptron (inputs → hidden ReLU → logits) trained by this module and
 //! quantized to ScaleNPU's integer matrix arithmetic, then run on the unit layer by layer;
-//! shared by the workloads (Iris: [`super::iris`]), which say
+//! shared by the Iris ([`super::iris`]) and MNIST ([`super::mnist`]) workloads, which say
 //! what differs between them through [`Workload`]: the samples and their features, the
 //! network's shape, the normalization and the training's hyperparameters.
 //!
