@@ -189,6 +189,11 @@ mod tests {
         assert_eq!((training.len(), held.len()), (4000, 1000));
         let float = mlp::train_float::<Mnist>(&training, 1);
         let model = mlp::quantize(&float, &training);
+        let float_decisions: Vec<u8> = training.iter().map(|d| float.predict(d)).collect();
+        for (p, candidate) in mlp::precision_survey(&float, &training) {
+            let differ = candidate.predict_batch(&training).iter().zip(&float_decisions).filter(|(a, b)| a != b).count();
+            eprintln!("precision {p:2}: {differ:3} training digits decided otherwise than the float network; held-out {:.4}", candidate.accuracy(&held));
+        }
         let peaks = model.peaks(&held);
         eprintln!(
             "float accuracy: training {:.4}, held-out {:.4}\ninteger accuracy: training {:.4}, held-out {:.4}\n\
