@@ -177,6 +177,42 @@ mod tests {
         assert!(full.features.iter().all(|&f| f == LARGEST_INPUT));
     }
 
+    /// A value the unit gets wrong in the second batch: the error names the batch, its digits,
+    /// the layer and the value by its index within the batch, with both values.
+    #[test]
+    fn run_names_the_batch_and_the_value_that_differs() {
+        use npu_model::Block;
+        let model = Model::parse(include_str!("../../data/scale_mnist_mlp.txt")).unwrap();
+        let digits: Vec<Pooled> = (0..300)
+            .map(|d| Pooled { features: (0..FEATURES).map(|i| ((d * 7 + i * 13) % 1021) as f32).collect(), label: (d % 10) as u8 })
+            .collect();
+        let mut unit = npu_model::scale::scale_npu::ScaleNpu::default();
+        let mut clean = |i: &In| unit.step(i);
+        let report = run(&mut clean, &model, &digits).unwrap();
+        assert_eq!((report.batches, report.predictions.len()), (2, 300));
+        let mut unit = npu_model::scale::scale_npu::ScaleNpu::default();
+        let mut hidden_writes = 0;
+        // Flips the lowest bit of the first hidden value of the second batch (its digit 0).
+        let mut corrupt = |i: &In| {
+            let mut o = unit.step(i);
+            if o.mem_req_valid && i.mem_req_ready && o.mem_req_write && o.mem_req_addr == mlp::UNIT_HIDDEN {
+                hidden_writes += 1;
+                if hidden_writes == 2 {
+                    o.mem_req_wdata ^= 1;
+                }
+            }
+            o
+        };
+        let want = model.reference(&digits[255..])[0][0];
+        assert_eq!(
+            run(&mut corrupt, &model, &digits),
+            Err(format!(
+                "batch 2 (digits 255..300): layer 1 (hidden): value 0 (digit 0, neuron 0) is {} on the unit, {want} in the integer reference",
+                want ^ 1
+            ))
+        );
+    }
+
     /// Training on the 4000 training digits (seed 1) gives the committed model file; float and
     /// integer networks classify at least 90 % of the held-out digits, and on them no 32-bit
     /// sum wraps and no output loses bits to the 16-bit truncation.
