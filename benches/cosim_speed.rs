@@ -299,7 +299,11 @@ fn weight_decoder() -> Table {
 /// ScaleNPU layers through the registers, memory answering every request the next cycle:
 /// cycles from INIT to IRQ against the ideal for the array (MACs / SIZE^2 plus 2·SIZE of fill
 /// and drain), where the cycles go (engine states, counted on the model), and the speed of
-/// the Verilated unit against its model on the same run.
+/// the Verilated unit against its model on the same run. The memory port takes one request,
+/// read or write, a cycle, so the requests a layer makes bound its cycles from below: the
+/// "port ceiling" is the MAC utilisation at one request every cycle, and the cycles in which
+/// the port takes no request (counted on the model by engine state) are the ones that
+/// overlapping phases can still remove.
 fn scale_npu() -> Table {
     use npu::model::scale::{engine::State, scale_npu::ScaleNpu as Model, SIZE};
     use npu::scale::driver::{reset, run_layers, Bench};
@@ -323,7 +327,19 @@ fn scale_npu() -> Table {
     let mut table = Table::new(
         "scale",
         format!("ScaleNPU ({SIZE}x{SIZE} array), one layer through the registers, memory latency 1, no stalls:"),
-        &["layer", "cycles (INIT to IRQ)", "ideal", "MAC utilisation", "cycles by phase (model)", "Verilated cycles/s", "model cycles/s", "model / Verilated"],
+        &[
+            "layer",
+            "cycles (INIT to IRQ)",
+            "ideal",
+            "MAC utilisation",
+            "memory requests (reads + writes)",
+            "port ceiling",
+            "cycles by phase (model)",
+            "port idle cycles: total: by phase (model)",
+            "Verilated cycles/s",
+            "model cycles/s",
+            "model / Verilated",
+        ],
     );
     for (name, layers) in workloads {
         let mut dut = npu::cosim::tops::scale_npu::ScaleNpu::open(&DutOptions::default());
@@ -334,12 +350,18 @@ fn scale_npu() -> Table {
         let rtl = run_layers(&mut step, &mut bench, &layers);
         let rtl_time = start.elapsed().as_secs_f64();
         let rtl_cycles = bench.cycle;
+        let requests = (bench.memory.reads, bench.memory.writes.len() as u64);
         let mut model = Model::default();
-        let mut phases: BTreeMap<&str, u64> = BTreeMap::new();
+        let (mut phases, mut port_idle): (BTreeMap<&str, u64>, BTreeMap<&str, u64>) = Default::default();
         let mut bench = Bench::new(Timing::IDEAL, 0.0, 1);
-        let mut step = |i: &_| {
-            *phases.entry(model.engine.state.name().trim_start_matches("state ")).or_default() += 1;
-            model.step(i)
+        let mut step = |i: &npu::model::scale::scale_npu::In| {
+            let state = model.engine.state.name().trim_start_matches("state ");
+            *phases.entry(state).or_default() += 1;
+            let out = model.step(i);
+            if !(out.mem_req_valid && i.mem_req_ready) {
+                *port_idle.entry(state).or_default() += 1;
+            }
+            out
         };
         reset(&mut step);
         let start = Instant::now();
@@ -351,24 +373,47 @@ fn scale_npu() -> Table {
         let ideal: u64 = layers.iter().map(|l| ideal_cycles(usize::from(l.regs.inrows), usize::from(l.regs.incols), usize::from(l.regs.wghtcols))).sum();
         let macs: u64 = layers.iter().map(|l| u64::from(l.regs.inrows) * u64::from(l.regs.incols) * u64::from(l.regs.wghtcols)).sum();
         phases.remove("IDLE");
+        port_idle.remove("IDLE");
         let busy: u64 = phases.values().sum();
-        // The phases of at least 2 % of the busy cycles, in the engine's order.
-        let split: Vec<(&str, f64)> = State::ALL
+        // The states of at least 2 % of the busy cycles, in the engine's order, as percentages of
+        // the busy cycles; the JSON keeps the figures and the text the percentages.
+        let split = |counts: &BTreeMap<&str, u64>| -> Cell {
+            let shares: Vec<(&str, f64)> = State::ALL
+                .iter()
+                .filter_map(|s| {
+                    let n = s.name().trim_start_matches("state ");
+                    counts.get(n).filter(|&&c| c * 50 >= busy).map(|c| (n, 100.0 * *c as f64 / busy as f64))
+                })
+                .collect();
+            let shown: Vec<String> = shares.iter().map(|(n, p)| format!("{n} {p:.0} %")).collect();
+            num(shares.iter().map(|&(n, p)| (n.to_string(), json!(p))).collect::<serde_json::Map<_, _>>(), shown.join(", "))
+        };
+        // Every state in which the port idled, with its count of idle cycles.
+        let idle_states: Vec<(&str, u64)> = State::ALL
             .iter()
             .filter_map(|s| {
                 let n = s.name().trim_start_matches("state ");
-                phases.get(n).filter(|&&c| c * 50 >= busy).map(|c| (n, 100.0 * *c as f64 / busy as f64))
+                port_idle.get(n).map(|&c| (n, c))
             })
             .collect();
-        let shown: Vec<String> = split.iter().map(|(n, p)| format!("{n} {p:.0} %")).collect();
+        let shown: Vec<String> = idle_states.iter().map(|(n, c)| format!("{n} {c}")).collect();
+        let idle = num(
+            idle_states.iter().map(|&(n, c)| (n.to_string(), json!(c))).collect::<serde_json::Map<_, _>>(),
+            format!("{}: {}", port_idle.values().sum::<u64>(), shown.join(", ")),
+        );
         let utilisation = 100.0 * macs as f64 / (cycles * (SIZE * SIZE) as u64) as f64;
+        let total_requests = requests.0 + requests.1;
+        let ceiling = (100.0 * macs as f64 / (total_requests * (SIZE * SIZE) as u64) as f64).min(100.0);
         let (rtl_speed, model_speed) = (rtl_cycles as f64 / rtl_time, rtl_cycles as f64 / model_time);
         table.row(vec![
             text(name),
             num(cycles, cycles.to_string()),
             num(ideal, ideal.to_string()),
             num(utilisation, format!("{utilisation:.1} %")),
-            num(split.iter().map(|&(n, p)| (n.to_string(), json!(p))).collect::<serde_json::Map<_, _>>(), shown.join(", ")),
+            num(vec![requests.0, requests.1], format!("{total_requests} ({} + {})", requests.0, requests.1)),
+            num(ceiling, format!("{ceiling:.1} %")),
+            split(&phases),
+            idle,
             num(rtl_speed, format!("{:.2} M", rtl_speed / 1e6)),
             num(model_speed, format!("{:.2} M", model_speed / 1e6)),
             num(rtl_time / model_time, format!("{:.1}x", rtl_time / model_time)),

@@ -66,6 +66,11 @@ impl Memory {
         Self { bytes: vec![0; size], timing, queue: VecDeque::new(), now: 0, ready: true, faulty: Vec::new(), writes: Vec::new(), reads: 0 }
     }
 
+    /// Answers from now on as `timing` says (responses already due keep their order).
+    pub fn set_timing(&mut self, timing: Timing) {
+        self.timing = timing;
+    }
+
     /// What the memory drives in the coming cycle.
     pub fn drive(&mut self, rng: &mut SmallRng) -> Response {
         self.ready = !rng.gen_bool(self.timing.stall);

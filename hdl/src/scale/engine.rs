@@ -68,6 +68,8 @@ pub struct Engine {
     x_kt_ptr: Reg<Bits<32>>,
     out_ptr: Reg<Bits<32>>,
     first_k: Reg<Bit>,
+    /// The weight bank the current K tile streams with (the one loaded last).
+    bank: Reg<Bit>,
     req_addr: Reg<Bits<32>>,
     issued: Reg<Bits<9>>,
     outstanding: Reg<Bits<9>>,
@@ -174,6 +176,10 @@ pub struct Engine {
     stopping: Signal<Local, Bit>,
     running: Signal<Local, Bit>,
     next: Signal<Local, Bits<4>>,
+    /// The bank KSTART loads (the other one) or WLOAD loads (the current one), and whether
+    /// no row of it is left in the array.
+    load_bank: Signal<Local, Bit>,
+    bank_free: Signal<Local, Bit>,
 }
 
 fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
@@ -233,6 +239,7 @@ impl Default for Engine {
             x_kt_ptr: Default::default(),
             out_ptr: Default::default(),
             first_k: Default::default(),
+            bank: Default::default(),
             req_addr: Default::default(),
             issued: Default::default(),
             outstanding: Default::default(),
@@ -336,6 +343,8 @@ impl Default for Engine {
             stopping: Default::default(),
             running: Default::default(),
             next: Default::default(),
+            load_bank: Default::default(),
+            bank_free: Default::default(),
         }
     }
 }
@@ -346,7 +355,7 @@ impl Logic for Engine {
         dff_setup!(
             self, clock, state, code, stop, stop_code, x_bytes, w_bytes, bs_bytes, r_bytes, nxw_bytes, ncw_bytes,
             wk_stride, n_left, k_left, b_ptr, s_ptr, w_nt_ptr, w_kt_ptr, x_kt_ptr, out_ptr, first_k,
-            req_addr, issued, outstanding, responses, held, writing, out_next_row, p1, p2, w_loaded, w_rows, w_cols
+            bank, req_addr, issued, outstanding, responses, held, writing, out_next_row, p1, p2, w_loaded, w_rows, w_cols
         );
         self.state.reset.next = self.reset.val();
         self.code.reset.next = self.reset.val();
@@ -368,6 +377,7 @@ impl Logic for Engine {
         self.x_kt_ptr.reset.next = self.reset.val();
         self.out_ptr.reset.next = self.reset.val();
         self.first_k.reset.next = self.reset.val();
+        self.bank.reset.next = self.reset.val();
         self.req_addr.reset.next = self.reset.val();
         self.issued.reset.next = self.reset.val();
         self.outstanding.reset.next = self.reset.val();
@@ -476,14 +486,26 @@ impl Logic for Engine {
         if self.results.read_valid.val() {
             self.array.word.next = self.results.read_data.val();
         }
-        self.array.w_clear.next = self.in_kstart.val() & !self.reweights.val();
+        // KSTART loads the other bank once no row of it is left in the array.
+        self.load_bank.next = self.bank.q.val();
+        if self.in_kstart.val() {
+            self.load_bank.next = !self.bank.q.val();
+        }
+        self.bank_free.next = !self.array.bank0_active.val();
+        if self.load_bank.val() {
+            self.bank_free.next = !self.array.bank1_active.val();
+        }
+        self.array.row_bank.next = self.bank.q.val();
+        self.array.row_first.next = self.first_k.q.val();
+        self.array.w_bank.next = self.load_bank.val();
+        self.array.inrows.next = self.inrows.val();
+        self.array.w_clear.next = self.in_kstart.val() & !self.reweights.val() & self.bank_free.val();
         self.array.w_load.next = self.in_wload.val() & self.response.val();
         self.array.w_row.next = self.one_hot0.val() << self.responses.q.val();
         self.array.base_clear.next = self.in_nstart.val();
         self.array.base_add.next = (self.in_bias.val() | self.in_sums.val()) & self.response.val();
         self.array.base_half.next = self.responses.q.val().get_bit(0);
-        self.array.rows_clear.next = self.in_kstart.val();
-        self.array.first_k.next = self.first_k.q.val();
+        self.array.rows_clear.next = self.in_nstart.val();
         self.array.out_phase.next = self.in_out.val();
         self.array.out_read.next = self.out_read.val();
         self.array.out_row.next = self.out_next_row.q.val().get_bits::<8>(0);
@@ -635,7 +657,8 @@ impl Logic for Engine {
         } else if self.in_kstart.val() {
             if self.reweights.val() {
                 self.next.next = self.s_stream.val();
-            } else {
+            } else if self.bank_free.val() {
+                self.bank.d.next = self.load_bank.val();
                 self.next.next = self.s_wload.val();
             }
         } else if self.in_wload.val() {
@@ -644,17 +667,20 @@ impl Logic for Engine {
             }
         } else if self.in_stream.val() {
             if self.phase_done.val() {
-                self.next.next = self.s_drain.val();
+                if self.k_left.q.val() > self.size8.val() {
+                    // The next K tile's rows follow this one's through the array.
+                    self.k_left.d.next = self.k_left.q.val() - self.size8.val();
+                    self.x_kt_ptr.d.next = self.x_kt_ptr.q.val() + self.word_bytes.val();
+                    self.w_kt_ptr.d.next = self.w_kt_ptr.q.val() + self.wk_stride.q.val();
+                    self.first_k.d.next = false;
+                    self.next.next = self.s_kstart.val();
+                } else {
+                    self.next.next = self.s_drain.val();
+                }
             }
         } else if self.in_drain.val() {
             if self.array.active.val() {
                 // Wait: the last rows' products are still on their way to the accumulators.
-            } else if self.k_left.q.val() > self.size8.val() {
-                self.k_left.d.next = self.k_left.q.val() - self.size8.val();
-                self.x_kt_ptr.d.next = self.x_kt_ptr.q.val() + self.word_bytes.val();
-                self.w_kt_ptr.d.next = self.w_kt_ptr.q.val() + self.wk_stride.q.val();
-                self.first_k.d.next = false;
-                self.next.next = self.s_kstart.val();
             } else if self.saveout.val() | self.results.fits.val() {
                 self.next.next = self.s_out.val();
             } else {

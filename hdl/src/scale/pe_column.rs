@@ -10,9 +10,11 @@ const LAST_ROW: usize = SIZE - 1;
 /// Bits of a bit index into a vector (Verilator wants part-select indexes exactly this wide).
 pub const VECTOR_INDEX: usize = VECTOR.trailing_zeros() as usize;
 
-/// Column `index` of the array: `SIZE` processing elements (weight, 16x16 multiplier,
-/// 32-bit partial-sum register) stacked from row 0 to row `SIZE - 1`, the column's
-/// accumulator memory (256 x 32 bits, one word per input row) and its output register.
+/// Column `index` of the array: `SIZE` processing elements (two banks of one weight, 16x16
+/// multiplier, 32-bit partial-sum register) stacked from row 0 to row `SIZE - 1`, the
+/// column's accumulator memory (256 x 32 bits, one word per input row) and its output
+/// register. Each activation lane comes with the weight bank of its input row, so one K
+/// tile's rows can follow the one before while the engine loads the other bank.
 #[derive(LogicBlock)]
 pub struct PeColumn {
     pub clock: Signal<In, Clock>,
@@ -20,10 +22,17 @@ pub struct PeColumn {
     /// Activations, lane `i` for row `i` (skewed), and the valid bit of the last row's lane.
     pub a_in: Signal<In, Bits<VECTOR>>,
     pub v_in: Signal<In, Bit>,
+    /// The weight bank of each lane of `a_in`.
+    pub bank_in: Signal<In, Bits<SIZE>>,
+    /// The row the registered `v` marks belongs to the first K tile (its sum starts from
+    /// `base`); the array registers it alongside `v`.
+    pub first: Signal<In, Bit>,
     /// This column's lanes of the memory response word: int16 lane `index` (a weight), and
     /// int32 lane `index % (SIZE / 2)` (a bias or sums value, if the word is `base_half`).
     pub w_lane: Signal<In, Bits<16>>,
     pub b_lane: Signal<In, Bits<32>>,
+    /// The bank `w_clear` and `w_load` change.
+    pub w_bank: Signal<In, Bit>,
     pub w_clear: Signal<In, Bit>,
     pub w_load: Signal<In, Bit>,
     pub w_row: Signal<In, Bits<SIZE>>,
@@ -31,7 +40,8 @@ pub struct PeColumn {
     pub base_add: Signal<In, Bit>,
     pub base_half: Signal<In, Bit>,
     pub rows_clear: Signal<In, Bit>,
-    pub first_k: Signal<In, Bit>,
+    /// Rows per K tile: the row counter wraps to 0 after this many.
+    pub inrows: Signal<In, Bits<8>>,
     pub out_phase: Signal<In, Bit>,
     pub out_read: Signal<In, Bit>,
     pub out_row: Signal<In, Bits<8>>,
@@ -41,13 +51,17 @@ pub struct PeColumn {
     pub shift: Signal<In, Bits<8>>,
     /// Registered `v_in`: for the next column, and the array's in-flight flag.
     pub v_out: Signal<Out, Bit>,
+    /// The bank of the row `v_out` marks.
+    pub bank_out: Signal<Out, Bit>,
     /// The output register in this column's lane of a word, zero elsewhere.
     pub placed: Signal<Out, Bits<VECTOR>>,
 
-    w: [Reg<Bits<16>>; SIZE],
+    w0: [Reg<Bits<16>>; SIZE],
+    w1: [Reg<Bits<16>>; SIZE],
     psum: [Reg<Bits<32>>; SIZE],
     mul: [MulS16; SIZE],
     v: Reg<Bit>,
+    v_bank: Reg<Bit>,
     base: Reg<Bits<32>>,
     row: Reg<Bits<8>>,
     acc: Ram<32, 8>,
@@ -64,6 +78,8 @@ pub struct PeColumn {
     zero32: Constant<Bits<32>>,
 
     next_row: Signal<Local, Bits<8>>,
+    /// Each PE's weight from its lane's bank.
+    w_used: [Signal<Local, Bits<16>>; SIZE],
     dot: Signal<Local, Bits<32>>,
 }
 
@@ -74,8 +90,11 @@ impl PeColumn {
             reset: Default::default(),
             a_in: Default::default(),
             v_in: Default::default(),
+            bank_in: Default::default(),
+            first: Default::default(),
             w_lane: Default::default(),
             b_lane: Default::default(),
+            w_bank: Default::default(),
             w_clear: Default::default(),
             w_load: Default::default(),
             w_row: Default::default(),
@@ -83,7 +102,7 @@ impl PeColumn {
             base_add: Default::default(),
             base_half: Default::default(),
             rows_clear: Default::default(),
-            first_k: Default::default(),
+            inrows: Default::default(),
             out_phase: Default::default(),
             out_read: Default::default(),
             out_row: Default::default(),
@@ -92,11 +111,14 @@ impl PeColumn {
             relu: Default::default(),
             shift: Default::default(),
             v_out: Default::default(),
+            bank_out: Default::default(),
             placed: Default::default(),
-            w: Default::default(),
+            w0: Default::default(),
+            w1: Default::default(),
             psum: Default::default(),
             mul: Default::default(),
             v: Default::default(),
+            v_bank: Default::default(),
             base: Default::default(),
             row: Default::default(),
             acc: Default::default(),
@@ -111,6 +133,7 @@ impl PeColumn {
             zero16: Constant::new(0.into()),
             zero32: Constant::new(0.into()),
             next_row: Default::default(),
+            w_used: Default::default(),
             dot: Default::default(),
         }
     }
@@ -119,28 +142,45 @@ impl PeColumn {
 impl Logic for PeColumn {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, v, base, row, result);
+        dff_setup!(self, clock, v, v_bank, base, row, result);
         self.v.reset.next = self.reset.val();
+        self.v_bank.reset.next = self.reset.val();
         self.base.reset.next = self.reset.val();
         self.row.reset.next = self.reset.val();
         self.result.reset.next = self.reset.val();
         self.acc.clock.next = self.clock.val();
         self.acc.reset.next = self.reset.val();
 
-        // Processing elements: psum[i] = psum[i-1] + a[i]·w[i], weights loaded by row.
+        // Processing elements: psum[i] = psum[i-1] + a[i]·w[bank of lane i][i], weights loaded
+        // by row into bank `w_bank`.
         for i in 0..SIZE {
-            self.w[i].clock.next = self.clock.val();
-            self.w[i].reset.next = self.reset.val();
-            self.w[i].d.next = self.w[i].q.val();
+            self.w0[i].clock.next = self.clock.val();
+            self.w0[i].reset.next = self.reset.val();
+            self.w1[i].clock.next = self.clock.val();
+            self.w1[i].reset.next = self.reset.val();
+            self.w0[i].d.next = self.w0[i].q.val();
+            self.w1[i].d.next = self.w1[i].q.val();
             if self.w_clear.val() {
-                self.w[i].d.next = self.zero16.val();
+                if self.w_bank.val() {
+                    self.w1[i].d.next = self.zero16.val();
+                } else {
+                    self.w0[i].d.next = self.zero16.val();
+                }
             } else if self.w_load.val() & self.w_row.val().get_bit(i) {
-                self.w[i].d.next = self.w_lane.val();
+                if self.w_bank.val() {
+                    self.w1[i].d.next = self.w_lane.val();
+                } else {
+                    self.w0[i].d.next = self.w_lane.val();
+                }
             }
             self.psum[i].clock.next = self.clock.val();
             self.psum[i].reset.next = self.reset.val();
+            self.w_used[i].next = self.w0[i].q.val();
+            if self.bank_in.val().get_bit(i) {
+                self.w_used[i].next = self.w1[i].q.val();
+            }
             self.mul[i].a.next = self.a_in.val().get_bits::<16>(i * 16);
-            self.mul[i].b.next = self.w[i].q.val();
+            self.mul[i].b.next = self.w_used[i].val();
         }
         self.psum[0].d.next = self.mul[0].product.val();
         for i in 1..SIZE {
@@ -148,6 +188,11 @@ impl Logic for PeColumn {
         }
         self.v.d.next = self.v_in.val();
         self.v_out.next = self.v.q.val();
+        // (A one-pass loop: rust-hdl names a constant index instead of its value.)
+        for i in LAST_ROW..SIZE {
+            self.v_bank.d.next = self.bank_in.val().get_bit(i);
+        }
+        self.bank_out.next = self.v_bank.q.val();
 
         if self.base_clear.val() {
             self.base.d.next = self.zero32.val();
@@ -156,12 +201,16 @@ impl Logic for PeColumn {
         }
 
         // Accumulator memory: a row's dot product arrives with `v`; its running sum was read
-        // the cycle before (the read address is the row counter's next value).
+        // the cycle before (the read address is the row counter's next value). The counter
+        // wraps after INROWS rows, where the next K tile's rows start.
         self.next_row.next = self.row.q.val();
         if self.rows_clear.val() {
             self.next_row.next = self.zero8.val();
         } else if self.v.q.val() {
             self.next_row.next = self.row.q.val() + self.one.val();
+            if (self.row.q.val() + self.one.val()) == self.inrows.val() {
+                self.next_row.next = self.zero8.val();
+            }
         }
         self.row.d.next = self.next_row.val();
         self.acc.write_enable.next = self.v.q.val();
@@ -170,7 +219,7 @@ impl Logic for PeColumn {
         for i in LAST_ROW..SIZE {
             self.dot.next = self.psum[i].q.val();
         }
-        if self.first_k.val() {
+        if self.first.val() {
             self.acc.write_data.next = self.base.q.val() + self.dot.val();
         } else {
             self.acc.write_data.next = self.acc.read_data.val() + self.dot.val();

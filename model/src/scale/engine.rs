@@ -9,9 +9,14 @@
 //!
 //! States, one step each (every phase issues its requests and waits for all responses):
 //! IDLE → CHECK (sizes) → PLAN (exit early with CPU_ERR/MEM_ERR) → for each column tile:
-//! NSTART → BIAS? → SUMS? → for each K tile: KSTART → WLOAD? → STREAM → DRAIN (until no
-//! row is left in the array); then OUT (if SAVEOUT, or if the results fit in the result
-//! buffer: `result_buffer.rs`) → NEXTN; then DONE → IDLE. With REINPUTS, STREAM reads X's
+//! NSTART → BIAS? → SUMS? → for each K tile: KSTART → WLOAD? → STREAM; after the last K
+//! tile DRAIN (until no row is left in the array); then OUT (if SAVEOUT, or if the results
+//! fit in the result buffer: `result_buffer.rs`) → NEXTN; then DONE → IDLE. The weights are
+//! double-buffered: each K tile loads the bank its predecessor does not use, and its rows
+//! carry their bank through the array, so a K tile follows the one before without waiting
+//! for the array to drain; KSTART waits only while rows of the bank it is about to load (the
+//! K tile before the one before) are still in the array. With REWEIGHTS, the bank loaded
+//! last is used again. With REINPUTS, STREAM reads X's
 //! rows from the result buffer instead of memory. A stop (a register write
 //! refused while busy, or an error response) goes to FLUSH, which lets the request in flight,
 //! the responses and the array's rows finish, then DONE with the stop's code. PLAN's verdict
@@ -157,6 +162,8 @@ pub struct Engine {
     x_kt_ptr: u32,
     out_ptr: u32,
     first_k: bool,
+    /// The weight bank the current K tile streams with (the one loaded last).
+    bank: bool,
     // Request generator of the current phase.
     req_addr: u32,
     issued: u32,
@@ -251,17 +258,26 @@ impl Engine {
         let emit = self.state == State::Out && self.p2 && adv2;
         let adv1 = !self.p1 || adv2;
         let out_read = self.state == State::Out && adv1 && self.out_next_row < u32::from(c.inrows);
+        // KSTART loads the other bank once no row of it is left in the array.
+        let load_bank = self.bank ^ (self.state == State::KStart);
+        let bank_free = !self.systolic.bank_active(load_bank);
+        if self.state == State::KStart && !c.reweights && !bank_free {
+            self.events.push("KSTART waits for its bank");
+        }
         let array = systolic::In {
             row_valid: in_phase(State::Stream),
             word: if self.results.read_valid() { self.results.read_data() } else { i.mem_resp_data },
-            w_clear: self.state == State::KStart && !c.reweights,
+            row_bank: self.bank,
+            row_first: self.first_k,
+            w_bank: load_bank,
+            w_clear: self.state == State::KStart && !c.reweights && bank_free,
             w_load: in_phase(State::WLoad),
             w_row: self.responses as usize % SIZE,
             base_clear: self.state == State::NStart,
             base_add: in_phase(State::Bias) || in_phase(State::Sums),
             base_half: self.responses as usize % 2,
-            rows_clear: self.state == State::KStart,
-            first_k: self.first_k,
+            rows_clear: self.state == State::NStart,
+            inrows: c.inrows,
             out_phase: self.state == State::Out,
             out_read,
             out_row: self.out_next_row as usize,
@@ -354,24 +370,26 @@ impl Engine {
                 }
             }
             State::Sums if phase_done => State::KStart,
-            State::KStart => {
-                if c.reweights {
-                    State::Stream
-                } else {
-                    State::WLoad
-                }
+            State::KStart if c.reweights => State::Stream,
+            State::KStart if bank_free => {
+                self.bank = load_bank;
+                State::WLoad
             }
             State::WLoad if phase_done => State::Stream,
-            State::Stream if phase_done => State::Drain,
-            // The last rows' products are still on their way to the accumulators.
-            State::Drain if array_active => State::Drain,
-            State::Drain if self.k_left > SIZE as u32 => {
+            // The next K tile's rows follow this one's through the array.
+            State::Stream if phase_done && self.k_left > SIZE as u32 => {
+                if array_active {
+                    self.events.push("next K tile follows rows in the array");
+                }
                 self.k_left -= SIZE as u32;
                 self.x_kt_ptr = self.x_kt_ptr.wrapping_add(WORD_BYTES);
                 self.w_kt_ptr = self.w_kt_ptr.wrapping_add(SIZE as u32 * words(c.wghtcols) * WORD_BYTES);
                 self.first_k = false;
                 State::KStart
             }
+            State::Stream if phase_done => State::Drain,
+            // The last rows' products are still on their way to the accumulators.
+            State::Drain if array_active => State::Drain,
             State::Drain if c.saveout || results_fit => State::Out,
             State::Drain => State::NextN,
             State::Out if phase_done => State::NextN,

@@ -1,14 +1,18 @@
 //! One column of the weight-stationary systolic array, with its accumulator memory and its
 //! output stage. RTL: `hdl/src/scale/pe_column.rs`; the array is `systolic.rs`.
 //!
-//! Column `j` holds the weights `w[i]` of tile column `j` (one per array row `i`). In every
-//! cycle it takes the activation vector `a_in` (lane `i` for row `i`, already skewed), and
-//! registers `psum[0] = a_in[0]·w[0]`, `psum[i] = psum[i-1] + a_in[i]·w[i]` (16x16 → 32-bit
-//! products, sums wrapping at 32 bits); `a_in` and the valid bit `v_in` of the last row's
-//! lane are registered and passed to the next column. When the registered valid bit is set,
-//! `psum[SIZE-1]` is the dot product of one input row with the column, and is accumulated
-//! into `acc[row]` (the row counter counts these): `acc = base + psum` in the first K tile
-//! (`base` = bias + sums of the column), else `acc += psum`.
+//! Column `j` holds two banks of weights `w[b][i]` of tile column `j` (one per array row `i`):
+//! the engine loads one K tile's weights into one bank while the rows of the K tile before
+//! still use the other (docs/scale.md "Timing"). In every cycle it takes the activation
+//! vector `a_in` (lane `i` for row `i`, already skewed) with each lane's bank `bank_in[i]`
+//! (the bank of the input row the lane belongs to), and registers `psum[0] = a_in[0]·w[b0][0]`,
+//! `psum[i] = psum[i-1] + a_in[i]·w[bi][i]` (16x16 → 32-bit products, sums wrapping at 32
+//! bits); `a_in`, `bank_in`, and the valid bit `v_in` and first-K-tile bit `first_in` of the
+//! last row's lane are registered and passed to the next column. When the registered valid
+//! bit is set, `psum[SIZE-1]` is the dot product of one input row with the column, and is
+//! accumulated into `acc[row]` (the row counter counts these, wrapping to 0 after INROWS rows,
+//! so the next K tile's rows can follow without a stop): `acc = base + psum` for a row of the
+//! first K tile (`base` = bias + sums of the column), else `acc += psum`.
 //!
 //! The accumulator memory has one registered read port: in the streaming phase it reads the
 //! row that arrives next, so the sum is ready when its product arrives; in the output phase
@@ -23,10 +27,14 @@ pub const ROWS: usize = 256;
 #[derive(Clone, Debug)]
 pub struct PeColumn {
     pub index: usize,
-    pub w: [i16; SIZE],
+    pub w: [[i16; SIZE]; 2],
     pub psum: [i32; SIZE],
     pub a: [i16; SIZE],
+    /// The bank of each lane of `a`.
+    pub bank: [bool; SIZE],
     pub v: bool,
+    /// The row with `v` belongs to the first K tile.
+    pub first: bool,
     pub base: i32,
     pub row: usize,
     pub acc: Vec<i32>,
@@ -44,10 +52,12 @@ impl PeColumn {
     pub fn new(index: usize) -> Self {
         Self {
             index,
-            w: [0; SIZE],
+            w: [[0; SIZE]; 2],
             psum: [0; SIZE],
             a: [0; SIZE],
+            bank: [false; SIZE],
             v: false,
+            first: false,
             base: 0,
             row: 0,
             acc: vec![0; ROWS],
@@ -62,21 +72,27 @@ impl PeColumn {
         *self = Self { acc, ..Self::new(self.index) };
     }
 
-    /// The rising edge, with the activations `a_in` (lane `i` for row `i`, skewed) and the
-    /// valid bit `v_in` of the last row's lane from the column before, and the array's
-    /// controls `i` (the memory response `word` carries weight rows and bias/sums words).
-    /// Returns whether a row was accumulated.
-    pub fn clock(&mut self, a_in: [i16; SIZE], v_in: bool, i: &In) -> bool {
+    /// The rising edge, with the activations `a_in` (lane `i` for row `i`, skewed), their
+    /// banks, and the valid and first-K-tile bits of the last row's lane from the column
+    /// before, and the array's controls `i` (the memory response `word` carries weight rows
+    /// and bias/sums words). Returns whether a row was accumulated.
+    pub fn clock(&mut self, a_in: [i16; SIZE], bank_in: [bool; SIZE], v_in: bool, first_in: bool, i: &In) -> bool {
         let j = self.index;
         let lane16 = (i.word >> (16 * j)) as u16 as i16;
         let lane32 = (i.word >> (32 * (j % (SIZE / 2)))) as u32 as i32;
         // Accumulator memory: the write and the registered read of this edge (old contents).
         let accumulate = self.v;
         let write = accumulate.then(|| {
-            let sum = if i.first_k { self.base } else { self.read_data };
+            let sum = if self.first { self.base } else { self.read_data };
             (self.row, sum.wrapping_add(self.psum[SIZE - 1]))
         });
-        let next_row = if i.rows_clear { 0 } else { self.row + usize::from(accumulate) };
+        let next_row = if i.rows_clear {
+            0
+        } else if accumulate && self.row + 1 == usize::from(i.inrows) {
+            0
+        } else {
+            self.row + usize::from(accumulate)
+        };
         let old_read = self.read_data;
         if i.out_phase {
             if i.out_read {
@@ -94,16 +110,19 @@ impl PeColumn {
         }
         // The array.
         for r in (0..SIZE).rev() {
-            let product = i32::from(a_in[r]) * i32::from(self.w[r]);
+            let product = i32::from(a_in[r]) * i32::from(self.w[usize::from(bank_in[r])][r]);
             self.psum[r] = if r == 0 { product } else { self.psum[r - 1].wrapping_add(product) };
         }
         self.a = a_in;
+        self.bank = bank_in;
         self.v = v_in;
-        // Weights and base.
+        self.first = first_in;
+        // Weights (of bank `w_bank`) and base.
+        let loaded = &mut self.w[usize::from(i.w_bank)];
         if i.w_clear {
-            self.w = [0; SIZE];
+            *loaded = [0; SIZE];
         } else if i.w_load {
-            self.w[i.w_row] = lane16;
+            loaded[i.w_row] = lane16;
         }
         if i.base_clear {
             self.base = 0;

@@ -17,6 +17,12 @@ pub struct In {
     /// A memory response to enter the skew as an input row.
     pub row_valid: bool,
     pub word: u128,
+    /// The weight bank the entering row is multiplied with, and whether it belongs to the
+    /// first K tile (its sums start from the column's base).
+    pub row_bank: bool,
+    pub row_first: bool,
+    /// The bank `w_clear` and `w_load` change, and whose rows `bank_active` looks for.
+    pub w_bank: bool,
     pub w_clear: bool,
     pub w_load: bool,
     pub w_row: usize,
@@ -24,7 +30,8 @@ pub struct In {
     pub base_add: bool,
     pub base_half: usize,
     pub rows_clear: bool,
-    pub first_k: bool,
+    /// Rows per K tile: the columns' row counters wrap to 0 after this many.
+    pub inrows: u8,
     pub out_phase: bool,
     pub out_read: bool,
     pub out_row: usize,
@@ -40,12 +47,21 @@ pub struct Systolic {
     /// `skew[t]` is the input row `t + 1` cycles after its response; lane `t` of it feeds row `t`.
     skew: [u128; SIZE],
     skew_valid: [bool; SIZE],
+    /// The bank and first-K-tile bits of the row in `skew[t]`.
+    skew_bank: [bool; SIZE],
+    skew_first: [bool; SIZE],
     pub columns: Vec<PeColumn>,
 }
 
 impl Default for Systolic {
     fn default() -> Self {
-        Self { skew: [0; SIZE], skew_valid: [false; SIZE], columns: (0..SIZE).map(PeColumn::new).collect() }
+        Self {
+            skew: [0; SIZE],
+            skew_valid: [false; SIZE],
+            skew_bank: [false; SIZE],
+            skew_first: [false; SIZE],
+            columns: (0..SIZE).map(PeColumn::new).collect(),
+        }
     }
 }
 
@@ -53,7 +69,15 @@ impl Systolic {
     pub fn reset(&mut self) {
         self.skew = [0; SIZE];
         self.skew_valid = [false; SIZE];
+        self.skew_bank = [false; SIZE];
+        self.skew_first = [false; SIZE];
         self.columns.iter_mut().for_each(PeColumn::reset);
+    }
+
+    /// A row of weight bank `bank` is still in the array: that bank may not change yet.
+    pub fn bank_active(&self, bank: bool) -> bool {
+        self.skew_valid.iter().zip(self.skew_bank).any(|(&v, b)| v && b == bank)
+            || self.columns.iter().any(|c| c.v && c.bank[SIZE - 1] == bank)
     }
 
     /// The output word: lane `j` is column `j`'s output register.
@@ -69,19 +93,24 @@ impl Systolic {
     /// The rising edge; returns how many columns accumulated a row.
     pub fn clock(&mut self, i: &In) -> usize {
         let mut a_in: [i16; SIZE] = std::array::from_fn(|r| (self.skew[r] >> (16 * r)) as u16 as i16);
-        let mut v_in = self.skew_valid[SIZE - 1];
+        let mut bank_in = self.skew_bank;
+        let (mut v_in, mut first_in) = (self.skew_valid[SIZE - 1], self.skew_first[SIZE - 1]);
         let mut accumulated = 0;
         for column in &mut self.columns {
-            let (a_next, v_next) = (column.a, column.v);
-            accumulated += usize::from(column.clock(a_in, v_in, i));
-            (a_in, v_in) = (a_next, v_next);
+            let next = (column.a, column.bank, column.v, column.first);
+            accumulated += usize::from(column.clock(a_in, bank_in, v_in, first_in, i));
+            (a_in, bank_in, v_in, first_in) = next;
         }
         for t in (1..SIZE).rev() {
             self.skew[t] = self.skew[t - 1];
             self.skew_valid[t] = self.skew_valid[t - 1];
+            self.skew_bank[t] = self.skew_bank[t - 1];
+            self.skew_first[t] = self.skew_first[t - 1];
         }
         self.skew[0] = if i.row_valid { i.word } else { 0 };
         self.skew_valid[0] = i.row_valid;
+        self.skew_bank[0] = i.row_valid && i.row_bank;
+        self.skew_first[0] = i.row_valid && i.row_first;
         accumulated
     }
 }
