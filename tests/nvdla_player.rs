@@ -9,7 +9,7 @@ use npu::cosim::tops::nv_small::NvSmall as Rtl;
 use npu::model::nvdla::nv_small::NvSmall;
 use npu::model::Block;
 use npu::nvdla::player::{self, Stop};
-use npu::nvdla::trace::Trace;
+use npu::nvdla::trace::{Command, Trace};
 use std::path::PathBuf;
 
 fn traces_dir() -> PathBuf {
@@ -106,6 +106,26 @@ fn traces_of_units_and_features_not_built_stop_naming_them() {
     let mut unit = NvSmall::default();
     let stop = player::play(&load("sdp_3x3x32_ew_lo_lin_int8"), &mut |i| unit.step(i), None).unwrap_err();
     assert!(matches!(&stop, Stop::NotImplemented(m) if m.contains("SDP EW lookup table (LUT) enabled: not implemented")), "{stop:?}");
+    // The EW trace with register operands, reprogrammed into the EW parts not built: the
+    // ALU's EQL mode, each operand from memory, ERDMA on.
+    for (edits, message) in [
+        (&[("D_DP_EW_CFG", 0x4c)][..], "SDP EW ALU EQL (compare) mode: not implemented"),
+        (&[("D_DP_EW_ALU_CFG", 0x3)][..], "SDP EW ALU operand from memory (ERDMA): not implemented"),
+        (&[("D_DP_EW_MUL_CFG", 0x3)][..], "SDP EW multiplier operand from memory (ERDMA): not implemented"),
+        (&[("D_ERDMA_CFG", 0x34)][..], "SDP_RDMA EW operand read (ERDMA) enabled: not implemented"),
+    ] {
+        let mut trace = load("sdp_3x3x33_ew_int8_reg_0");
+        for (_, command) in &mut trace.commands {
+            if let Command::RegWrite { register, value } = command {
+                if let Some(&(_, v)) = edits.iter().find(|(name, _)| register.name.strip_suffix("_0") == Some(*name)) {
+                    *value = v;
+                }
+            }
+        }
+        let mut unit = NvSmall::default();
+        let stop = player::play(&trace, &mut |i| unit.step(i), None).unwrap_err();
+        assert!(matches!(&stop, Stop::NotImplemented(m) if m.contains(message)), "{edits:?}: {stop:?}");
+    }
 }
 
 /// Every passing SDP and PDP trace on the Verilated RTL and the model in lock step (every output,

@@ -8,6 +8,7 @@
 //! truncation shifts it right by EW_TRUNCATE (10 bits: any shift of 64 or more gives 0, as
 //! the product's magnitude is at most 2^62), rounding half away from zero, saturated to 32;
 //! the ALU's sum 33, saturated to 32.
+use super::convert::{rounding_half, rounding_shift};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
@@ -36,21 +37,17 @@ impl Logic for SdpY {
              wire [1:0] algo = cfg[3:2];\n\
              wire zero = truncate >= 10'd64;\n\
              wire [5:0] shift = truncate[5:0];\n\
-             wire [63:0] half = shift == 6'd0 ? 64'h0 : 64'h1 << (shift - 6'd1);\n\
              wire signed [63:0] mop = {{32{mul_operand[31]}}, mul_operand};\n\
              wire signed [32:0] aop = {alu_operand[31], alu_operand};\n",
-        );
+        ) + &rounding_half(64, "shift");
         let mut out = Vec::new();
         for k in 0..8 {
-            let (hi, lo) = (32 * k + 31, 32 * k);
+            let (hi, lo, round) = (32 * k + 31, 32 * k, rounding_shift(k, 64, "shift"));
             body += &format!(
                 "wire signed [31:0] x{k} = data_in[{hi}:{lo}];\n\
                  wire signed [63:0] xe{k} = {{{{32{{x{k}[31]}}}}, x{k}}};\n\
                  wire signed [63:0] product{k} = xe{k} * mop;\n\
-                 wire signed [63:0] floor{k} = product{k} >>> shift;\n\
-                 wire [63:0] rest{k} = product{k} - (floor{k} <<< shift);\n\
-                 wire up{k} = shift != 6'd0 && (rest{k} > half || (rest{k} == half && !product{k}[63]));\n\
-                 wire signed [63:0] rounded{k} = floor{k} + {{63'h0, up{k}}};\n\
+                 {round}\
                  wire [31:0] trt{k} = zero ? 32'h0 : rounded{k} > 64'sh7fffffff ? 32'h7fffffff : rounded{k} < -64'sh80000000 ? 32'h80000000 : rounded{k}[31:0];\n\
                  wire [31:0] mul{k} = (mul_bypass || (prelu && !x{k}[31])) ? x{k} : trt{k};\n\
                  wire signed [32:0] a{k} = {{mul{k}[31], mul{k}}};\n\
