@@ -1,7 +1,8 @@
-//! The NPU top (command front end + elementwise unit, `npu_hdl::ethos::Npu`) runs random
-//! Vela-compiled ELEMENTWISE networks (ADD, SUB, MUL, MAXIMUM, MINIMUM; one or two operators;
-//! both Vela cores) end to end, Verilated RTL in lock step with its model, over a memory with
-//! random stalls and latencies; the memory after the run must equal the reference executor's
+//! The NPU top (command front end + kernel unit, `npu_hdl::ethos::Npu`) runs random
+//! Vela-compiled networks of ELEMENTWISE operators (ADD, SUB, MUL, MAXIMUM, MINIMUM) and of
+//! pools (MAX_POOL_2D, AVERAGE_POOL_2D, chained with ADD and MAXIMUM), both Vela cores, end to
+//! end, Verilated RTL in lock step with its model, over a memory with random stalls and
+//! latencies; the memory after the run must equal the reference executor's
 //! (`npu::ethos::executor`) and the output TFLite's. `SEED` repeats a run, `CYCLES` sets the
 //! number of networks.
 use npu::cosim::lockstep::{Coverage, Run};
@@ -9,7 +10,7 @@ use npu::ethos::command_stream::{decode, DriverPayload};
 use npu::ethos::executor::{execute, Memory};
 use npu::ethos::memory::Timing;
 use npu::ethos::network::{random_network, Choice, Kind, Network};
-use npu::ethos::operation::operations;
+use npu::ethos::operation::{operations, Operation};
 use npu::ethos::tflite::{TfLite, VelaCore};
 use npu::model::ethos::command_front_end::{BUS_STATUS, CMD_PARSE_ERROR, IRQ_RAISED};
 use rand::Rng;
@@ -31,7 +32,41 @@ const REQUIRED: [&str; 20] = [
 #[test]
 fn elementwise_networks_run_on_the_npu() {
     let run = Run::from_env("elementwise_networks_run_on_the_npu", 48);
-    let choice = Choice { kinds: vec![Kind::Add, Kind::Sub, Kind::Mul, Kind::Maximum, Kind::Minimum], ops: 1..=2, side: 1..=5, channels: 1..=20 };
+    let choice = Choice { kinds: vec![Kind::Add, Kind::Sub, Kind::Mul, Kind::Maximum, Kind::Minimum], ops: 1..=2, side: 1..=5, channels: 1..=20, pool_kernel: 1..=5 };
+    run_networks(&run, &choice, &REQUIRED);
+}
+
+/// What the pool runs must show: both pools, average with and without padding (OFM_SCALE or
+/// the count of taps inside), taps in the padding skipped, strides, kernels up to 5, NHCWB16
+/// in and out, the activation clamp saturating both ways, both cores, stalls.
+const POOL_REQUIRED: [&str; 16] = [
+    "POOL max", "POOL average", "average with padding", "average without padding", "pool: padding skipped", "pool stride 2",
+    "pool kernel 5", "pool kernel 1x1", "nhcwb16 ifm", "nhcwb16 ofm", "saturated high", "saturated low", "regor core", "legacy core",
+    "bench: address stalled", "ELEMENTWISE add",
+];
+
+#[test]
+fn pool_networks_run_on_the_npu() {
+    let run = Run::from_env("pool_networks_run_on_the_npu", 40);
+    let kinds = vec![Kind::MaxPool2d, Kind::AveragePool2d, Kind::MaxPool2d, Kind::AveragePool2d, Kind::Add, Kind::Maximum];
+    let choice = Choice { kinds, ops: 1..=3, side: 1..=7, channels: 1..=20, pool_kernel: 1..=5 };
+    run_networks(&run, &choice, &POOL_REQUIRED);
+}
+
+/// Pools with kernels of 9-12 taps a side on inputs of 9-12 (above the 8 x 8 Vela takes for
+/// SAME padding: such networks are compiled for the CPU and drawn again), as Vela lowers them.
+const LARGE_POOL_REQUIRED: [&str; 4] = ["POOL max", "POOL average", "pool kernel above 8", "average without padding"];
+
+#[test]
+fn large_pool_kernels_run_on_the_npu() {
+    let run = Run::from_env("large_pool_kernels_run_on_the_npu", 6);
+    let choice = Choice { kinds: vec![Kind::MaxPool2d, Kind::AveragePool2d], ops: 1..=1, side: 9..=12, channels: 1..=4, pool_kernel: 9..=12 };
+    run_networks(&run, &choice, &LARGE_POOL_REQUIRED);
+}
+
+/// Compiles `run.cycles` random networks of `choice` with both cores and runs each on the NPU
+/// in lock step: memory == executor, output == TFLite; then asserts `required` was seen.
+fn run_networks(run: &Run, choice: &Choice, required: &[&str]) {
     let tflite = oracle();
     let mut rng = run.rng();
     let mut coverage = Coverage::default();
@@ -41,7 +76,7 @@ fn elementwise_networks_run_on_the_npu() {
     let mut batch: Vec<Network> = Vec::new();
     let mut compiled = Vec::new();
     while batch.len() < run.cycles as usize {
-        let more: Vec<Network> = (batch.len()..run.cycles as usize).map(|_| random_network(&mut rng, &choice)).collect();
+        let more: Vec<Network> = (batch.len()..run.cycles as usize).map(|_| random_network(&mut rng, choice)).collect();
         let by_core: Vec<_> = VelaCore::ALL.iter().map(|&core| tflite.compile_networks(&more, core).unwrap_or_else(|e| panic!("SEED={}: {e}", run.seed))).collect();
         for (i, net) in more.into_iter().enumerate() {
             if by_core.iter().all(|results| results[i].is_ok()) {
@@ -59,11 +94,13 @@ fn elementwise_networks_run_on_the_npu() {
             let input: Vec<u8> = net.input.iter().map(|&v| v as u8).collect();
             let image = Memory::load(&model, &input).unwrap_or_else(|e| panic!("{context}: {e}"));
             let mut expected = image.clone();
-            let ops = execute(&operations(&decode(&stream).unwrap()), &mut expected).unwrap_or_else(|e| panic!("{context}: executor: {e}"));
+            let operations = operations(&decode(&stream).unwrap());
+            let ops = execute(&operations, &mut expected).unwrap_or_else(|e| panic!("{context}: executor: {e}"));
             for op in &ops {
                 coverage.hit(&op.kind);
                 op.seen.iter().for_each(|s| coverage.hit(s));
             }
+            operations.iter().filter(|op| op.name == "NPU_OP_POOL").for_each(|op| pool_coverage(op, &mut coverage));
             coverage.hit(&format!("{} core", core.name()));
             let timing = if rng.gen_bool(0.2) { Timing::fastest() } else { Timing::random(&mut rng) };
             let limit = Run { cycles: 400_000 + 60 * image.bytes.len() as u64 * 4, ..run.clone() };
@@ -83,14 +120,35 @@ fn elementwise_networks_run_on_the_npu() {
         done += 1;
     }
     println!("{coverage}\n{done} networks, {total_cycles} NPU cycles in all");
-    coverage.require(&REQUIRED);
+    coverage.require(required);
+}
+
+/// The pool's kernel, stride and padding, as POOL_REQUIRED names them.
+fn pool_coverage(op: &Operation, coverage: &mut Coverage) {
+    let kernel = op.kernel();
+    let padded = op.padding().iter().any(|&p| p != 0);
+    if op.mode == 1 {
+        coverage.hit(if padded { "average with padding" } else { "average without padding" });
+    }
+    if kernel.stride.0 > 1 || kernel.stride.1 > 1 {
+        coverage.hit("pool stride 2");
+    }
+    if kernel.size.0.max(kernel.size.1) >= 5 {
+        coverage.hit("pool kernel 5");
+    }
+    if kernel.size.0.max(kernel.size.1) > 8 {
+        coverage.hit("pool kernel above 8");
+    }
+    if kernel.size == (1, 1) {
+        coverage.hit("pool kernel 1x1");
+    }
 }
 
 /// Bad input on a Vela stream of one ADD (C++ core): each fault stops the NPU with its STATUS
 /// and the IRQ in bounded cycles, and the reference executor refuses the same stream.
 /// - a lookup-table activation (unsupported field value: cmd_parse_error, nothing written),
-/// - a POOL in place of the ELEMENTWISE (no pooling unit yet: cmd_parse_error; the executor
-///   runs it),
+/// - a CONV in place of the ELEMENTWISE (no convolution in the kernel unit yet:
+///   cmd_parse_error, nothing written; the executor may run it or refuse it),
 /// - an IFM base beyond the memory (bus_status, faulting_channel 1, nothing written),
 /// - an OFM base beyond the memory (bus_status, faulting_channel 8, nothing written).
 #[test]
@@ -100,7 +158,7 @@ fn bad_streams_stop_with_their_status() {
     let run = Run::from_env("bad_streams_stop_with_their_status", 1);
     let tflite = oracle();
     let mut rng = run.rng();
-    let choice = Choice { kinds: vec![Kind::Add], ops: 1..=1, side: 2..=4, channels: 1..=8 };
+    let choice = Choice { kinds: vec![Kind::Add], ops: 1..=1, side: 2..=4, channels: 1..=8, pool_kernel: 1..=5 };
     let net = random_network(&mut rng, &choice);
     let model = tflite.compile_networks(std::slice::from_ref(&net), VelaCore::ALL[0]).unwrap().remove(0).unwrap();
     let stream = DriverPayload::parse(&model.cmd_data).unwrap().stream;
@@ -120,14 +178,14 @@ fn bad_streams_stop_with_their_status() {
         s[word(name) + 1] = payload;
         s
     };
-    // (what, stream, STATUS error bit, faulting_channel); the POOL is a valid stream that
-    // the executor runs, refused only because the NPU has no pooling unit yet.
+    // (what, stream, STATUS error bit, faulting_channel); the CONV is refused only because
+    // the NPU has no convolution in its kernel unit yet.
     let cases: [(&str, Vec<u32>, u32, u32); 4] = [
         ("lookup table", set_param("NPU_SET_ACTIVATION", 1), CMD_PARSE_ERROR, 0),
-        ("POOL", {
+        ("CONV", {
             let mut s = stream.clone();
             let w = word("NPU_OP_ELEMENTWISE");
-            s[w] = npu_hdl::ethos::command_set::named("NPU_OP_POOL").unwrap().word(0);
+            s[w] = npu_hdl::ethos::command_set::named("NPU_OP_CONV").unwrap().word(0);
             s
         }, CMD_PARSE_ERROR, 0),
         ("IFM beyond memory", set_payload("NPU_SET_IFM_BASE0", far), BUS_STATUS, 1),
@@ -136,7 +194,7 @@ fn bad_streams_stop_with_their_status() {
     for (what, bad, error, channel) in cases {
         let context = format!("SEED={} {what}", run.seed);
         let refused = execute(&operations(&decode(&bad).unwrap()), &mut image.clone());
-        assert!(what == "POOL" || matches!(refused, Err(ExecError::Unsupported { .. } | ExecError::Access { .. })), "{context}: the executor gave {refused:?}");
+        assert!(what == "CONV" || matches!(refused, Err(ExecError::Unsupported { .. } | ExecError::Access { .. })), "{context}: the executor gave {refused:?}");
         let limit = Run { cycles: 100_000, ..run.clone() };
         let (outcome, _) = npu::ethos::npu::lockstep(&limit, &image, &bad, Timing::random(&mut rng)).unwrap_or_else(|m| panic!("{context}\n{m}"));
         let outcome = outcome.unwrap_or_else(|| panic!("{context}: the NPU did not stop"));

@@ -508,7 +508,7 @@ impl Exec<'_> {
                     } else {
                         let sum: i64 = values.iter().map(|&v| i64::from(v)).sum();
                         if padded {
-                            average_of_valid_taps(sum, values.len() as i64)
+                            i128::from(npu_model::ethos::elementwise::average_over_padding(sum, values.len() as i64))
                         } else {
                             apply_scale(sum, params.scale, params.shift, params.rounding)
                         }
@@ -569,17 +569,6 @@ impl Exec<'_> {
         }
         Ok(())
     }
-}
-
-/// Average pooling with padding: the sum over the taps inside the IFM divided by their
-/// count, rounded half away from zero (TFLite's `AveragePool`; OFM_SCALE, which assumes a
-/// full window, is not used: digest §2.2 "average pool with pad=0").
-fn average_of_valid_taps(sum: i64, count: i64) -> i128 {
-    if count == 0 {
-        return 0;
-    }
-    let half = count / 2;
-    i128::from(if sum >= 0 { (sum + half) / count } else { (sum - half) / count })
 }
 
 #[cfg(test)]

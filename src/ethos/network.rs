@@ -387,11 +387,13 @@ pub struct Choice {
     pub side: std::ops::RangeInclusive<usize>,
     /// The input's channels, and a convolution's output channels.
     pub channels: std::ops::RangeInclusive<usize>,
+    /// A pool's kernel height and width, each.
+    pub pool_kernel: std::ops::RangeInclusive<usize>,
 }
 
 impl Default for Choice {
     fn default() -> Self {
-        Choice { kinds: Kind::ALL.to_vec(), ops: 1..=4, side: 1..=9, channels: 1..=40 }
+        Choice { kinds: Kind::ALL.to_vec(), ops: 1..=4, side: 1..=9, channels: 1..=40, pool_kernel: 1..=5 }
     }
 }
 
@@ -499,7 +501,13 @@ pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network 
             // `legacy_core_folds_strided_dilated_convolutions_as_dense`, docs/ethos.md).
             let stride = if last == 0 && kind == Kind::Conv2d && dilation.1 > 1 { (stride.0, 1) } else { stride };
             let large = convolution && rng.gen_bool(0.1);
-            let mut kernel = if large { (rng.gen_range(9..=10), rng.gen_range(1..=10)) } else { (rng.gen_range(1..=5), rng.gen_range(1..=5)) };
+            let mut kernel = if large {
+                (rng.gen_range(9..=10), rng.gen_range(1..=10))
+            } else if convolution {
+                (rng.gen_range(1..=5), rng.gen_range(1..=5))
+            } else {
+                (rng.gen_range(choice.pool_kernel.clone()), rng.gen_range(choice.pool_kernel.clone()))
+            };
             if rng.gen_bool(0.5) {
                 kernel = (kernel.1, kernel.0);
             }

@@ -165,7 +165,7 @@ const SUITES: &[(&str, &str, &[&str], u64)] = &[
         0,
     ),
     ("conv_datapath", "ethos_conv", &["random_layers_equal_tflite", "bad_streams_and_shapes_are_refused"], 0),
-    ("ethos_npu", "ethos_npu", &["elementwise_networks_run_on_the_npu", "bad_streams_stop_with_their_status"], 0),
+    ("ethos_npu", "ethos_npu", &["elementwise_networks_run_on_the_npu", "pool_networks_run_on_the_npu", "large_pool_kernels_run_on_the_npu", "bad_streams_stop_with_their_status"], 0),
 ];
 
 /// The test binaries of `targets`, built (release) by cargo: target name -> executable.

@@ -1,10 +1,12 @@
-//! The elementwise kernel unit (NPU_OP_ELEMENTWISE, TRM §4.6; digest `shared/spec/ethos-u65.md`
-//! §2.3, §3.2): int8 IFM and IFM2 (or the IFM2 scalar, IFM2 broadcast along any of height,
-//! width and depth, operands swapped by IFM2_BROADCAST bit 6) in NHWC or NHCWB16, MUL, ADD,
-//! SUB, MIN and MAX with the OPA/OPB/OFM scales, zero points and the activation clamp; the
-//! OFM written one byte a beat with its byte strobe. The model is
-//! `npu_model::ethos::elementwise`; docs/ethos.md, "Elementwise unit", has the timing and the
-//! decisions, which are also here.
+//! The kernel unit: NPU_OP_ELEMENTWISE and NPU_OP_POOL (TRM §4.6; digest
+//! `shared/spec/ethos-u65.md` §2.3, §3.2). ELEMENTWISE: int8 IFM and IFM2 (or the IFM2
+//! scalar, IFM2 broadcast along any of height, width and depth, operands swapped by
+//! IFM2_BROADCAST bit 6), MUL, ADD, SUB, MIN and MAX with the OPA/OPB/OFM scales. POOL: max and
+//! average over the kernel (size, strides and the four IFM_PAD registers; an average uses
+//! OFM_SCALE, or with padding divides by the taps inside: `pooling_alu.rs`). Both in NHWC or
+//! NHCWB16, with zero points and the activation clamp; the OFM written one byte a beat with
+//! its byte strobe. The model is `npu_model::ethos::elementwise`; docs/ethos.md, "NPU top and
+//! the kernel unit", has the timing and the decisions, which are also here.
 //!
 //! Ports: the front end's kernel handshake (`kernel_start`, `kernel_op`, `kernel_mode` in;
 //! `kernel_done` for one cycle with `kernel_error`), its debug port (`debug_index`,
@@ -12,37 +14,42 @@
 //! `command_front_end::DEBUG_BASEP`), and a memory master of the NPU's interface (one read and
 //! one write at a time) behind the NPU's arbiter.
 //!
-//! States: IDLE; LATCH, [`LATCH_STEPS`] cycles with the front end held: the registers of
-//! [`latch_table`] and then the BASEPs of the IFM, IFM2 and OFM regions are read through the
-//! debug port into the three feature-map blocks and the scalar registers (the front end goes
-//! on with the next commands afterwards: the unit keeps its own copies); CHECK; then per OFM
-//! element, in NHWC order (c innermost): READ_A/WAIT_A (the IFM word), READ_B/WAIT_B (the
-//! IFM2 word, skipped for a scalar), CALC (ALU, output scale, clamp), WRITE/WAIT_W (one
-//! strobed byte); DONE.
+//! States: IDLE; LATCH, [`LATCH_STEPS`] cycles with the front end held
+//! (`kernel_registers.rs`: the registers of [`latch_table`], then the BASEPs of the IFM, IFM2
+//! and OFM regions, into the three feature-map blocks and the scalar registers; the front end
+//! goes on with the next commands afterwards: the unit keeps its own copies); CHECK; then per
+//! OFM element, in NHWC order (c innermost). ELEMENTWISE: READ_A/WAIT_A (the IFM word),
+//! READ_B/WAIT_B (the IFM2 word, skipped for a scalar). POOL, per kernel tap row by row:
+//! POOL_TAP (inside the IFM? else skipped), READ_A/WAIT_A (the IFM word at the tap), POOL_NEXT
+//! (the byte into the max or sum, the next tap). Then CALC (result, output scale, clamp),
+//! WRITE/WAIT_W (one strobed byte); DONE.
 //!
 //! Decisions (the TRM leaves these open):
-//! - A kernel operation other than ELEMENTWISE answers at once with `kernel_error` =
-//!   [`ERROR_UNSUPPORTED`] (the NPU has no other kernel unit yet), as does any field value the
-//!   unit does not implement, found in CHECK before anything is read or written: a mode above
-//!   4, an IFM, IFM2 (unless scalar) or OFM that is not signed 8-bit NHWC/NHCWB16, ACTIVATION
-//!   [4:0] ≠ 0 (lookup table, tanh, sigmoid), ACC_FORMAT > 1, IFM_UPSCALE ≠ 0, ADD/SUB scale
-//!   mode 3, ADD/SUB scale mode 1 or 2 with OPA_SHIFT below
+//! - CONV and DEPTHWISE answer at once with `kernel_error` = [`ERROR_UNSUPPORTED`] (no
+//!   convolution in this unit yet), as does any field value the unit does not implement,
+//!   found in CHECK before anything is read or written: an ELEMENTWISE mode above 4 or a POOL
+//!   mode above 1, an IFM, IFM2 (ELEMENTWISE, unless scalar) or OFM that is not signed 8-bit
+//!   NHWC/NHCWB16, ACTIVATION[4:0] ≠ 0 (lookup table, tanh, sigmoid), ACC_FORMAT > 1,
+//!   IFM_UPSCALE ≠ 0, ADD/SUB scale mode 3, ADD/SUB scale mode 1 or 2 with OPA_SHIFT below
 //!   [`super::elementwise_alu::MIN_OPA_SHIFT`], a region above 7, an IFM or IFM2 zero point or
-//!   an IFM2 scalar outside -128..127 (int8 maps; the bound keeps the ALU's sums in 40 bits). The front end makes this code a
-//!   STATUS.cmd_parse_error.
+//!   an IFM2 scalar outside -128..127 (int8 maps; the bound keeps the ALU's sums in 40 bits),
+//!   a POOL with dilation (TFLite pools have none) or a kernel side above
+//!   `MAX_KERNEL_M1 + 1` (the sum stays in 32 bits). The front end makes this code a
+//!   STATUS.cmd_parse_error. A POOL's IFM2 registers are neither checked nor read.
 //! - A read error is `kernel_error` [`ERROR_IFM`] (the TRM's IFM channel, for IFM2 too), a
 //!   write error [`ERROR_OFM`]; the kernel stops at once.
 //! - The IFM2 zero point is signed when IFM2_PRECISION bit 0 says so, also for a scalar
 //!   (as the reference executor reads it).
-use super::command_set::{register, register_count};
+//! - A pool with any IFM_PAD register set averages over the taps inside (the executor's
+//!   rule, TFLite's AveragePool); with none it uses OFM_SCALE (Vela's full-window scale).
 use super::elementwise_alu::ElementwiseAlu;
-use super::elementwise_registers::ElementwiseRegisters;
-use super::feature_map::{FeatureMap, SLOTS};
-use super::feature_map::BASEP_LOW;
+use super::feature_map::FeatureMap;
+use super::kernel_registers::KernelRegisters;
+pub use super::kernel_registers::{latch_table, scalar, LATCH_STEPS, MAPS};
+use super::pooling_alu::{PoolingAlu, MAX_KERNEL_M1};
 use super::requantize::{Requantize, ScaleProduct};
 use crate::primitives::{Concat, Reg, SignExtendBits, ZeroExtend};
 use rust_hdl::prelude::*;
-use std::collections::BTreeMap;
 
 /// `kernel_error` codes (the TRM's faulting_channel codes for the memory errors, digest §4).
 pub const ERROR_IFM: u8 = 1;
@@ -63,73 +70,8 @@ pub mod state {
     pub const WRITE: u8 = 8;
     pub const WAIT_W: u8 = 9;
     pub const DONE: u8 = 10;
-}
-
-/// The scalar registers the unit keeps (ids into its scalar array; the regions first, as the
-/// BASEP reads at the end of LATCH need them).
-pub mod scalar {
-    pub const IFM_REGION: usize = 0;
-    pub const IFM2_REGION: usize = 1;
-    pub const OFM_REGION: usize = 2;
-    pub const IFM_ZERO_POINT: usize = 3;
-    pub const IFM2_ZERO_POINT: usize = 4;
-    pub const OFM_ZERO_POINT: usize = 5;
-    pub const IFM_PRECISION: usize = 6;
-    pub const IFM2_PRECISION: usize = 7;
-    pub const OFM_PRECISION: usize = 8;
-    pub const IFM2_BROADCAST: usize = 9;
-    pub const IFM2_SCALAR: usize = 10;
-    pub const OPA_SCALE: usize = 11;
-    pub const OPB_SCALE: usize = 12;
-    pub const OFM_SCALE: usize = 13;
-    pub const ACTIVATION: usize = 14;
-    pub const ACTIVATION_MIN: usize = 15;
-    pub const ACTIVATION_MAX: usize = 16;
-    pub const ACC_FORMAT: usize = 17;
-    pub const IFM_UPSCALE: usize = 18;
-    pub const OFM_HEIGHT_M1: usize = 19;
-    pub const OFM_WIDTH_M1: usize = 20;
-    pub const OFM_DEPTH_M1: usize = 21;
-    /// The `NPU_SET_*` register of each id, in id order.
-    pub const NAMES: [&str; 22] = [
-        "IFM_REGION", "IFM2_REGION", "OFM_REGION", "IFM_ZERO_POINT", "IFM2_ZERO_POINT", "OFM_ZERO_POINT", "IFM_PRECISION",
-        "IFM2_PRECISION", "OFM_PRECISION", "IFM2_BROADCAST", "IFM2_SCALAR", "OPA_SCALE", "OPB_SCALE", "OFM_SCALE", "ACTIVATION",
-        "ACTIVATION_MIN", "ACTIVATION_MAX", "ACC_FORMAT", "IFM_UPSCALE", "OFM_HEIGHT_M1", "OFM_WIDTH_M1", "OFM_DEPTH_M1",
-    ];
-}
-
-/// The maps, in target-code order (kind 1, 2, 3).
-pub const MAPS: [&str; 3] = ["IFM", "IFM2", "OFM"];
-
-/// What LATCH reads before the BASEPs: (register-file index, target), the target
-/// `kind << 6 | slot` with kind 0 a scalar id, 1-3 a slot of the IFM, IFM2, OFM block.
-pub fn latch_table() -> &'static [(u8, u8)] {
-    static TABLE: std::sync::OnceLock<Vec<(u8, u8)>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        let index = |name: String| {
-            (0..register_count()).find(|&i| register(i).is_some_and(|c| c.name == name)).unwrap_or_else(|| panic!("{name} is not a SET command")) as u8
-        };
-        let scalars = scalar::NAMES.iter().enumerate().map(|(id, n)| (index(format!("NPU_SET_{n}")), id as u8));
-        let maps = MAPS.iter().enumerate().flat_map(|(m, map)| SLOTS.iter().enumerate().map(move |(s, slot)| (format!("NPU_SET_{map}_{slot}"), ((m + 1) << 6 | s) as u8)));
-        scalars.chain(maps.map(|(name, target)| (index(name), target))).collect()
-    })
-}
-
-/// LATCH's cycles: the table, the six BASEP reads, and the cycle the last value arrives.
-pub const LATCH_STEPS: usize = scalar::NAMES.len() + 3 * SLOTS.len() + 6 + 1;
-
-/// LATCH's read ROM: at step k (< the table's length) the unit reads register-file entry
-/// `index_rom()[k]` through the debug port.
-fn index_rom() -> BTreeMap<Bits<6>, Bits<7>> {
-    latch_table().iter().enumerate().map(|(k, &(index, _))| ((k as u64).into(), u64::from(index).into())).collect()
-}
-
-/// LATCH's write ROM: the value read at step k arrives at step k + 1 and goes to
-/// `target_rom()[k]`: [`latch_table`]'s target, then for the six BASEP steps j the slot
-/// `BASEP_LOW + (j & 1)` of map `j >> 1` (kinds 1-3, as in the table).
-fn target_rom() -> BTreeMap<Bits<6>, Bits<8>> {
-    let basep = (0..6u64).map(|j| ((j >> 1) + 1) << 6 | (BASEP_LOW as u64 + (j & 1)));
-    latch_table().iter().map(|&(_, target)| u64::from(target)).chain(basep).enumerate().map(|(k, t)| ((k as u64).into(), t.into())).collect()
+    pub const POOL_TAP: u8 = 11;
+    pub const POOL_NEXT: u8 = 12;
 }
 
 /// The unit. Its sub-blocks: the three feature-map address generators, the ALU, and the
@@ -165,8 +107,7 @@ pub struct Elementwise {
     alu: ElementwiseAlu,
     scale_product: ScaleProduct,
     requantize: Requantize,
-    index_rom: ROM<Bits<7>, 6>,
-    target_rom: ROM<Bits<8>, 6>,
+    pooling: PoolingAlu,
     // Width helpers.
     ifm_byte18: SignExtendBits<8, 18>,
     ifm2_byte18: SignExtendBits<8, 18>,
@@ -174,14 +115,13 @@ pub struct Elementwise {
     ifm2_scalar18: SignExtendBits<16, 18>,
     ifm2_zp18_signed: SignExtendBits<16, 18>,
     ifm2_zp18_unsigned: ZeroExtend<16, 18>,
-    basep_slot: Concat<3, 1, 4>,
-    basep_index: Concat<3, 4, 7>,
     byte16: Concat<8, 8, 16>,
     byte32: Concat<16, 16, 32>,
     byte64: Concat<32, 32, 64>,
     // State.
     state: Reg<Bits<4>>,
-    k: Reg<Bits<6>>,
+    /// The operation is a POOL (else an ELEMENTWISE).
+    pool: Reg<Bit>,
     mode: Reg<Bits<3>>,
     mode_bad: Reg<Bit>,
     error: Reg<Bits<4>>,
@@ -193,16 +133,17 @@ pub struct Elementwise {
     w_addr: Reg<Bits<40>>,
     w_data: Reg<Bits<64>>,
     w_strb: Reg<Bits<8>>,
-    /// The scalar registers (module `scalar`), written in LATCH.
-    registers: ElementwiseRegisters,
+    /// The pool's tap (ky, kx), its running max or sum, and the taps inside so far.
+    ky: Reg<Bits<16>>,
+    kx: Reg<Bits<16>>,
+    acc: Reg<Bits<32>>,
+    count: Reg<Bits<17>>,
+    /// The registers (module `scalar`) and the LATCH sequence.
+    registers: KernelRegisters,
     // Combinational.
-    entry: Signal<Local, Bits<6>>,
-    target: Signal<Local, Bits<8>>,
-    loading: Signal<Local, Bit>,
-    scalar_write: Signal<Local, Bit>,
-    scalar_select: Signal<Local, Bits<32>>,
-    step: Signal<Local, Bits<6>>,
-    region: Signal<Local, Bits<3>>,
+    accept: Signal<Local, Bit>,
+    padded: Signal<Local, Bit>,
+    in_taps: Signal<Local, Bit>,
     add_sub: Signal<Local, Bit>,
     bad: Signal<Local, Bit>,
     ifm2_zp18: Signal<Local, Bits<18>>,
@@ -224,26 +165,26 @@ pub struct Elementwise {
     s_write: Constant<Bits<4>>,
     s_wait_w: Constant<Bits<4>>,
     s_done: Constant<Bits<4>>,
+    s_pool_tap: Constant<Bits<4>>,
+    s_pool_next: Constant<Bits<4>>,
     e_none: Constant<Bits<4>>,
     e_ifm: Constant<Bits<4>>,
     e_ofm: Constant<Bits<4>>,
     e_unsupported: Constant<Bits<4>>,
     op_elementwise: Constant<Bits<2>>,
+    op_pool: Constant<Bits<2>>,
     mode_max: Constant<Bits<16>>,
+    pool_mode_max: Constant<Bits<16>>,
+    max_kernel_m1: Constant<Bits<16>>,
+    one17: Constant<Bits<17>>,
+    zero17: Constant<Bits<17>>,
+    zero32: Constant<Bits<32>>,
+    one_scale: Constant<Bits<32>>,
     mode_add: Constant<Bits<3>>,
     mode_sub: Constant<Bits<3>>,
-    zero6: Constant<Bits<6>>,
-    one6: Constant<Bits<6>>,
-    table_len: Constant<Bits<6>>,
-    last_step: Constant<Bits<6>>,
-    kind_scalar: Constant<Bits<2>>,
-    kind_ifm: Constant<Bits<2>>,
-    kind_ifm2: Constant<Bits<2>>,
-    kind_ofm: Constant<Bits<2>>,
-    one32: Constant<Bits<32>>,
-    debug_basep_high: Constant<Bits<3>>,
-    zero7: Constant<Bits<7>>,
     zero2: Constant<Bits<2>>,
+    zero3: Constant<Bits<3>>,
+    zero6: Constant<Bits<6>>,
     one2: Constant<Bits<2>>,
     two2: Constant<Bits<2>>,
     three2: Constant<Bits<2>>,
@@ -267,9 +208,6 @@ fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
 
 impl Default for Elementwise {
     fn default() -> Self {
-        assert_eq!(super::command_front_end::DEBUG_BASEP % 16, 0, "a BASEP's debug index is {{DEBUG_BASEP[6:4], region, half}}");
-        assert_eq!(scalar::NAMES.len(), 22, "scalar ids 0..21 select ElementwiseRegisters' registers");
-        assert!(LATCH_STEPS < 64, "LATCH counts in 6 bits");
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -300,22 +238,26 @@ impl Default for Elementwise {
             alu: Default::default(),
             scale_product: Default::default(),
             requantize: Default::default(),
-            index_rom: ROM::new(index_rom()),
-            target_rom: ROM::new(target_rom()),
             ifm_byte18: Default::default(),
             ifm2_byte18: Default::default(),
             ifm_zp18: Default::default(),
             ifm2_scalar18: Default::default(),
             ifm2_zp18_signed: Default::default(),
             ifm2_zp18_unsigned: Default::default(),
-            basep_slot: Default::default(),
-            basep_index: Default::default(),
             byte16: Default::default(),
             byte32: Default::default(),
             byte64: Default::default(),
             registers: Default::default(),
+            pooling: Default::default(),
             state: Default::default(),
-            k: Default::default(),
+            pool: Default::default(),
+            ky: Default::default(),
+            kx: Default::default(),
+            acc: Default::default(),
+            count: Default::default(),
+            accept: Default::default(),
+            padded: Default::default(),
+            in_taps: Default::default(),
             mode: Default::default(),
             mode_bad: Default::default(),
             error: Default::default(),
@@ -327,13 +269,6 @@ impl Default for Elementwise {
             w_addr: Default::default(),
             w_data: Default::default(),
             w_strb: Default::default(),
-            entry: Default::default(),
-            target: Default::default(),
-            loading: Default::default(),
-            scalar_write: Default::default(),
-            scalar_select: Default::default(),
-            step: Default::default(),
-            region: Default::default(),
             add_sub: Default::default(),
             bad: Default::default(),
             ifm2_zp18: Default::default(),
@@ -353,26 +288,26 @@ impl Default for Elementwise {
             s_write: k(state::WRITE.into()),
             s_wait_w: k(state::WAIT_W.into()),
             s_done: k(state::DONE.into()),
+            s_pool_tap: k(state::POOL_TAP.into()),
+            s_pool_next: k(state::POOL_NEXT.into()),
             e_none: k(0),
             e_ifm: k(ERROR_IFM.into()),
             e_ofm: k(ERROR_OFM.into()),
             e_unsupported: k(ERROR_UNSUPPORTED.into()),
             op_elementwise: k(3),
+            op_pool: k(2),
             mode_max: k(4),
+            pool_mode_max: k(1),
+            max_kernel_m1: k(MAX_KERNEL_M1.into()),
+            one17: k(1),
+            zero17: k(0),
+            zero32: k(0),
+            one_scale: k(1),
             mode_add: k(1),
             mode_sub: k(2),
-            zero6: k(0),
-            one6: k(1),
-            table_len: k(latch_table().len() as u64),
-            last_step: k(LATCH_STEPS as u64 - 1),
-            kind_scalar: k(0),
-            kind_ifm: k(1),
-            kind_ifm2: k(2),
-            kind_ofm: k(3),
-            one32: k(1),
-            debug_basep_high: k((super::command_front_end::DEBUG_BASEP >> 4) as u64),
-            zero7: k(0),
             zero2: k(0),
+            zero3: k(0),
+            zero6: k(0),
             one2: k(1),
             two2: k(2),
             three2: k(3),
@@ -395,11 +330,15 @@ impl Default for Elementwise {
 impl Logic for Elementwise {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, k, mode, mode_bad, error, y, x, c, ifm_byte, ifm2_byte, w_addr, w_data, w_strb);
+        dff_setup!(self, clock, state, pool, ky, kx, acc, count, mode, mode_bad, error, y, x, c, ifm_byte, ifm2_byte, w_addr, w_data, w_strb);
         self.registers.clock.next = self.clock.val();
         self.registers.reset.next = self.reset.val();
         self.state.reset.next = self.reset.val();
-        self.k.reset.next = self.reset.val();
+        self.pool.reset.next = self.reset.val();
+        self.ky.reset.next = self.reset.val();
+        self.kx.reset.next = self.reset.val();
+        self.acc.reset.next = self.reset.val();
+        self.count.reset.next = self.reset.val();
         self.mode.reset.next = self.reset.val();
         self.mode_bad.reset.next = self.reset.val();
         self.error.reset.next = self.reset.val();
@@ -412,60 +351,29 @@ impl Logic for Elementwise {
         self.w_data.reset.next = self.reset.val();
         self.w_strb.reset.next = self.reset.val();
 
-        // LATCH: step k reads `index_rom[k]`, then the BASEPs; the value read at step k
-        // arrives at k + 1 and goes to `target_rom[k]` (kind << 6 | slot or scalar id).
-        self.index_rom.address.next = self.k.q.val();
-        self.entry.next = self.k.q.val() - self.one6.val();
-        self.target_rom.address.next = self.entry.val();
-        self.target.next = self.target_rom.data.val();
-        self.loading.next = (self.state.q.val() == self.s_latch.val()) & (self.k.q.val() != self.zero6.val());
+        // LATCH (the registers block's sequence), started with an ELEMENTWISE or a POOL.
+        self.accept.next = (self.state.q.val() == self.s_idle.val())
+            & self.kernel_start.val()
+            & ((self.kernel_op.val() == self.op_elementwise.val()) | (self.kernel_op.val() == self.op_pool.val()));
+        self.registers.start.next = self.accept.val();
+        self.registers.debug_value.next = self.debug_value.val();
+        self.debug_index.next = self.registers.debug_index.val();
+        self.debug_hold.next = self.registers.debug_hold.val();
         self.ifm.clock.next = self.clock.val();
         self.ifm2.clock.next = self.clock.val();
         self.ofm.clock.next = self.clock.val();
-        self.ifm.load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ifm.val());
-        self.ifm2.load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ifm2.val());
-        self.ofm.load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ofm.val());
-        self.ifm.load_slot.next = self.target.val().get_bits::<4>(0);
-        self.ifm2.load_slot.next = self.target.val().get_bits::<4>(0);
-        self.ofm.load_slot.next = self.target.val().get_bits::<4>(0);
-        self.ifm.load_value.next = self.debug_value.val().get_bits::<40>(0);
-        self.ifm2.load_value.next = self.debug_value.val().get_bits::<40>(0);
-        self.ofm.load_value.next = self.debug_value.val().get_bits::<40>(0);
-        // Scalar id `target[4:0]` (the ids of module `scalar`, in order).
-        self.scalar_write.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_scalar.val());
-        self.scalar_select.next = self.one32.val() << self.target.val().get_bits::<5>(0);
-        self.registers.write.next = self.scalar_write.val();
-        self.registers.select.next = self.scalar_select.val().get_bits::<22>(0);
-        self.registers.value.next = self.debug_value.val();
-
-        // The debug port: the table's reads, then BASEP 2r and 2r + 1 of map step[2:1]'s
-        // region r (checked in CHECK only: a bad region reads some BASEP, unused).
-        self.step.next = self.k.q.val() - self.table_len.val();
-        self.region.next = self.registers.ifm_region.val().get_bits::<3>(0);
-        if self.step.val().get_bits::<2>(1) == self.one2.val() {
-            self.region.next = self.registers.ifm2_region.val().get_bits::<3>(0);
-        }
-        if self.step.val().get_bits::<2>(1) == self.two2.val() {
-            self.region.next = self.registers.ofm_region.val().get_bits::<3>(0);
-        }
-        self.basep_slot.high.next = self.region.val();
-        self.basep_slot.low.next = self.step.val().get_bits::<1>(0);
-        self.basep_index.high.next = self.debug_basep_high.val();
-        self.basep_index.low.next = self.basep_slot.joined.val();
-        self.debug_hold.next = self.state.q.val() == self.s_latch.val();
-        self.debug_index.next = self.zero7.val();
-        if (self.state.q.val() == self.s_latch.val()) & (self.k.q.val() < self.table_len.val()) {
-            self.debug_index.next = self.index_rom.data.val();
-        }
-        if (self.state.q.val() == self.s_latch.val())
-            & (self.k.q.val() >= self.table_len.val())
-            & (self.k.q.val() < self.last_step.val())
-        {
-            self.debug_index.next = self.basep_index.joined.val();
-        }
+        self.ifm.load.next = self.registers.ifm_load.val();
+        self.ifm2.load.next = self.registers.ifm2_load.val();
+        self.ofm.load.next = self.registers.ofm_load.val();
+        self.ifm.load_slot.next = self.registers.load_slot.val();
+        self.ifm2.load_slot.next = self.registers.load_slot.val();
+        self.ofm.load_slot.next = self.registers.load_slot.val();
+        self.ifm.load_value.next = self.registers.load_value.val();
+        self.ifm2.load_value.next = self.registers.load_value.val();
+        self.ofm.load_value.next = self.registers.load_value.val();
 
         // CHECK: the field values the unit does not implement (see the module's decisions).
-        self.add_sub.next = (self.mode.q.val() == self.mode_add.val()) | (self.mode.q.val() == self.mode_sub.val());
+        self.add_sub.next = !self.pool.q.val() & ((self.mode.q.val() == self.mode_add.val()) | (self.mode.q.val() == self.mode_sub.val()));
         self.bad.next = self.mode_bad.q.val()
             | !self.registers.ifm_precision.val().get_bit(0)
             | (self.registers.ifm_precision.val().get_bits::<2>(2) != self.zero2.val())
@@ -473,7 +381,8 @@ impl Logic for Elementwise {
             | !self.registers.ofm_precision.val().get_bit(0)
             | (self.registers.ofm_precision.val().get_bits::<2>(1) != self.zero2.val())
             | (self.registers.ofm_precision.val().get_bits::<2>(6) > self.one2.val())
-            | (!self.registers.ifm2_broadcast.val().get_bit(7)
+            | (!self.pool.q.val()
+                & !self.registers.ifm2_broadcast.val().get_bit(7)
                 & (!self.registers.ifm2_precision.val().get_bit(0)
                     | (self.registers.ifm2_precision.val().get_bits::<2>(2) != self.zero2.val())
                     | (self.registers.ifm2_precision.val().get_bits::<2>(6) > self.one2.val())))
@@ -487,21 +396,32 @@ impl Logic for Elementwise {
                 & (self.registers.opa_scale.val().get_bits::<6>(32) < self.min_shift.val()))
             | (self.registers.ifm_region.val() > self.one_region16.val())
             | (self.registers.ofm_region.val() > self.one_region16.val())
-            | (!self.registers.ifm2_broadcast.val().get_bit(7) & (self.registers.ifm2_region.val() > self.one_region16.val()))
+            | (!self.pool.q.val() & !self.registers.ifm2_broadcast.val().get_bit(7) & (self.registers.ifm2_region.val() > self.one_region16.val()))
             // Zero points and the scalar inside -128..127: bits 15:7 all equal (an unsigned
             // IFM2 zero point: all 0).
             | ((self.registers.ifm_zero_point.val().get_bits::<9>(7) != self.int8_high_zero.val())
                 & (self.registers.ifm_zero_point.val().get_bits::<9>(7) != self.int8_high_ones.val()))
-            | ((self.registers.ifm2_zero_point.val().get_bits::<9>(7) != self.int8_high_zero.val())
+            | (!self.pool.q.val()
+                & (self.registers.ifm2_zero_point.val().get_bits::<9>(7) != self.int8_high_zero.val())
                 & (!self.registers.ifm2_precision.val().get_bit(0)
                     | (self.registers.ifm2_zero_point.val().get_bits::<9>(7) != self.int8_high_ones.val())))
-            | (self.registers.ifm2_broadcast.val().get_bit(7)
+            | (!self.pool.q.val()
+                & self.registers.ifm2_broadcast.val().get_bit(7)
                 & (self.registers.ifm2_scalar.val().get_bits::<9>(7) != self.int8_high_zero.val())
-                & (self.registers.ifm2_scalar.val().get_bits::<9>(7) != self.int8_high_ones.val()));
+                & (self.registers.ifm2_scalar.val().get_bits::<9>(7) != self.int8_high_ones.val()))
+            // A pool: no dilation, kernels of at most 256 x 256 taps.
+            | (self.pool.q.val()
+                & (self.registers.kernel_stride.val().get_bits::<2>(3).any()
+                    | (self.registers.kernel_height_m1.val() > self.max_kernel_m1.val())
+                    | (self.registers.kernel_width_m1.val() > self.max_kernel_m1.val())));
 
         // Coordinates: IFM2 broadcasts along the axes IFM2_BROADCAST[2:0] names.
         self.ifm.y.next = self.y.q.val();
         self.ifm.x.next = self.x.q.val();
+        if self.pool.q.val() {
+            self.ifm.y.next = self.pooling.iy.val();
+            self.ifm.x.next = self.pooling.ix.val();
+        }
         self.ifm.c.next = self.c.q.val();
         self.ofm.y.next = self.y.q.val();
         self.ofm.x.next = self.x.q.val();
@@ -546,12 +466,44 @@ impl Logic for Elementwise {
         self.alu.opa_scale.next = self.registers.opa_scale.val().get_bits::<32>(0);
         self.alu.opa_shift.next = self.registers.opa_scale.val().get_bits::<6>(32);
         self.alu.opb_scale.next = self.registers.opb_scale.val();
-        // The OFM scale, zero point and clamp.
+        // A pool's tap and accumulator (average over padding when any PAD register is set).
+        self.padded.next = self.registers.ifm_pad_top.val().any()
+            | self.registers.ifm_pad_left.val().any()
+            | self.registers.ifm_pad_bottom.val().any()
+            | self.registers.ifm_pad_right.val().any();
+        self.pooling.y.next = self.y.q.val();
+        self.pooling.x.next = self.x.q.val();
+        self.pooling.ky.next = self.ky.q.val();
+        self.pooling.kx.next = self.kx.q.val();
+        self.pooling.kernel_stride.next = self.registers.kernel_stride.val();
+        self.pooling.kernel_height_m1.next = self.registers.kernel_height_m1.val();
+        self.pooling.kernel_width_m1.next = self.registers.kernel_width_m1.val();
+        self.pooling.ofm_height_m1.next = self.registers.ofm_height_m1.val();
+        self.pooling.ofm_width_m1.next = self.registers.ofm_width_m1.val();
+        self.pooling.pad_top.next = self.registers.ifm_pad_top.val();
+        self.pooling.pad_left.next = self.registers.ifm_pad_left.val();
+        self.pooling.pad_bottom.next = self.registers.ifm_pad_bottom.val();
+        self.pooling.pad_right.next = self.registers.ifm_pad_right.val();
+        self.pooling.acc.next = self.acc.q.val();
+        self.pooling.a.next = self.first.val();
+        self.pooling.first.next = self.count.q.val() == self.zero17.val();
+        self.pooling.max.next = self.mode.q.val() == self.zero3.val();
+        self.pooling.count.next = self.count.q.val();
+        self.pooling.divide.next = (self.mode.q.val() != self.zero3.val()) & self.padded.val();
+        // The OFM scale, zero point and clamp: a max, or an average over padding, passes
+        // unscaled (scale 1, shift 0: exact in every rounding mode).
         self.scale_product.acc.next = self.alu.result.val();
         self.scale_product.bias.next = self.zero40.val();
         self.scale_product.scale.next = self.registers.ofm_scale.val().get_bits::<32>(0);
-        self.requantize.product.next = self.scale_product.product.val();
         self.requantize.shift.next = self.registers.ofm_scale.val().get_bits::<6>(32);
+        if self.pool.q.val() {
+            self.scale_product.acc.next = self.pooling.value.val();
+            if (self.mode.q.val() == self.zero3.val()) | self.padded.val() {
+                self.scale_product.scale.next = self.one_scale.val();
+                self.requantize.shift.next = self.zero6.val();
+            }
+        }
+        self.requantize.product.next = self.scale_product.product.val();
         self.requantize.rounding.next = self.registers.ofm_precision.val().get_bits::<2>(14);
         self.requantize.zero_point.next = self.registers.ofm_zero_point.val();
         self.requantize.act_min.next = self.registers.activation_min.val();
@@ -588,8 +540,6 @@ impl Logic for Elementwise {
             self.kernel_error.next = self.error.q.val();
         }
         self.unused_bits.next = self.requantize.value.val().get_bits::<8>(8).any()
-            | self.target.val().get_bit(5)
-            | self.step.val().get_bits::<3>(3).any()
             | self.registers.ifm2_broadcast.val().get_bits::<3>(3).any()
             | self.registers.ifm_precision.val().get_bit(1)
             | self.registers.ifm_precision.val().get_bits::<2>(4).any()
@@ -597,27 +547,39 @@ impl Logic for Elementwise {
             | self.registers.ifm2_precision.val().get_bits::<2>(4).any()
             | self.registers.ofm_precision.val().get_bits::<3>(3).any()
             | self.registers.ofm_precision.val().get_bits::<6>(8).any()
-            | self.r_shifted.val().get_bits::<56>(8).any()
-            | self.scalar_select.val().get_bits::<10>(22).any();
+            | self.r_shifted.val().get_bits::<56>(8).any();
+
+        // A pool's taps start afresh outside its tap loop.
+        self.in_taps.next = (self.state.q.val() == self.s_pool_tap.val())
+            | (self.state.q.val() == self.s_pool_next.val())
+            | (self.state.q.val() == self.s_read_a.val())
+            | (self.state.q.val() == self.s_wait_a.val());
+        if !self.in_taps.val() {
+            self.ky.d.next = self.zero16.val();
+            self.kx.d.next = self.zero16.val();
+            self.acc.d.next = self.zero32.val();
+            self.count.d.next = self.zero17.val();
+        }
 
         // The state machine.
         if self.state.q.val() == self.s_idle.val() {
             if self.kernel_start.val() {
-                if self.kernel_op.val() == self.op_elementwise.val() {
+                if self.accept.val() {
                     self.state.d.next = self.s_latch.val();
-                    self.k.d.next = self.zero6.val();
+                    self.pool.d.next = self.kernel_op.val() == self.op_pool.val();
                     self.mode.d.next = self.kernel_mode.val().get_bits::<3>(0);
                     self.mode_bad.d.next = self.kernel_mode.val() > self.mode_max.val();
+                    if self.kernel_op.val() == self.op_pool.val() {
+                        self.mode_bad.d.next = self.kernel_mode.val() > self.pool_mode_max.val();
+                    }
                 } else {
                     self.state.d.next = self.s_done.val();
                     self.error.d.next = self.e_unsupported.val();
                 }
             }
         } else if self.state.q.val() == self.s_latch.val() {
-            if self.k.q.val() == self.last_step.val() {
+            if self.registers.latched.val() {
                 self.state.d.next = self.s_check.val();
-            } else {
-                self.k.d.next = self.k.q.val() + self.one6.val();
             }
         } else if self.state.q.val() == self.s_check.val() {
             if self.bad.val() {
@@ -629,6 +591,33 @@ impl Logic for Elementwise {
                 self.x.d.next = self.zero16.val();
                 self.c.d.next = self.zero16.val();
                 self.state.d.next = self.s_read_a.val();
+                if self.pool.q.val() {
+                    self.state.d.next = self.s_pool_tap.val();
+                }
+            }
+        } else if self.state.q.val() == self.s_pool_tap.val() {
+            // A tap in the padding is skipped.
+            self.state.d.next = self.s_pool_next.val();
+            if self.pooling.in_ifm.val() {
+                self.state.d.next = self.s_read_a.val();
+            }
+        } else if self.state.q.val() == self.s_pool_next.val() {
+            // The tap just read (it is inside) counts; then the next tap, row by row; after
+            // the last, the result.
+            if self.pooling.in_ifm.val() {
+                self.acc.d.next = self.pooling.accumulated.val();
+                self.count.d.next = self.count.q.val() + self.one17.val();
+            }
+            self.state.d.next = self.s_pool_tap.val();
+            if self.kx.q.val() == self.registers.kernel_width_m1.val() {
+                self.kx.d.next = self.zero16.val();
+                if self.ky.q.val() == self.registers.kernel_height_m1.val() {
+                    self.state.d.next = self.s_calc.val();
+                } else {
+                    self.ky.d.next = self.ky.q.val() + self.one16.val();
+                }
+            } else {
+                self.kx.d.next = self.kx.q.val() + self.one16.val();
             }
         } else if self.state.q.val() == self.s_read_a.val() {
             if self.mem_ar_ready.val() {
@@ -648,6 +637,9 @@ impl Logic for Elementwise {
                     self.state.d.next = self.s_read_b.val();
                     if self.registers.ifm2_broadcast.val().get_bit(7) {
                         self.state.d.next = self.s_calc.val();
+                    }
+                    if self.pool.q.val() {
+                        self.state.d.next = self.s_pool_next.val();
                     }
                 }
             }
@@ -678,6 +670,9 @@ impl Logic for Elementwise {
                 } else {
                     // The next element in NHWC order (c innermost); after the last, DONE.
                     self.state.d.next = self.s_read_a.val();
+                    if self.pool.q.val() {
+                        self.state.d.next = self.s_pool_tap.val();
+                    }
                     if self.c.q.val() == self.registers.ofm_depth_m1.val() {
                         self.c.d.next = self.zero16.val();
                         if self.x.q.val() == self.registers.ofm_width_m1.val() {

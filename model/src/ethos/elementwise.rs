@@ -1,11 +1,29 @@
-//! The elementwise kernel unit (`hdl/src/ethos/elementwise.rs`, whose comment has the ports,
-//! states, timing and decisions) and its operand arithmetic [`combine`]
-//! (`hdl/src/ethos/elementwise_alu.rs`), which the reference executor calls as well.
+//! The kernel unit (`hdl/src/ethos/elementwise.rs`, whose comment has the ports, states,
+//! timing and decisions: ELEMENTWISE and POOL), its operand arithmetic [`combine`]
+//! (`hdl/src/ethos/elementwise_alu.rs`) and its pooling arithmetic ([`average_over_padding`]
+//! and the tap and accumulator of `hdl/src/ethos/pooling_alu.rs`); the reference executor
+//! calls [`combine`] and [`average_over_padding`] as well.
 use super::feature_map::{address, Slots};
 use super::output_unit::{apply_scale, Rounding};
 use npu_hdl::ethos::command_front_end::DEBUG_BASEP;
 use npu_hdl::ethos::elementwise::{latch_table, scalar, state, ERROR_IFM, ERROR_OFM, ERROR_UNSUPPORTED, LATCH_STEPS};
 use npu_hdl::ethos::elementwise_alu::MIN_OPA_SHIFT;
+use npu_hdl::ethos::pooling_alu::MAX_KERNEL_M1;
+
+/// Average pooling over padding: the sum over the taps inside the IFM divided by their count,
+/// rounded half away from zero (TFLite's `AveragePool`; OFM_SCALE, which assumes a full
+/// window, is not used: digest §2.2 "average pool with pad=0"); 0 for no tap.
+pub fn average_over_padding(sum: i64, count: i64) -> i64 {
+    if count == 0 {
+        return 0;
+    }
+    let half = count / 2;
+    if sum >= 0 {
+        (sum + half) / count
+    } else {
+        (sum - half) / count
+    }
+}
 
 /// The operands `a` and `b` (minus their zero points) combined by ELEMENTWISE `mode` (0 MUL,
 /// 1 ADD, 2 SUB, 3 MIN, 4 MAX) with the IFM scale mode and OPA_SCALE (shift, scale) and
@@ -61,6 +79,8 @@ pub struct Out {
 pub struct Elementwise {
     state: u8,
     k: u8,
+    /// A POOL (else an ELEMENTWISE).
+    pool: bool,
     mode: u8,
     mode_bad: bool,
     error: u8,
@@ -75,6 +95,11 @@ pub struct Elementwise {
     w_addr: u64,
     w_data: u64,
     w_strb: u8,
+    /// The pool's tap, its running max or sum, the taps inside so far.
+    ky: u16,
+    kx: u16,
+    acc: i32,
+    count: u32,
     event: &'static str,
 }
 
@@ -83,6 +108,7 @@ impl Default for Elementwise {
         Self {
             state: state::IDLE,
             k: 0,
+            pool: false,
             mode: 0,
             mode_bad: false,
             error: 0,
@@ -96,6 +122,10 @@ impl Default for Elementwise {
             w_addr: 0,
             w_data: 0,
             w_strb: 0,
+            ky: 0,
+            kx: 0,
+            acc: 0,
+            count: 0,
             event: "",
         }
     }
@@ -111,7 +141,30 @@ impl Elementwise {
     }
 
     fn ifm_address(&self) -> u64 {
-        address(&self.maps[0], self.y, self.x, self.c)
+        if self.pool {
+            let (iy, ix, _) = self.tap();
+            address(&self.maps[0], iy, ix, self.c)
+        } else {
+            address(&self.maps[0], self.y, self.x, self.c)
+        }
+    }
+
+    /// The pool's current tap: its IFM row and column (16 bits) and whether it is inside the
+    /// IFM (`hdl/src/ethos/pooling_alu.rs`).
+    fn tap(&self) -> (u16, u16, bool) {
+        let p = |id| i64::from(self.param(id));
+        let s = p(scalar::KERNEL_STRIDE);
+        let (sy, sx) = ((((s >> 9) & 7) << 1 | (s >> 1) & 1) + 1, (((s >> 6) & 7) << 1 | s & 1) + 1);
+        let iy = i64::from(self.y) * sy + i64::from(self.ky) - p(scalar::IFM_PAD_TOP);
+        let ix = i64::from(self.x) * sx + i64::from(self.kx) - p(scalar::IFM_PAD_LEFT);
+        let h = p(scalar::OFM_HEIGHT_M1) * sy + p(scalar::KERNEL_HEIGHT_M1) + 1 - p(scalar::IFM_PAD_TOP) - p(scalar::IFM_PAD_BOTTOM);
+        let w = p(scalar::OFM_WIDTH_M1) * sx + p(scalar::KERNEL_WIDTH_M1) + 1 - p(scalar::IFM_PAD_LEFT) - p(scalar::IFM_PAD_RIGHT);
+        (iy as u16, ix as u16, (0..h).contains(&iy) && (0..w).contains(&ix))
+    }
+
+    /// Whether any IFM_PAD register is set (an average then divides by the taps inside).
+    fn padded(&self) -> bool {
+        [scalar::IFM_PAD_TOP, scalar::IFM_PAD_LEFT, scalar::IFM_PAD_BOTTOM, scalar::IFM_PAD_RIGHT].iter().any(|&id| self.param(id) != 0)
     }
 
     fn ifm2_address(&self) -> u64 {
@@ -167,11 +220,12 @@ impl Elementwise {
         let int8 = |precision: u16, size_shift: u16| precision & 1 == 0 || (precision >> size_shift) & 3 != 0 || (precision >> 6) & 3 > 1;
         let scalar_operand = self.broadcast() & 0x80 != 0;
         let scale_mode = (p(scalar::IFM_PRECISION) >> 8) & 3;
-        let add_sub = self.mode == 1 || self.mode == 2;
+        let add_sub = !self.pool && (self.mode == 1 || self.mode == 2);
+        let ifm2 = !self.pool && !scalar_operand;
         self.mode_bad
             || int8(p(scalar::IFM_PRECISION), 2)
             || int8(p(scalar::OFM_PRECISION), 1)
-            || (!scalar_operand && int8(p(scalar::IFM2_PRECISION), 2))
+            || (ifm2 && int8(p(scalar::IFM2_PRECISION), 2))
             || p(scalar::ACTIVATION) & 0x1f != 0
             || p(scalar::ACC_FORMAT) > 1
             || p(scalar::IFM_UPSCALE) != 0
@@ -179,10 +233,11 @@ impl Elementwise {
             || (add_sub && (scale_mode == 1 || scale_mode == 2) && ((self.scalar[scalar::OPA_SCALE] >> 32) & 0x3f) < u64::from(MIN_OPA_SHIFT))
             || p(scalar::IFM_REGION) > 7
             || p(scalar::OFM_REGION) > 7
-            || (!scalar_operand && p(scalar::IFM2_REGION) > 7)
+            || (ifm2 && p(scalar::IFM2_REGION) > 7)
             || !(-128..=127).contains(&self.extended(scalar::IFM_ZERO_POINT, true))
-            || !(-128..=127).contains(&self.extended(scalar::IFM2_ZERO_POINT, p(scalar::IFM2_PRECISION) & 1 != 0))
-            || (scalar_operand && !(-128..=127).contains(&i64::from(p(scalar::IFM2_SCALAR) as i16)))
+            || (!self.pool && !(-128..=127).contains(&self.extended(scalar::IFM2_ZERO_POINT, p(scalar::IFM2_PRECISION) & 1 != 0)))
+            || (!self.pool && scalar_operand && !(-128..=127).contains(&i64::from(p(scalar::IFM2_SCALAR) as i16)))
+            || (self.pool && (p(scalar::KERNEL_STRIDE) & 0x18 != 0 || p(scalar::KERNEL_HEIGHT_M1) > MAX_KERNEL_M1 || p(scalar::KERNEL_WIDTH_M1) > MAX_KERNEL_M1))
     }
 
     /// A 16-bit register value, sign- or zero-extended.
@@ -206,8 +261,20 @@ impl Elementwise {
         let wrap18 = |v: i64| (v << 46) >> 46;
         let opa = ((self.scalar[scalar::OPA_SCALE] >> 32) as u16, self.scalar[scalar::OPA_SCALE] as u32);
         let r = combine(u16::from(self.mode), (p(scalar::IFM_PRECISION) >> 8) & 3, wrap18(a), wrap18(b), opa, self.scalar[scalar::OPB_SCALE] as u32);
-        let r = (r << 24) >> 24; // the ALU's 40 bits
-        let scale = self.scalar[scalar::OFM_SCALE];
+        self.output((r << 24) >> 24, false) // the ALU's 40 bits
+    }
+
+    /// The OFM byte of the pool's taps: the max, the sum, or the average over padding.
+    fn pool_value(&self) -> u8 {
+        let unscaled = self.mode == 0 || self.padded();
+        let r = if self.mode != 0 && self.padded() { average_over_padding(i64::from(self.acc), i64::from(self.count)) } else { i64::from(self.acc) };
+        self.output(r, unscaled)
+    }
+
+    /// `r` through the OFM scale (or unscaled: scale 1, shift 0), zero point and clamp.
+    fn output(&self, r: i64, unscaled: bool) -> u8 {
+        let p = |id| self.param(id);
+        let scale = if unscaled { 1 } else { self.scalar[scalar::OFM_SCALE] };
         let rounding = Rounding::from_bits((p(scalar::OFM_PRECISION) >> 14) as u8);
         let v = apply_scale(r, scale as u32, ((scale >> 32) & 0x3f) as u8, rounding) + i128::from(p(scalar::OFM_ZERO_POINT) as i16);
         v.clamp(i128::from(p(scalar::ACTIVATION_MIN) as i16), i128::from(p(scalar::ACTIVATION_MAX) as i16)) as u8
@@ -218,14 +285,24 @@ impl Elementwise {
             *self = Self { scalar: self.scalar, maps: self.maps, ..Self::default() };
             return "reset";
         }
+        // A pool's taps start afresh outside its tap loop (the RTL clears them in every other
+        // state; CALC still reads them, and nothing after it does).
+        if !matches!(self.state, state::POOL_TAP | state::POOL_NEXT | state::READ_A | state::WAIT_A | state::CALC) {
+            (self.ky, self.kx, self.acc, self.count) = (0, 0, 0, 0);
+        }
         match self.state {
             state::IDLE if i.kernel_start => {
-                if i.kernel_op == 3 {
+                if i.kernel_op == 3 || i.kernel_op == 2 {
                     self.state = state::LATCH;
                     self.k = 0;
+                    self.pool = i.kernel_op == 2;
                     self.mode = (i.kernel_mode & 7) as u8;
-                    self.mode_bad = i.kernel_mode > 4;
-                    "start"
+                    self.mode_bad = i.kernel_mode > if self.pool { 1 } else { 4 };
+                    if self.pool {
+                        "start pool"
+                    } else {
+                        "start elementwise"
+                    }
                 } else {
                     self.state = state::DONE;
                     self.error = ERROR_UNSUPPORTED;
@@ -264,9 +341,41 @@ impl Elementwise {
                 } else {
                     self.error = 0;
                     (self.y, self.x, self.c) = (0, 0, 0);
-                    self.state = state::READ_A;
+                    self.state = if self.pool { state::POOL_TAP } else { state::READ_A };
                     "check"
                 }
+            }
+            state::POOL_TAP => {
+                if self.tap().2 {
+                    self.state = state::READ_A;
+                    "pool: tap"
+                } else {
+                    self.state = state::POOL_NEXT;
+                    "pool: padding skipped"
+                }
+            }
+            state::POOL_NEXT => {
+                if self.tap().2 {
+                    let a = i32::from(self.ifm_byte as i8) - i32::from(self.param(scalar::IFM_ZERO_POINT) as i16);
+                    self.acc = match (self.count, self.mode) {
+                        (0, _) => a,
+                        (_, 0) => self.acc.max(a),
+                        _ => self.acc.wrapping_add(a),
+                    };
+                    self.count += 1;
+                }
+                self.state = state::POOL_TAP;
+                if self.kx == self.param(scalar::KERNEL_WIDTH_M1) {
+                    self.kx = 0;
+                    if self.ky == self.param(scalar::KERNEL_HEIGHT_M1) {
+                        self.state = state::CALC;
+                    } else {
+                        self.ky += 1;
+                    }
+                } else {
+                    self.kx += 1;
+                }
+                "pool: next tap"
             }
             state::READ_A | state::READ_B => {
                 if i.mem_ar_ready {
@@ -284,7 +393,11 @@ impl Elementwise {
                     return "read error";
                 }
                 let byte = (i.mem_r_data >> (8 * (addr & 7))) as u8;
-                if self.state == state::WAIT_A {
+                if self.pool {
+                    self.ifm_byte = byte;
+                    self.state = state::POOL_NEXT;
+                    "pool: ifm"
+                } else if self.state == state::WAIT_A {
                     self.ifm_byte = byte;
                     self.state = if self.broadcast() & 0x80 != 0 { state::CALC } else { state::READ_B };
                     "ifm"
@@ -297,7 +410,7 @@ impl Elementwise {
             state::WAIT_A | state::WAIT_B => "read wait",
             state::CALC => {
                 let addr = self.ofm_address();
-                let v = self.value();
+                let v = if self.pool { self.pool_value() } else { self.value() };
                 self.w_addr = addr & !7;
                 self.w_strb = 1 << (addr & 7);
                 self.w_data = u64::from_le_bytes([v; 8]);
@@ -318,7 +431,7 @@ impl Elementwise {
                     self.state = state::DONE;
                     return "write error";
                 }
-                self.state = state::READ_A;
+                self.state = if self.pool { state::POOL_TAP } else { state::READ_A };
                 if self.c == self.param(scalar::OFM_DEPTH_M1) {
                     self.c = 0;
                     if self.x == self.param(scalar::OFM_WIDTH_M1) {

@@ -1,0 +1,518 @@
+//! The kernel unit's registers and its LATCH sequence (TRM §4.6; docs/ethos.md, "Kernel
+//! unit"): the copies of the `NPU_SET_*` registers the unit reads, read from the front end's
+//! debug port while the front end is held, so the front end may go on with later commands while
+//! the unit runs. The scalar registers are kept here (each only the bits the unit reads); the
+//! feature-map registers go to the unit's three [`super::feature_map::FeatureMap`] blocks
+//! through `load`, `load_slot` and `load_value`. The model keeps them in
+//! `npu_model::ethos::elementwise`.
+//!
+//! LATCH: from `start`, [`LATCH_STEPS`] cycles with `debug_hold` high. Step k reads
+//! register-file entry [`latch_table`]`[k].0`, then the BASEP pairs of the IFM, IFM2 and OFM
+//! regions (the region registers are read first, so they are known by then); the value read at
+//! step k arrives at step k + 1 and goes to its target. `latched` is high in the last step.
+use super::command_set::{register, register_count};
+use super::feature_map::{BASEP_LOW, SLOTS};
+use crate::primitives::{Concat, Reg};
+use rust_hdl::prelude::*;
+use std::collections::BTreeMap;
+
+/// The scalar registers the unit keeps (ids; the regions first, as the BASEP reads at the end
+/// of LATCH need them).
+pub mod scalar {
+    pub const IFM_REGION: usize = 0;
+    pub const IFM2_REGION: usize = 1;
+    pub const OFM_REGION: usize = 2;
+    pub const IFM_ZERO_POINT: usize = 3;
+    pub const IFM2_ZERO_POINT: usize = 4;
+    pub const OFM_ZERO_POINT: usize = 5;
+    pub const IFM_PRECISION: usize = 6;
+    pub const IFM2_PRECISION: usize = 7;
+    pub const OFM_PRECISION: usize = 8;
+    pub const IFM2_BROADCAST: usize = 9;
+    pub const IFM2_SCALAR: usize = 10;
+    pub const OPA_SCALE: usize = 11;
+    pub const OPB_SCALE: usize = 12;
+    pub const OFM_SCALE: usize = 13;
+    pub const ACTIVATION: usize = 14;
+    pub const ACTIVATION_MIN: usize = 15;
+    pub const ACTIVATION_MAX: usize = 16;
+    pub const ACC_FORMAT: usize = 17;
+    pub const IFM_UPSCALE: usize = 18;
+    pub const OFM_HEIGHT_M1: usize = 19;
+    pub const OFM_WIDTH_M1: usize = 20;
+    pub const OFM_DEPTH_M1: usize = 21;
+    pub const KERNEL_HEIGHT_M1: usize = 22;
+    pub const KERNEL_WIDTH_M1: usize = 23;
+    pub const KERNEL_STRIDE: usize = 24;
+    pub const IFM_PAD_TOP: usize = 25;
+    pub const IFM_PAD_LEFT: usize = 26;
+    pub const IFM_PAD_BOTTOM: usize = 27;
+    pub const IFM_PAD_RIGHT: usize = 28;
+    /// The `NPU_SET_*` register of each id, in id order.
+    pub const NAMES: [&str; 29] = ["IFM_REGION", "IFM2_REGION", "OFM_REGION", "IFM_ZERO_POINT", "IFM2_ZERO_POINT", "OFM_ZERO_POINT", "IFM_PRECISION", "IFM2_PRECISION", "OFM_PRECISION", "IFM2_BROADCAST", "IFM2_SCALAR", "OPA_SCALE", "OPB_SCALE", "OFM_SCALE", "ACTIVATION", "ACTIVATION_MIN", "ACTIVATION_MAX", "ACC_FORMAT", "IFM_UPSCALE", "OFM_HEIGHT_M1", "OFM_WIDTH_M1", "OFM_DEPTH_M1", "KERNEL_HEIGHT_M1", "KERNEL_WIDTH_M1", "KERNEL_STRIDE", "IFM_PAD_TOP", "IFM_PAD_LEFT", "IFM_PAD_BOTTOM", "IFM_PAD_RIGHT"];
+}
+
+/// The maps, in target-code order (kind 1, 2, 3).
+pub const MAPS: [&str; 3] = ["IFM", "IFM2", "OFM"];
+
+/// What LATCH reads before the BASEPs: (register-file index, target), the target
+/// `kind << 6 | slot` with kind 0 a scalar id, 1-3 a slot of the IFM, IFM2, OFM block.
+pub fn latch_table() -> &'static [(u8, u8)] {
+    static TABLE: std::sync::OnceLock<Vec<(u8, u8)>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let index = |name: String| {
+            (0..register_count()).find(|&i| register(i).is_some_and(|c| c.name == name)).unwrap_or_else(|| panic!("{name} is not a SET command")) as u8
+        };
+        let scalars = scalar::NAMES.iter().enumerate().map(|(id, n)| (index(format!("NPU_SET_{n}")), id as u8));
+        let maps = MAPS.iter().enumerate().flat_map(|(m, map)| SLOTS.iter().enumerate().map(move |(s, slot)| (format!("NPU_SET_{map}_{slot}"), ((m + 1) << 6 | s) as u8)));
+        scalars.chain(maps.map(|(name, target)| (index(name), target))).collect()
+    })
+}
+
+/// LATCH's cycles: the table, the six BASEP reads, and the cycle the last value arrives.
+pub const LATCH_STEPS: usize = scalar::NAMES.len() + 3 * SLOTS.len() + 6 + 1;
+
+/// LATCH's read ROM: at step k (< the table's length) the unit reads register-file entry
+/// `index_rom()[k]` through the debug port.
+fn index_rom() -> BTreeMap<Bits<7>, Bits<7>> {
+    latch_table().iter().enumerate().map(|(k, &(index, _))| ((k as u64).into(), u64::from(index).into())).collect()
+}
+
+/// LATCH's write ROM: the value read at step k arrives at step k + 1 and goes to
+/// `target_rom()[k]`: [`latch_table`]'s target, then for the six BASEP steps j the slot
+/// `BASEP_LOW + (j & 1)` of map `j >> 1` (kinds 1-3, as in the table).
+fn target_rom() -> BTreeMap<Bits<7>, Bits<8>> {
+    let basep = (0..6u64).map(|j| ((j >> 1) + 1) << 6 | (BASEP_LOW as u64 + (j & 1)));
+    latch_table().iter().map(|&(_, target)| u64::from(target)).chain(basep).enumerate().map(|(k, t)| ((k as u64).into(), t.into())).collect()
+}
+
+/// Ports: `start` begins LATCH; the debug port (`debug_index`, `debug_hold` out,
+/// `debug_value` in); `latched` in LATCH's last step; the feature-map loads (`ifm_load`,
+/// `ifm2_load`, `ofm_load` with `load_slot` and `load_value`); the scalar registers.
+#[derive(LogicBlock)]
+pub struct KernelRegisters {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub start: Signal<In, Bit>,
+    pub debug_value: Signal<In, Bits<48>>,
+    pub debug_index: Signal<Out, Bits<7>>,
+    pub debug_hold: Signal<Out, Bit>,
+    pub latched: Signal<Out, Bit>,
+    pub ifm_load: Signal<Out, Bit>,
+    pub ifm2_load: Signal<Out, Bit>,
+    pub ofm_load: Signal<Out, Bit>,
+    pub load_slot: Signal<Out, Bits<4>>,
+    pub load_value: Signal<Out, Bits<40>>,
+    // The scalar registers (module `scalar`'s ids, in order).
+    pub ifm_region: Signal<Out, Bits<16>>,
+    pub ifm2_region: Signal<Out, Bits<16>>,
+    pub ofm_region: Signal<Out, Bits<16>>,
+    pub ifm_zero_point: Signal<Out, Bits<16>>,
+    pub ifm2_zero_point: Signal<Out, Bits<16>>,
+    pub ofm_zero_point: Signal<Out, Bits<16>>,
+    pub ifm_precision: Signal<Out, Bits<10>>,
+    pub ifm2_precision: Signal<Out, Bits<8>>,
+    pub ofm_precision: Signal<Out, Bits<16>>,
+    pub ifm2_broadcast: Signal<Out, Bits<8>>,
+    pub ifm2_scalar: Signal<Out, Bits<16>>,
+    pub opa_scale: Signal<Out, Bits<38>>,
+    pub opb_scale: Signal<Out, Bits<16>>,
+    pub ofm_scale: Signal<Out, Bits<38>>,
+    pub activation: Signal<Out, Bits<5>>,
+    pub activation_min: Signal<Out, Bits<16>>,
+    pub activation_max: Signal<Out, Bits<16>>,
+    pub acc_format: Signal<Out, Bits<16>>,
+    pub ifm_upscale: Signal<Out, Bits<16>>,
+    pub ofm_height_m1: Signal<Out, Bits<16>>,
+    pub ofm_width_m1: Signal<Out, Bits<16>>,
+    pub ofm_depth_m1: Signal<Out, Bits<16>>,
+    pub kernel_height_m1: Signal<Out, Bits<16>>,
+    pub kernel_width_m1: Signal<Out, Bits<16>>,
+    pub kernel_stride: Signal<Out, Bits<16>>,
+    pub ifm_pad_top: Signal<Out, Bits<16>>,
+    pub ifm_pad_left: Signal<Out, Bits<16>>,
+    pub ifm_pad_bottom: Signal<Out, Bits<16>>,
+    pub ifm_pad_right: Signal<Out, Bits<16>>,
+    r_ifm_region: Reg<Bits<16>>,
+    r_ifm2_region: Reg<Bits<16>>,
+    r_ofm_region: Reg<Bits<16>>,
+    r_ifm_zero_point: Reg<Bits<16>>,
+    r_ifm2_zero_point: Reg<Bits<16>>,
+    r_ofm_zero_point: Reg<Bits<16>>,
+    r_ifm_precision: Reg<Bits<10>>,
+    r_ifm2_precision: Reg<Bits<8>>,
+    r_ofm_precision: Reg<Bits<16>>,
+    r_ifm2_broadcast: Reg<Bits<8>>,
+    r_ifm2_scalar: Reg<Bits<16>>,
+    r_opa_scale: Reg<Bits<38>>,
+    r_opb_scale: Reg<Bits<16>>,
+    r_ofm_scale: Reg<Bits<38>>,
+    r_activation: Reg<Bits<5>>,
+    r_activation_min: Reg<Bits<16>>,
+    r_activation_max: Reg<Bits<16>>,
+    r_acc_format: Reg<Bits<16>>,
+    r_ifm_upscale: Reg<Bits<16>>,
+    r_ofm_height_m1: Reg<Bits<16>>,
+    r_ofm_width_m1: Reg<Bits<16>>,
+    r_ofm_depth_m1: Reg<Bits<16>>,
+    r_kernel_height_m1: Reg<Bits<16>>,
+    r_kernel_width_m1: Reg<Bits<16>>,
+    r_kernel_stride: Reg<Bits<16>>,
+    r_ifm_pad_top: Reg<Bits<16>>,
+    r_ifm_pad_left: Reg<Bits<16>>,
+    r_ifm_pad_bottom: Reg<Bits<16>>,
+    r_ifm_pad_right: Reg<Bits<16>>,
+    index_rom: ROM<Bits<7>, 7>,
+    target_rom: ROM<Bits<8>, 7>,
+    basep_slot: Concat<3, 1, 4>,
+    basep_index: Concat<3, 4, 7>,
+    busy: Reg<Bit>,
+    k: Reg<Bits<7>>,
+    entry: Signal<Local, Bits<7>>,
+    target: Signal<Local, Bits<8>>,
+    loading: Signal<Local, Bit>,
+    scalar_write: Signal<Local, Bit>,
+    scalar_select: Signal<Local, Bits<32>>,
+    step: Signal<Local, Bits<7>>,
+    region: Signal<Local, Bits<3>>,
+    /// Bits read nowhere, named as lint expects.
+    unused_bits: Signal<Local, Bit>,
+    one7: Constant<Bits<7>>,
+    zero7: Constant<Bits<7>>,
+    table_len: Constant<Bits<7>>,
+    last_step: Constant<Bits<7>>,
+    kind_scalar: Constant<Bits<2>>,
+    kind_ifm: Constant<Bits<2>>,
+    kind_ifm2: Constant<Bits<2>>,
+    kind_ofm: Constant<Bits<2>>,
+    one32: Constant<Bits<32>>,
+    debug_basep_high: Constant<Bits<3>>,
+    one2: Constant<Bits<2>>,
+    two2: Constant<Bits<2>>,
+}
+
+fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
+    Constant::new(value.into())
+}
+
+impl Default for KernelRegisters {
+    fn default() -> Self {
+        assert_eq!(super::command_front_end::DEBUG_BASEP % 16, 0, "a BASEP's debug index is {{DEBUG_BASEP[6:4], region, half}}");
+        assert!(scalar::NAMES.len() <= 32, "scalar ids select through a 32-bit one-hot word");
+        assert!(LATCH_STEPS <= 128, "LATCH counts in 7 bits");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            start: Default::default(),
+            debug_value: Default::default(),
+            debug_index: Default::default(),
+            debug_hold: Default::default(),
+            latched: Default::default(),
+            ifm_load: Default::default(),
+            ifm2_load: Default::default(),
+            ofm_load: Default::default(),
+            load_slot: Default::default(),
+            load_value: Default::default(),
+            ifm_region: Default::default(),
+            ifm2_region: Default::default(),
+            ofm_region: Default::default(),
+            ifm_zero_point: Default::default(),
+            ifm2_zero_point: Default::default(),
+            ofm_zero_point: Default::default(),
+            ifm_precision: Default::default(),
+            ifm2_precision: Default::default(),
+            ofm_precision: Default::default(),
+            ifm2_broadcast: Default::default(),
+            ifm2_scalar: Default::default(),
+            opa_scale: Default::default(),
+            opb_scale: Default::default(),
+            ofm_scale: Default::default(),
+            activation: Default::default(),
+            activation_min: Default::default(),
+            activation_max: Default::default(),
+            acc_format: Default::default(),
+            ifm_upscale: Default::default(),
+            ofm_height_m1: Default::default(),
+            ofm_width_m1: Default::default(),
+            ofm_depth_m1: Default::default(),
+            kernel_height_m1: Default::default(),
+            kernel_width_m1: Default::default(),
+            kernel_stride: Default::default(),
+            ifm_pad_top: Default::default(),
+            ifm_pad_left: Default::default(),
+            ifm_pad_bottom: Default::default(),
+            ifm_pad_right: Default::default(),
+            r_ifm_region: Default::default(),
+            r_ifm2_region: Default::default(),
+            r_ofm_region: Default::default(),
+            r_ifm_zero_point: Default::default(),
+            r_ifm2_zero_point: Default::default(),
+            r_ofm_zero_point: Default::default(),
+            r_ifm_precision: Default::default(),
+            r_ifm2_precision: Default::default(),
+            r_ofm_precision: Default::default(),
+            r_ifm2_broadcast: Default::default(),
+            r_ifm2_scalar: Default::default(),
+            r_opa_scale: Default::default(),
+            r_opb_scale: Default::default(),
+            r_ofm_scale: Default::default(),
+            r_activation: Default::default(),
+            r_activation_min: Default::default(),
+            r_activation_max: Default::default(),
+            r_acc_format: Default::default(),
+            r_ifm_upscale: Default::default(),
+            r_ofm_height_m1: Default::default(),
+            r_ofm_width_m1: Default::default(),
+            r_ofm_depth_m1: Default::default(),
+            r_kernel_height_m1: Default::default(),
+            r_kernel_width_m1: Default::default(),
+            r_kernel_stride: Default::default(),
+            r_ifm_pad_top: Default::default(),
+            r_ifm_pad_left: Default::default(),
+            r_ifm_pad_bottom: Default::default(),
+            r_ifm_pad_right: Default::default(),
+            index_rom: ROM::new(index_rom()),
+            target_rom: ROM::new(target_rom()),
+            basep_slot: Default::default(),
+            basep_index: Default::default(),
+            busy: Default::default(),
+            k: Default::default(),
+            entry: Default::default(),
+            target: Default::default(),
+            loading: Default::default(),
+            scalar_write: Default::default(),
+            scalar_select: Default::default(),
+            step: Default::default(),
+            region: Default::default(),
+            unused_bits: Default::default(),
+            one7: k(1),
+            zero7: k(0),
+            table_len: k(latch_table().len() as u64),
+            last_step: k(LATCH_STEPS as u64 - 1),
+            kind_scalar: k(0),
+            kind_ifm: k(1),
+            kind_ifm2: k(2),
+            kind_ofm: k(3),
+            one32: k(1),
+            debug_basep_high: k((super::command_front_end::DEBUG_BASEP >> 4) as u64),
+            one2: k(1),
+            two2: k(2),
+        }
+    }
+}
+
+impl Logic for KernelRegisters {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, busy, k, r_ifm_region, r_ifm2_region, r_ofm_region, r_ifm_zero_point, r_ifm2_zero_point, r_ofm_zero_point, r_ifm_precision, r_ifm2_precision, r_ofm_precision, r_ifm2_broadcast, r_ifm2_scalar, r_opa_scale, r_opb_scale, r_ofm_scale, r_activation, r_activation_min, r_activation_max, r_acc_format, r_ifm_upscale, r_ofm_height_m1, r_ofm_width_m1, r_ofm_depth_m1, r_kernel_height_m1, r_kernel_width_m1, r_kernel_stride, r_ifm_pad_top, r_ifm_pad_left, r_ifm_pad_bottom, r_ifm_pad_right);
+        self.busy.reset.next = self.reset.val();
+        self.k.reset.next = self.reset.val();
+        self.r_ifm_region.reset.next = self.reset.val();
+        self.r_ifm2_region.reset.next = self.reset.val();
+        self.r_ofm_region.reset.next = self.reset.val();
+        self.r_ifm_zero_point.reset.next = self.reset.val();
+        self.r_ifm2_zero_point.reset.next = self.reset.val();
+        self.r_ofm_zero_point.reset.next = self.reset.val();
+        self.r_ifm_precision.reset.next = self.reset.val();
+        self.r_ifm2_precision.reset.next = self.reset.val();
+        self.r_ofm_precision.reset.next = self.reset.val();
+        self.r_ifm2_broadcast.reset.next = self.reset.val();
+        self.r_ifm2_scalar.reset.next = self.reset.val();
+        self.r_opa_scale.reset.next = self.reset.val();
+        self.r_opb_scale.reset.next = self.reset.val();
+        self.r_ofm_scale.reset.next = self.reset.val();
+        self.r_activation.reset.next = self.reset.val();
+        self.r_activation_min.reset.next = self.reset.val();
+        self.r_activation_max.reset.next = self.reset.val();
+        self.r_acc_format.reset.next = self.reset.val();
+        self.r_ifm_upscale.reset.next = self.reset.val();
+        self.r_ofm_height_m1.reset.next = self.reset.val();
+        self.r_ofm_width_m1.reset.next = self.reset.val();
+        self.r_ofm_depth_m1.reset.next = self.reset.val();
+        self.r_kernel_height_m1.reset.next = self.reset.val();
+        self.r_kernel_width_m1.reset.next = self.reset.val();
+        self.r_kernel_stride.reset.next = self.reset.val();
+        self.r_ifm_pad_top.reset.next = self.reset.val();
+        self.r_ifm_pad_left.reset.next = self.reset.val();
+        self.r_ifm_pad_bottom.reset.next = self.reset.val();
+        self.r_ifm_pad_right.reset.next = self.reset.val();
+
+        // The sequence: step k reads `index_rom[k]`, then the BASEPs; the value read at step
+        // k arrives at k + 1 and goes to `target_rom[k]` (kind << 6 | slot or scalar id).
+        if self.start.val() {
+            self.busy.d.next = true;
+            self.k.d.next = self.zero7.val();
+        } else if self.busy.q.val() {
+            if self.k.q.val() == self.last_step.val() {
+                self.busy.d.next = false;
+            } else {
+                self.k.d.next = self.k.q.val() + self.one7.val();
+            }
+        }
+        self.latched.next = self.busy.q.val() & (self.k.q.val() == self.last_step.val());
+        self.index_rom.address.next = self.k.q.val();
+        self.entry.next = self.k.q.val() - self.one7.val();
+        self.target_rom.address.next = self.entry.val();
+        self.target.next = self.target_rom.data.val();
+        self.loading.next = self.busy.q.val() & (self.k.q.val() != self.zero7.val());
+        self.ifm_load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ifm.val());
+        self.ifm2_load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ifm2.val());
+        self.ofm_load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ofm.val());
+        self.load_slot.next = self.target.val().get_bits::<4>(0);
+        self.load_value.next = self.debug_value.val().get_bits::<40>(0);
+        // Scalar id `target[4:0]` (the ids of module `scalar`, in order).
+        self.scalar_write.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_scalar.val());
+        self.scalar_select.next = self.one32.val() << self.target.val().get_bits::<5>(0);
+
+        // The debug port: the table's reads, then BASEP 2r and 2r + 1 of map step[2:1]'s
+        // region r (checked by the unit only: a bad region reads some BASEP, unused).
+        self.step.next = self.k.q.val() - self.table_len.val();
+        self.region.next = self.r_ifm_region.q.val().get_bits::<3>(0);
+        if self.step.val().get_bits::<2>(1) == self.one2.val() {
+            self.region.next = self.r_ifm2_region.q.val().get_bits::<3>(0);
+        }
+        if self.step.val().get_bits::<2>(1) == self.two2.val() {
+            self.region.next = self.r_ofm_region.q.val().get_bits::<3>(0);
+        }
+        self.basep_slot.high.next = self.region.val();
+        self.basep_slot.low.next = self.step.val().get_bits::<1>(0);
+        self.basep_index.high.next = self.debug_basep_high.val();
+        self.basep_index.low.next = self.basep_slot.joined.val();
+        self.debug_hold.next = self.busy.q.val();
+        self.debug_index.next = self.zero7.val();
+        if self.busy.q.val() & (self.k.q.val() < self.table_len.val()) {
+            self.debug_index.next = self.index_rom.data.val();
+        }
+        if self.busy.q.val() & (self.k.q.val() >= self.table_len.val()) & (self.k.q.val() < self.last_step.val()) {
+            self.debug_index.next = self.basep_index.joined.val();
+        }
+        self.unused_bits.next = self.debug_value.val().get_bits::<10>(38).any()
+            | self.target.val().get_bit(5)
+            | self.step.val().get_bits::<4>(3).any()
+            | self.scalar_select.val().get_bits::<3>(29).any();
+        if self.scalar_write.val() {
+            if self.scalar_select.val().get_bit(0) {
+                self.r_ifm_region.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(1) {
+                self.r_ifm2_region.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(2) {
+                self.r_ofm_region.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(3) {
+                self.r_ifm_zero_point.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(4) {
+                self.r_ifm2_zero_point.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(5) {
+                self.r_ofm_zero_point.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(6) {
+                self.r_ifm_precision.d.next = self.debug_value.val().get_bits::<10>(0);
+            }
+            if self.scalar_select.val().get_bit(7) {
+                self.r_ifm2_precision.d.next = self.debug_value.val().get_bits::<8>(0);
+            }
+            if self.scalar_select.val().get_bit(8) {
+                self.r_ofm_precision.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(9) {
+                self.r_ifm2_broadcast.d.next = self.debug_value.val().get_bits::<8>(0);
+            }
+            if self.scalar_select.val().get_bit(10) {
+                self.r_ifm2_scalar.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(11) {
+                self.r_opa_scale.d.next = self.debug_value.val().get_bits::<38>(0);
+            }
+            if self.scalar_select.val().get_bit(12) {
+                self.r_opb_scale.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(13) {
+                self.r_ofm_scale.d.next = self.debug_value.val().get_bits::<38>(0);
+            }
+            if self.scalar_select.val().get_bit(14) {
+                self.r_activation.d.next = self.debug_value.val().get_bits::<5>(0);
+            }
+            if self.scalar_select.val().get_bit(15) {
+                self.r_activation_min.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(16) {
+                self.r_activation_max.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(17) {
+                self.r_acc_format.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(18) {
+                self.r_ifm_upscale.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(19) {
+                self.r_ofm_height_m1.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(20) {
+                self.r_ofm_width_m1.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(21) {
+                self.r_ofm_depth_m1.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(22) {
+                self.r_kernel_height_m1.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(23) {
+                self.r_kernel_width_m1.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(24) {
+                self.r_kernel_stride.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(25) {
+                self.r_ifm_pad_top.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(26) {
+                self.r_ifm_pad_left.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(27) {
+                self.r_ifm_pad_bottom.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(28) {
+                self.r_ifm_pad_right.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+        }
+        self.ifm_region.next = self.r_ifm_region.q.val();
+        self.ifm2_region.next = self.r_ifm2_region.q.val();
+        self.ofm_region.next = self.r_ofm_region.q.val();
+        self.ifm_zero_point.next = self.r_ifm_zero_point.q.val();
+        self.ifm2_zero_point.next = self.r_ifm2_zero_point.q.val();
+        self.ofm_zero_point.next = self.r_ofm_zero_point.q.val();
+        self.ifm_precision.next = self.r_ifm_precision.q.val();
+        self.ifm2_precision.next = self.r_ifm2_precision.q.val();
+        self.ofm_precision.next = self.r_ofm_precision.q.val();
+        self.ifm2_broadcast.next = self.r_ifm2_broadcast.q.val();
+        self.ifm2_scalar.next = self.r_ifm2_scalar.q.val();
+        self.opa_scale.next = self.r_opa_scale.q.val();
+        self.opb_scale.next = self.r_opb_scale.q.val();
+        self.ofm_scale.next = self.r_ofm_scale.q.val();
+        self.activation.next = self.r_activation.q.val();
+        self.activation_min.next = self.r_activation_min.q.val();
+        self.activation_max.next = self.r_activation_max.q.val();
+        self.acc_format.next = self.r_acc_format.q.val();
+        self.ifm_upscale.next = self.r_ifm_upscale.q.val();
+        self.ofm_height_m1.next = self.r_ofm_height_m1.q.val();
+        self.ofm_width_m1.next = self.r_ofm_width_m1.q.val();
+        self.ofm_depth_m1.next = self.r_ofm_depth_m1.q.val();
+        self.kernel_height_m1.next = self.r_kernel_height_m1.q.val();
+        self.kernel_width_m1.next = self.r_kernel_width_m1.q.val();
+        self.kernel_stride.next = self.r_kernel_stride.q.val();
+        self.ifm_pad_top.next = self.r_ifm_pad_top.q.val();
+        self.ifm_pad_left.next = self.r_ifm_pad_left.q.val();
+        self.ifm_pad_bottom.next = self.r_ifm_pad_bottom.q.val();
+        self.ifm_pad_right.next = self.r_ifm_pad_right.q.val();
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(KernelRegisters::default(), "kernel_registers");
+}
