@@ -167,6 +167,15 @@ fn reference_shift(value: i128, shift: u32, bits: u32) -> i128 {
     if shift >= 49 {
         return 0;
     }
+    reference_round(value, shift, bits)
+}
+
+/// The same rounding for any shift, exact (NVIDIA's C model's fixed-point shift, which the EW
+/// stage's truncation uses): a value below 2^100 shifted by 101 or more is 0.
+fn reference_round(value: i128, shift: u32, bits: u32) -> i128 {
+    if shift > 100 {
+        return 0;
+    }
     let half = if shift == 0 { 0 } else { 1i128 << (shift - 1) };
     let magnitude = (value.abs() + half) >> shift;
     (value.signum() * magnitude).clamp(-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
@@ -260,8 +269,76 @@ impl Stage {
     }
 }
 
+/// The EW stage's registers (D_DP_EW_*), drawn at random; operands from the registers, the
+/// LUT bypassed (the two parts built).
+#[derive(Clone, Copy, Debug)]
+struct Ew {
+    cfg: u32,
+    alu_value: u32,
+    mul_value: u32,
+    truncate: u32,
+}
+
+impl Ew {
+    fn random(rng: &mut impl rand::Rng) -> Self {
+        use rand::Rng;
+        // BYPASS (the stage on 3 times in 4), ALU_BYPASS, ALU_ALGO 0..2, MUL_BYPASS,
+        // MUL_PRELU at random; LUT_BYPASS set.
+        let cfg = u32::from(rng.gen_bool(0.25)) | u32::from(rng.gen_bool(0.3)) << 1 | rng.gen_range(0..3u32) << 2 | u32::from(rng.gen_bool(0.3)) << 4 | u32::from(rng.gen_bool(0.3)) << 5 | 1 << 6;
+        // Small, any, or near a 32-bit extreme (so that the ALU's sum saturates).
+        let operand = |rng: &mut dyn rand::RngCore| match rng.gen_range(0..3) {
+            0 => rng.gen_range(-300..300i32) as u32,
+            1 => rng.gen(),
+            _ => (if rng.gen_bool(0.5) { i32::MAX - rng.gen_range(0..16) } else { i32::MIN + rng.gen_range(0..16) }) as u32,
+        };
+        let truncate = match rng.gen_range(0..4) {
+            0 => 0,
+            1 => rng.gen_range(1..16),
+            2 => rng.gen_range(16..64),
+            _ => rng.gen_range(64..1024),
+        };
+        Ew { cfg, alu_value: operand(rng), mul_value: operand(rng), truncate }
+    }
+
+    /// The stage on one lane, as NVIDIA's C model computes it (cmod/hls/sdp/sdp_y_core.cpp:
+    /// multiplier, then ALU; docs/nvdla.md, "SDP's EW stage"); `seen` counts the cases met.
+    fn apply(&self, x: i128, seen: &mut std::collections::BTreeSet<&'static str>) -> i128 {
+        if self.cfg & 1 != 0 {
+            return x;
+        }
+        let mut v = x;
+        if self.cfg & 16 == 0 {
+            if self.cfg & 32 != 0 && v >= 0 {
+                seen.insert("ew prelu kept");
+            } else {
+                let product = v * i128::from(self.mul_value as i32);
+                v = reference_round(product, self.truncate, 32);
+                seen.insert(if v != reference_round(product, self.truncate, 128) { "ew truncation saturated" } else { "ew multiplied" });
+                if self.truncate >= 64 {
+                    seen.insert("ew shifted out");
+                }
+            }
+        }
+        if self.cfg & 2 == 0 {
+            let operand = i128::from(self.alu_value as i32);
+            let algo = self.cfg >> 2 & 3;
+            let o = match algo {
+                0 => v.max(operand),
+                1 => v.min(operand),
+                _ => v + operand,
+            };
+            seen.insert(["ew alu max", "ew alu min", "ew alu sum"][algo as usize]);
+            v = o.clamp(i32::MIN.into(), i32::MAX.into());
+            if v != o {
+                seen.insert("ew alu saturated");
+            }
+        }
+        v
+    }
+}
+
 /// Random layers (cube sizes, strides with gaps, addresses, BS and BN stages with operands
-/// from the registers or read from memory, converter settings, input bytes) programmed through the CSB into alternating groups, on the RTL in lock step with the model,
+/// from the registers or read from memory, the EW stage with register operands, converter settings, input bytes) programmed through the CSB into alternating groups, on the RTL in lock step with the model,
 /// the memory stalling; every output byte equals the reference, and the bytes between the
 /// output lines and surfaces are untouched.
 #[test]
@@ -295,6 +372,7 @@ fn random_layers_against_a_plain_reference() {
             // BRDMA's and NRDMA's operand cubes (one int8 per element, the input's layout).
             let (bs_read, bn_read) = (rng.gen_bool(0.5), rng.gen_bool(0.5));
             let (bs, bn) = (Stage::random(&mut rng, bs_read), Stage::random(&mut rng, bn_read));
+            let ew = Ew::random(&mut rng);
             let input: Vec<u8> = (0..surface * surfaces).map(|_| rng.gen()).collect();
             let (bs_cube, bn_cube) = (src + 0x2_0000, src + 0x4_0000);
             let bs_operands: Vec<u8> = (0..surface * surfaces).map(|_| rng.gen()).collect();
@@ -344,6 +422,10 @@ fn random_layers_against_a_plain_reference() {
                 ("SDP", "D_DP_BN_ALU_SRC_VALUE", bn.alu_value),
                 ("SDP", "D_DP_BN_MUL_CFG", bn.mul_cfg),
                 ("SDP", "D_DP_BN_MUL_SRC_VALUE", bn.mul_value),
+                ("SDP", "D_DP_EW_CFG", ew.cfg),
+                ("SDP", "D_DP_EW_ALU_SRC_VALUE", ew.alu_value),
+                ("SDP", "D_DP_EW_MUL_SRC_VALUE", ew.mul_value),
+                ("SDP", "D_DP_EW_TRUNCATE_VALUE", ew.truncate),
                 ("SDP_RDMA", "D_OP_ENABLE", 1),
                 ("SDP", "D_OP_ENABLE", 1),
             ] {
@@ -361,6 +443,7 @@ fn random_layers_against_a_plain_reference() {
                         let expected = if k < 8 * w {
                             let i = at as usize;
                             let x = bn.apply(bs.apply(i128::from(input[i] as i8), bs_operands[i] as i8, &mut seen), bn_operands[i] as i8, &mut seen);
+                            let x = ew.apply(x, &mut seen);
                             let product = (x - i128::from(offset)) * i128::from(scale);
                             let value = reference_convert(x, offset, scale, shift);
                             saturated += u32::from(value == 127 || value == -128);
@@ -370,7 +453,7 @@ fn random_layers_against_a_plain_reference() {
                         } else {
                             fill
                         };
-                        assert_eq!(got, expected, "layer {layer}, surface {s}, line {y}, byte {k}: x {:#04x}, BS {bs:x?} (memory operand {:#04x}, read {bs_read}), BN {bn:x?} (memory operand {:#04x}, read {bn_read}), offset {offset}, scale {scale}, shift {shift} (SEED={})", input[at as usize], bs_operands[at as usize], bn_operands[at as usize], run.seed);
+                        assert_eq!(got, expected, "layer {layer}, surface {s}, line {y}, byte {k}: x {:#04x}, BS {bs:x?} (memory operand {:#04x}, read {bs_read}), BN {bn:x?} (memory operand {:#04x}, read {bn_read}), EW {ew:x?}, offset {offset}, scale {scale}, shift {shift} (SEED={})", input[at as usize], bs_operands[at as usize], bn_operands[at as usize], run.seed);
                     }
                 }
             }
@@ -378,7 +461,7 @@ fn random_layers_against_a_plain_reference() {
     });
     eprintln!("saturated {saturated}, exact halves {rounded_half}, shifted out {shifted_out}, stage cases {seen:?}\n{coverage}");
     assert!(saturated > 0 && rounded_half > 0 && shifted_out > 0, "the random layers missed a converter case (SEED={})", run.seed);
-    let stage_cases = ["alu operand from memory", "mul operand from memory", "alu max", "alu min", "alu sum", "alu sum (algo 3)", "alu operand saturated", "multiplied", "prelu kept", "prelu multiplied", "truncation saturated", "relu clamped"];
+    let stage_cases = ["alu operand from memory", "mul operand from memory", "alu max", "alu min", "alu sum", "alu sum (algo 3)", "alu operand saturated", "multiplied", "prelu kept", "prelu multiplied", "truncation saturated", "relu clamped", "ew prelu kept", "ew multiplied", "ew truncation saturated", "ew shifted out", "ew alu max", "ew alu min", "ew alu sum", "ew alu saturated"];
     let missed: Vec<_> = stage_cases.iter().filter(|c| !seen.contains(*c)).collect();
     assert!(missed.is_empty(), "the random layers missed the stage cases {missed:?} (SEED={})", run.seed);
     coverage.require(&["sdp start", "sdp done", "read stall", "write stall", "read wait", "bs operand", "bn operand", "operand read stall", "operand wait"]);

@@ -212,12 +212,11 @@ impl Shadow {
 
     /// The first feature of the SDP layer in the producer groups that is not built, if any.
     fn unsupported_sdp(&self) -> Option<String> {
-        let checks: [(&str, &str, &str, u32, &str); 16] = [
+        let checks: [(&str, &str, &str, u32, &str); 15] = [
             ("SDP", "D_FEATURE_MODE_CFG", "FLYING_MODE", 0, "SDP flying mode (input from the convolution core)"),
             ("SDP", "D_FEATURE_MODE_CFG", "OUTPUT_DST", 0, "SDP output to PDP"),
             ("SDP", "D_FEATURE_MODE_CFG", "WINOGRAD", 0, "SDP Winograd output"),
             ("SDP", "D_FEATURE_MODE_CFG", "BATCH_NUMBER", 0, "SDP batches"),
-            ("SDP", "D_DP_EW_CFG", "EW_BYPASS", 1, "SDP EW stage enabled"),
             ("SDP", "D_DATA_FORMAT", "PROC_PRECISION", 0, "SDP precision other than int8"),
             ("SDP", "D_DATA_FORMAT", "OUT_PRECISION", 0, "SDP output precision other than int8"),
             ("SDP", "D_DST_DMA_CFG", "DST_RAM_TYPE", 1, "SDP output to CV SRAM (nv_small has none)"),
@@ -232,6 +231,20 @@ impl Shadow {
         ];
         if let Some((.., what)) = checks.iter().find(|&&(u, r, f, built, _)| self.field(u, r, f) != built) {
             return Some(format!("{what}: not implemented"));
+        }
+        // The EW stage is built with its operands from the registers and without its LUT
+        // (docs/nvdla.md, "SDP's EW stage").
+        let ew = |register: &str, field: &str| self.field("SDP", &format!("D_DP_EW_{register}"), &format!("EW_{field}"));
+        if ew("CFG", "BYPASS") == 0 {
+            let refused = [
+                (ew("CFG", "LUT_BYPASS") == 0, "SDP EW lookup table (LUT) enabled"),
+                (ew("CFG", "ALU_BYPASS") == 0 && ew("CFG", "ALU_ALGO") == 3, "SDP EW ALU EQL (compare) mode"),
+                (ew("CFG", "ALU_BYPASS") == 0 && ew("ALU_CFG", "ALU_SRC") != 0, "SDP EW ALU operand from memory (ERDMA)"),
+                (ew("CFG", "MUL_BYPASS") == 0 && ew("MUL_CFG", "MUL_SRC") != 0, "SDP EW multiplier operand from memory (ERDMA)"),
+            ];
+            if let Some((_, what)) = refused.iter().find(|(refused, _)| *refused) {
+                return Some(format!("{what}: not implemented"));
+            }
         }
         // BS and BN operands from memory: BRDMA and NRDMA read one int8 per element and lane
         // (docs/nvdla.md, "SDP's BS and BN stages"); other layouts are refused when the

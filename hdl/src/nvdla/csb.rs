@@ -81,6 +81,10 @@ pub struct Csb {
     pub bn_mul_src: Signal<Out, Bit>,
     pub bn_mul_shift: Signal<Out, Bits<6>>,
     pub bn_mul_operand: Signal<Out, Bits<16>>,
+    pub ew_cfg: Signal<Out, Bits<6>>,
+    pub ew_alu_operand: Signal<Out, Bits<32>>,
+    pub ew_mul_operand: Signal<Out, Bits<32>>,
+    pub ew_truncate: Signal<Out, Bits<10>>,
     /// PDP's engine: done, running, and both its units' consumer groups enabled.
     pub pdp_done: Signal<In, Bit>,
     pub pdp_running: Signal<In, Bit>,
@@ -157,6 +161,10 @@ const CONFIG: &[ConfigPort] = &[
     ("bn_mul_src", 1, "SDP", "D_DP_BN_MUL_CFG", 0, None),
     ("bn_mul_shift", 6, "SDP", "D_DP_BN_MUL_CFG", 8, None),
     ("bn_mul_operand", 16, "SDP", "D_DP_BN_MUL_SRC_VALUE", 0, None),
+    ("ew_cfg", 6, "SDP", "D_DP_EW_CFG", 0, None),
+    ("ew_alu_operand", 32, "SDP", "D_DP_EW_ALU_SRC_VALUE", 0, None),
+    ("ew_mul_operand", 32, "SDP", "D_DP_EW_MUL_SRC_VALUE", 0, None),
+    ("ew_truncate", 10, "SDP", "D_DP_EW_TRUNCATE_VALUE", 0, None),
     ("pdp_width", 13, "PDP_RDMA", "D_DATA_CUBE_IN_WIDTH", 0, None),
     ("pdp_height", 13, "PDP_RDMA", "D_DATA_CUBE_IN_HEIGHT", 0, None),
     ("pdp_last_surface", 10, "PDP_RDMA", "D_DATA_CUBE_IN_CHANNEL", 3, None),
@@ -394,6 +402,10 @@ impl Logic for Csb {
         self.bn_mul_src.connect();
         self.bn_mul_shift.connect();
         self.bn_mul_operand.connect();
+        self.ew_cfg.connect();
+        self.ew_alu_operand.connect();
+        self.ew_mul_operand.connect();
+        self.ew_truncate.connect();
         self.pdp_layer_ready.connect();
         self.pdp_width.connect();
         self.pdp_height.connect();

@@ -10,6 +10,7 @@ mod pool;
 pub mod regmap;
 mod sdp;
 mod sdp_x;
+mod sdp_y;
 mod unpack;
 
 pub use convert::Convert;
@@ -19,4 +20,5 @@ pub use pdp::Pdp;
 pub use pool::{Pool, PAD_SIGN_BIT};
 pub use sdp::Sdp;
 pub use sdp_x::SdpX;
+pub use sdp_y::SdpY;
 pub use unpack::Unpack;

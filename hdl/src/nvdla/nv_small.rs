@@ -114,6 +114,10 @@ impl Logic for NvSmall {
         self.sdp.bn_mul_src.next = self.csb.bn_mul_src.val();
         self.sdp.bn_mul_shift.next = self.csb.bn_mul_shift.val();
         self.sdp.bn_mul_operand.next = self.csb.bn_mul_operand.val();
+        self.sdp.ew_cfg.next = self.csb.ew_cfg.val();
+        self.sdp.ew_alu_operand.next = self.csb.ew_alu_operand.val();
+        self.sdp.ew_mul_operand.next = self.csb.ew_mul_operand.val();
+        self.sdp.ew_truncate.next = self.csb.ew_truncate.val();
         self.csb.done.next = self.sdp.done.val();
         self.csb.running.next = self.sdp.running.val();
         self.pdp.layer_ready.next = self.csb.pdp_layer_ready.val();

@@ -2,7 +2,7 @@
 //! atom (x fastest, then lines, then 8-channel surfaces, at the strides the registers give),
 //! reads each atom through the memory port, widens its 8 lanes to 32 bits
 //! ([`super::unpack::Unpack`]), passes them through the BS and BN stages
-//! ([`super::sdp_x::SdpX`]), converts them
+//! ([`super::sdp_x::SdpX`]) and the EW stage ([`super::sdp_y::SdpY`]), converts them
 //! ([`super::convert::Convert`]) and writes the atom to the output cube. Model:
 //! `npu_model::nvdla::sdp`.
 //!
@@ -14,6 +14,7 @@
 //! `done` is high in the cycle the last write is taken; `running` while not idle.
 use super::convert::Convert;
 use super::sdp_x::SdpX;
+use super::sdp_y::SdpY;
 use super::unpack::Unpack;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
@@ -60,6 +61,11 @@ pub struct Sdp {
     pub bn_mul_src: Signal<In, Bit>,
     pub bn_mul_shift: Signal<In, Bits<6>>,
     pub bn_mul_operand: Signal<In, Bits<16>>,
+    /// The EW stage's fields (hdl/src/nvdla/sdp_y.rs).
+    pub ew_cfg: Signal<In, Bits<6>>,
+    pub ew_alu_operand: Signal<In, Bits<32>>,
+    pub ew_mul_operand: Signal<In, Bits<32>>,
+    pub ew_truncate: Signal<In, Bits<10>>,
     pub dbb_req_ready: Signal<In, Bit>,
     pub dbb_resp_valid: Signal<In, Bit>,
     pub dbb_resp_data: Signal<In, Bits<64>>,
@@ -72,6 +78,7 @@ pub struct Sdp {
     unpack: Unpack,
     bs: SdpX,
     bn: SdpX,
+    ew: SdpY,
     convert: Convert,
     no_operands: Constant<Bits<64>>,
     state: Reg<Bits<3>>,
@@ -162,6 +169,10 @@ impl Default for Sdp {
             bn_mul_src: Default::default(),
             bn_mul_shift: Default::default(),
             bn_mul_operand: Default::default(),
+            ew_cfg: Default::default(),
+            ew_alu_operand: Default::default(),
+            ew_mul_operand: Default::default(),
+            ew_truncate: Default::default(),
             dbb_req_ready: Default::default(),
             dbb_resp_valid: Default::default(),
             dbb_resp_data: Default::default(),
@@ -174,6 +185,7 @@ impl Default for Sdp {
             unpack: Default::default(),
             bs: Default::default(),
             bn: Default::default(),
+            ew: Default::default(),
             convert: Default::default(),
             no_operands: k(0),
             state: Default::default(),
@@ -263,7 +275,12 @@ impl Logic for Sdp {
         }
         self.bs.data_in.next = self.unpack.lanes.val();
         self.bn.data_in.next = self.bs.data_out.val();
-        self.convert.lanes.next = self.bn.data_out.val();
+        self.ew.data_in.next = self.bn.data_out.val();
+        self.convert.lanes.next = self.ew.data_out.val();
+        self.ew.cfg.next = self.ew_cfg.val();
+        self.ew.alu_operand.next = self.ew_alu_operand.val();
+        self.ew.mul_operand.next = self.ew_mul_operand.val();
+        self.ew.truncate.next = self.ew_truncate.val();
         self.bs.cfg.next = self.bs_cfg.val();
         self.bs.alu_src.next = self.bs_alu_src.val();
         self.bs.alu_shift.next = self.bs_alu_shift.val();

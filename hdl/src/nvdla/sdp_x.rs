@@ -8,6 +8,7 @@
 //! saturated to 32, the ALU result 33 (sum of two 32-bit values), the product 49 (33 x 16),
 //! the truncation back to 32 (shift right rounding half away from zero, saturated; a shift
 //! of 49 or more gives 0).
+use super::convert::{rounding_half, rounding_shift};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
@@ -41,12 +42,11 @@ impl Logic for SdpX {
     fn hdl(&self) -> Verilog {
         let mut body = String::from(
             "wire bypass = cfg[0], alu_bypass = cfg[1], mul_bypass = cfg[4], prelu = cfg[5], relu_bypass = cfg[6];\n\
-             wire [1:0] algo = cfg[3:2];\n\
-             wire [48:0] half = mul_shift == 6'd0 ? 49'h0 : 49'h1 << (mul_shift - 6'd1);\n",
-        );
+             wire [1:0] algo = cfg[3:2];\n",
+        ) + &rounding_half(49, "mul_shift");
         let mut out = Vec::new();
         for k in 0..8 {
-            let (hi, lo, ohi, olo) = (32 * k + 31, 32 * k, 8 * k + 7, 8 * k);
+            let (hi, lo, ohi, olo, round) = (32 * k + 31, 32 * k, 8 * k + 7, 8 * k, rounding_shift(k, 49, "mul_shift"));
             body += &format!(
                 "wire signed [31:0] x{k} = data_in[{hi}:{lo}];\n\
                  wire [15:0] memory{k} = {{{{8{{operands[{ohi}]}}}}, operands[{ohi}:{olo}]}};\n\
@@ -61,10 +61,7 @@ impl Logic for SdpX {
                  wire signed [48:0] alu_wide{k} = {{{{16{{alu{k}[32]}}}}, alu{k}}};\n\
                  wire signed [48:0] mul{k} = alu{k} * mop{k};\n\
                  wire signed [48:0] product{k} = mul_bypass ? alu_wide{k} : mul{k};\n\
-                 wire signed [48:0] floor{k} = product{k} >>> mul_shift;\n\
-                 wire [48:0] rest{k} = product{k} - (floor{k} <<< mul_shift);\n\
-                 wire up{k} = mul_shift != 6'd0 && (rest{k} > half || (rest{k} == half && !product{k}[48]));\n\
-                 wire signed [48:0] rounded{k} = floor{k} + {{48'h0, up{k}}};\n\
+                 {round}\
                  wire [31:0] trt{k} = keep{k} ? alu{k}[31:0] : mul_shift >= 6'd49 ? 32'h0 : rounded{k} > 49'sh7fffffff ? 32'h7fffffff : rounded{k} < -49'sh80000000 ? 32'h80000000 : rounded{k}[31:0];\n\
                  wire [31:0] lane{k} = bypass ? x{k} : (!relu_bypass && trt{k}[31]) ? 32'h0 : trt{k};\n"
             );

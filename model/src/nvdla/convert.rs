@@ -12,13 +12,23 @@ pub fn shift_right_saturate(value: i64, shift: u32, bits: u32) -> i64 {
     if shift >= 49 {
         return 0;
     }
+    round_shift_saturate(value, shift, bits)
+}
+
+/// `value` shifted right by any `shift`, rounded half away from zero, saturated to a
+/// `bits`-bit signed number: exact, as NVIDIA's C model's fixed-point shift (`IntShiftRight`,
+/// rounding AC_RND_INF, saturating) computes it. The EW stage's truncation of its 64-bit
+/// product.
+pub fn round_shift_saturate(value: i64, shift: u32, bits: u32) -> i64 {
+    // Past 64 every i64 is below a quarter in magnitude: 0. In i128 the steps are exact.
+    let (value, shift) = (i128::from(value), shift.min(65));
     let floor = value >> shift;
     let rest = value - (floor << shift);
-    let half = if shift == 0 { 0 } else { 1i64 << (shift - 1) };
+    let half = if shift == 0 { 0 } else { 1i128 << (shift - 1) };
     // Round up above half; at exactly half, up for positive values (away from zero), down
     // (the floor, also away from zero) for negative ones.
-    let rounded = floor + i64::from(shift > 0 && (rest > half || (rest == half && value >= 0)));
-    rounded.clamp(-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+    let rounded = floor + i128::from(shift > 0 && (rest > half || (rest == half && value >= 0)));
+    rounded.clamp(-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) as i64
 }
 
 /// One lane: `(x - offset) * scale` (33 x 16 bits, exact in 49), shifted right by `shift`

@@ -6,4 +6,5 @@ pub mod pdp;
 pub mod pool;
 pub mod sdp;
 pub mod sdp_x;
+pub mod sdp_y;
 pub mod unpack;

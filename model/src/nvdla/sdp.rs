@@ -1,13 +1,15 @@
 //! SDP in off-flying mode, with its read DMA (seeds/001 "Single Data Point Processor"):
 //! SDP_RDMA reads the input cube atom by atom through the DBB-style memory port (and, when
 //! its BRDMA and NRDMA are on, the BS and BN operand atoms at the same position of their
-//! cubes, one int8 per lane), the BS and BN stages ([`super::sdp_x`]) and the output
-//! converter process each of the atom's 8 lanes, and SDP's write DMA writes the atom back.
+//! cubes, one int8 per lane), the BS and BN stages ([`super::sdp_x`]), the
+//! EW stage ([`super::sdp_y`], register operands) and the output converter process each of
+//! the atom's 8 lanes, and SDP's write DMA writes the atom back.
 //! RTL: `npu_hdl::nvdla::sdp::Sdp`; docs/nvdla.md, "SDP in bypass" and "SDP's BS and BN
 //! stages".
 use super::convert::{convert_lanes, ATOM};
 use super::unpack::lanes;
 use super::sdp_x::XConfig;
+use super::sdp_y::YConfig;
 use super::csb::Csb;
 use npu_hdl::nvdla::csb::{engine_of, Engine};
 use npu_hdl::nvdla::regmap;
@@ -66,6 +68,7 @@ struct Layer {
     cvt_shift: u32,
     bs: XConfig,
     bn: XConfig,
+    ew: YConfig,
     /// BRDMA's and NRDMA's cubes, when on.
     bs_cube: Option<OperandCube>,
     bn_cube: Option<OperandCube>,
@@ -101,6 +104,7 @@ impl Layer {
             cvt_shift: s.consumed("D_CVT_SHIFT"),
             bs: XConfig::from_registers(s, "BS"),
             bn: XConfig::from_registers(s, "BN"),
+            ew: YConfig::from_registers(s),
             bs_cube: Self::operand_cube(r, "BRDMA", "BS"),
             bn_cube: Self::operand_cube(r, "NRDMA", "BN"),
         }
@@ -167,7 +171,7 @@ impl Sdp {
         let bn_operands = if l.bn_cube.is_some() { self.bn_data } else { 0 };
         let processed = std::array::from_fn(|k| {
             let operand = |atom: u64| i16::from((atom >> (8 * k)) as u8 as i8);
-            l.bn.lane(l.bs.lane(lanes(self.input)[k], operand(bs_operands)), operand(bn_operands))
+            l.ew.lane(l.bn.lane(l.bs.lane(lanes(self.input)[k], operand(bs_operands)), operand(bn_operands)))
         });
         self.request.wdata = convert_lanes(processed, l.cvt_offset, l.cvt_scale, l.cvt_shift);
         self.request.addr = self.atom_address(l.dst, l.dst_line, l.dst_surface);
