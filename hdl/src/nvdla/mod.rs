@@ -2,6 +2,7 @@
 //! `shared/nvdla/`): the register map of the units built so far, the CSB and register files,
 //! the SDP engine in bypass with its output converter, the PDP engine with its pooling
 //! arithmetic, and the top. docs/nvdla.md.
+pub mod cdp_dp;
 mod convert;
 pub mod csb;
 mod nv_small;

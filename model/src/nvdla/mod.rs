@@ -1,4 +1,5 @@
 //! NVDLA nv_small models (seeds/001), one file per block, named as its RTL block.
+pub mod cdp_dp;
 pub mod convert;
 pub mod csb;
 pub mod nv_small;
