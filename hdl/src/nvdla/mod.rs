@@ -2,7 +2,9 @@
 //! `shared/nvdla/`): the register map of the units built so far, the CSB and register files,
 //! the SDP engine in bypass with its output converter, the PDP engine with its pooling
 //! arithmetic, and the top. docs/nvdla.md.
+mod cdp;
 pub mod cdp_dp;
+pub mod cdp_window;
 mod convert;
 pub mod csb;
 mod nv_small;
@@ -13,6 +15,8 @@ mod sdp;
 mod sdp_x;
 mod unpack;
 
+pub use cdp::Cdp;
+pub use cdp_window::CdpWindow;
 pub use convert::Convert;
 pub use csb::Csb;
 pub use nv_small::NvSmall;
