@@ -39,11 +39,16 @@ struct Layer {
 /// unless MUL_BYPASS, saturated to int8. Channels past the cube in the last surface are
 /// computed the same way (they are written).
 fn reference(l: &Layer, lo: &[i16], d: &dyn Fn(i64) -> i64, c: i64) -> u8 {
-    let half = i64::from(l.normalz_len) + 1;
-    let sum: i64 = (c - half..=c + half).map(|k| d(k) * d(k)).sum();
+    let sum = square_sum(l, d, c);
     let entry = i64::from(lo[sum as usize]);
     let value = if l.mul_bypass { entry } else { entry * d(c) };
     value.clamp(-128, 127) as i8 as u8
+}
+
+/// The sum of d^2 over the channels centred on c (the LO table's index).
+fn square_sum(l: &Layer, d: &dyn Fn(i64) -> i64, c: i64) -> i64 {
+    let half = i64::from(l.normalz_len) + 1;
+    (c - half..=c + half).map(|k| d(k) * d(k)).sum()
 }
 
 fn random_layer(rng: &mut impl Rng) -> Layer {
@@ -152,6 +157,7 @@ fn random_cdp_layers_match_a_plain_lrn() {
         if beside {
             assert_copied(&b, (sdp_src, sdp_dst), sdp_atoms, &format!("layer {number} (SEED={})", run.seed));
         }
+        let mut counts = std::collections::BTreeMap::<&str, u32>::new();
         for y in 0..l.height {
             for x in 0..l.width {
                 let d = |k: i64| {
@@ -162,12 +168,20 @@ fn random_cdp_layers_match_a_plain_lrn() {
                     i64::from(input[k / 8 * src_surface + y * src_line + 8 * x + k % 8] as i8) - i64::from(o)
                 };
                 for c in 0..8 * surfaces {
+                    // A sum of 0 is both tables' underflow, any other a LO hit.
+                    *counts.entry(if square_sum(&l, &d, c as i64) == 0 { "D_PERF_LUT_UFLOW" } else { "D_PERF_LUT_LO_HIT" }).or_default() += 1;
                     let at = c / 8 * dst_surface + y * dst_line + 8 * x + c % 8;
                     let got = b.memory.read(dst + at as u64);
                     assert_eq!(got, reference(&l, &lo, &d, c as i64), "layer {number}: x {x}, y {y}, channel {c} (SEED={}): {l:?}", run.seed);
                 }
             }
         }
+        // CDP's counters of the group (decision at `CDP_COUNTERS`): every output lane's lookup.
+        for register in ["D_PERF_LUT_UFLOW", "D_PERF_LUT_OFLOW", "D_PERF_LUT_HYBRID", "D_PERF_LUT_LE_HIT", "D_PERF_LUT_LO_HIT"] {
+            let expected = counts.get(register).copied().unwrap_or(0);
+            assert_eq!(read(&mut b, address("CDP", register)), expected, "layer {number}: {register} (SEED={})", run.seed);
+        }
+        *seen.entry("an underflow counted".into()).or_default() += u32::from(counts.contains_key("D_PERF_LUT_UFLOW"));
         for s in 0..surfaces {
             for k in 0..dst_surface {
                 let (y, in_line) = (k / dst_line, k % dst_line);
@@ -188,7 +202,7 @@ fn random_cdp_layers_match_a_plain_lrn() {
     drop(b);
     let coverage: Coverage = pair.coverage;
     eprintln!("SEED={} layers: {seen:?}\n{coverage}", run.seed);
-    for what in ["NORMALZ_LEN 0", "NORMALZ_LEN 1", "NORMALZ_LEN 2", "NORMALZ_LEN 3", "channels not a multiple of 8", "one surface", "three surfaces or more", "multiply bypassed", "multiply", "beside SDP", "group 1"] {
+    for what in ["NORMALZ_LEN 0", "NORMALZ_LEN 1", "NORMALZ_LEN 2", "NORMALZ_LEN 3", "channels not a multiple of 8", "one surface", "three surfaces or more", "multiply bypassed", "multiply", "beside SDP", "group 1", "an underflow counted"] {
         assert!(seen.get(what).copied().unwrap_or(0) > 0, "no layer with {what} (SEED={}, CYCLES={})", run.seed, run.cycles);
     }
     coverage.require(&["cdp start", "cdp atom", "cdp done", "cdp surface past the cube", "cdp channels past the cube", "sdp done", "read stall", "read wait", "write stall", "memory both asked", "csb write lut"]);
