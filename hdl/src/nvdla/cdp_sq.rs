@@ -5,7 +5,8 @@
 //!
 //! - Each of the 16 channels x (int8) is converted to 9 bits: `(x - DATIN_OFFSET[7:0])`
 //!   (9 bits, exact) times DATIN_SCALE (int16: 25 bits, exact), shifted right by
-//!   DATIN_SHIFTER rounding half away from zero, saturated to -256..255. The C model takes
+//!   DATIN_SHIFTER rounding half away from zero, saturated to -256..255 (a shift of 25 or
+//!   more gives 0: the product is below 2^23, and `half` no longer fits). The C model takes
 //!   only the offset's low byte, as a signed 8-bit value.
 //! - Output lane c (window channel c + 4) sums the squares (18 bits) of the NORMALZ_LEN
 //!   (0..3: 3, 5, 7, 9) channels centred on it into 22 bits (at most 9 x 2^16: no overflow),
@@ -51,7 +52,7 @@ impl Logic for CdpSq {
                  wire [24:0] rest{k} = p{k} - (floor{k} <<< datin_shifter);\n\
                  wire up{k} = datin_shifter != 5'd0 && (rest{k} > half || (rest{k} == half && !p{k}[24]));\n\
                  wire signed [24:0] r{k} = floor{k} + {{24'h0, up{k}}};\n\
-                 wire signed [8:0] x{k} = r{k} > 25'sd255 ? 9'sd255 : r{k} < -25'sd256 ? -9'sd256 : r{k}[8:0];\n\
+                 wire signed [8:0] x{k} = datin_shifter >= 5'd25 ? 9'sd0 : r{k} > 25'sd255 ? 9'sd255 : r{k} < -25'sd256 ? -9'sd256 : r{k}[8:0];\n\
                  wire signed [17:0] xx{k} = {{{{9{{x{k}[8]}}}}, x{k}}};\n\
                  wire signed [17:0] sq{k} = xx{k} * xx{k};\n\
                  wire [21:0] s{k} = {{4'h0, sq{k}}};\n"
