@@ -1,6 +1,7 @@
 //! NVDLA's configuration space bus (seeds/001, "Configuration space bus") and the register
 //! files behind it: GLB (interrupt mask, set, status and `irq`), and the single and ping-pong
-//! register groups of SDP_RDMA and SDP, with the fields the SDP engine runs on as ports.
+//! register groups of SDP_RDMA, SDP, PDP_RDMA, PDP, CDP_RDMA and CDP, with the fields the
+//! engines run on as ports, and CDP's LUT access port and counters.
 //! Model: `npu_model::nvdla::csb`.
 //!
 //! The Verilog is generated from the register map table ([`super::regmap`]): one 32-bit

@@ -1,8 +1,8 @@
 //! NVDLA nv_small as built so far (seeds/001; docs/nvdla.md has the block diagram, ports,
-//! timing and decisions): the CSB and register files ([`Csb`]), the SDP engine ([`Sdp`]) and
-//! the PDP engine ([`Pdp`]) behind one DBB-style memory port and its arbiter (round robin
-//! between the engines' requests, a read granted only while none is outstanding, its data
-//! routed to the engine that asked). RTL: `npu_hdl::nvdla::NvSmall`.
+//! timing and decisions): the CSB and register files ([`Csb`]), the SDP engine ([`Sdp`]), the
+//! PDP engine ([`Pdp`]) and the CDP engine ([`Cdp`]) with its datapath ([`CdpDp`]) behind one
+//! DBB-style memory port and its arbiter (round robin between the engines' requests, a read
+//! granted only while none is outstanding, its data routed to the engine that asked). RTL: `npu_hdl::nvdla::NvSmall`.
 use super::cdp::{self, Cdp};
 use super::cdp_dp::CdpDp;
 use super::csb::Csb;
