@@ -502,8 +502,8 @@ fn conv_datapath() -> Table {
 /// here runs: cycles from reset to the last check (memory answering the next cycle) against the
 /// ideal at nv_small's throughput of one output element a cycle for SDP, PDP and CDP (seeds/001,
 /// "Small example"), and the Verilated nv_small against its model on the same trace. The
-/// output elements are the unit's output cube (its `D_DATA_CUBE_OUT_*` registers, else
-/// `D_DATA_CUBE_*`) as last written before each `D_OP_ENABLE`. The speeds time the whole play,
+/// output elements are the unit's output cube (its or its read DMA's `D_DATA_CUBE_OUT_*`
+/// registers, else `D_DATA_CUBE_*`) as last written before the unit's `D_OP_ENABLE`. The speeds time the whole play,
 /// so they include the player's loading, clearing and CRC of the memory images (up to 16 MiB).
 /// Traces of units not built are counted, not listed.
 fn nvdla_traces() -> Table {
@@ -524,11 +524,12 @@ fn nvdla_traces() -> Table {
         let mut elements = 0u64;
         for (_, command) in &trace.commands {
             if let Command::RegWrite { register, value } = command {
-                if register.unit != unit {
+                // The cube's size may be only in the read DMA's registers (CDP's is).
+                if register.unit != unit && register.unit != format!("{unit}_RDMA") {
                     continue;
                 }
                 let name = register.name.trim_end_matches("_0").to_string();
-                if name == "D_OP_ENABLE" && value & 1 != 0 {
+                if name == "D_OP_ENABLE" && value & 1 != 0 && register.unit == unit {
                     let side = |what: &str| {
                         let v = written.get(&format!("D_DATA_CUBE_OUT_{what}")).or_else(|| written.get(&format!("D_DATA_CUBE_{what}")));
                         u64::from(v.copied().unwrap_or(0) & 0x1fff) + 1

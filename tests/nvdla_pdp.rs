@@ -11,7 +11,7 @@ use npu::cosim::tops::nv_small::NvSmall as Rtl;
 use npu::nvdla::memory::Memory;
 use npu::nvdla::player::Bench;
 use npu_hdl::nvdla::regmap;
-use nvdla_bench::{address, program_copy, read, write};
+use nvdla_bench::{address, assert_copied, read, start_copy, write};
 use rand::Rng;
 
 /// One pooling layer as the registers describe it (sizes as counts).
@@ -165,9 +165,7 @@ fn random_pdp_layers_match_a_plain_pooling() {
         let beside = number % 3 == 0;
         let (sdp_src, sdp_dst, sdp_atoms) = (src + 0x4_0000, src + 0x6_0000, rng.gen_range(8..64u32));
         if beside {
-            let copy: Vec<u8> = (0..8 * sdp_atoms).map(|_| rng.gen()).collect();
-            b.memory.write(sdp_src, &copy);
-            program_copy(&mut b, sdp_group, (sdp_atoms, 1), (sdp_src, 8 * sdp_atoms), (sdp_dst, 8 * sdp_atoms));
+            start_copy(&mut b, &mut rng, sdp_group, (sdp_src, sdp_dst), sdp_atoms);
             sdp_group ^= 1;
         }
         write(&mut b, address("PDP", "D_OP_ENABLE"), 1);
@@ -182,9 +180,7 @@ fn random_pdp_layers_match_a_plain_pooling() {
             write(&mut b, intr, pending);
         }
         if beside {
-            let copied: Vec<u8> = (0..8 * sdp_atoms as u64).map(|k| b.memory.read(sdp_dst + k)).collect();
-            let original: Vec<u8> = (0..8 * sdp_atoms as u64).map(|k| b.memory.read(sdp_src + k)).collect();
-            assert_eq!(copied, original, "layer {number}: the SDP copy beside it (SEED={})", run.seed);
+            assert_copied(&b, (sdp_src, sdp_dst), sdp_atoms, &format!("layer {number} (SEED={})", run.seed));
         }
         let input = &input;
         let cube = |s: usize, c: usize| move |x: usize, y: usize| input[s * src_surface + y * src_line + 8 * x + c] as i8;

@@ -22,6 +22,11 @@ fn reset_values_and_access_types() {
                     write(b, address(unit.name, "S_POINTER"), group);
                 }
                 for r in unit.registers {
+                    // CDP's LUT data is no register: its reads and writes reach the LUTs
+                    // (cdp_lut_access_fills_and_reads_both_tables).
+                    if (unit.name, r.name) == ("CDP", "S_LUT_ACCESS_DATA") {
+                        continue;
+                    }
                     let a = unit.csb_address(r);
                     let what = format!("NVDLA_{}.{} group {group}", unit.name, r.name);
                     // S_POINTER reads the PRODUCER just written (CONSUMER 0).
@@ -618,23 +623,58 @@ fn the_largest_cube_runs_and_a_wait_for_it_ends() {
     assert_eq!(read(&mut b, address("SDP", "S_STATUS")) & 3, 1, "SDP's group 0 is RUNNING");
 }
 
-/// CDP's registers are built and its engine is not (docs/nvdla.md, "CDP: plan"): a CDP layer
-/// enabled in both units stays PENDING, raises no interrupt, and its group keeps dropping
-/// writes.
+/// CDP's LUT access port (RDL NVDLA_CDP S_LUT_ACCESS_CFG/DATA; the decisions at
+/// `npu_hdl::nvdla::csb::CDP_LUT_ENTRIES`): both tables filled with random entries through
+/// S_LUT_ACCESS_DATA and read back, LUT_ADDR stepping on each access and stopping at the last
+/// entry, a data read while the type is write reading 0, a data write while it is read
+/// ignored, an address past the table's end neither written nor stepped.
 #[test]
-fn cdp_layers_stay_pending_without_an_engine() {
-    let run = Run::from_env("cdp_layers_stay_pending_without_an_engine", 0);
-    on_bench(&run, |b| {
-        write(b, address("CDP", "D_DST_LINE_STRIDE"), 64);
-        write(b, address("CDP_RDMA", "D_OP_ENABLE"), 1);
-        write(b, address("CDP", "D_OP_ENABLE"), 1);
-        for _ in 0..200 {
-            assert!(!b.idle().irq, "a CDP layer ended without a CDP engine");
+fn cdp_lut_access_fills_and_reads_both_tables() {
+    use rand::{Rng, SeedableRng};
+    let run = Run::from_env("cdp_lut_access_fills_and_reads_both_tables", 0);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(run.seed);
+    let (cfg, data) = (address("CDP", "S_LUT_ACCESS_CFG"), address("CDP", "S_LUT_ACCESS_DATA"));
+    // S_LUT_ACCESS_CFG: LUT_ADDR 9..0, LUT_TABLE_ID 16 (0 LE, 1 LO), LUT_ACCESS_TYPE 17 (1 write).
+    let point = |table: u32, write: bool, entry: u32| entry | table << 16 | u32::from(write) << 17;
+    let coverage = on_bench(&run, |b| {
+        let mut tables: [Vec<u16>; 2] = [vec![0; 65], vec![0; 257]];
+        for (table, entries) in tables.iter_mut().enumerate() {
+            let table = table as u32;
+            write(b, cfg, point(table, true, 0));
+            for entry in entries.iter_mut() {
+                *entry = rng.gen();
+                write(b, data, u32::from(*entry) | rng.gen::<u32>() << 16);
+            }
+            let last = entries.len() as u32 - 1;
+            assert_eq!(read(b, cfg), point(table, true, last), "table {table}: LUT_ADDR stops at the last entry");
+            // At the last entry, a write overwrites it and the address stays.
+            entries[last as usize] = rng.gen();
+            write(b, data, u32::from(entries[last as usize]));
+            assert_eq!(read(b, cfg), point(table, true, last), "table {table}: the address stays at the last entry");
+            assert_eq!(read(b, data), 0, "table {table}: a data read while the type is write reads 0");
+            assert_eq!(read(b, cfg), point(table, true, last), "table {table}: nor steps");
         }
-        assert_eq!(read(b, address("CDP", "S_STATUS")), 2, "CDP's group 0 PENDING");
-        assert_eq!(read(b, address("CDP_RDMA", "S_STATUS")), 2, "CDP_RDMA's group 0 PENDING");
-        write(b, address("CDP", "D_DST_LINE_STRIDE"), 7);
-        assert_eq!(read(b, address("CDP", "D_DST_LINE_STRIDE")), 64, "the enabled group drops writes");
-        assert_eq!(read(b, address("GLB", "S_INTR_STATUS")), 0);
+        for (table, entries) in tables.iter().enumerate() {
+            let table = table as u32;
+            let start = rng.gen_range(0..entries.len() as u32);
+            write(b, cfg, point(table, false, start));
+            for entry in start as usize..entries.len() {
+                assert_eq!(read(b, data), u32::from(entries[entry]), "table {table} entry {entry}");
+            }
+            let last = entries.len() - 1;
+            assert_eq!(read(b, data), u32::from(entries[last]), "table {table}: reads stay at the last entry");
+            write(b, data, 0x1234);
+            assert_eq!(read(b, data), u32::from(entries[last]), "table {table}: a data write while the type is read is ignored");
+            // Past the table's end: nothing is written, reads are 0, the address stays.
+            write(b, cfg, point(table, true, 1000));
+            write(b, data, 0x5555);
+            assert_eq!(read(b, cfg), point(table, true, 1000), "table {table}: no step past the end");
+            write(b, cfg, point(table, false, 1000));
+            assert_eq!(read(b, data), 0, "table {table}: past the end reads 0");
+            assert_eq!(read(b, cfg), point(table, false, 1000));
+            write(b, cfg, point(table, false, 0));
+            assert_eq!(read(b, data), u32::from(entries[0]), "table {table}: entry 0 kept");
+        }
     });
+    coverage.require(&["csb write lut", "csb write lut ignored", "csb read"]);
 }

@@ -176,7 +176,7 @@ impl Shadow {
     fn unsupported(&self, unit: &str) -> Option<String> {
         match unit {
             "PDP_RDMA" | "PDP" => self.unsupported_pdp(),
-            "CDP_RDMA" | "CDP" => Some("NVDLA_CDP is not implemented (its registers are, its engine is not)".into()),
+            "CDP_RDMA" | "CDP" => self.unsupported_cdp(),
             _ => self.unsupported_sdp(),
         }
     }
@@ -208,6 +208,17 @@ impl Shadow {
             let input = self.field("PDP_RDMA", "D_DATA_CUBE_IN_CHANNEL", "CUBE_IN_CHANNEL");
             (channel != input).then(|| format!("PDP's output channels ({channel}) differ from its input's ({input}): pooling keeps the channels; not implemented"))
         })
+    }
+
+    /// The first feature of the CDP layer in the producer groups that is not built, if any.
+    fn unsupported_cdp(&self) -> Option<String> {
+        let checks: [(&str, &str, &str, u32, &str); 4] = [
+            ("CDP", "D_DATA_FORMAT", "INPUT_DATA_TYPE", 0, "CDP precision other than int8"),
+            ("CDP_RDMA", "D_DATA_FORMAT", "INPUT_DATA", 0, "CDP_RDMA precision other than int8"),
+            ("CDP_RDMA", "D_SRC_DMA_CFG", "SRC_RAM_TYPE", 1, "CDP_RDMA input from CV SRAM (nv_small has none)"),
+            ("CDP", "D_DST_DMA_CFG", "DST_RAM_TYPE", 1, "CDP output to CV SRAM (nv_small has none)"),
+        ];
+        checks.iter().find(|&&(u, r, f, built, _)| self.field(u, r, f) != built).map(|(.., what)| format!("{what}: not implemented"))
     }
 
     /// The first feature of the SDP layer in the producer groups that is not built, if any.
@@ -322,7 +333,7 @@ pub fn play(trace: &Trace, step: &mut dyn FnMut(&In) -> Out, stall_seed: Option<
             }
             Command::Interrupt { unit, .. } => {
                 let name = unit.rsplit_once('_').map_or(unit.as_str(), |(u, _)| u);
-                if !matches!(name, "SDP" | "PDP") {
+                if !matches!(name, "SDP" | "PDP" | "CDP") {
                     return Err(Stop::NotImplemented(at(format!("{name} is not implemented (its done interrupt cannot come)"))));
                 }
                 if !bench.wait_irq() {

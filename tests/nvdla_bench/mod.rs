@@ -57,3 +57,18 @@ pub fn program_copy(b: &mut Bench, group: u32, (w, h): (u32, u32), (src, src_lin
         write(b, address(unit, register), value);
     }
 }
+
+/// An SDP copy of `atoms` random atoms from `src` to `dst`, programmed into `group` and
+/// enabled, to run beside another engine's layer on the memory port.
+pub fn start_copy(b: &mut Bench, rng: &mut impl rand::Rng, group: u32, (src, dst): (u64, u64), atoms: u32) {
+    let copy: Vec<u8> = (0..8 * atoms).map(|_| rng.gen()).collect();
+    b.memory.write(src, &copy);
+    program_copy(b, group, (atoms, 1), (src, 8 * atoms), (dst, 8 * atoms));
+}
+
+/// The copy [`start_copy`] started is complete: `atoms` atoms at `dst` equal those at `src`.
+pub fn assert_copied(b: &Bench, (src, dst): (u64, u64), atoms: u32, what: &str) {
+    let copied: Vec<u8> = (0..8 * u64::from(atoms)).map(|k| b.memory.read(dst + k)).collect();
+    let original: Vec<u8> = (0..8 * u64::from(atoms)).map(|k| b.memory.read(src + k)).collect();
+    assert_eq!(copied, original, "{what}: the SDP copy beside it");
+}

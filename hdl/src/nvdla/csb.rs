@@ -1,6 +1,7 @@
 //! NVDLA's configuration space bus (seeds/001, "Configuration space bus") and the register
 //! files behind it: GLB (interrupt mask, set, status and `irq`), and the single and ping-pong
-//! register groups of SDP_RDMA and SDP, with the fields the SDP engine runs on as ports.
+//! register groups of SDP_RDMA, SDP, PDP_RDMA, PDP, CDP_RDMA and CDP, with the fields the
+//! engines run on as ports, and CDP's LUT access port and counters.
 //! Model: `npu_model::nvdla::csb`.
 //!
 //! The Verilog is generated from the register map table ([`super::regmap`]): one 32-bit
@@ -116,6 +117,63 @@ pub struct Csb {
     pub pdp_dst_base: Signal<Out, Bits<64>>,
     pub pdp_dst_line: Signal<Out, Bits<64>>,
     pub pdp_dst_surface: Signal<Out, Bits<64>>,
+    /// CDP's engine: done, running, and both its units' consumer groups enabled.
+    pub cdp_done: Signal<In, Bit>,
+    pub cdp_running: Signal<In, Bit>,
+    pub cdp_layer_ready: Signal<Out, Bit>,
+    /// CDP's LUT access port (S_LUT_ACCESS_CFG, S_LUT_ACCESS_DATA; decisions in
+    /// [`CDP_LUT_ENTRIES`]): the table and entry S_LUT_ACCESS_CFG points at (read address,
+    /// and write address with `cdp_lut_we`), the data written, and the entry's value back.
+    pub cdp_lut_we: Signal<Out, Bit>,
+    pub cdp_lut_table: Signal<Out, Bit>,
+    pub cdp_lut_addr: Signal<Out, Bits<10>>,
+    pub cdp_lut_wdata: Signal<Out, Bits<16>>,
+    pub cdp_lut_rdata: Signal<In, Bits<16>>,
+    /// The datapath's atom is out, with its lookup and saturation counts ([`CDP_COUNTERS`]).
+    pub cdp_perf_valid: Signal<In, Bit>,
+    pub cdp_perf_uflow: Signal<In, Bits<4>>,
+    pub cdp_perf_oflow: Signal<In, Bits<4>>,
+    pub cdp_perf_hybrid: Signal<In, Bits<4>>,
+    pub cdp_perf_le_hit: Signal<In, Bits<4>>,
+    pub cdp_perf_lo_hit: Signal<In, Bits<4>>,
+    pub cdp_perf_saturation: Signal<In, Bits<4>>,
+    pub cdp_width: Signal<Out, Bits<13>>,
+    pub cdp_height: Signal<Out, Bits<13>>,
+    pub cdp_channel: Signal<Out, Bits<13>>,
+    pub cdp_src_base: Signal<Out, Bits<64>>,
+    pub cdp_src_line: Signal<Out, Bits<64>>,
+    pub cdp_src_surface: Signal<Out, Bits<64>>,
+    pub cdp_dst_base: Signal<Out, Bits<64>>,
+    pub cdp_dst_line: Signal<Out, Bits<64>>,
+    pub cdp_dst_surface: Signal<Out, Bits<64>>,
+    pub cdp_normalz_len: Signal<Out, Bits<2>>,
+    pub cdp_datin_offset: Signal<Out, Bits<16>>,
+    pub cdp_datin_scale: Signal<Out, Bits<16>>,
+    pub cdp_datin_shifter: Signal<Out, Bits<5>>,
+    pub cdp_datout_offset: Signal<Out, Bits<32>>,
+    pub cdp_datout_scale: Signal<Out, Bits<16>>,
+    pub cdp_datout_shifter: Signal<Out, Bits<6>>,
+    pub cdp_sqsum_bypass: Signal<Out, Bit>,
+    pub cdp_mul_bypass: Signal<Out, Bit>,
+    pub cdp_lut_le_function: Signal<Out, Bit>,
+    pub cdp_lut_uflow_priority: Signal<Out, Bit>,
+    pub cdp_lut_oflow_priority: Signal<Out, Bit>,
+    pub cdp_lut_hybrid_priority: Signal<Out, Bit>,
+    pub cdp_lut_le_index_offset: Signal<Out, Bits<8>>,
+    pub cdp_lut_le_index_select: Signal<Out, Bits<8>>,
+    pub cdp_lut_lo_index_select: Signal<Out, Bits<8>>,
+    pub cdp_lut_le_start: Signal<Out, Bits<38>>,
+    pub cdp_lut_le_end: Signal<Out, Bits<38>>,
+    pub cdp_lut_lo_start: Signal<Out, Bits<38>>,
+    pub cdp_lut_lo_end: Signal<Out, Bits<38>>,
+    pub cdp_lut_le_slope_uflow_scale: Signal<Out, Bits<16>>,
+    pub cdp_lut_le_slope_oflow_scale: Signal<Out, Bits<16>>,
+    pub cdp_lut_lo_slope_uflow_scale: Signal<Out, Bits<16>>,
+    pub cdp_lut_lo_slope_oflow_scale: Signal<Out, Bits<16>>,
+    pub cdp_lut_le_slope_uflow_shift: Signal<Out, Bits<5>>,
+    pub cdp_lut_le_slope_oflow_shift: Signal<Out, Bits<5>>,
+    pub cdp_lut_lo_slope_uflow_shift: Signal<Out, Bits<5>>,
+    pub cdp_lut_lo_slope_oflow_shift: Signal<Out, Bits<5>>,
 }
 
 /// The configuration ports: name, width, and the unit, register and its lowest bit they
@@ -192,16 +250,52 @@ const CONFIG: &[ConfigPort] = &[
     ("pdp_dst_base", 64, "PDP", "D_DST_BASE_ADDR_LOW", 0, Some("D_DST_BASE_ADDR_HIGH")),
     ("pdp_dst_line", 64, "PDP", "D_DST_LINE_STRIDE", 0, None),
     ("pdp_dst_surface", 64, "PDP", "D_DST_SURFACE_STRIDE", 0, None),
+    ("cdp_width", 13, "CDP_RDMA", "D_DATA_CUBE_WIDTH", 0, None),
+    ("cdp_height", 13, "CDP_RDMA", "D_DATA_CUBE_HEIGHT", 0, None),
+    ("cdp_channel", 13, "CDP_RDMA", "D_DATA_CUBE_CHANNEL", 0, None),
+    ("cdp_src_base", 64, "CDP_RDMA", "D_SRC_BASE_ADDR_LOW", 0, Some("D_SRC_BASE_ADDR_HIGH")),
+    ("cdp_src_line", 64, "CDP_RDMA", "D_SRC_LINE_STRIDE", 0, None),
+    ("cdp_src_surface", 64, "CDP_RDMA", "D_SRC_SURFACE_STRIDE", 0, None),
+    ("cdp_dst_base", 64, "CDP", "D_DST_BASE_ADDR_LOW", 0, Some("D_DST_BASE_ADDR_HIGH")),
+    ("cdp_dst_line", 64, "CDP", "D_DST_LINE_STRIDE", 0, None),
+    ("cdp_dst_surface", 64, "CDP", "D_DST_SURFACE_STRIDE", 0, None),
+    ("cdp_normalz_len", 2, "CDP", "D_LRN_CFG", 0, None),
+    ("cdp_datin_offset", 16, "CDP", "D_DATIN_OFFSET", 0, None),
+    ("cdp_datin_scale", 16, "CDP", "D_DATIN_SCALE", 0, None),
+    ("cdp_datin_shifter", 5, "CDP", "D_DATIN_SHIFTER", 0, None),
+    ("cdp_datout_offset", 32, "CDP", "D_DATOUT_OFFSET", 0, None),
+    ("cdp_datout_scale", 16, "CDP", "D_DATOUT_SCALE", 0, None),
+    ("cdp_datout_shifter", 6, "CDP", "D_DATOUT_SHIFTER", 0, None),
+    ("cdp_sqsum_bypass", 1, "CDP", "D_FUNC_BYPASS", 0, None),
+    ("cdp_mul_bypass", 1, "CDP", "D_FUNC_BYPASS", 1, None),
+    ("cdp_lut_le_function", 1, "CDP", "S_LUT_CFG", 0, None),
+    ("cdp_lut_uflow_priority", 1, "CDP", "S_LUT_CFG", 4, None),
+    ("cdp_lut_oflow_priority", 1, "CDP", "S_LUT_CFG", 5, None),
+    ("cdp_lut_hybrid_priority", 1, "CDP", "S_LUT_CFG", 6, None),
+    ("cdp_lut_le_index_offset", 8, "CDP", "S_LUT_INFO", 0, None),
+    ("cdp_lut_le_index_select", 8, "CDP", "S_LUT_INFO", 8, None),
+    ("cdp_lut_lo_index_select", 8, "CDP", "S_LUT_INFO", 16, None),
+    ("cdp_lut_le_start", 38, "CDP", "S_LUT_LE_START_LOW", 0, Some("S_LUT_LE_START_HIGH")),
+    ("cdp_lut_le_end", 38, "CDP", "S_LUT_LE_END_LOW", 0, Some("S_LUT_LE_END_HIGH")),
+    ("cdp_lut_lo_start", 38, "CDP", "S_LUT_LO_START_LOW", 0, Some("S_LUT_LO_START_HIGH")),
+    ("cdp_lut_lo_end", 38, "CDP", "S_LUT_LO_END_LOW", 0, Some("S_LUT_LO_END_HIGH")),
+    ("cdp_lut_le_slope_uflow_scale", 16, "CDP", "S_LUT_LE_SLOPE_SCALE", 0, None),
+    ("cdp_lut_le_slope_oflow_scale", 16, "CDP", "S_LUT_LE_SLOPE_SCALE", 16, None),
+    ("cdp_lut_lo_slope_uflow_scale", 16, "CDP", "S_LUT_LO_SLOPE_SCALE", 0, None),
+    ("cdp_lut_lo_slope_oflow_scale", 16, "CDP", "S_LUT_LO_SLOPE_SCALE", 16, None),
+    ("cdp_lut_le_slope_uflow_shift", 5, "CDP", "S_LUT_LE_SLOPE_SHIFT", 0, None),
+    ("cdp_lut_le_slope_oflow_shift", 5, "CDP", "S_LUT_LE_SLOPE_SHIFT", 5, None),
+    ("cdp_lut_lo_slope_uflow_shift", 5, "CDP", "S_LUT_LO_SLOPE_SHIFT", 0, None),
+    ("cdp_lut_lo_slope_oflow_shift", 5, "CDP", "S_LUT_LO_SLOPE_SHIFT", 5, None),
 ];
 
 /// The units with ping-pong groups (GLB has none).
 pub const GROUPED: [&str; 6] = ["SDP_RDMA", "SDP", "PDP_RDMA", "PDP", "CDP_RDMA", "CDP"];
 
-/// An engine and the register groups it runs on: its ports (layer ready out, if built; done
-/// and running in, or a constant while the engine is not built), its units (read DMA first),
-/// and GLB's done status field of each group.
+/// An engine and the register groups it runs on: its ports (layer ready out; done and running
+/// in), its units (read DMA first), and GLB's done status field of each group.
 pub struct Engine {
-    layer_ready: Option<&'static str>,
+    layer_ready: &'static str,
     done: &'static str,
     running: &'static str,
     pub units: [&'static str; 2],
@@ -212,12 +306,103 @@ pub struct Engine {
 /// mode needs the read DMA and the unit), and its done ends both groups and sets the unit's
 /// GLB done status (seeds/001 "Ping-pong Synchronization Mechanism", "Host interrupt").
 pub const ENGINES: [Engine; 3] = [
-    Engine { layer_ready: Some("layer_ready"), done: "done", running: "running", units: ["SDP_RDMA", "SDP"], done_fields: ["SDP_DONE_STATUS0", "SDP_DONE_STATUS1"] },
-    Engine { layer_ready: Some("pdp_layer_ready"), done: "pdp_done", running: "pdp_running", units: ["PDP_RDMA", "PDP"], done_fields: ["PDP_DONE_STATUS0", "PDP_DONE_STATUS1"] },
-    // CDP's registers are built, its engine is not (docs/nvdla.md, "CDP: plan"): its layers
-    // stay pending.
-    Engine { layer_ready: None, done: "1'b0", running: "1'b0", units: ["CDP_RDMA", "CDP"], done_fields: ["CDP_DONE_STATUS0", "CDP_DONE_STATUS1"] },
+    Engine { layer_ready: "layer_ready", done: "done", running: "running", units: ["SDP_RDMA", "SDP"], done_fields: ["SDP_DONE_STATUS0", "SDP_DONE_STATUS1"] },
+    Engine { layer_ready: "pdp_layer_ready", done: "pdp_done", running: "pdp_running", units: ["PDP_RDMA", "PDP"], done_fields: ["PDP_DONE_STATUS0", "PDP_DONE_STATUS1"] },
+    Engine { layer_ready: "cdp_layer_ready", done: "cdp_done", running: "cdp_running", units: ["CDP_RDMA", "CDP"], done_fields: ["CDP_DONE_STATUS0", "CDP_DONE_STATUS1"] },
 ];
+
+/// Entries of CDP's two LUTs, LE (table 0) and LO (table 1) (RDL NVDLA_CDP S_LUT_ACCESS_CFG).
+///
+/// LUT access (decisions from NVIDIA's C model, `cmod/cdp/gen/cdp_reg_model.cpp`, where the
+/// RDL only marks LUT_ADDR and LUT_DATA `rwto`): S_LUT_ACCESS_CFG holds the table, the entry
+/// and the access type. With ACCESS_TYPE 1 (write) a write of S_LUT_ACCESS_DATA writes the
+/// entry; with 0 (read) a read of S_LUT_ACCESS_DATA returns it. Each such access steps
+/// LUT_ADDR by one, up to the table's last entry, where it stays. A data read while the type
+/// is write reads 0; a data write while it is read changes nothing and does not step. An
+/// address past the table's end is not stepped: the datapath writes nothing there and reads 0.
+/// S_LUT_ACCESS_CFG reads back the table, the stepped address and the access type (the C
+/// model returns the table id in the type's bit, taken as a slip).
+pub const CDP_LUT_ENTRIES: [u32; 2] = [65, 257];
+
+/// CDP's counters and the count ports feeding them. Decision (NVIDIA's C model,
+/// `NV_NVDLA_cdp.cpp` `reset_stats_regs`/`update_stats_regs`): a group's counters clear when
+/// a layer starts on it and count every output lane's lookup (underflow, overflow, hybrid, LE
+/// hit, LO hit) and saturation while it runs, whether or not D_PERF_ENABLE.LUT_EN is set (the
+/// C model's check of it is commented out); a read shows the producer group's.
+pub const CDP_COUNTERS: [(&str, &str); 6] = [
+    ("D_PERF_LUT_UFLOW", "cdp_perf_uflow"),
+    ("D_PERF_LUT_OFLOW", "cdp_perf_oflow"),
+    ("D_PERF_LUT_HYBRID", "cdp_perf_hybrid"),
+    ("D_PERF_LUT_LE_HIT", "cdp_perf_le_hit"),
+    ("D_PERF_LUT_LO_HIT", "cdp_perf_lo_hit"),
+    ("D_OUT_SATURATION", "cdp_perf_saturation"),
+];
+
+/// CDP's counters' Verilog: declarations, reset, and the clear at a layer's start (the
+/// engine idle with its layer ready) or the count of an atom out, in the consumer group.
+fn cdp_counters() -> (String, String, String) {
+    let (mut decl, mut reset, mut count) = (String::new(), String::new(), String::new());
+    for (register, port) in CDP_COUNTERS {
+        let id = ident("CDP", register);
+        decl += &format!("reg [31:0] {id}_g0, {id}_g1;\n");
+        reset += &format!("        {id}_g0 <= 32'h0;\n        {id}_g1 <= 32'h0;\n");
+        for g in 0..2 {
+            count += &format!(
+                "        if (cdp_consumer == 1'b{g}) begin\n            if (cdp_layer_ready && !cdp_running) {id}_g{g} <= 32'h0;\n            \
+                 else if (cdp_perf_valid) {id}_g{g} <= {id}_g{g} + {{28'h0, {port}}};\n        end\n"
+            );
+        }
+    }
+    (decl, reset, count)
+}
+
+/// The LUT access fields of CDP's S_LUT_ACCESS_CFG: entry, table, type.
+pub fn cdp_lut_fields() -> [&'static regmap::Field; 3] {
+    ["LUT_ADDR", "LUT_TABLE_ID", "LUT_ACCESS_TYPE"].map(|f| regmap::field("CDP", "S_LUT_ACCESS_CFG", f))
+}
+
+/// The LUT port's Verilog: the table and entry S_LUT_ACCESS_CFG points at, the write strobe
+/// of a data write with the type write.
+fn cdp_lut_port() -> String {
+    let [entry, table, kind] = cdp_lut_fields();
+    let data = regmap::register("CDP", "S_LUT_ACCESS_DATA");
+    let cfg = ident("CDP", "S_LUT_ACCESS_CFG");
+    format!(
+        "always @(*) cdp_lut_table = {cfg}[{}];\n\
+         always @(*) cdp_lut_addr = {cfg}[{}:{}];\n\
+         always @(*) cdp_lut_we = wr && csb_addr == 16'h{:04x} && {cfg}[{}];\n\
+         always @(*) cdp_lut_wdata = csb_wdat[15:0];\n",
+        table.lsb,
+        entry.lsb + entry.width - 1,
+        entry.lsb,
+        data.0.csb_address(data.1),
+        kind.lsb,
+    )
+}
+
+/// The Verilog stepping LUT_ADDR after a data access of the type S_LUT_ACCESS_CFG holds.
+fn cdp_lut_step() -> String {
+    let [entry, table, kind] = cdp_lut_fields();
+    let data = regmap::register("CDP", "S_LUT_ACCESS_DATA");
+    let cfg = ident("CDP", "S_LUT_ACCESS_CFG");
+    let msb = entry.lsb + entry.width - 1;
+    format!(
+        "        if (csb_valid && csb_addr == 16'h{:04x} && csb_write == {cfg}[{}] && {cfg}[{msb}:{}] < ({cfg}[{}] ? 10'd{} : 10'd{}))\n            \
+         {cfg}[{msb}:{lsb}] <= {cfg}[{msb}:{lsb}] + 10'd1;\n",
+        data.0.csb_address(data.1),
+        kind.lsb,
+        entry.lsb,
+        table.lsb,
+        CDP_LUT_ENTRIES[1] - 1,
+        CDP_LUT_ENTRIES[0] - 1,
+        lsb = entry.lsb,
+    )
+}
+
+/// CDP's S_LUT_ACCESS_DATA is no register: its reads and writes reach the LUTs.
+fn is_cdp_lut_data(unit: &str, register: &str) -> bool {
+    (unit, register) == ("CDP", "S_LUT_ACCESS_DATA")
+}
 
 /// The engine whose groups `unit` holds.
 pub fn engine_of(unit: &str) -> &'static Engine {
@@ -234,7 +419,7 @@ fn hex32(v: u32) -> String {
 
 /// Registers with bits a CSB write stores (the rest read constants or status).
 fn stored(unit: &Unit) -> impl Iterator<Item = &'static regmap::Register> + '_ {
-    unit.registers.iter().filter(move |r| unit.name != "GLB" && r.name != "S_POINTER" && r.mask_where(Access::stores) != 0)
+    unit.registers.iter().filter(move |r| unit.name != "GLB" && r.name != "S_POINTER" && !is_cdp_lut_data(unit.name, r.name) && r.mask_where(Access::stores) != 0)
 }
 
 /// The register file's Verilog, from the table.
@@ -309,6 +494,10 @@ fn verilog() -> String {
             let value = match (r.name, r.group) {
                 ("S_STATUS", _) => format!("{{14'h0, {p}_status1, 14'h0, {p}_status0}}"),
                 ("S_POINTER", _) => format!("{{15'h0, {p}_consumer, 15'h0, {p}_producer}}"),
+                _ if name == "CDP" && CDP_COUNTERS.iter().any(|&(c, _)| c == r.name) => format!("({p}_producer ? {id}_g1 : {id}_g0)"),
+                _ if is_cdp_lut_data(name, r.name) => {
+                    format!("({}[{}] ? 32'h0 : {{16'h0, cdp_lut_rdata}})", ident(name, "S_LUT_ACCESS_CFG"), cdp_lut_fields()[2].lsb)
+                }
                 _ if r.mask_where(Access::stores) == 0 => hex32(r.reset()),
                 (_, Group::Single) => id,
                 (_, Group::PingPong) => format!("({p}_producer ? {id}_g1 : {id}_g0)"),
@@ -322,27 +511,34 @@ fn verilog() -> String {
             );
         }
     }
+    write += &cdp_lut_step();
+    let (counter_decl, counter_reset, counter_count) = cdp_counters();
+    decl += &counter_decl;
+    reset += &counter_reset;
+    write += &counter_count;
     let mut config = String::new();
+    // Bits `msb..=lsb` of a register the engine runs on: a single register's, or the
+    // consumer group's of a ping-pong one.
+    let bits = |unit: &str, register: &str, msb: u32, lsb: u32| {
+        let id = ident(unit, register);
+        match regmap::register(unit, register).1.group {
+            Group::Single => format!("{id}[{msb}:{lsb}]"),
+            Group::PingPong => format!("({p}_consumer ? {id}_g1[{msb}:{lsb}] : {id}_g0[{msb}:{lsb}])", p = unit.to_lowercase()),
+        }
+    };
     for &(port, width, unit, low, lsb, high) in CONFIG {
-        let p = unit.to_lowercase();
-        let pick = |r: &str| format!("({p}_consumer ? {id}_g1 : {id}_g0)", id = ident(unit, r));
         let value = match (high, width) {
-            (Some(h), _) => format!("{{{}, {}}}", pick(h), pick(low)),
-            (None, 64) => format!("{{32'h0, {}}}", pick(low)),
-            (None, 32) => pick(low),
-            (None, w) => {
-                let id = ident(unit, low);
-                format!("({p}_consumer ? {id}_g1[{msb}:{lsb}] : {id}_g0[{msb}:{lsb}])", msb = lsb + w - 1)
-            }
+            (Some(h), w) => format!("{{{}, {}}}", bits(unit, h, w - 33, 0), bits(unit, low, 31, 0)),
+            (None, 64) => format!("{{32'h0, {}}}", bits(unit, low, 31, 0)),
+            (None, w) => bits(unit, low, lsb + w - 1, lsb),
         };
         config += &format!("always @(*) {port} = {value};\n");
     }
-    let enabled = |u: &str| format!("({p}_consumer ? {r}_g1[0] : {r}_g0[0])", p = u.to_lowercase(), r = ident(u, "D_OP_ENABLE"));
+    let enabled = |u: &str| bits(u, "D_OP_ENABLE", 0, 0);
     for e in &ENGINES {
-        if let Some(port) = e.layer_ready {
-            config += &format!("always @(*) {port} = {} & {};\n", enabled(e.units[0]), enabled(e.units[1]));
-        }
+        config += &format!("always @(*) {} = {} & {};\n", e.layer_ready, enabled(e.units[0]), enabled(e.units[1]));
     }
+    config += &cdp_lut_port();
     format!(
         "{decl}\
          reg [31:0] read_value;\n\
@@ -434,6 +630,48 @@ impl Logic for Csb {
         self.pdp_dst_base.connect();
         self.pdp_dst_line.connect();
         self.pdp_dst_surface.connect();
+        self.cdp_layer_ready.connect();
+        self.cdp_lut_we.connect();
+        self.cdp_lut_table.connect();
+        self.cdp_lut_addr.connect();
+        self.cdp_lut_wdata.connect();
+        self.cdp_width.connect();
+        self.cdp_height.connect();
+        self.cdp_channel.connect();
+        self.cdp_src_base.connect();
+        self.cdp_src_line.connect();
+        self.cdp_src_surface.connect();
+        self.cdp_dst_base.connect();
+        self.cdp_dst_line.connect();
+        self.cdp_dst_surface.connect();
+        self.cdp_normalz_len.connect();
+        self.cdp_datin_offset.connect();
+        self.cdp_datin_scale.connect();
+        self.cdp_datin_shifter.connect();
+        self.cdp_datout_offset.connect();
+        self.cdp_datout_scale.connect();
+        self.cdp_datout_shifter.connect();
+        self.cdp_sqsum_bypass.connect();
+        self.cdp_mul_bypass.connect();
+        self.cdp_lut_le_function.connect();
+        self.cdp_lut_uflow_priority.connect();
+        self.cdp_lut_oflow_priority.connect();
+        self.cdp_lut_hybrid_priority.connect();
+        self.cdp_lut_le_index_offset.connect();
+        self.cdp_lut_le_index_select.connect();
+        self.cdp_lut_lo_index_select.connect();
+        self.cdp_lut_le_start.connect();
+        self.cdp_lut_le_end.connect();
+        self.cdp_lut_lo_start.connect();
+        self.cdp_lut_lo_end.connect();
+        self.cdp_lut_le_slope_uflow_scale.connect();
+        self.cdp_lut_le_slope_oflow_scale.connect();
+        self.cdp_lut_lo_slope_uflow_scale.connect();
+        self.cdp_lut_lo_slope_oflow_scale.connect();
+        self.cdp_lut_le_slope_uflow_shift.connect();
+        self.cdp_lut_le_slope_oflow_shift.connect();
+        self.cdp_lut_lo_slope_uflow_shift.connect();
+        self.cdp_lut_lo_slope_oflow_shift.connect();
     }
     fn hdl(&self) -> Verilog {
         Verilog::Custom(verilog())

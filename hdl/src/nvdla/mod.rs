@@ -1,7 +1,11 @@
 //! NVDLA nv_small (seeds/001; NVIDIA's RDL register descriptions and trace tests in
 //! `shared/nvdla/`): the register map of the units built so far, the CSB and register files,
-//! the SDP engine in bypass with its output converter, the PDP engine with its pooling
-//! arithmetic, and the top. docs/nvdla.md.
+//! the SDP engine with its BS/BN stages and output converter, the PDP engine with its pooling
+//! arithmetic, the CDP engine with its window gathering and datapath, and the top.
+//! docs/nvdla.md.
+mod cdp;
+pub mod cdp_dp;
+pub mod cdp_window;
 mod convert;
 pub mod csb;
 mod nv_small;
@@ -13,6 +17,8 @@ mod sdp_x;
 mod sdp_y;
 mod unpack;
 
+pub use cdp::Cdp;
+pub use cdp_window::CdpWindow;
 pub use convert::Convert;
 pub use csb::Csb;
 pub use nv_small::NvSmall;

@@ -1,11 +1,13 @@
 //! NVDLA nv_small as built so far (seeds/001; docs/nvdla.md has the block diagram): the CSB
-//! and register files ([`Csb`]: GLB, SDP_RDMA, SDP, PDP_RDMA, PDP), the SDP engine with its
-//! read DMA ([`Sdp`]) and the PDP engine with its read DMA ([`Pdp`]), sharing one memory port
+//! and register files ([`Csb`]: GLB, SDP_RDMA, SDP, PDP_RDMA, PDP, CDP_RDMA, CDP), the SDP
+//! engine with its read DMA ([`Sdp`]), the PDP engine with its read DMA ([`Pdp`]) and the CDP
+//! engine with its read DMA ([`Cdp`]) and datapath ([`CdpDp`]), sharing one memory port
 //! through an arbiter. Model: `npu_model::nvdla::nv_small`.
 //!
 //! Memory arbiter (docs/nvdla.md "Memory port"): each engine drives a registered request;
-//! the port takes the preferred engine's when both ask, and the preference moves to the other
-//! engine after every request taken (round robin). A read is granted only while no read is
+//! the port takes the first asking engine in the order SDP, PDP, CDP starting at `prefer`,
+//! and after every request taken `prefer` moves to the engine after the one granted (round
+//! robin: an engine waits for at most two others' requests). A read is granted only while no read is
 //! outstanding, so read data comes back for the one engine that asked (recorded with the
 //! read) and the port keeps at most one read outstanding.
 //!
@@ -15,13 +17,15 @@
 //! request; its AXI4 mapping is in docs/nvdla.md): `dbb_req_valid`, `dbb_req_write`,
 //! `dbb_req_addr`, `dbb_req_wdata` out, `dbb_req_ready` in; read data in `dbb_resp_valid`,
 //! `dbb_resp_data`, in order, at most one read outstanding.
+use super::cdp::Cdp;
+use super::cdp_dp::CdpDp;
 use super::csb::Csb;
 use super::pdp::Pdp;
 use super::sdp::Sdp;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
 
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct NvSmall {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -45,14 +49,67 @@ pub struct NvSmall {
     csb: Csb,
     sdp: Sdp,
     pdp: Pdp,
-    /// A read is outstanding; it is PDP's (`owner` high) or SDP's.
+    cdp: Cdp,
+    cdp_dp: CdpDp,
+    /// A read is outstanding; `owner` is whose (0 SDP, 1 PDP, 2 CDP).
     outstanding: Reg<Bit>,
-    owner: Reg<Bit>,
-    prefer_pdp: Reg<Bit>,
+    owner: Reg<Bits<2>>,
+    /// The engine first in line: the one after the engine last granted (round robin).
+    prefer: Reg<Bits<2>>,
     sdp_asks: Signal<Local, Bit>,
     pdp_asks: Signal<Local, Bit>,
-    grant_pdp: Signal<Local, Bit>,
+    cdp_asks: Signal<Local, Bit>,
     grant_sdp: Signal<Local, Bit>,
+    grant_pdp: Signal<Local, Bit>,
+    grant_cdp: Signal<Local, Bit>,
+    granted_write: Signal<Local, Bit>,
+    sdp_id: Constant<Bits<2>>,
+    pdp_id: Constant<Bits<2>>,
+    cdp_id: Constant<Bits<2>>,
+}
+
+impl Default for NvSmall {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            csb_valid: Default::default(),
+            csb_addr: Default::default(),
+            csb_wdat: Default::default(),
+            csb_write: Default::default(),
+            csb_nposted: Default::default(),
+            dbb_req_ready: Default::default(),
+            dbb_resp_valid: Default::default(),
+            dbb_resp_data: Default::default(),
+            csb_ready: Default::default(),
+            csb_rvalid: Default::default(),
+            csb_rdata: Default::default(),
+            csb_wr_complete: Default::default(),
+            irq: Default::default(),
+            dbb_req_valid: Default::default(),
+            dbb_req_write: Default::default(),
+            dbb_req_addr: Default::default(),
+            dbb_req_wdata: Default::default(),
+            csb: Default::default(),
+            sdp: Default::default(),
+            pdp: Default::default(),
+            cdp: Default::default(),
+            cdp_dp: Default::default(),
+            outstanding: Default::default(),
+            owner: Default::default(),
+            prefer: Default::default(),
+            sdp_asks: Default::default(),
+            pdp_asks: Default::default(),
+            cdp_asks: Default::default(),
+            grant_sdp: Default::default(),
+            grant_pdp: Default::default(),
+            grant_cdp: Default::default(),
+            granted_write: Default::default(),
+            sdp_id: Constant::new(0.into()),
+            pdp_id: Constant::new(1.into()),
+            cdp_id: Constant::new(2.into()),
+        }
+    }
 }
 
 impl Logic for NvSmall {
@@ -64,10 +121,14 @@ impl Logic for NvSmall {
         self.sdp.reset.next = self.reset.val();
         self.pdp.clock.next = self.clock.val();
         self.pdp.reset.next = self.reset.val();
-        dff_setup!(self, clock, outstanding, owner, prefer_pdp);
+        self.cdp.clock.next = self.clock.val();
+        self.cdp.reset.next = self.reset.val();
+        self.cdp_dp.clock.next = self.clock.val();
+        self.cdp_dp.reset.next = self.reset.val();
+        dff_setup!(self, clock, outstanding, owner, prefer);
         self.outstanding.reset.next = self.reset.val();
         self.owner.reset.next = self.reset.val();
-        self.prefer_pdp.reset.next = self.reset.val();
+        self.prefer.reset.next = self.reset.val();
         self.csb.csb_valid.next = self.csb_valid.val();
         self.csb.csb_addr.next = self.csb_addr.val();
         self.csb.csb_wdat.next = self.csb_wdat.val();
@@ -150,18 +211,90 @@ impl Logic for NvSmall {
         self.pdp.dst_surface.next = self.csb.pdp_dst_surface.val();
         self.csb.pdp_done.next = self.pdp.done.val();
         self.csb.pdp_running.next = self.pdp.running.val();
-        // Memory: the arbiter.
+        self.cdp.layer_ready.next = self.csb.cdp_layer_ready.val();
+        self.cdp.width.next = self.csb.cdp_width.val();
+        self.cdp.height.next = self.csb.cdp_height.val();
+        self.cdp.channel.next = self.csb.cdp_channel.val();
+        self.cdp.src_base.next = self.csb.cdp_src_base.val();
+        self.cdp.src_line.next = self.csb.cdp_src_line.val();
+        self.cdp.src_surface.next = self.csb.cdp_src_surface.val();
+        self.cdp.dst_base.next = self.csb.cdp_dst_base.val();
+        self.cdp.dst_line.next = self.csb.cdp_dst_line.val();
+        self.cdp.dst_surface.next = self.csb.cdp_dst_surface.val();
+        self.cdp.datin_offset.next = self.csb.cdp_datin_offset.val();
+        self.csb.cdp_done.next = self.cdp.done.val();
+        self.csb.cdp_running.next = self.cdp.running.val();
+        // CDP's datapath: the engine's windows in, its atoms back; the registers; the LUT
+        // port from the CSB (reads and writes at the entry S_LUT_ACCESS_CFG points at).
+        self.cdp_dp.in_valid.next = self.cdp.dp_valid.val();
+        self.cdp_dp.in_window.next = self.cdp.dp_window.val();
+        self.cdp.dp_out_valid.next = self.cdp_dp.out_valid.val();
+        self.cdp.dp_out_atom.next = self.cdp_dp.out_atom.val();
+        self.cdp_dp.normalz_len.next = self.csb.cdp_normalz_len.val();
+        self.cdp_dp.datin_offset.next = self.csb.cdp_datin_offset.val();
+        self.cdp_dp.datin_scale.next = self.csb.cdp_datin_scale.val();
+        self.cdp_dp.datin_shifter.next = self.csb.cdp_datin_shifter.val();
+        self.cdp_dp.datout_offset.next = self.csb.cdp_datout_offset.val();
+        self.cdp_dp.datout_scale.next = self.csb.cdp_datout_scale.val();
+        self.cdp_dp.datout_shifter.next = self.csb.cdp_datout_shifter.val();
+        self.cdp_dp.sqsum_bypass.next = self.csb.cdp_sqsum_bypass.val();
+        self.cdp_dp.mul_bypass.next = self.csb.cdp_mul_bypass.val();
+        self.cdp_dp.lut_le_function.next = self.csb.cdp_lut_le_function.val();
+        self.cdp_dp.lut_uflow_priority.next = self.csb.cdp_lut_uflow_priority.val();
+        self.cdp_dp.lut_oflow_priority.next = self.csb.cdp_lut_oflow_priority.val();
+        self.cdp_dp.lut_hybrid_priority.next = self.csb.cdp_lut_hybrid_priority.val();
+        self.cdp_dp.lut_le_index_offset.next = self.csb.cdp_lut_le_index_offset.val();
+        self.cdp_dp.lut_le_index_select.next = self.csb.cdp_lut_le_index_select.val();
+        self.cdp_dp.lut_lo_index_select.next = self.csb.cdp_lut_lo_index_select.val();
+        self.cdp_dp.lut_le_start.next = self.csb.cdp_lut_le_start.val();
+        self.cdp_dp.lut_le_end.next = self.csb.cdp_lut_le_end.val();
+        self.cdp_dp.lut_lo_start.next = self.csb.cdp_lut_lo_start.val();
+        self.cdp_dp.lut_lo_end.next = self.csb.cdp_lut_lo_end.val();
+        self.cdp_dp.lut_le_slope_uflow_scale.next = self.csb.cdp_lut_le_slope_uflow_scale.val();
+        self.cdp_dp.lut_le_slope_oflow_scale.next = self.csb.cdp_lut_le_slope_oflow_scale.val();
+        self.cdp_dp.lut_lo_slope_uflow_scale.next = self.csb.cdp_lut_lo_slope_uflow_scale.val();
+        self.cdp_dp.lut_lo_slope_oflow_scale.next = self.csb.cdp_lut_lo_slope_oflow_scale.val();
+        self.cdp_dp.lut_le_slope_uflow_shift.next = self.csb.cdp_lut_le_slope_uflow_shift.val();
+        self.cdp_dp.lut_le_slope_oflow_shift.next = self.csb.cdp_lut_le_slope_oflow_shift.val();
+        self.cdp_dp.lut_lo_slope_uflow_shift.next = self.csb.cdp_lut_lo_slope_uflow_shift.val();
+        self.cdp_dp.lut_lo_slope_oflow_shift.next = self.csb.cdp_lut_lo_slope_oflow_shift.val();
+        self.cdp_dp.lut_we.next = self.csb.cdp_lut_we.val();
+        self.cdp_dp.lut_table.next = self.csb.cdp_lut_table.val();
+        self.cdp_dp.lut_addr.next = self.csb.cdp_lut_addr.val();
+        self.cdp_dp.lut_wdata.next = self.csb.cdp_lut_wdata.val();
+        self.cdp_dp.lut_rtable.next = self.csb.cdp_lut_table.val();
+        self.cdp_dp.lut_raddr.next = self.csb.cdp_lut_addr.val();
+        self.csb.cdp_lut_rdata.next = self.cdp_dp.lut_rdata.val();
+        self.csb.cdp_perf_valid.next = self.cdp_dp.out_valid.val();
+        self.csb.cdp_perf_uflow.next = self.cdp_dp.perf_uflow.val();
+        self.csb.cdp_perf_oflow.next = self.cdp_dp.perf_oflow.val();
+        self.csb.cdp_perf_hybrid.next = self.cdp_dp.perf_hybrid.val();
+        self.csb.cdp_perf_le_hit.next = self.cdp_dp.perf_le_hit.val();
+        self.csb.cdp_perf_lo_hit.next = self.cdp_dp.perf_lo_hit.val();
+        self.csb.cdp_perf_saturation.next = self.cdp_dp.perf_saturation.val();
+        // Memory: the arbiter, round robin from `prefer` (SDP, PDP, CDP, SDP, ...).
         self.sdp_asks.next = self.sdp.dbb_req_valid.val() & (self.sdp.dbb_req_write.val() | !self.outstanding.q.val());
         self.pdp_asks.next = self.pdp.dbb_req_valid.val() & (self.pdp.dbb_req_write.val() | !self.outstanding.q.val());
-        self.grant_pdp.next = self.pdp_asks.val() & (!self.sdp_asks.val() | self.prefer_pdp.q.val());
-        self.grant_sdp.next = self.sdp_asks.val() & !self.grant_pdp.val();
+        self.cdp_asks.next = self.cdp.dbb_req_valid.val() & (self.cdp.dbb_req_write.val() | !self.outstanding.q.val());
+        self.grant_sdp.next = self.sdp_asks.val()
+            & ((self.prefer.q.val() == self.sdp_id.val())
+                | ((self.prefer.q.val() == self.pdp_id.val()) & !self.pdp_asks.val() & !self.cdp_asks.val())
+                | ((self.prefer.q.val() == self.cdp_id.val()) & !self.cdp_asks.val()));
+        self.grant_pdp.next = self.pdp_asks.val()
+            & ((self.prefer.q.val() == self.pdp_id.val())
+                | ((self.prefer.q.val() == self.cdp_id.val()) & !self.cdp_asks.val() & !self.sdp_asks.val())
+                | ((self.prefer.q.val() == self.sdp_id.val()) & !self.sdp_asks.val()));
+        self.grant_cdp.next = self.cdp_asks.val() & !self.grant_sdp.val() & !self.grant_pdp.val();
         self.sdp.dbb_req_ready.next = self.dbb_req_ready.val() & self.grant_sdp.val();
         self.pdp.dbb_req_ready.next = self.dbb_req_ready.val() & self.grant_pdp.val();
-        self.sdp.dbb_resp_valid.next = self.dbb_resp_valid.val() & !self.owner.q.val();
-        self.pdp.dbb_resp_valid.next = self.dbb_resp_valid.val() & self.owner.q.val();
+        self.cdp.dbb_req_ready.next = self.dbb_req_ready.val() & self.grant_cdp.val();
+        self.sdp.dbb_resp_valid.next = self.dbb_resp_valid.val() & (self.owner.q.val() == self.sdp_id.val());
+        self.pdp.dbb_resp_valid.next = self.dbb_resp_valid.val() & (self.owner.q.val() == self.pdp_id.val());
+        self.cdp.dbb_resp_valid.next = self.dbb_resp_valid.val() & (self.owner.q.val() == self.cdp_id.val());
         self.sdp.dbb_resp_data.next = self.dbb_resp_data.val();
         self.pdp.dbb_resp_data.next = self.dbb_resp_data.val();
-        self.dbb_req_valid.next = self.grant_sdp.val() | self.grant_pdp.val();
+        self.cdp.dbb_resp_data.next = self.dbb_resp_data.val();
+        self.dbb_req_valid.next = self.grant_sdp.val() | self.grant_pdp.val() | self.grant_cdp.val();
         self.dbb_req_write.next = self.sdp.dbb_req_write.val();
         self.dbb_req_addr.next = self.sdp.dbb_req_addr.val();
         self.dbb_req_wdata.next = self.sdp.dbb_req_wdata.val();
@@ -170,14 +303,34 @@ impl Logic for NvSmall {
             self.dbb_req_addr.next = self.pdp.dbb_req_addr.val();
             self.dbb_req_wdata.next = self.pdp.dbb_req_wdata.val();
         }
+        if self.grant_cdp.val() {
+            self.dbb_req_write.next = self.cdp.dbb_req_write.val();
+            self.dbb_req_addr.next = self.cdp.dbb_req_addr.val();
+            self.dbb_req_wdata.next = self.cdp.dbb_req_wdata.val();
+        }
+        self.granted_write.next = (self.grant_sdp.val() & self.sdp.dbb_req_write.val())
+            | (self.grant_pdp.val() & self.pdp.dbb_req_write.val())
+            | (self.grant_cdp.val() & self.cdp.dbb_req_write.val());
         if self.dbb_resp_valid.val() {
             self.outstanding.d.next = false;
         }
-        if self.dbb_req_ready.val() & (self.grant_sdp.val() | self.grant_pdp.val()) {
-            self.prefer_pdp.d.next = self.grant_sdp.val();
-            if !((self.grant_pdp.val() & self.pdp.dbb_req_write.val()) | (self.grant_sdp.val() & self.sdp.dbb_req_write.val())) {
+        if self.dbb_req_ready.val() & self.dbb_req_valid.val() {
+            self.prefer.d.next = self.pdp_id.val();
+            if self.grant_pdp.val() {
+                self.prefer.d.next = self.cdp_id.val();
+            }
+            if self.grant_cdp.val() {
+                self.prefer.d.next = self.sdp_id.val();
+            }
+            if !self.granted_write.val() {
                 self.outstanding.d.next = true;
-                self.owner.d.next = self.grant_pdp.val();
+                self.owner.d.next = self.sdp_id.val();
+                if self.grant_pdp.val() {
+                    self.owner.d.next = self.pdp_id.val();
+                }
+                if self.grant_cdp.val() {
+                    self.owner.d.next = self.cdp_id.val();
+                }
             }
         }
     }

@@ -1,4 +1,4 @@
-//! The NVDLA nv_small register map of the units built here (GLB, SDP_RDMA, SDP, PDP_RDMA, PDP; CDP_RDMA and CDP, whose engine is not built yet): the one table
+//! The NVDLA nv_small register map of the units built here (GLB, SDP_RDMA, SDP, PDP_RDMA, PDP, CDP_RDMA, CDP): the one table
 //! from which the CSB register file's decode is generated and which the model and the trace
 //! player resolve register names with. Names, offsets, field bit ranges, reset values and
 //! access types are those of NVIDIA's SystemRDL descriptions (`shared/nvdla/manual/*.rdl`,

@@ -1,8 +1,10 @@
 //! NVDLA nv_small as built so far (seeds/001; docs/nvdla.md has the block diagram, ports,
-//! timing and decisions): the CSB and register files ([`Csb`]), the SDP engine ([`Sdp`]) and
-//! the PDP engine ([`Pdp`]) behind one DBB-style memory port and its arbiter (round robin
-//! between the engines' requests, a read granted only while none is outstanding, its data
-//! routed to the engine that asked). RTL: `npu_hdl::nvdla::NvSmall`.
+//! timing and decisions): the CSB and register files ([`Csb`]), the SDP engine ([`Sdp`]), the
+//! PDP engine ([`Pdp`]) and the CDP engine ([`Cdp`]) with its datapath ([`CdpDp`]) behind one
+//! DBB-style memory port and its arbiter (round robin between the engines' requests, a read
+//! granted only while none is outstanding, its data routed to the engine that asked). RTL: `npu_hdl::nvdla::NvSmall`.
+use super::cdp::{self, Cdp};
+use super::cdp_dp::CdpDp;
 use super::csb::Csb;
 use super::pdp::{self, Pdp};
 use super::sdp::{self, Sdp};
@@ -44,11 +46,12 @@ pub struct Out {
     pub dbb_req_wdata: u64,
 }
 
-#[derive(Clone, Debug)]
 pub struct NvSmall {
     csb: Csb,
     sdp: Sdp,
     pdp: Pdp,
+    cdp: Cdp,
+    cdp_dp: CdpDp,
     arbiter: Arbiter,
     out: Out,
     events: Vec<&'static str>,
@@ -56,25 +59,35 @@ pub struct NvSmall {
 
 impl Default for NvSmall {
     fn default() -> Self {
-        Self { csb: Csb::default(), sdp: Sdp::default(), pdp: Pdp::default(), arbiter: Arbiter::default(), out: Out::idle(), events: Vec::new() }
+        Self {
+            csb: Csb::default(),
+            sdp: Sdp::default(),
+            pdp: Pdp::default(),
+            cdp: Cdp::default(),
+            cdp_dp: CdpDp::default(),
+            arbiter: Arbiter::default(),
+            out: Out::idle(),
+            events: Vec::new(),
+        }
     }
 }
 
-/// The memory arbiter's registers: the read outstanding and whose it is, and which engine
-/// goes first when both ask.
+/// The memory arbiter's registers: the read outstanding and whose it is, and the engine first
+/// in line (engines numbered SDP 0, PDP 1, CDP 2).
 #[derive(Clone, Copy, Debug, Default)]
 struct Arbiter {
     outstanding: bool,
-    owner_pdp: bool,
-    prefer_pdp: bool,
+    owner: usize,
+    prefer: usize,
 }
 
 impl Arbiter {
-    /// Which engine's request the port shows this cycle: (SDP granted, PDP granted).
-    fn grant(&self, sdp: MemoryRequest, pdp: MemoryRequest) -> (bool, bool) {
+    /// The engine whose request the port shows this cycle: the first asking, in the order
+    /// SDP, PDP, CDP starting at `prefer` (a write asks always, a read while none is
+    /// outstanding).
+    fn grant(&self, requests: [MemoryRequest; 3]) -> Option<usize> {
         let asks = |r: MemoryRequest| r.valid && (r.write || !self.outstanding);
-        let grant_pdp = asks(pdp) && (!asks(sdp) || self.prefer_pdp);
-        (asks(sdp) && !grant_pdp, grant_pdp)
+        (0..3).map(|k| (self.prefer + k) % 3).find(|&e| asks(requests[e]))
     }
 }
 
@@ -98,9 +111,17 @@ impl NvSmall {
         // starts it at the next edge).
         let may_start = Sdp::may_start(&self.csb);
         let pdp_may_start = Pdp::may_start(&self.csb);
+        let cdp_may_start = Cdp::may_start(&self.csb);
+        // CDP's datapath on its inputs of this cycle (the registers and the engine's window
+        // as they are before the edge, the LUT port from this cycle's CSB request).
+        let csb_write = (i.csb_valid && i.csb_write).then_some((i.csb_addr, i.csb_wdat));
+        let dp = self.cdp_dp.step(&cdp::datapath_input(&self.csb, self.cdp.window(), csb_write));
         if i.csb_valid && !i.csb_write {
-            let (sdp_running, pdp_running) = (self.sdp.running(), self.pdp.running());
-            next.csb_rdata = self.csb.read(i.csb_addr, |unit| sdp_running && sdp::engine().units.contains(&unit) || pdp_running && pdp::engine().units.contains(&unit));
+            let (sdp_running, pdp_running, cdp_running) = (self.sdp.running(), self.pdp.running(), self.cdp.running());
+            let running = |unit: &str| {
+                sdp_running && sdp::engine().units.contains(&unit) || pdp_running && pdp::engine().units.contains(&unit) || cdp_running && cdp::engine().units.contains(&unit)
+            };
+            next.csb_rdata = self.csb.read(i.csb_addr, running, dp.lut_rdata);
             next.csb_rvalid = true;
             let mapped = npu_hdl::nvdla::regmap::decode(i.csb_addr).is_some();
             self.events.push(if mapped { "csb read" } else { "csb read unmapped" });
@@ -110,33 +131,40 @@ impl NvSmall {
             self.events.push(event);
             next.csb_wr_complete = i.csb_nposted;
         }
-        // Then the engine: a write to a group it runs on was dropped, and its done status
+        // Then the engines: a write to a group they run on was dropped, and a done status
         // wins over a write clearing the interrupt status in the same cycle.
         // The arbiter on the requests the engines drive in this cycle.
-        let (sdp_request, pdp_request) = (self.sdp.request(), self.pdp.request());
-        let (grant_sdp, grant_pdp) = self.arbiter.grant(sdp_request, pdp_request);
-        let shown = if grant_pdp { pdp_request } else { sdp_request };
+        let requests = [self.sdp.request(), self.pdp.request(), self.cdp.request()];
+        let granted = self.arbiter.grant(requests);
         let response = i.dbb_resp_valid.then_some(i.dbb_resp_data);
-        let owner_pdp = self.arbiter.owner_pdp;
+        let owner = self.arbiter.owner;
         if i.dbb_resp_valid {
             self.arbiter.outstanding = false;
         }
-        if i.dbb_req_ready && (grant_sdp || grant_pdp) {
-            self.arbiter.prefer_pdp = grant_sdp;
-            if !shown.write {
+        if let Some(e) = granted.filter(|_| i.dbb_req_ready) {
+            self.arbiter.prefer = (e + 1) % 3;
+            if !requests[e].write {
                 self.arbiter.outstanding = true;
-                self.arbiter.owner_pdp = grant_pdp;
+                self.arbiter.owner = e;
             }
-            if sdp_request.valid && pdp_request.valid {
+            if requests.iter().filter(|r| r.valid).count() > 1 {
                 self.events.push("memory both asked");
             }
+            if requests.iter().all(|r| r.valid) {
+                self.events.push("memory all three asked");
+            }
         }
-        self.sdp.clock(may_start, &mut self.csb, i.dbb_req_ready && grant_sdp, response.filter(|_| !owner_pdp), &mut self.events);
-        self.pdp.clock(pdp_may_start, &mut self.csb, i.dbb_req_ready && grant_pdp, response.filter(|_| owner_pdp), &mut self.events);
-        let (sdp_request, pdp_request) = (self.sdp.request(), self.pdp.request());
-        let (grant_sdp, grant_pdp) = self.arbiter.grant(sdp_request, pdp_request);
-        let request = if grant_pdp { pdp_request } else { sdp_request };
-        next.dbb_req_valid = grant_sdp || grant_pdp;
+        let ready = |e: usize| i.dbb_req_ready && granted == Some(e);
+        let data = |e: usize| response.filter(|_| owner == e);
+        self.sdp.clock(may_start, &mut self.csb, ready(0), data(0), &mut self.events);
+        self.pdp.clock(pdp_may_start, &mut self.csb, ready(1), data(1), &mut self.events);
+        let counts = [dp.perf_uflow, dp.perf_oflow, dp.perf_hybrid, dp.perf_le_hit, dp.perf_lo_hit, dp.perf_saturation];
+        self.csb.cdp_count(cdp_may_start && !self.cdp.running(), dp.out_valid.then_some(counts));
+        self.cdp.clock(cdp_may_start, &mut self.csb, ready(2), data(2), dp.out_valid.then_some(dp.out_atom), &mut self.events);
+        let requests = [self.sdp.request(), self.pdp.request(), self.cdp.request()];
+        let granted = self.arbiter.grant(requests);
+        let request = requests[granted.unwrap_or(0)];
+        next.dbb_req_valid = granted.is_some();
         next.dbb_req_write = request.write;
         next.dbb_req_addr = request.addr;
         next.dbb_req_wdata = request.wdata;

@@ -1,0 +1,274 @@
+//! CDP in off-flying mode with its read DMA (seeds/001 "Channel Data Processor"; CDP_RDMA and
+//! CDP registers): for each (x, y) of the input cube (x fastest, then lines) the engine reads
+//! the atoms of its surfaces in order, one a step, into three atom registers (`lower`, `centre`,
+//! `upper`, as NVIDIA's C model keeps three atom buffers), and after each shift hands the
+//! window of `centre`'s surface ([`CdpWindow`]) to the datapath (`CdpDp`, beside this block in
+//! the top), then writes the datapath's atom at the output cube's (x, y, surface) (CDP's DST
+//! registers). A surface past the cube shifts in padding without a read, so every input atom
+//! is read once. Model: `npu_model::nvdla::cdp`; docs/nvdla.md "CDP".
+//!
+//! One output atom takes at least 7 cycles (step, read request, read data, window to the
+//! datapath, its 2 cycles, write), and each (x, y) one more read and step before its first
+//! window. `done` is high in the cycle the last write is taken; `running` while not idle.
+use super::cdp_window::CdpWindow;
+use crate::primitives::Reg;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct Cdp {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub layer_ready: Signal<In, Bit>,
+    pub width: Signal<In, Bits<13>>,
+    pub height: Signal<In, Bits<13>>,
+    /// CDP_RDMA's CHANNEL (channels minus 1).
+    pub channel: Signal<In, Bits<13>>,
+    pub src_base: Signal<In, Bits<64>>,
+    pub src_line: Signal<In, Bits<64>>,
+    pub src_surface: Signal<In, Bits<64>>,
+    pub dst_base: Signal<In, Bits<64>>,
+    pub dst_line: Signal<In, Bits<64>>,
+    pub dst_surface: Signal<In, Bits<64>>,
+    pub datin_offset: Signal<In, Bits<16>>,
+    pub dbb_req_ready: Signal<In, Bit>,
+    pub dbb_resp_valid: Signal<In, Bit>,
+    pub dbb_resp_data: Signal<In, Bits<64>>,
+    /// The datapath's result, a fixed latency after `dp_valid`.
+    pub dp_out_valid: Signal<In, Bit>,
+    pub dp_out_atom: Signal<In, Bits<64>>,
+    pub done: Signal<Out, Bit>,
+    pub running: Signal<Out, Bit>,
+    pub dbb_req_valid: Signal<Out, Bit>,
+    pub dbb_req_write: Signal<Out, Bit>,
+    pub dbb_req_addr: Signal<Out, Bits<64>>,
+    pub dbb_req_wdata: Signal<Out, Bits<64>>,
+    /// A window for the datapath (`in_valid`, `in_window`).
+    pub dp_valid: Signal<Out, Bit>,
+    pub dp_window: Signal<Out, Bits<128>>,
+    gather: CdpWindow,
+    state: Reg<Bits<3>>,
+    x: Reg<Bits<13>>,
+    y: Reg<Bits<13>>,
+    /// The surface shifted in next: 0 ..= surfaces (the last is padding).
+    k: Reg<Bits<11>>,
+    lower: Reg<Bits<64>>,
+    centre: Reg<Bits<64>>,
+    upper: Reg<Bits<64>>,
+    src_row: Reg<Bits<64>>,
+    src_pixel: Reg<Bits<64>>,
+    src_atom: Reg<Bits<64>>,
+    dst_row: Reg<Bits<64>>,
+    dst_pixel: Reg<Bits<64>>,
+    dst_atom: Reg<Bits<64>>,
+    addr: Reg<Bits<64>>,
+    wdata: Reg<Bits<64>>,
+    /// The surface `k` is in the cube (else it is the padding past it).
+    in_cube: Signal<Local, Bit>,
+    s_idle: Constant<Bits<3>>,
+    s_step: Constant<Bits<3>>,
+    s_read_request: Constant<Bits<3>>,
+    s_read_wait: Constant<Bits<3>>,
+    s_window: Constant<Bits<3>>,
+    s_datapath: Constant<Bits<3>>,
+    s_write_request: Constant<Bits<3>>,
+    zero11: Constant<Bits<11>>,
+    one11: Constant<Bits<11>>,
+    zero13: Constant<Bits<13>>,
+    one13: Constant<Bits<13>>,
+    atom_bytes: Constant<Bits<64>>,
+}
+
+impl Default for Cdp {
+    fn default() -> Self {
+        fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
+            Constant::new(value.into())
+        }
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            layer_ready: Default::default(),
+            width: Default::default(),
+            height: Default::default(),
+            channel: Default::default(),
+            src_base: Default::default(),
+            src_line: Default::default(),
+            src_surface: Default::default(),
+            dst_base: Default::default(),
+            dst_line: Default::default(),
+            dst_surface: Default::default(),
+            datin_offset: Default::default(),
+            dbb_req_ready: Default::default(),
+            dbb_resp_valid: Default::default(),
+            dbb_resp_data: Default::default(),
+            dp_out_valid: Default::default(),
+            dp_out_atom: Default::default(),
+            done: Default::default(),
+            running: Default::default(),
+            dbb_req_valid: Default::default(),
+            dbb_req_write: Default::default(),
+            dbb_req_addr: Default::default(),
+            dbb_req_wdata: Default::default(),
+            dp_valid: Default::default(),
+            dp_window: Default::default(),
+            gather: Default::default(),
+            state: Default::default(),
+            x: Default::default(),
+            y: Default::default(),
+            k: Default::default(),
+            lower: Default::default(),
+            centre: Default::default(),
+            upper: Default::default(),
+            src_row: Default::default(),
+            src_pixel: Default::default(),
+            src_atom: Default::default(),
+            dst_row: Default::default(),
+            dst_pixel: Default::default(),
+            dst_atom: Default::default(),
+            addr: Default::default(),
+            wdata: Default::default(),
+            in_cube: Default::default(),
+            s_idle: k(0),
+            s_step: k(1),
+            s_read_request: k(2),
+            s_read_wait: k(3),
+            s_window: k(4),
+            s_datapath: k(5),
+            s_write_request: k(6),
+            zero11: k(0),
+            one11: k(1),
+            zero13: k(0),
+            one13: k(1),
+            atom_bytes: k(8),
+        }
+    }
+}
+
+impl Logic for Cdp {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state, x, y, k, lower, centre, upper, src_row, src_pixel, src_atom, dst_row, dst_pixel, dst_atom, addr, wdata);
+        self.state.reset.next = self.reset.val();
+        self.x.reset.next = self.reset.val();
+        self.y.reset.next = self.reset.val();
+        self.k.reset.next = self.reset.val();
+        self.lower.reset.next = self.reset.val();
+        self.centre.reset.next = self.reset.val();
+        self.upper.reset.next = self.reset.val();
+        self.src_row.reset.next = self.reset.val();
+        self.src_pixel.reset.next = self.reset.val();
+        self.src_atom.reset.next = self.reset.val();
+        self.dst_row.reset.next = self.reset.val();
+        self.dst_pixel.reset.next = self.reset.val();
+        self.dst_atom.reset.next = self.reset.val();
+        self.addr.reset.next = self.reset.val();
+        self.wdata.reset.next = self.reset.val();
+        self.gather.atom.next = self.dbb_resp_data.val();
+        self.gather.last_lanes.next = self.channel.val().get_bits::<3>(0);
+        self.gather.last.next = self.k.q.val().get_bits::<10>(0) == self.channel.val().get_bits::<10>(3);
+        self.gather.datin_offset.next = self.datin_offset.val();
+        self.gather.lower.next = self.lower.q.val();
+        self.gather.centre.next = self.centre.q.val();
+        self.gather.upper.next = self.upper.q.val();
+        self.in_cube.next = !self.k.q.val().get_bit(10) & (self.k.q.val().get_bits::<10>(0) <= self.channel.val().get_bits::<10>(3));
+        self.dbb_req_addr.next = self.addr.q.val();
+        self.dbb_req_wdata.next = self.wdata.q.val();
+        self.dbb_req_valid.next = (self.state.q.val() == self.s_read_request.val()) | (self.state.q.val() == self.s_write_request.val());
+        self.dbb_req_write.next = self.state.q.val() == self.s_write_request.val();
+        self.dp_valid.next = self.state.q.val() == self.s_window.val();
+        self.dp_window.next = self.gather.window.val();
+        self.running.next = self.state.q.val() != self.s_idle.val();
+        self.done.next = false;
+        if self.state.q.val() == self.s_idle.val() {
+            if self.layer_ready.val() {
+                self.x.d.next = self.zero13.val();
+                self.y.d.next = self.zero13.val();
+                self.k.d.next = self.zero11.val();
+                self.lower.d.next = self.gather.pad.val();
+                self.centre.d.next = self.gather.pad.val();
+                self.upper.d.next = self.gather.pad.val();
+                self.src_row.d.next = self.src_base.val();
+                self.src_pixel.d.next = self.src_base.val();
+                self.src_atom.d.next = self.src_base.val();
+                self.dst_row.d.next = self.dst_base.val();
+                self.dst_pixel.d.next = self.dst_base.val();
+                self.dst_atom.d.next = self.dst_base.val();
+                self.state.d.next = self.s_step.val();
+            }
+        } else if self.state.q.val() == self.s_step.val() {
+            if self.in_cube.val() {
+                self.addr.d.next = self.src_atom.q.val();
+                self.state.d.next = self.s_read_request.val();
+            } else {
+                // Past the cube: padding shifts in without a read.
+                self.lower.d.next = self.centre.q.val();
+                self.centre.d.next = self.upper.q.val();
+                self.upper.d.next = self.gather.pad.val();
+                self.state.d.next = self.s_window.val();
+            }
+        } else if self.state.q.val() == self.s_read_request.val() {
+            if self.dbb_req_ready.val() {
+                self.state.d.next = self.s_read_wait.val();
+            }
+        } else if self.state.q.val() == self.s_read_wait.val() {
+            if self.dbb_resp_valid.val() {
+                self.lower.d.next = self.centre.q.val();
+                self.centre.d.next = self.upper.q.val();
+                self.upper.d.next = self.gather.padded.val();
+                self.src_atom.d.next = self.src_atom.q.val() + self.src_surface.val();
+                // The first surface of an (x, y) only fills `upper`: no window yet.
+                if self.k.q.val() == self.zero11.val() {
+                    self.k.d.next = self.one11.val();
+                    self.state.d.next = self.s_step.val();
+                } else {
+                    self.state.d.next = self.s_window.val();
+                }
+            }
+        } else if self.state.q.val() == self.s_window.val() {
+            self.state.d.next = self.s_datapath.val();
+        } else if self.state.q.val() == self.s_datapath.val() {
+            if self.dp_out_valid.val() {
+                self.wdata.d.next = self.dp_out_atom.val();
+                self.addr.d.next = self.dst_atom.q.val();
+                self.state.d.next = self.s_write_request.val();
+            }
+        } else if self.state.q.val() == self.s_write_request.val() {
+            if self.dbb_req_ready.val() {
+                self.state.d.next = self.s_step.val();
+                self.k.d.next = self.k.q.val() + self.one11.val();
+                self.dst_atom.d.next = self.dst_atom.q.val() + self.dst_surface.val();
+                if !self.in_cube.val() {
+                    // The (x, y)'s last surface is written: the next (x, y).
+                    self.k.d.next = self.zero11.val();
+                    self.lower.d.next = self.gather.pad.val();
+                    self.centre.d.next = self.gather.pad.val();
+                    self.upper.d.next = self.gather.pad.val();
+                    self.x.d.next = self.x.q.val() + self.one13.val();
+                    self.src_pixel.d.next = self.src_pixel.q.val() + self.atom_bytes.val();
+                    self.src_atom.d.next = self.src_pixel.q.val() + self.atom_bytes.val();
+                    self.dst_pixel.d.next = self.dst_pixel.q.val() + self.atom_bytes.val();
+                    self.dst_atom.d.next = self.dst_pixel.q.val() + self.atom_bytes.val();
+                    if self.x.q.val() == self.width.val() {
+                        self.x.d.next = self.zero13.val();
+                        self.y.d.next = self.y.q.val() + self.one13.val();
+                        self.src_row.d.next = self.src_row.q.val() + self.src_line.val();
+                        self.src_pixel.d.next = self.src_row.q.val() + self.src_line.val();
+                        self.src_atom.d.next = self.src_row.q.val() + self.src_line.val();
+                        self.dst_row.d.next = self.dst_row.q.val() + self.dst_line.val();
+                        self.dst_pixel.d.next = self.dst_row.q.val() + self.dst_line.val();
+                        self.dst_atom.d.next = self.dst_row.q.val() + self.dst_line.val();
+                        if self.y.q.val() == self.height.val() {
+                            self.done.next = true;
+                            self.state.d.next = self.s_idle.val();
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(Cdp::default(), "nvdla_cdp");
+}
