@@ -25,7 +25,7 @@ enum Command {
     /// Arm Ethos-U65: compressed weight streams (TRM 4.7)
     #[command(subcommand, arg_required_else_help = true)]
     Ethos(cli::ethos::Ethos),
-    /// ScaleNPU: layers through its register map, the Iris classifier
+    /// ScaleNPU: layers through its register map, the Iris and MNIST classifiers
     #[command(subcommand, arg_required_else_help = true)]
     Scale(cli::scale::Scale),
     /// NVDLA nv_small: NVIDIA's trace tests played on the units built so far

@@ -345,20 +345,63 @@ fn iris_refuses_a_hidden_layer_the_registers_cannot_hold() {
     }
 }
 
-/// `npu scale iris` prints the report `iris::run` gives, alike on the Verilated unit and on its
-/// model: 150 flowers, the committed model's held-out accuracy (docs/scale.md, "Iris").
-#[test]
-fn iris_reports_alike_on_rtl_and_model() {
-    let rtl = npu(&["scale", "iris"]);
-    let model = npu(&["scale", "iris", "--model"]);
+/// What `npu args` prints on the Verilated unit, which must succeed and print the same on the
+/// model (`--model`), but for the unit's name.
+fn report_alike_on_rtl_and_model(args: &[&str]) -> String {
+    let rtl = npu(args);
+    let model = npu(&[args, &["--model"]].concat());
     for o in [&rtl, &model] {
         assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     }
     let (rtl, model) = (String::from_utf8(rtl.stdout).unwrap(), String::from_utf8(model.stdout).unwrap());
     assert_eq!(rtl.replace("(Verilated RTL)", "(model)"), model);
+    rtl
+}
+
+/// `npu scale iris` prints the report `iris::run` gives, alike on the Verilated unit and on its
+/// model: 150 flowers, the committed model's held-out accuracy (docs/scale.md, "Iris").
+#[test]
+fn iris_reports_alike_on_rtl_and_model() {
+    let rtl = report_alike_on_rtl_and_model(&["scale", "iris"]);
     let lines: Vec<&str> = rtl.lines().collect();
     assert_eq!(lines.len(), 2, "{rtl}");
     assert!(lines[0].starts_with("Iris MLP 4-8-3 on ScaleNPU (Verilated RTL): 150 flowers in 2 layers, "), "{rtl}");
     assert!(lines[0].ends_with(" cycles; every hidden value and logit equals the integer reference"), "{rtl}");
     assert!(lines[1].starts_with("accuracy: held-out 29/30 = 96.67 %, all 148/150 = 98.67 %"), "{rtl}");
+}
+
+/// `npu scale mnist` prints the report `mnist::run` gives, alike on the Verilated unit and on
+/// its model (docs/scale.md, "MNIST"): all 1000 held-out digits in 4 batches, at least 90 %
+/// of them right.
+#[test]
+fn mnist_reports_alike_on_rtl_and_model() {
+    let rtl = report_alike_on_rtl_and_model(&["scale", "mnist"]);
+    let lines: Vec<&str> = rtl.lines().collect();
+    assert_eq!(lines.len(), 3, "{rtl}");
+    assert_eq!(
+        lines[0],
+        "MNIST MLP 196-32-10 on ScaleNPU (Verilated RTL): 1000 held-out digits in 4 batches of up to 255, \
+         2 layers each (the second by REINPUTS); every hidden value and logit equals the integer reference"
+    );
+    let right: usize = lines[1].strip_prefix("accuracy: ").and_then(|r| r.split('/').next()).and_then(|r| r.parse().ok()).unwrap_or_else(|| panic!("{rtl}"));
+    assert!(lines[1].starts_with(&format!("accuracy: {right}/1000 = ")), "{rtl}");
+    assert!(right >= 900, "{rtl}");
+    assert!(lines[2].starts_with("cycles: layer 1 "), "{rtl}");
+}
+
+/// `npu scale mnist` refuses a digit count outside 1..=1000 and a model file of another
+/// network, exit status 2 with a message naming what is wrong, before running anything.
+#[test]
+fn mnist_refuses_bad_counts_and_other_models() {
+    for (args, message) in [
+        (&["--images", "0"][..], "error: --images 0: choose 1 to 1000 held-out digits"),
+        (&["--images", "1001"], "error: --images 1001: choose 1 to 1000 held-out digits"),
+        (&["--weights", "data/iris_mlp.txt"], "error: data/iris_mlp.txt: line 1: expected the header `npu-scale-mnist-mlp 1`, found `npu-iris-mlp 1`"),
+    ] {
+        let o = npu(&[&["scale", "mnist", "--model"][..], args].concat());
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end(), message);
+        assert!(o.stdout.is_empty());
+    }
 }

@@ -1,11 +1,12 @@
 //! ScaleNPU, the whole unit (hdl/src/scale/scale_npu.rs): lock step against its model with
 //! random layer programs written through AXI4-Lite, random memory stalls and latencies,
 //! refused writes and error responses; exit codes against the documented rules, results
-//! against the plain integer reference; and the Iris MLP run layer by layer with REINPUTS.
+//! against the plain integer reference; and the Iris and MNIST MLPs run layer by layer with
+//! REINPUTS.
 use npu::cosim::lockstep::{drive, Run};
 use npu::cosim::tops::scale_npu::ScaleNpu;
 use npu::scale::driver::{self, Bench, Done, Op};
-use npu::scale::iris;
+use npu::scale::{iris, mnist};
 use npu::scale::layer::Layer;
 use npu::scale::memory::Timing;
 use npu::scale::program::{random_layer, reinput_cases_shown, History, REINPUT_CASES};
@@ -121,6 +122,19 @@ fn register_programs_match_the_model_and_the_reference() {
     coverage.require(&required);
 }
 
+/// The Verilated unit stepped in lock step with its model: each cycle's outputs must be equal
+/// (`workload` names the run in the message).
+fn rtl_against_model(workload: &'static str) -> impl FnMut(&npu_model::scale::scale_npu::In) -> npu_model::scale::scale_npu::Out {
+    let mut dut = <ScaleNpu as npu::cosim::Dut>::open(&npu::cosim::DutOptions::from_env(7));
+    let mut model = Model::default();
+    move |i| {
+        let (out, expected) = (npu::cosim::Dut::step(&mut dut, i), model.step(i));
+        // (Not in the reset cycle: the RTL powers up in a random state.)
+        assert!(i.reset || out == expected, "{workload}: Verilog and model differ:\n{out:?}\n{expected:?}");
+        out
+    }
+}
+
 #[test]
 fn iris_mlp_on_the_unit_equals_the_integer_reference() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -128,14 +142,7 @@ fn iris_mlp_on_the_unit_equals_the_integer_reference() {
     let mlp = iris::Model::parse(&std::fs::read_to_string(root.join("data/iris_mlp.txt")).unwrap()).unwrap();
     let layers = mlp.unit_layers(&flowers);
     let [hidden, logits] = mlp.reference(&flowers);
-    let mut dut = <ScaleNpu as npu::cosim::Dut>::open(&npu::cosim::DutOptions::from_env(7));
-    let mut model = Model::default();
-    let mut step = |i: &npu_model::scale::scale_npu::In| {
-        let (out, expected) = (npu::cosim::Dut::step(&mut dut, i), model.step(i));
-        // (Not in the reset cycle: the RTL powers up in a random state.)
-        assert!(i.reset || out == expected, "Iris: Verilog and model differ:\n{out:?}\n{expected:?}");
-        out
-    };
+    let mut step = rtl_against_model("Iris");
     let mut bench = Bench::new(Timing { stall: 0.2, latency: (1, 6) }, 0.1, 7);
     driver::reset(&mut step);
     let outcomes = driver::run_layers(&mut step, &mut bench, &layers);
@@ -146,5 +153,24 @@ fn iris_mlp_on_the_unit_equals_the_integer_reference() {
     let right = held.iter().filter(|&&i| npu::argmax(&logits[i * 3..i * 3 + 3]) == usize::from(flowers[i].label)).count();
     let accuracy = right as f64 / held.len() as f64;
     eprintln!("Iris on ScaleNPU: held-out accuracy {right}/{} = {:.2} %", held.len(), 100.0 * accuracy);
+    assert!(accuracy >= 0.9, "held-out accuracy {accuracy}");
+}
+
+/// The MNIST MLP (docs/scale.md, "MNIST") on the Verilated unit in lock step with its model, the
+/// memory stalling and answering late at random: the 1000 held-out digits in 4 batches (3 of
+/// 255, the last of 235), every hidden value and logit equal to the integer reference
+/// (`mnist::run_on` checks them), and at least 90 % of the digits right.
+#[test]
+fn mnist_mlp_on_the_unit_equals_the_integer_reference() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let all = npu::mnist::data::load(&npu::mnist::data::fetch(&root.join("build/data")).unwrap()).unwrap();
+    let digits = mnist::held_out_digits(&all);
+    let mlp = mnist::Model::parse(&std::fs::read_to_string(root.join("data/scale_mnist_mlp.txt")).unwrap()).unwrap();
+    let mut step = rtl_against_model("MNIST");
+    let report = mnist::run_on(&mut step, &mut Bench::new(Timing { stall: 0.2, latency: (1, 6) }, 0.1, 7), &mlp, &digits).unwrap();
+    assert_eq!((digits.len(), report.batches), (1000, 4));
+    let right = digits.iter().zip(&report.predictions).filter(|(d, &p)| usize::from(d.label) == p).count();
+    let accuracy = right as f64 / digits.len() as f64;
+    eprintln!("MNIST on ScaleNPU: held-out accuracy {right}/{} = {:.2} %; cycles {:?}", digits.len(), 100.0 * accuracy, report.cycles);
     assert!(accuracy >= 0.9, "held-out accuracy {accuracy}");
 }

