@@ -334,7 +334,7 @@ impl Bench {
 
 #[test]
 fn random_layers_match_the_model_and_the_reference() {
-    let run = Run::from_env("random_layers_match_the_model_and_the_reference", 60_000);
+    let run = Run::from_env("random_layers_match_the_model_and_the_reference", 200_000);
     let bench = RefCell::new(Bench {
         le: vec![0; 65],
         lo: vec![0; 257],

@@ -164,6 +164,7 @@ const SUITES: &[(&str, &str, &[&str], u64)] = &[
         &["vela_streams_set_the_registers_each_kernel_sees", "random_streams_with_stalls", "bad_streams_stop_with_their_status", "registers_read_as_the_digest_says"],
         0,
     ),
+    ("cdp_dp", "nvdla_cdp_dp", &["random_layers_match_the_model_and_the_reference"], 0),
     ("conv_datapath", "ethos_conv", &["random_layers_equal_tflite", "bad_streams_and_shapes_are_refused"], 0),
     ("ethos_npu", "ethos_npu", &["elementwise_networks_run_on_the_npu", "pool_networks_run_on_the_npu", "large_pool_kernels_run_on_the_npu", "bad_streams_stop_with_their_status"], 0),
 ];

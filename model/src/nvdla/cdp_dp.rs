@@ -321,3 +321,42 @@ impl Block for CdpDp {
         &self.events
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hand-worked values of the converters and both kinds of table.
+    #[test]
+    fn hand_worked_lookups_and_conversions() {
+        let half = In { datin_scale: 1, datin_shifter: 1, ..In::default() };
+        assert_eq!(convert_in(5, &half), 3); // 2.5 -> 3
+        assert_eq!(convert_in(-5, &half), -3); // -2.5 -> -3
+        let wide = In { datin_offset: 0xff80, datin_scale: 2, ..In::default() }; // offset -128
+        assert_eq!(convert_in(127, &wide), 255); // 510 saturates to 9 bits
+        assert_eq!(convert_in(-128, &wide), 0);
+
+        let lo: Vec<i16> = (0..LO_ENTRIES as i16).map(|i| 100 * i).collect();
+        let le: Vec<i16> = (0..LE_ENTRIES as i16).map(|i| -10 * i).collect();
+        // LO linear from 0, 4 per entry (select 2); LE exponent from 0, offset 0.
+        let cfg = In { lut_lo_index_select: 2, lut_lo_end: 1024, lut_lo_slope_oflow_scale: 3, lut_lo_slope_oflow_shift: 1, lut_hybrid_priority: true, ..In::default() };
+        // 10 = entry 2 and a half: 200 + 50 in LO; log2(10) = 3, 2/8 of the way from -30 to
+        // -40 in LE (-32.5 -> -33); both hit: hybrid, LO chosen.
+        assert_eq!(lookup(10, &cfg, &le, &lo), (250, Choice::Hybrid));
+        assert_eq!(lookup(10, &In { lut_hybrid_priority: false, ..cfg.clone() }, &le, &lo), (-33, Choice::Hybrid));
+        // 0: both underflow (slopes 0): LE's entry 0 (UFLOW_PRIORITY 0).
+        assert_eq!(lookup(0, &cfg, &le, &lo), (0, Choice::Uflow));
+        // 1030: LO overflows (index 257); LE hits entry 10 (log2 1030 = 10), 6/1024 of the way
+        // to -110 (rounds to -100); one hit only: LE's.
+        assert_eq!(lookup(1030, &cfg, &le, &lo), (-100, Choice::LeHit));
+        // LE underflow with offset 4 (log2 10 = 3 < 4), LO hit: LO's 250.
+        assert_eq!(lookup(10, &In { lut_le_index_offset: 4, ..cfg.clone() }, &le, &lo), (250, Choice::LoHit));
+
+        // Output: (v - 0) * 1 >> 0, saturated; more than 1 away from the floor counts.
+        let out = In { datout_scale: 1, ..In::default() };
+        assert_eq!(convert_out(100, &out), (100, false));
+        assert_eq!(convert_out(128, &out), (127, false)); // 1 away: the C model does not count it
+        assert_eq!(convert_out(-200, &out), (-128, true));
+        assert_eq!(convert_out(5, &In { datout_shifter: 1, ..out.clone() }), (3, false)); // 2.5 -> 3
+    }
+}
