@@ -31,7 +31,7 @@ const REQUIRED: [&str; 20] = [
 
 #[test]
 fn elementwise_networks_run_on_the_npu() {
-    let run = Run::from_env("elementwise_networks_run_on_the_npu", 48);
+    let run = Run::from_env("elementwise_networks_run_on_the_npu", 96);
     let choice = Choice { kinds: vec![Kind::Add, Kind::Sub, Kind::Mul, Kind::Maximum, Kind::Minimum], ops: 1..=2, side: 1..=5, channels: 1..=20, pool_kernel: 1..=5 };
     run_networks(&run, &choice, &REQUIRED);
 }
