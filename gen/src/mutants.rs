@@ -140,7 +140,12 @@ pub fn netlist(top: &Top, mutation: Option<&Mutation>, dir: &Path) -> Result<Top
         script += &m.command;
         script += "\n";
     }
-    script += "write_verilog -noattr netlist.v\n";
+    // splitnets: `prep` may drive one bit of a vector from another bit of the same vector
+    // (cdp_dp's `assign e_index0[8] = e_index0[9]`, two sign bits merged). Verilator then sees
+    // the whole vector feeding itself (UNOPTFLAT), orders its readers wrongly and reads stale
+    // values, so the unmutated netlist failed its lock step where the hardware is right.
+    // Single-bit nets have no such false loop; the logic is the same.
+    script += "splitnets\nwrite_verilog -noattr netlist.v\n";
     yosys(dir, &script, &format!("{}: yosys netlist", top.name))?;
     let path = dir.join("netlist.v");
     let verilog = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
