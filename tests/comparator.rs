@@ -14,7 +14,7 @@ fn comparator_random_lockstep() {
             // that the index runs up to its saturation at 255.
             let value = |rng: &mut rand::rngs::SmallRng| if rng.gen_ratio(1, 2) { rng.gen_range(-4..4) } else { rng.gen() };
             In {
-                reset: rng.gen_ratio(1, 50_000),
+                reset: rng.gen_ratio(1, 5_000),
                 freeze: rng.gen_ratio(1, 10),
                 trig: rng.gen_ratio(1, 2),
                 en_comp: rng.gen_ratio(7, 8),
