@@ -3,7 +3,11 @@
 //! whose CRCs it must reproduce (this fixes the memory layouts and the choices seeds/001
 //! leaves open: docs/nvdla.md, "Direct convolution").
 mod nvdla_bench;
+use npu::cosim::lockstep::Run;
+use npu::model::nvdla::cbuf::{Cbuf, BANK_ENTRIES};
+use npu::model::nvdla::csc::{Csc, CscLayer, STRIPE_MAX};
 use npu::nvdla::trace::{Command, Trace};
+use rand::Rng;
 use nvdla_bench::conv_reference::{play_trace, Conv, InputConverter, Programmed};
 use nvdla_bench::sdp_reference::reference_round;
 use std::collections::BTreeSet;
@@ -150,4 +154,171 @@ fn weight_layout_by_hand_and_packed() {
         offsets.sort_unstable();
         assert!(offsets.iter().enumerate().all(|(i, &o)| i == o), "{kw}x{kh}x{c}x{k}: the layout is not a packing");
     }
+}
+
+/// A random layer: input up to 12 x 12 x 20, up to 20 kernels of up to 4 x 4, strides and
+/// dilations 1-3, padding 0-3 on each side (the right and bottom padding give the output size).
+fn random_layer(rng: &mut impl Rng) -> Conv {
+    loop {
+        let (kw, kh) = (rng.gen_range(1..=4), rng.gen_range(1..=4));
+        let (w, h) = (rng.gen_range(1..=12usize), rng.gen_range(1..=12usize));
+        let stride = (rng.gen_range(1..=3), rng.gen_range(1..=3));
+        let dilation = if rng.gen_bool(0.6) { (1, 1) } else { (rng.gen_range(1..=3), rng.gen_range(1..=3)) };
+        let pad = [0; 4].map(|_: usize| if rng.gen_bool(0.5) { 0 } else { rng.gen_range(1..=3) });
+        let (ew, eh) = ((kw - 1) * dilation.0 + 1, (kh - 1) * dilation.1 + 1);
+        let (sw, sh) = (w + pad[0] + pad[1], h + pad[2] + pad[3]);
+        if ew > sw || eh > sh {
+            continue;
+        }
+        return Conv {
+            width: w,
+            height: h,
+            channels: rng.gen_range(1..=20),
+            kernel_width: kw,
+            kernel_height: kh,
+            kernels: rng.gen_range(1..=20),
+            stride,
+            dilation,
+            pad_left: pad[0],
+            pad_top: pad[2],
+            out_width: (sw - ew) / stride.0 + 1,
+            out_height: (sh - eh) / stride.1 + 1,
+            pad_value: rng.gen(),
+            converter: None,
+            clip_truncate: 0,
+        };
+    }
+}
+
+/// The CSC layer of a reference layer, its data banks just large enough.
+fn csc_layer(c: &Conv) -> CscLayer {
+    let mut layer = CscLayer {
+        width: c.width,
+        height: c.height,
+        channels: c.channels,
+        kernel_width: c.kernel_width,
+        kernel_height: c.kernel_height,
+        kernels: c.kernels,
+        stride: c.stride,
+        dilation: c.dilation,
+        pad_left: c.pad_left,
+        pad_top: c.pad_top,
+        out_width: c.out_width,
+        out_height: c.out_height,
+        pad_value: c.pad_value,
+        data_banks: 0,
+    };
+    layer.data_banks = layer.data_entries().div_ceil(BANK_ENTRIES);
+    layer
+}
+
+/// An atom of 8 int8 lanes, lane i in bits 8i+7..8i, lanes past `values` 0.
+fn atom(values: impl Iterator<Item = i8>) -> u64 {
+    values.take(8).enumerate().fold(0, |word, (i, v)| word | u64::from(v as u8) << (8 * i))
+}
+
+fn lane(word: u64, i: usize) -> i64 {
+    i64::from((word >> (8 * i)) as u8 as i8)
+}
+
+/// Runs CSC's model over a layer whose feature cube and weights are placed in CBUF as CDMA
+/// places them (a kernel group's weights some cycles after CSC asks for them), CACC holding back stripes
+/// at random; a plain MAC array (shadow and active weight banks, 8 x 8 products) and a plain
+/// accumulator follow CSC's tags. Returns the sums, indexed [y][x][k], and the cycles.
+fn sums_through_csc(c: &Conv, input: &[i8], weights: &[i8], rng: &mut impl Rng, seen: &mut BTreeSet<&'static str>) -> (Vec<i64>, u64) {
+    let layer = csc_layer(c);
+    let mut cbuf = Cbuf::default();
+    for surface in 0..layer.channel_blocks() {
+        for y in 0..c.height {
+            for x in 0..c.width {
+                let at = (y * c.width + x) * c.channels;
+                cbuf.write(layer.data_entry(x, y, surface), atom(input[at..at + c.channels].iter().copied().skip(surface * 8)));
+            }
+        }
+    }
+    // The order CACC delivers in (docs/nvdla.md): kernel group, pixel block, pixel.
+    let mut order = (0..layer.kernel_groups()).flat_map(|g| (0..layer.pixels()).map(move |p| (g, p)));
+    let (mut shadow, mut active, mut stripe) = ([0u64; 8], [0u64; 8], [[0i64; 8]; STRIPE_MAX]);
+    let (mut position, mut sums, mut events) = (0, vec![0i64; layer.pixels() * c.kernels], Vec::new());
+    let mut csc = Csc::default();
+    csc.start(layer);
+    for cycle in 0..10_000_000u64 {
+        // CDMA brings a kernel group's weights some cycles after CSC asks.
+        if csc.wants_weights() && rng.gen_bool(0.3) {
+            let g = csc.group();
+            for (block, tap, k) in (0..layer.channel_blocks()).flat_map(|b| (0..c.kernel_width * c.kernel_height).flat_map(move |t| (0..8).map(move |k| (b, t, k)))) {
+                let kernel = g * 8 + k;
+                let channels = (block * 8..(block * 8 + 8).min(c.channels)).map(|ch| if kernel < c.kernels { weights[(kernel * c.kernel_width * c.kernel_height + tap) * c.channels + ch] } else { 0 });
+                cbuf.write(layer.weight_entry(block, tap, k), atom(channels));
+            }
+            csc.weights_ready();
+        }
+        events.clear();
+        let o = csc.step(&cbuf, rng.gen_bool(0.2), &mut events);
+        seen.extend(events.iter().copied());
+        if o.wt_valid {
+            shadow[usize::from(o.wt_kernel)] = o.wt_data;
+        }
+        if o.dat_valid {
+            if o.dat_stripe_first {
+                (active, position) = (shadow, 0);
+            }
+            let psum: [i64; 8] = std::array::from_fn(|k| (0..8).map(|i| lane(o.dat_data, i) * lane(active[k], i)).sum());
+            for k in 0..8 {
+                stripe[position][k] = if o.dat_acc_first { psum[k] } else { stripe[position][k] + psum[k] };
+            }
+            if o.dat_acc_last {
+                let (g, p) = order.next().expect("CSC finishes more pixels than the layer has");
+                for k in (0..8).filter(|k| g * 8 + k < c.kernels) {
+                    sums[p * c.kernels + g * 8 + k] = stripe[position][k];
+                }
+            }
+            position += 1;
+            if o.dat_layer_last {
+                assert!(order.next().is_none(), "CSC ends the layer before its last pixel");
+                return (sums, cycle);
+            }
+        }
+    }
+    panic!("CSC did not end the layer {c:?}");
+}
+
+/// Random layers (sizes, channel and kernel counts not a multiple of 8, kernels up to 4 x 4,
+/// strides, dilations, padding and its value) through CSC's model and a plain MAC array: every
+/// sum equals the plain reference's. Coverage: every CSC event, and each case counted.
+#[test]
+fn random_layers_through_csc_match_the_plain_reference() {
+    let run = Run::from_env("random_layers_through_csc_match_the_plain_reference", 300);
+    let mut rng = run.rng();
+    let (mut seen, mut cases) = (BTreeSet::new(), BTreeSet::new());
+    for n in 0..run.cycles {
+        let c = random_layer(&mut rng);
+        let input: Vec<i8> = (0..c.width * c.height * c.channels).map(|_| rng.gen()).collect();
+        let weights: Vec<i8> = (0..c.kernels * c.kernel_width * c.kernel_height * c.channels).map(|_| rng.gen()).collect();
+        let (got, cycles) = sums_through_csc(&c, &input, &weights, &mut rng, &mut seen);
+        let expected = c.sums(&input, &weights);
+        if let Some(i) = (0..got.len()).find(|&i| got[i] != expected[i]) {
+            panic!("layer {n}, seed {}: {c:?}\noutput {i} (pixel {}, kernel {}) after {cycles} cycles: CSC path {}, reference {}", run.seed, i / c.kernels, i % c.kernels, got[i], expected[i]);
+        }
+        for (case, met) in [
+            ("partial channel block", c.channels % 8 != 0),
+            ("several channel blocks", c.channels > 8),
+            ("partial kernel group", c.kernels % 8 != 0),
+            ("several kernel groups", c.kernels > 8),
+            ("several pixel blocks", c.out_width * c.out_height > STRIPE_MAX),
+            ("stride", c.stride != (1, 1)),
+            ("dilation", c.dilation != (1, 1)),
+            ("left or top padding", c.pad_left + c.pad_top > 0),
+            ("right or bottom padding", (c.out_width - 1) * c.stride.0 + (c.kernel_width - 1) * c.dilation.0 >= c.width + c.pad_left),
+        ] {
+            if met {
+                cases.insert(case);
+            }
+        }
+    }
+    eprintln!("events {seen:?}, cases {cases:?}");
+    for event in ["csc weight load", "csc atomic op", "csc hold", "csc wait weights", "csc done"] {
+        assert!(seen.contains(event), "event {event} not seen (seed {})", run.seed);
+    }
+    assert_eq!(cases.len(), 9, "cases met: {cases:?} (seed {})", run.seed);
 }
