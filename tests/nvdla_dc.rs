@@ -8,7 +8,9 @@ use npu::model::nvdla::cbuf::{Cbuf, BANK_ENTRIES};
 use npu::model::nvdla::csc::{Csc, CscLayer, STRIPE_MAX};
 use npu::nvdla::trace::{Command, Trace};
 use rand::Rng;
-use nvdla_bench::conv_reference::{play_trace, Conv, InputConverter, Programmed};
+use npu::model::nvdla::cdma::{CdmaLayer, Converter};
+use npu::nvdla::memory::Memory;
+use nvdla_bench::conv_reference::{play_trace, Conv, CubeLayout, InputConverter, Programmed};
 use nvdla_bench::sdp_reference::reference_round;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -228,14 +230,7 @@ fn lane(word: u64, i: usize) -> i64 {
 fn sums_through_csc(c: &Conv, input: &[i8], weights: &[i8], rng: &mut impl Rng, seen: &mut BTreeSet<&'static str>) -> (Vec<i64>, u64) {
     let layer = csc_layer(c);
     let mut cbuf = Cbuf::default();
-    for surface in 0..layer.channel_blocks() {
-        for y in 0..c.height {
-            for x in 0..c.width {
-                let at = (y * c.width + x) * c.channels;
-                cbuf.write(layer.data_entry(x, y, surface), atom(input[at..at + c.channels].iter().copied().skip(surface * 8)));
-            }
-        }
-    }
+    place_features(&mut cbuf, &layer, c, input);
     // The order CACC delivers in (docs/nvdla.md): kernel group, pixel block, pixel.
     let mut order = (0..layer.kernel_groups()).flat_map(|g| (0..layer.pixels()).map(move |p| (g, p)));
     let (mut shadow, mut active, mut stripe) = ([0u64; 8], [0u64; 8], [[0i64; 8]; STRIPE_MAX]);
@@ -245,12 +240,7 @@ fn sums_through_csc(c: &Conv, input: &[i8], weights: &[i8], rng: &mut impl Rng, 
     for cycle in 0..10_000_000u64 {
         // CDMA brings a kernel group's weights some cycles after CSC asks.
         if csc.wants_weights() && rng.gen_bool(0.3) {
-            let g = csc.group();
-            for (block, tap, k) in (0..layer.channel_blocks()).flat_map(|b| (0..c.kernel_width * c.kernel_height).flat_map(move |t| (0..8).map(move |k| (b, t, k)))) {
-                let kernel = g * 8 + k;
-                let channels = (block * 8..(block * 8 + 8).min(c.channels)).map(|ch| if kernel < c.kernels { weights[(kernel * c.kernel_width * c.kernel_height + tap) * c.channels + ch] } else { 0 });
-                cbuf.write(layer.weight_entry(block, tap, k), atom(channels));
-            }
+            place_weights(&mut cbuf, &layer, c, weights, csc.group());
             csc.weights_ready();
         }
         events.clear();
@@ -321,4 +311,177 @@ fn random_layers_through_csc_match_the_plain_reference() {
         assert!(seen.contains(event), "event {event} not seen (seed {})", run.seed);
     }
     assert_eq!(cases.len(), 9, "cases met: {cases:?} (seed {})", run.seed);
+}
+
+/// Places a layer's feature cube in CBUF as CDMA does.
+fn place_features(cbuf: &mut Cbuf, layer: &CscLayer, c: &Conv, input: &[i8]) {
+    for surface in 0..layer.channel_blocks() {
+        for y in 0..c.height {
+            for x in 0..c.width {
+                let at = (y * c.width + x) * c.channels;
+                cbuf.write(layer.data_entry(x, y, surface), atom(input[at..at + c.channels].iter().copied().skip(surface * 8)));
+            }
+        }
+    }
+}
+
+/// Places kernel group `g`'s weights in CBUF as CDMA does.
+fn place_weights(cbuf: &mut Cbuf, layer: &CscLayer, c: &Conv, weights: &[i8], g: usize) {
+    let taps = c.kernel_width * c.kernel_height;
+    for (block, tap, k) in (0..layer.channel_blocks()).flat_map(|b| (0..taps).flat_map(move |t| (0..8).map(move |k| (b, t, k)))) {
+        let kernel = g * 8 + k;
+        let channels = (block * 8..(block * 8 + 8).min(c.channels)).map(|ch| if kernel < c.kernels { weights[(kernel * taps + tap) * c.channels + ch] } else { 0 });
+        cbuf.write(layer.weight_entry(block, tap, k), atom(channels));
+    }
+}
+
+/// Runs the models of CDMA's placement, CSC, CMAC and CACC (wt-dc-mac's) over a layer whose
+/// feature cube and weights lie in `memory`, SDP's side taking CACC's atoms at rate
+/// `ready_rate`, CDMA bringing a kernel group's weights some cycles after CSC asks. Returns
+/// CACC's values, indexed [pixel][kernel], after checking that the atoms come in the
+/// documented order (kernel group, pixel) and the lanes past the last kernel are 0.
+fn through_models(layer: &CdmaLayer, clip_truncate: u32, memory: &Memory, ready_rate: f64, rng: &mut impl Rng, seen: &mut BTreeSet<&'static str>) -> Vec<i32> {
+    use npu::model::nvdla::{cacc, cmac};
+    use npu::model::Block;
+    let l = layer.csc;
+    let read = |a: u64| memory.read(a);
+    let mut cbuf = Cbuf::default();
+    layer.place_features(&mut cbuf, read);
+    let (mut csc, mut mac, mut acc) = (Csc::default(), cmac::Cmac::default(), cacc::Cacc::default());
+    csc.start(l);
+    let mut order = (0..l.kernel_groups()).flat_map(|g| (0..l.pixels()).map(move |p| (g, p)));
+    let mut values = vec![0i32; l.pixels() * l.kernels];
+    let (mut busy_full, mut events) = (false, Vec::new());
+    for cycle in 0..100_000_000u64 {
+        if csc.wants_weights() && rng.gen_bool(0.3) {
+            layer.place_weights(&mut cbuf, csc.group(), read);
+            csc.weights_ready();
+        }
+        events.clear();
+        if busy_full {
+            seen.insert("cacc busy_full");
+        }
+        let o = csc.step(&cbuf, busy_full, &mut events);
+        seen.extend(events.iter().copied());
+        let p = mac.step(&cmac::In { reset: false, wt_valid: o.wt_valid, wt_kernel: o.wt_kernel, wt_data: o.wt_data, dat_valid: o.dat_valid, dat_data: o.dat_data, dat_stripe_first: o.dat_stripe_first, dat_acc_first: o.dat_acc_first, dat_acc_last: o.dat_acc_last, dat_layer_last: o.dat_layer_last });
+        let out_ready = rng.gen_bool(ready_rate);
+        let a = acc.step(&cacc::In {
+            reset: false,
+            psum_valid: p.psum_valid,
+            psum_lo: p.psum_lo,
+            psum_hi: p.psum_hi,
+            psum_stripe_first: p.psum_stripe_first,
+            psum_acc_first: p.psum_acc_first,
+            psum_acc_last: p.psum_acc_last,
+            psum_layer_last: p.psum_layer_last,
+            clip_truncate: clip_truncate as u8,
+            out_ready,
+        });
+        busy_full = a.busy_full;
+        if a.out_valid && !out_ready {
+            seen.insert("sdp stall");
+        }
+        if a.out_valid && out_ready {
+            let atom = cacc::unpack_atom(a.out_data_lo, a.out_data_hi);
+            let (g, pixel) = order.next().unwrap_or_else(|| panic!("cycle {cycle}: CACC delivers more atoms than the layer has"));
+            for (k, &v) in atom.iter().enumerate() {
+                match g * 8 + k {
+                    kernel if kernel < l.kernels => values[pixel * l.kernels + kernel] = v,
+                    kernel => assert_eq!(v, 0, "cycle {cycle}: pixel {pixel}, kernel {kernel} past the last: CACC {v}"),
+                }
+            }
+            if a.out_layer_last {
+                assert!(order.next().is_none(), "cycle {cycle}: layer_last before the last atom");
+                return values;
+            }
+        }
+    }
+    panic!("the pipeline did not finish {l:?}");
+}
+
+/// The CDMA layer of a reference layer, its banks just large enough.
+fn cdma_layer(c: &Conv, feature: CubeLayout, weight_base: u64) -> CdmaLayer {
+    let csc = csc_layer(c);
+    let converter = c.converter.map(|v| Converter { offset: v.offset, scale: v.scale, truncate: v.truncate });
+    CdmaLayer { csc, feature_base: feature.base, line_stride: feature.line, surface_stride: feature.surface, weight_base, weight_banks: csc.weight_entries().div_ceil(BANK_ENTRIES), converter }
+}
+
+/// Random layers (with CDMA's converter now and then, CACC's truncation) placed in memory,
+/// through the models of CDMA's placement, CSC, CMAC and CACC, SDP's side stalling: every value
+/// equals the reference's truncated output. Coverage: CACC holding CSC back (busy_full), SDP
+/// stalling, truncation, the converter. (CACC's int32 saturation needs sums past 2^31, over
+/// 2^17 products: far larger layers; wt-dc-mac's CACC test covers it.)
+#[test]
+fn random_layers_through_the_convolution_models_match_the_reference() {
+    let run = Run::from_env("random_layers_through_the_convolution_models_match_the_reference", 150);
+    let mut rng = run.rng();
+    let mut seen = BTreeSet::new();
+    for n in 0..run.cycles {
+        let mut c = random_layer(&mut rng);
+        c.clip_truncate = if rng.gen_bool(0.3) { 0 } else { rng.gen_range(1..=16) };
+        if rng.gen_bool(0.2) {
+            c.converter = Some(InputConverter { offset: rng.gen_range(-64..64), scale: rng.gen_range(-4..5), truncate: rng.gen_range(0..3) });
+            seen.insert("converter");
+        }
+        if c.clip_truncate > 0 {
+            seen.insert("truncation");
+        }
+        let input: Vec<i8> = (0..c.width * c.height * c.channels).map(|_| rng.gen()).collect();
+        let weights: Vec<i8> = (0..c.kernels * c.kernel_width * c.kernel_height * c.channels).map(|_| rng.gen()).collect();
+        // The cube with gaps between lines and surfaces, the weights after it.
+        let line = (c.width as u64 * 8).next_multiple_of(32) + 32 * rng.gen_range(0..2);
+        let feature = CubeLayout { base: 0x1000_0000 + 8 * rng.gen_range(0..16), line, surface: line * c.height as u64 + 64 };
+        let mut memory = Memory::default();
+        for y in 0..c.height {
+            for x in 0..c.width {
+                for ch in 0..c.channels {
+                    memory.write(feature.address(x, y, ch), &[input[(y * c.width + x) * c.channels + ch] as u8]);
+                }
+            }
+        }
+        let weight_base = 0x2000_0000 + rng.gen_range(0..64);
+        memory.write(weight_base, &c.weight_bytes(&weights));
+        let layer = cdma_layer(&c, feature, weight_base);
+        layer.check().unwrap_or_else(|e| panic!("layer {n}: {e}"));
+        let got = through_models(&layer, c.clip_truncate, &memory, [1.0, 0.5, 0.1][rng.gen_range(0..3)], &mut rng, &mut seen);
+        let expected = c.output(&input, &weights);
+        if let Some(i) = (0..got.len()).find(|&i| got[i] != expected[i]) {
+            panic!("layer {n}, seed {}: {c:?}\noutput {i} (pixel {}, kernel {}): models {}, reference {}", run.seed, i / c.kernels, i % c.kernels, got[i], expected[i]);
+        }
+    }
+    eprintln!("{seen:?}");
+    for case in ["cacc busy_full", "sdp stall", "truncation", "converter", "csc hold", "csc wait weights"] {
+        assert!(seen.contains(case), "{case} not seen (seed {})", run.seed);
+    }
+}
+
+/// NVIDIA's dc traces through the models of CDMA's placement, CSC, CMAC and CACC, the flying
+/// SDP reference writing the output: each trace's CRC. (The player does not run them yet:
+/// the convolution units are not in the register map and the top.)
+#[test]
+fn dc_traces_through_the_convolution_models() {
+    let mut rng = Run::from_env("dc_traces_through_the_convolution_models", 1).rng();
+    let mut failed = Vec::new();
+    for name in DC_TRACES {
+        let trace = Trace::load(&traces_dir().join(name)).unwrap_or_else(|e| panic!("{e}"));
+        let p = Programmed::from_trace(&trace);
+        let c = p.conv();
+        let mut layer = cdma_layer(&c, p.feature_layout(), p.weight_base());
+        layer.csc.data_banks = (p.get("CSC", "D_BANK") & 31) as usize + 1;
+        layer.weight_banks = (p.get("CSC", "D_BANK") >> 16 & 31) as usize + 1;
+        layer.check().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut memory = trace.initial_memory();
+        let values = through_models(&layer, c.clip_truncate, &memory, 0.5, &mut rng, &mut BTreeSet::new());
+        p.sdp().write(&mut memory, p.output_layout(), &values, (c.out_width, c.out_height, c.kernels), &mut BTreeSet::new());
+        for (_, command) in &trace.commands {
+            if let Command::CheckCrc { address, size, crc, .. } = command {
+                let got = memory.crc32(*address, *size);
+                eprintln!("{name}: crc expected {crc:#010x} got {got:#010x}");
+                if got != *crc {
+                    failed.push(name);
+                }
+            }
+        }
+    }
+    assert!(failed.is_empty(), "the models do not reproduce {failed:?}");
 }
