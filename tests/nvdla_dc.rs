@@ -363,7 +363,7 @@ fn through_models(layer: &CdmaLayer, clip_truncate: u32, memory: &Memory, ready_
         }
         let o = csc.step(&cbuf, busy_full, &mut events);
         seen.extend(events.iter().copied());
-        let p = mac.step(&cmac::In { reset: false, wt_valid: o.wt_valid, wt_kernel: o.wt_kernel, wt_data: o.wt_data, dat_valid: o.dat_valid, dat_data: o.dat_data, dat_stripe_first: o.dat_stripe_first, dat_acc_first: o.dat_acc_first, dat_acc_last: o.dat_acc_last, dat_layer_last: o.dat_layer_last });
+        let p = mac.step(&o);
         let out_ready = rng.gen_bool(ready_rate);
         let a = acc.step(&cacc::In {
             reset: false,

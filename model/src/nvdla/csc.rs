@@ -88,19 +88,8 @@ impl CscLayer {
     }
 }
 
-/// The CSC's outputs to CMAC (registered), and its status.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CscOut {
-    pub wt_valid: bool,
-    pub wt_kernel: u8,
-    pub wt_data: u64,
-    pub dat_valid: bool,
-    pub dat_data: u64,
-    pub dat_stripe_first: bool,
-    pub dat_acc_first: bool,
-    pub dat_acc_last: bool,
-    pub dat_layer_last: bool,
-}
+/// The CSC's registered outputs are CMAC's inputs (`reset` always low).
+pub use super::cmac::In as CscOut;
 
 /// Where the sequence is: kernel group, first pixel of the block, channel block, tap, and
 /// within the stripe either the kernel being loaded or the pixel being sent.
@@ -172,8 +161,7 @@ impl Csc {
     /// One clock edge: `hold` (CACC cannot take another stripe) keeps a stripe from starting.
     /// Returns the registered outputs before the edge; `events` gets what the cycle did.
     pub fn step(&mut self, cbuf: &Cbuf, hold: bool, events: &mut Vec<&'static str>) -> CscOut {
-        let out = self.out;
-        self.out = CscOut::default();
+        let out = std::mem::take(&mut self.out);
         if !self.running {
             return out;
         }
@@ -208,7 +196,7 @@ impl Csc {
             dat_acc_first: at.tap == 0 && at.channel_block == 0,
             dat_acc_last: last_tap && last_block,
             dat_layer_last: last_pixel && last_tap && last_block && last_pixel_block && last_group,
-            ..self.out
+            ..CscOut::default()
         };
         events.push("csc atomic op");
         // The next position: pixel, tap, channel block, pixel block, kernel group.
