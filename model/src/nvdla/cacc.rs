@@ -163,9 +163,6 @@ impl Cacc {
                 }
             }
         }
-        if self.events.is_empty() {
-            self.events.push("idle");
-        }
     }
 }
 
