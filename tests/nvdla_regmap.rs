@@ -94,8 +94,9 @@ fn every_register_and_field_is_the_rdls() {
             checked += 1;
         }
     }
-    // GLB 4, SDP_RDMA 37, SDP 63, PDP_RDMA 20, PDP 40, CDP_RDMA 17, CDP 47 registers.
-    assert_eq!(checked, 4 + 37 + 63 + 20 + 40 + 17 + 47);
+    // GLB 4, CDMA 59, CSC 26, CMAC_A 4, CMAC_B 4, CACC 14, SDP_RDMA 37, SDP 63, PDP_RDMA 20,
+    // PDP 40, CDP_RDMA 17, CDP 47 registers.
+    assert_eq!(checked, 4 + 59 + 26 + 4 + 4 + 14 + 37 + 63 + 20 + 40 + 17 + 47);
 }
 
 /// Decode is the inverse of placement: every register's CSB word address leads back to it,
@@ -112,5 +113,8 @@ fn csb_addresses_decode_to_their_register() {
     assert!(regmap::decode(0x9000 / 4 + 0xfc / 4).is_none(), "past SDP's last register");
     assert_eq!(regmap::unit("SDP").map(|u| u.csb_address(regmap::register("SDP", "D_OP_ENABLE").1)), Some(0x9038 / 4));
     assert!(regmap::decode(0xb000 / 4 + 0xa0 / 4).is_none(), "past PDP's last register");
+    assert!(regmap::decode(0x7000 / 4 + 0x38 / 4).is_none(), "past CACC's last register");
+    assert_eq!(regmap::unit("CACC").map(|u| u.csb_address(regmap::register("CACC", "D_OP_ENABLE").1)), Some(0x7008 / 4));
+    assert_eq!(regmap::unit("CDMA").map(|u| u.csb_address(regmap::register("CDMA", "D_OP_ENABLE").1)), Some(0x3010 / 4));
     assert_eq!(regmap::unit("PDP_RDMA").map(|u| u.csb_address(regmap::register("PDP_RDMA", "D_OP_ENABLE").1)), Some(0xa008 / 4));
 }

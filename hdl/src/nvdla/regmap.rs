@@ -1,4 +1,5 @@
-//! The NVDLA nv_small register map of the units built here (GLB, SDP_RDMA, SDP, PDP_RDMA, PDP, CDP_RDMA, CDP): the one table
+//! The NVDLA nv_small register map of the units built here (GLB, the convolution core's CDMA,
+//! CSC, CMAC_A, CMAC_B and CACC, SDP_RDMA, SDP, PDP_RDMA, PDP, CDP_RDMA, CDP): the one table
 //! from which the CSB register file's decode is generated and which the model and the trace
 //! player resolve register names with. Names, offsets, field bit ranges, reset values and
 //! access types are those of NVIDIA's SystemRDL descriptions (`shared/nvdla/manual/*.rdl`,
@@ -160,6 +161,11 @@ impl Unit {
 /// The units built here, by CSB address.
 pub const UNITS: &[Unit] = &[
     Unit { name: "GLB", base: 0x1000, registers: GLB },
+    Unit { name: "CDMA", base: 0x3000, registers: CDMA },
+    Unit { name: "CSC", base: 0x4000, registers: CSC },
+    Unit { name: "CMAC_A", base: 0x5000, registers: CMAC_A },
+    Unit { name: "CMAC_B", base: 0x6000, registers: CMAC_B },
+    Unit { name: "CACC", base: 0x7000, registers: CACC },
     Unit { name: "SDP_RDMA", base: 0x8000, registers: SDP_RDMA },
     Unit { name: "SDP", base: 0x9000, registers: SDP },
     Unit { name: "PDP_RDMA", base: 0xa000, registers: PDP_RDMA },
@@ -209,6 +215,133 @@ const GLB: &[Register] = &[
     r("S_INTR_MASK", 0x04, Single, &[f("SDP_DONE_MASK0", 0, 1, Rw, 0x0), f("SDP_DONE_MASK1", 1, 1, Rw, 0x0), f("CDP_DONE_MASK0", 2, 1, Rw, 0x0), f("CDP_DONE_MASK1", 3, 1, Rw, 0x0), f("PDP_DONE_MASK0", 4, 1, Rw, 0x0), f("PDP_DONE_MASK1", 5, 1, Rw, 0x0), f("BDMA_DONE_MASK0", 6, 1, Rw, 0x0), f("BDMA_DONE_MASK1", 7, 1, Rw, 0x0), f("RUBIK_DONE_MASK0", 8, 1, Rw, 0x0), f("RUBIK_DONE_MASK1", 9, 1, Rw, 0x0), f("CDMA_DAT_DONE_MASK0", 16, 1, Rw, 0x0), f("CDMA_DAT_DONE_MASK1", 17, 1, Rw, 0x0), f("CDMA_WT_DONE_MASK0", 18, 1, Rw, 0x0), f("CDMA_WT_DONE_MASK1", 19, 1, Rw, 0x0), f("CACC_DONE_MASK0", 20, 1, Rw, 0x0), f("CACC_DONE_MASK1", 21, 1, Rw, 0x0)]),
     r("S_INTR_SET", 0x08, Single, &[f("SDP_DONE_SET0", 0, 1, Wto, 0x0), f("SDP_DONE_SET1", 1, 1, Wo, 0x0), f("CDP_DONE_SET0", 2, 1, Wo, 0x0), f("CDP_DONE_SET1", 3, 1, Wo, 0x0), f("PDP_DONE_SET0", 4, 1, Wo, 0x0), f("PDP_DONE_SET1", 5, 1, Wo, 0x0), f("BDMA_DONE_SET0", 6, 1, Wo, 0x0), f("BDMA_DONE_SET1", 7, 1, Wo, 0x0), f("RUBIK_DONE_SET0", 8, 1, Wo, 0x0), f("RUBIK_DONE_SET1", 9, 1, Wo, 0x0), f("CDMA_DAT_DONE_SET0", 16, 1, Wo, 0x0), f("CDMA_DAT_DONE_SET1", 17, 1, Wo, 0x0), f("CDMA_WT_DONE_SET0", 18, 1, Wo, 0x0), f("CDMA_WT_DONE_SET1", 19, 1, Wo, 0x0), f("CACC_DONE_SET0", 20, 1, Wo, 0x0), f("CACC_DONE_SET1", 21, 1, Wo, 0x0)]),
     r("S_INTR_STATUS", 0x0c, Single, &[f("SDP_DONE_STATUS0", 0, 1, Rwto, 0x0), f("SDP_DONE_STATUS1", 1, 1, Rwo, 0x0), f("CDP_DONE_STATUS0", 2, 1, Rwo, 0x0), f("CDP_DONE_STATUS1", 3, 1, Rwo, 0x0), f("PDP_DONE_STATUS0", 4, 1, Rwo, 0x0), f("PDP_DONE_STATUS1", 5, 1, Rwo, 0x0), f("BDMA_DONE_STATUS0", 6, 1, Rwo, 0x0), f("BDMA_DONE_STATUS1", 7, 1, Rwo, 0x0), f("RUBIK_DONE_STATUS0", 8, 1, Rwo, 0x0), f("RUBIK_DONE_STATUS1", 9, 1, Rwo, 0x0), f("CDMA_DAT_DONE_STATUS0", 16, 1, Rwo, 0x0), f("CDMA_DAT_DONE_STATUS1", 17, 1, Rwo, 0x0), f("CDMA_WT_DONE_STATUS0", 18, 1, Rwo, 0x0), f("CDMA_WT_DONE_STATUS1", 19, 1, Rwo, 0x0), f("CACC_DONE_STATUS0", 20, 1, Rwo, 0x0), f("CACC_DONE_STATUS1", 21, 1, Rwo, 0x0)]),
+];
+
+/// NVDLA_CDMA (base 0x3000).
+const CDMA: &[Register] = &[
+    r("S_STATUS", 0x00, Single, &[f("STATUS_0", 0, 2, R, 0x0), f("STATUS_1", 16, 2, R, 0x0)]),
+    r("S_POINTER", 0x04, Single, &[f("PRODUCER", 0, 1, Rw, 0x0), f("CONSUMER", 16, 1, R, 0x0)]),
+    r("S_ARBITER", 0x08, Single, &[f("ARB_WEIGHT", 0, 4, Rw, 0xf), f("ARB_WMB", 16, 4, Rw, 0x3)]),
+    r("S_CBUF_FLUSH_STATUS", 0x0c, Single, &[f("FLUSH_DONE", 0, 1, R, 0x0)]),
+    r("D_OP_ENABLE", 0x10, PingPong, &[f("OP_EN", 0, 1, Rwto, 0x0)]),
+    r("D_MISC_CFG", 0x14, PingPong, &[f("CONV_MODE", 0, 1, Rw, 0x0), f("IN_PRECISION", 8, 2, Rw, 0x1), f("PROC_PRECISION", 12, 2, Rw, 0x1), f("DATA_REUSE", 16, 1, Rw, 0x0), f("WEIGHT_REUSE", 20, 1, Rw, 0x0), f("SKIP_DATA_RLS", 24, 1, Rw, 0x0), f("SKIP_WEIGHT_RLS", 28, 1, Rw, 0x0)]),
+    r("D_DATAIN_FORMAT", 0x18, PingPong, &[f("DATAIN_FORMAT", 0, 1, Rw, 0x0), f("PIXEL_FORMAT", 8, 6, Rw, 0xc), f("PIXEL_MAPPING", 16, 1, Rw, 0x0), f("PIXEL_SIGN_OVERRIDE", 20, 1, Rw, 0x0)]),
+    r("D_DATAIN_SIZE_0", 0x1c, PingPong, &[f("DATAIN_WIDTH", 0, 13, Rw, 0x0), f("DATAIN_HEIGHT", 16, 13, Rw, 0x0)]),
+    r("D_DATAIN_SIZE_1", 0x20, PingPong, &[f("DATAIN_CHANNEL", 0, 13, Rw, 0x0)]),
+    r("D_DATAIN_SIZE_EXT_0", 0x24, PingPong, &[f("DATAIN_WIDTH_EXT", 0, 13, Rw, 0x0), f("DATAIN_HEIGHT_EXT", 16, 13, Rw, 0x0)]),
+    r("D_PIXEL_OFFSET", 0x28, PingPong, &[f("PIXEL_X_OFFSET", 0, 5, Rw, 0x0), f("PIXEL_Y_OFFSET", 16, 3, Rw, 0x0)]),
+    r("D_DAIN_RAM_TYPE", 0x2c, PingPong, &[f("DATAIN_RAM_TYPE", 0, 1, Rw, 0x0)]),
+    r("D_DAIN_ADDR_HIGH_0", 0x30, PingPong, &[f("DATAIN_ADDR_HIGH_0", 0, 32, Rw, 0x0)]),
+    r("D_DAIN_ADDR_LOW_0", 0x34, PingPong, &[f("DATAIN_ADDR_LOW_0", 0, 32, Rw, 0x0)]),
+    r("D_DAIN_ADDR_HIGH_1", 0x38, PingPong, &[f("DATAIN_ADDR_HIGH_1", 0, 32, Rw, 0x0)]),
+    r("D_DAIN_ADDR_LOW_1", 0x3c, PingPong, &[f("DATAIN_ADDR_LOW_1", 0, 32, Rw, 0x0)]),
+    r("D_LINE_STRIDE", 0x40, PingPong, &[f("LINE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_LINE_UV_STRIDE", 0x44, PingPong, &[f("UV_LINE_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_SURF_STRIDE", 0x48, PingPong, &[f("SURF_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_DAIN_MAP", 0x4c, PingPong, &[f("LINE_PACKED", 0, 1, Rw, 0x0), f("SURF_PACKED", 16, 1, Rw, 0x0)]),
+    r("D_RESERVED_X_CFG", 0x50, PingPong, &[f("RSV_PER_LINE", 0, 10, Rw, 0x0), f("RSV_PER_UV_LINE", 16, 10, Rw, 0x0)]),
+    r("D_RESERVED_Y_CFG", 0x54, PingPong, &[f("RSV_HEIGHT", 0, 3, Rw, 0x0), f("RSV_Y_INDEX", 16, 5, Rw, 0x0)]),
+    r("D_BATCH_NUMBER", 0x58, PingPong, &[f("BATCHES", 0, 5, Rw, 0x0)]),
+    r("D_BATCH_STRIDE", 0x5c, PingPong, &[f("BATCH_STRIDE", 0, 32, Rw, 0x0)]),
+    r("D_ENTRY_PER_SLICE", 0x60, PingPong, &[f("ENTRIES", 0, 14, Rw, 0x0)]),
+    r("D_FETCH_GRAIN", 0x64, PingPong, &[f("GRAINS", 0, 12, Rw, 0x0)]),
+    r("D_WEIGHT_FORMAT", 0x68, PingPong, &[f("WEIGHT_FORMAT", 0, 1, Rw, 0x0)]),
+    r("D_WEIGHT_SIZE_0", 0x6c, PingPong, &[f("BYTE_PER_KERNEL", 0, 18, Rw, 0x0)]),
+    r("D_WEIGHT_SIZE_1", 0x70, PingPong, &[f("WEIGHT_KERNEL", 0, 13, Rw, 0x0)]),
+    r("D_WEIGHT_RAM_TYPE", 0x74, PingPong, &[f("WEIGHT_RAM_TYPE", 0, 1, Rw, 0x0)]),
+    r("D_WEIGHT_ADDR_HIGH", 0x78, PingPong, &[f("WEIGHT_ADDR_HIGH", 0, 32, Rw, 0x0)]),
+    r("D_WEIGHT_ADDR_LOW", 0x7c, PingPong, &[f("WEIGHT_ADDR_LOW", 0, 32, Rw, 0x0)]),
+    r("D_WEIGHT_BYTES", 0x80, PingPong, &[f("WEIGHT_BYTES", 0, 32, Rw, 0x0)]),
+    r("D_WGS_ADDR_HIGH", 0x84, PingPong, &[f("WGS_ADDR_HIGH", 0, 32, Rw, 0x0)]),
+    r("D_WGS_ADDR_LOW", 0x88, PingPong, &[f("WGS_ADDR_LOW", 0, 32, Rw, 0x0)]),
+    r("D_WMB_ADDR_HIGH", 0x8c, PingPong, &[f("WMB_ADDR_HIGH", 0, 32, Rw, 0x0)]),
+    r("D_WMB_ADDR_LOW", 0x90, PingPong, &[f("WMB_ADDR_LOW", 0, 32, Rw, 0x0)]),
+    r("D_WMB_BYTES", 0x94, PingPong, &[f("WMB_BYTES", 0, 28, Rw, 0x0)]),
+    r("D_MEAN_FORMAT", 0x98, PingPong, &[f("MEAN_FORMAT", 0, 1, Rw, 0x0)]),
+    r("D_MEAN_GLOBAL_0", 0x9c, PingPong, &[f("MEAN_RY", 0, 16, Rw, 0x0), f("MEAN_GU", 16, 16, Rw, 0x0)]),
+    r("D_MEAN_GLOBAL_1", 0xa0, PingPong, &[f("MEAN_BV", 0, 16, Rw, 0x0), f("MEAN_AX", 16, 16, Rw, 0x0)]),
+    r("D_CVT_CFG", 0xa4, PingPong, &[f("CVT_EN", 0, 1, Rw, 0x0), f("CVT_TRUNCATE", 4, 6, Rw, 0x0)]),
+    r("D_CVT_OFFSET", 0xa8, PingPong, &[f("CVT_OFFSET", 0, 16, Rw, 0x0)]),
+    r("D_CVT_SCALE", 0xac, PingPong, &[f("CVT_SCALE", 0, 16, Rw, 0x0)]),
+    r("D_CONV_STRIDE", 0xb0, PingPong, &[f("CONV_X_STRIDE", 0, 3, Rw, 0x0), f("CONV_Y_STRIDE", 16, 3, Rw, 0x0)]),
+    r("D_ZERO_PADDING", 0xb4, PingPong, &[f("PAD_LEFT", 0, 5, Rw, 0x0), f("PAD_RIGHT", 8, 6, Rw, 0x0), f("PAD_TOP", 16, 5, Rw, 0x0), f("PAD_BOTTOM", 24, 6, Rw, 0x0)]),
+    r("D_ZERO_PADDING_VALUE", 0xb8, PingPong, &[f("PAD_VALUE", 0, 16, Rw, 0x0)]),
+    r("D_BANK", 0xbc, PingPong, &[f("DATA_BANK", 0, 5, Rw, 0x0), f("WEIGHT_BANK", 16, 5, Rw, 0x0)]),
+    r("D_NAN_FLUSH_TO_ZERO", 0xc0, PingPong, &[f("NAN_TO_ZERO", 0, 1, Rw, 0x0)]),
+    r("D_NAN_INPUT_DATA_NUM", 0xc4, PingPong, &[f("NAN_DATA_NUM", 0, 32, R, 0x0)]),
+    r("D_NAN_INPUT_WEIGHT_NUM", 0xc8, PingPong, &[f("NAN_WEIGHT_NUM", 0, 32, R, 0x0)]),
+    r("D_INF_INPUT_DATA_NUM", 0xcc, PingPong, &[f("INF_DATA_NUM", 0, 32, R, 0x0)]),
+    r("D_INF_INPUT_WEIGHT_NUM", 0xd0, PingPong, &[f("INF_WEIGHT_NUM", 0, 32, R, 0x0)]),
+    r("D_PERF_ENABLE", 0xd4, PingPong, &[f("DMA_EN", 0, 1, Rw, 0x0)]),
+    r("D_PERF_DAT_READ_STALL", 0xd8, PingPong, &[f("DAT_RD_STALL", 0, 32, R, 0x0)]),
+    r("D_PERF_WT_READ_STALL", 0xdc, PingPong, &[f("WT_RD_STALL", 0, 32, R, 0x0)]),
+    r("D_PERF_DAT_READ_LATENCY", 0xe0, PingPong, &[f("DAT_RD_LATENCY", 0, 32, R, 0x0)]),
+    r("D_PERF_WT_READ_LATENCY", 0xe4, PingPong, &[f("WT_RD_LATENCY", 0, 32, R, 0x0)]),
+    r("D_CYA", 0xe8, PingPong, &[f("CYA", 0, 32, Rw, 0x0)]),
+];
+
+/// NVDLA_CSC (base 0x4000).
+const CSC: &[Register] = &[
+    r("S_STATUS", 0x00, Single, &[f("STATUS_0", 0, 2, R, 0x0), f("STATUS_1", 16, 2, R, 0x0)]),
+    r("S_POINTER", 0x04, Single, &[f("PRODUCER", 0, 1, Rw, 0x0), f("CONSUMER", 16, 1, R, 0x0)]),
+    r("D_OP_ENABLE", 0x08, PingPong, &[f("OP_EN", 0, 1, Rwto, 0x0)]),
+    r("D_MISC_CFG", 0x0c, PingPong, &[f("CONV_MODE", 0, 1, Rw, 0x0), f("IN_PRECISION", 8, 2, Rw, 0x1), f("PROC_PRECISION", 12, 2, Rw, 0x1), f("DATA_REUSE", 16, 1, Rw, 0x0), f("WEIGHT_REUSE", 20, 1, Rw, 0x0), f("SKIP_DATA_RLS", 24, 1, Rw, 0x0), f("SKIP_WEIGHT_RLS", 28, 1, Rw, 0x0)]),
+    r("D_DATAIN_FORMAT", 0x10, PingPong, &[f("DATAIN_FORMAT", 0, 1, Rw, 0x0)]),
+    r("D_DATAIN_SIZE_EXT_0", 0x14, PingPong, &[f("DATAIN_WIDTH_EXT", 0, 13, Rw, 0x0), f("DATAIN_HEIGHT_EXT", 16, 13, Rw, 0x0)]),
+    r("D_DATAIN_SIZE_EXT_1", 0x18, PingPong, &[f("DATAIN_CHANNEL_EXT", 0, 13, Rw, 0x0)]),
+    r("D_BATCH_NUMBER", 0x1c, PingPong, &[f("BATCHES", 0, 5, Rw, 0x0)]),
+    r("D_POST_Y_EXTENSION", 0x20, PingPong, &[f("Y_EXTENSION", 0, 2, Rw, 0x0)]),
+    r("D_ENTRY_PER_SLICE", 0x24, PingPong, &[f("ENTRIES", 0, 14, Rw, 0x0)]),
+    r("D_WEIGHT_FORMAT", 0x28, PingPong, &[f("WEIGHT_FORMAT", 0, 1, Rw, 0x0)]),
+    r("D_WEIGHT_SIZE_EXT_0", 0x2c, PingPong, &[f("WEIGHT_WIDTH_EXT", 0, 5, Rw, 0x0), f("WEIGHT_HEIGHT_EXT", 16, 5, Rw, 0x0)]),
+    r("D_WEIGHT_SIZE_EXT_1", 0x30, PingPong, &[f("WEIGHT_CHANNEL_EXT", 0, 13, Rw, 0x0), f("WEIGHT_KERNEL", 16, 13, Rw, 0x0)]),
+    r("D_WEIGHT_BYTES", 0x34, PingPong, &[f("WEIGHT_BYTES", 0, 32, Rw, 0x0)]),
+    r("D_WMB_BYTES", 0x38, PingPong, &[f("WMB_BYTES", 0, 28, Rw, 0x0)]),
+    r("D_DATAOUT_SIZE_0", 0x3c, PingPong, &[f("DATAOUT_WIDTH", 0, 13, Rw, 0x0), f("DATAOUT_HEIGHT", 16, 13, Rw, 0x0)]),
+    r("D_DATAOUT_SIZE_1", 0x40, PingPong, &[f("DATAOUT_CHANNEL", 0, 13, Rw, 0x0)]),
+    r("D_ATOMICS", 0x44, PingPong, &[f("ATOMICS", 0, 21, Rw, 0x1)]),
+    r("D_RELEASE", 0x48, PingPong, &[f("RLS_SLICES", 0, 12, Rw, 0x1)]),
+    r("D_CONV_STRIDE_EXT", 0x4c, PingPong, &[f("CONV_X_STRIDE_EXT", 0, 3, Rw, 0x0), f("CONV_Y_STRIDE_EXT", 16, 3, Rw, 0x0)]),
+    r("D_DILATION_EXT", 0x50, PingPong, &[f("X_DILATION_EXT", 0, 5, Rw, 0x0), f("Y_DILATION_EXT", 16, 5, Rw, 0x0)]),
+    r("D_ZERO_PADDING", 0x54, PingPong, &[f("PAD_LEFT", 0, 5, Rw, 0x0), f("PAD_TOP", 16, 5, Rw, 0x0)]),
+    r("D_ZERO_PADDING_VALUE", 0x58, PingPong, &[f("PAD_VALUE", 0, 16, Rw, 0x0)]),
+    r("D_BANK", 0x5c, PingPong, &[f("DATA_BANK", 0, 5, Rw, 0x0), f("WEIGHT_BANK", 16, 5, Rw, 0x0)]),
+    r("D_PRA_CFG", 0x60, PingPong, &[f("PRA_TRUNCATE", 0, 2, Rw, 0x0)]),
+    r("D_CYA", 0x64, PingPong, &[f("CYA", 0, 32, Rw, 0x0)]),
+];
+
+/// NVDLA_CMAC_A (base 0x5000).
+const CMAC_A: &[Register] = &[
+    r("S_STATUS", 0x00, Single, &[f("STATUS_0", 0, 2, R, 0x0), f("STATUS_1", 16, 2, R, 0x0)]),
+    r("S_POINTER", 0x04, Single, &[f("PRODUCER", 0, 1, Rw, 0x0), f("CONSUMER", 16, 1, R, 0x0)]),
+    r("D_OP_ENABLE", 0x08, PingPong, &[f("OP_EN", 0, 1, Rwto, 0x0)]),
+    r("D_MISC_CFG", 0x0c, PingPong, &[f("CONV_MODE", 0, 1, Rw, 0x0), f("PROC_PRECISION", 12, 2, Rw, 0x1)]),
+];
+
+/// NVDLA_CMAC_B (base 0x6000).
+const CMAC_B: &[Register] = &[
+    r("S_STATUS", 0x00, Single, &[f("STATUS_0", 0, 2, R, 0x0), f("STATUS_1", 16, 2, R, 0x0)]),
+    r("S_POINTER", 0x04, Single, &[f("PRODUCER", 0, 1, Rw, 0x0), f("CONSUMER", 16, 1, R, 0x0)]),
+    r("D_OP_ENABLE", 0x08, PingPong, &[f("OP_EN", 0, 1, Rwto, 0x0)]),
+    r("D_MISC_CFG", 0x0c, PingPong, &[f("CONV_MODE", 0, 1, Rw, 0x0), f("PROC_PRECISION", 12, 2, Rw, 0x1)]),
+];
+
+/// NVDLA_CACC (base 0x7000).
+const CACC: &[Register] = &[
+    r("S_STATUS", 0x00, Single, &[f("STATUS_0", 0, 2, R, 0x0), f("STATUS_1", 16, 2, R, 0x0)]),
+    r("S_POINTER", 0x04, Single, &[f("PRODUCER", 0, 1, Rw, 0x0), f("CONSUMER", 16, 1, R, 0x0)]),
+    r("D_OP_ENABLE", 0x08, PingPong, &[f("OP_EN", 0, 1, Rwto, 0x0)]),
+    r("D_MISC_CFG", 0x0c, PingPong, &[f("CONV_MODE", 0, 1, Rw, 0x0), f("PROC_PRECISION", 12, 2, Rw, 0x1)]),
+    r("D_DATAOUT_SIZE_0", 0x10, PingPong, &[f("DATAOUT_WIDTH", 0, 13, Rw, 0x0), f("DATAOUT_HEIGHT", 16, 13, Rw, 0x0)]),
+    r("D_DATAOUT_SIZE_1", 0x14, PingPong, &[f("DATAOUT_CHANNEL", 0, 13, Rw, 0x0)]),
+    r("D_DATAOUT_ADDR", 0x18, PingPong, &[f("DATAOUT_ADDR", 0, 32, Rw, 0x0)]),
+    r("D_BATCH_NUMBER", 0x1c, PingPong, &[f("BATCHES", 0, 5, Rw, 0x0)]),
+    r("D_LINE_STRIDE", 0x20, PingPong, &[f("LINE_STRIDE", 0, 24, Rw, 0x0)]),
+    r("D_SURF_STRIDE", 0x24, PingPong, &[f("SURF_STRIDE", 0, 24, Rw, 0x0)]),
+    r("D_DATAOUT_MAP", 0x28, PingPong, &[f("LINE_PACKED", 0, 1, Rw, 0x0), f("SURF_PACKED", 16, 1, Rw, 0x0)]),
+    r("D_CLIP_CFG", 0x2c, PingPong, &[f("CLIP_TRUNCATE", 0, 5, Rw, 0x0)]),
+    r("D_OUT_SATURATION", 0x30, PingPong, &[f("SAT_COUNT", 0, 32, R, 0x0)]),
+    r("D_CYA", 0x34, PingPong, &[f("CYA", 0, 32, Rw, 0x0)]),
 ];
 
 /// NVDLA_SDP_RDMA (base 0x8000).
