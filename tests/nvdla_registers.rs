@@ -7,6 +7,7 @@ mod nvdla_bench;
 use npu::cosim::lockstep::Run;
 use npu::nvdla::memory::Memory;
 use npu::nvdla::player::Bench;
+use npu_hdl::nvdla::csb::read_only_value;
 use npu_hdl::nvdla::regmap::{self, Access};
 use nvdla_bench::sdp_reference::{reference_convert, Ew, Stage};
 use nvdla_bench::{address, on_bench, program_copy, read, write};
@@ -31,7 +32,8 @@ fn reset_values_and_access_types() {
                     let a = unit.csb_address(r);
                     let what = format!("NVDLA_{}.{} group {group}", unit.name, r.name);
                     // S_POINTER reads the PRODUCER just written (CONSUMER 0).
-                    let after_reset = if r.name == "S_POINTER" { group } else { r.reset() & r.mask_where(Access::readable) };
+                    let reset = read_only_value(unit.name, r);
+                    let after_reset = if r.name == "S_POINTER" { group } else { reset & r.mask_where(Access::readable) };
                     assert_eq!(read(b, a), after_reset, "{what} after reset");
                     // Registers with side effects are checked in the other tests.
                     if matches!(r.name, "D_OP_ENABLE" | "S_POINTER" | "S_INTR_SET" | "S_INTR_STATUS") {
@@ -39,13 +41,15 @@ fn reset_values_and_access_types() {
                     }
                     write(b, a, u32::MAX);
                     let stored = r.mask_where(Access::stores);
-                    assert_eq!(read(b, a), (r.reset() & !stored | stored) & r.mask_where(Access::readable), "{what}: all ones written");
+                    assert_eq!(read(b, a), (reset & !stored | stored) & r.mask_where(Access::readable), "{what}: all ones written");
                     write(b, a, 0);
-                    assert_eq!(read(b, a), r.reset() & !stored & r.mask_where(Access::readable), "{what}: zero written");
+                    assert_eq!(read(b, a), reset & !stored & r.mask_where(Access::readable), "{what}: zero written");
                     write(b, a, r.reset());
                 }
             }
         }
+        // CBUF needs no flush here: FLUSH_DONE reads 1 from reset on (the dc traces poll it).
+        assert_eq!(read(b, address("CDMA", "S_CBUF_FLUSH_STATUS")), 1, "CDMA.S_CBUF_FLUSH_STATUS");
         // The ping-pong groups are separate: a value in group 1 is not in group 0.
         let width = address("SDP", "D_DATA_CUBE_WIDTH");
         write(b, address("SDP", "S_POINTER"), 1);
@@ -501,4 +505,37 @@ fn cdp_lut_access_fills_and_reads_both_tables() {
         }
     });
     coverage.require(&["csb write lut", "csb write lut ignored", "csb read"]);
+}
+
+/// The convolution core's five units (CDMA, CSC, CMAC_A, CMAC_B, CACC) are ping-pong groups
+/// of one engine that is not built yet: enabling all five in group 0 leaves each pending
+/// (S_STATUS 2), drops writes into group 0, keeps group 1 writable and separate, and sets no
+/// done bit (docs/nvdla.md "Register groups").
+#[test]
+fn convolution_groups_pend_without_their_engine() {
+    let run = Run::from_env("convolution_groups_pend_without_their_engine", 0);
+    let units = ["CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC"];
+    on_bench(&run, |b| {
+        for unit in units {
+            write(b, address(unit, "D_OP_ENABLE"), 1);
+        }
+        for _ in 0..20 {
+            b.idle();
+        }
+        for unit in units {
+            assert_eq!(read(b, address(unit, "S_STATUS")), 2, "{unit}: group 0 pending, group 1 idle");
+            assert_eq!(read(b, address(unit, "S_POINTER")), 0, "{unit}: consumer still group 0");
+            // D_MISC_CFG (every one of the five has it): CONV_MODE 1 (Winograd) written.
+            let (misc, reset) = (address(unit, "D_MISC_CFG"), regmap::register(unit, "D_MISC_CFG").1.reset());
+            write(b, misc, 1);
+            assert_eq!(read(b, misc), reset, "{unit}: write into the enabled group dropped");
+            write(b, address(unit, "S_POINTER"), 1);
+            write(b, misc, 1);
+            assert_eq!(read(b, misc), 1, "{unit}: group 1 takes writes");
+            write(b, address(unit, "S_POINTER"), 0);
+            assert_eq!(read(b, misc), reset, "{unit}: group 0 kept apart");
+        }
+        assert_eq!(read(b, address("GLB", "S_INTR_STATUS")), 0, "no done without the engine");
+        assert!(!b.idle().irq);
+    });
 }

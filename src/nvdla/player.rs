@@ -177,6 +177,9 @@ impl Shadow {
         match unit {
             "PDP_RDMA" | "PDP" => self.unsupported_pdp(),
             "CDP_RDMA" | "CDP" => self.unsupported_cdp(),
+            "CDMA" | "CSC" | "CMAC_A" | "CMAC_B" | "CACC" => {
+                Some("the convolution engine (CDMA, CSC, CMAC, CACC): not implemented".into())
+            }
             _ => self.unsupported_sdp(),
         }
     }
@@ -224,7 +227,7 @@ impl Shadow {
     /// The first feature of the SDP layer in the producer groups that is not built, if any.
     fn unsupported_sdp(&self) -> Option<String> {
         let checks: [(&str, &str, &str, u32, &str); 15] = [
-            ("SDP", "D_FEATURE_MODE_CFG", "FLYING_MODE", 0, "SDP flying mode (input from the convolution core)"),
+            ("SDP", "D_FEATURE_MODE_CFG", "FLYING_MODE", 0, "SDP flying mode (input from the convolution engine)"),
             ("SDP", "D_FEATURE_MODE_CFG", "OUTPUT_DST", 0, "SDP output to PDP"),
             ("SDP", "D_FEATURE_MODE_CFG", "WINOGRAD", 0, "SDP Winograd output"),
             ("SDP", "D_FEATURE_MODE_CFG", "BATCH_NUMBER", 0, "SDP batches"),

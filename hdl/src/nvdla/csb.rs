@@ -1,6 +1,6 @@
 //! NVDLA's configuration space bus (seeds/001, "Configuration space bus") and the register
 //! files behind it: GLB (interrupt mask, set, status and `irq`), and the single and ping-pong
-//! register groups of SDP_RDMA, SDP, PDP_RDMA, PDP, CDP_RDMA and CDP, with the fields the
+//! register groups of CDMA, CSC, CMAC_A, CMAC_B, CACC, SDP_RDMA, SDP, PDP_RDMA, PDP, CDP_RDMA and CDP, with the fields the
 //! engines run on as ports, and CDP's LUT access port and counters.
 //! Model: `npu_model::nvdla::csb`.
 //!
@@ -290,26 +290,54 @@ const CONFIG: &[ConfigPort] = &[
 ];
 
 /// The units with ping-pong groups (GLB has none).
-pub const GROUPED: [&str; 6] = ["SDP_RDMA", "SDP", "PDP_RDMA", "PDP", "CDP_RDMA", "CDP"];
+pub const GROUPED: [&str; 11] = ["CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC", "SDP_RDMA", "SDP", "PDP_RDMA", "PDP", "CDP_RDMA", "CDP"];
 
-/// An engine and the register groups it runs on: its ports (layer ready out; done and running
-/// in), its units (read DMA first), and GLB's done status field of each group.
+/// An engine and the register groups it runs on: its ports (layer ready out, or none for an
+/// engine not built; done and running in, or [`NOT_BUILT`]), its units (read DMA first; the last one's consumer group names GLB's done status
+/// bit), and GLB's done status field of each group.
 pub struct Engine {
-    layer_ready: &'static str,
+    layer_ready: Option<&'static str>,
     done: &'static str,
     running: &'static str,
-    pub units: [&'static str; 2],
+    pub units: &'static [&'static str],
     pub done_fields: [&'static str; 2],
 }
 
 /// The engines: a layer starts when both units' consumer groups are enabled (off-flying
 /// mode needs the read DMA and the unit), and its done ends both groups and sets the unit's
 /// GLB done status (seeds/001 "Ping-pong Synchronization Mechanism", "Host interrupt").
-pub const ENGINES: [Engine; 3] = [
-    Engine { layer_ready: "layer_ready", done: "done", running: "running", units: ["SDP_RDMA", "SDP"], done_fields: ["SDP_DONE_STATUS0", "SDP_DONE_STATUS1"] },
-    Engine { layer_ready: "pdp_layer_ready", done: "pdp_done", running: "pdp_running", units: ["PDP_RDMA", "PDP"], done_fields: ["PDP_DONE_STATUS0", "PDP_DONE_STATUS1"] },
-    Engine { layer_ready: "cdp_layer_ready", done: "cdp_done", running: "cdp_running", units: ["CDP_RDMA", "CDP"], done_fields: ["CDP_DONE_STATUS0", "CDP_DONE_STATUS1"] },
+///
+/// Decision (docs/nvdla.md "Register groups"): the convolution core's five units are one
+/// engine. seeds/001 programs a convolution layer by enabling all five (CDMA, CSC, CMAC_A,
+/// CMAC_B, CACC; the dc traces write each D_OP_ENABLE), and none of them can run alone: CSC
+/// waits on CDMA's CBUF, CMAC on CSC, CACC on CMAC. So the layer starts when all five
+/// consumer groups are enabled and ends all five at once, when CACC has delivered its last
+/// atom; its done sets CACC_DONE_STATUS (CDMA_DAT_DONE and CDMA_WT_DONE, raised when CDMA's
+/// fetches end, come with CDMA's engine). That engine is not built yet: it has no ports (an
+/// unused `layer_ready` fails Verilator's lint of `nv_small`), never runs and never ends, so
+/// its enabled groups stay pending.
+pub const ENGINES: [Engine; 4] = [
+    Engine { layer_ready: Some("layer_ready"), done: "done", running: "running", units: &["SDP_RDMA", "SDP"], done_fields: ["SDP_DONE_STATUS0", "SDP_DONE_STATUS1"] },
+    Engine { layer_ready: Some("pdp_layer_ready"), done: "pdp_done", running: "pdp_running", units: &["PDP_RDMA", "PDP"], done_fields: ["PDP_DONE_STATUS0", "PDP_DONE_STATUS1"] },
+    Engine { layer_ready: Some("cdp_layer_ready"), done: "cdp_done", running: "cdp_running", units: &["CDP_RDMA", "CDP"], done_fields: ["CDP_DONE_STATUS0", "CDP_DONE_STATUS1"] },
+    Engine {
+        layer_ready: None,
+        done: NOT_BUILT,
+        running: NOT_BUILT,
+        units: &["CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC"],
+        done_fields: ["CACC_DONE_STATUS0", "CACC_DONE_STATUS1"],
+    },
 ];
+
+/// The done and running of an engine not built: constant 0 in the Verilog.
+const NOT_BUILT: &str = "1'b0";
+
+impl Engine {
+    /// The unit whose consumer group names the GLB done status bit.
+    fn last_unit(&self) -> &'static str {
+        self.units[self.units.len() - 1]
+    }
+}
 
 /// Entries of CDP's two LUTs, LE (table 0) and LO (table 1) (RDL NVDLA_CDP S_LUT_ACCESS_CFG).
 ///
@@ -404,6 +432,19 @@ fn is_cdp_lut_data(unit: &str, register: &str) -> bool {
     (unit, register) == ("CDP", "S_LUT_ACCESS_DATA")
 }
 
+/// What a register without stored bits reads: its reset value, except CDMA's
+/// S_CBUF_FLUSH_STATUS, whose FLUSH_DONE reads 1. Decision (docs/nvdla.md "CSB"): NVDLA
+/// clears CBUF after reset and sets FLUSH_DONE when done, and the dc traces poll for it before
+/// their first layer; the CBUF built here needs no clearing (CSC reads only entries CDMA
+/// wrote for the layer), so the flush is done from reset on.
+pub fn read_only_value(unit: &str, register: &regmap::Register) -> u32 {
+    if (unit, register.name) == ("CDMA", "S_CBUF_FLUSH_STATUS") {
+        register.reset() | regmap::field("CDMA", "S_CBUF_FLUSH_STATUS", "FLUSH_DONE").mask()
+    } else {
+        register.reset()
+    }
+}
+
 /// The engine whose groups `unit` holds.
 pub fn engine_of(unit: &str) -> &'static Engine {
     ENGINES.iter().find(|e| e.units.contains(&unit)).expect("a grouped unit belongs to an engine")
@@ -436,7 +477,7 @@ fn verilog() -> String {
     let mut done_status = String::new();
     for e in &ENGINES {
         let bit = |g: usize| hex32(regmap::field("GLB", "S_INTR_STATUS", e.done_fields[g]).mask());
-        done_status += &format!("\n            | ({} ? ({}_consumer ? {} : {}) : 32'h0)", e.done, e.units[1].to_lowercase(), bit(1), bit(0));
+        done_status += &format!("\n            | ({} ? ({}_consumer ? {} : {}) : 32'h0)", e.done, e.last_unit().to_lowercase(), bit(1), bit(0));
     }
     decl += "reg [31:0] glb_mask, glb_status;\n";
     reset += &format!("        glb_mask <= {};\n        glb_status <= {};\n", hex32(glb_mask.reset()), hex32(glb_status.reset()));
@@ -498,7 +539,7 @@ fn verilog() -> String {
                 _ if is_cdp_lut_data(name, r.name) => {
                     format!("({}[{}] ? 32'h0 : {{16'h0, cdp_lut_rdata}})", ident(name, "S_LUT_ACCESS_CFG"), cdp_lut_fields()[2].lsb)
                 }
-                _ if r.mask_where(Access::stores) == 0 => hex32(r.reset()),
+                _ if r.mask_where(Access::stores) == 0 => hex32(read_only_value(name, r)),
                 (_, Group::Single) => id,
                 (_, Group::PingPong) => format!("({p}_producer ? {id}_g1 : {id}_g0)"),
             };
@@ -536,7 +577,10 @@ fn verilog() -> String {
     }
     let enabled = |u: &str| bits(u, "D_OP_ENABLE", 0, 0);
     for e in &ENGINES {
-        config += &format!("always @(*) {} = {} & {};\n", e.layer_ready, enabled(e.units[0]), enabled(e.units[1]));
+        if let Some(port) = e.layer_ready {
+            let all: Vec<String> = e.units.iter().map(|u| enabled(u)).collect();
+            config += &format!("always @(*) {port} = {};\n", all.join(" & "));
+        }
     }
     config += &cdp_lut_port();
     format!(

@@ -7,7 +7,7 @@
 //! Addresses, field positions, reset values and access types come from the register map
 //! table `npu_hdl::nvdla::regmap` (checked against NVIDIA's RDL files); the behaviour is
 //! written here from seeds/001.
-use npu_hdl::nvdla::csb::{cdp_lut_fields, CDP_COUNTERS, CDP_LUT_ENTRIES, GROUPED};
+use npu_hdl::nvdla::csb::{cdp_lut_fields, read_only_value, CDP_COUNTERS, CDP_LUT_ENTRIES, GROUPED};
 use npu_hdl::nvdla::regmap::{self, Access, Group, Register, Unit};
 
 /// A unit's registers: the single group and the two ping-pong groups, each a value per
@@ -151,6 +151,7 @@ impl Csb {
         let value = match register.name {
             "S_STATUS" => Self::status(u, running(unit.name)),
             "S_POINTER" => u.producer as u32 | (u.consumer as u32) << 16,
+            "S_CBUF_FLUSH_STATUS" => read_only_value(unit.name, register),
             name => u.get(u.producer, name),
         };
         value & register.mask_where(Access::readable)
