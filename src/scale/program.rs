@@ -5,7 +5,7 @@
 use super::layer::{matrix_bytes, reference, Layer, Registers};
 use npu_model::scale::engine::{CPU_ERR, MEM_BYTES, MEM_ERR, SUCCESS, WORD_BYTES};
 use npu_model::scale::result_buffer::results_fit;
-use npu_model::scale::x_buffer::x_fits;
+use npu_model::scale::engine::x_fits;
 use npu_model::scale::SIZE;
 use rand::{rngs::SmallRng, Rng};
 

@@ -4,13 +4,14 @@
 //! same cycles; docs/scale.md has the memory layout, the timing and the decisions.
 use super::pe_column::VECTOR;
 use super::regmap::{EXIT_CPU_ERR, EXIT_MEM_ERR, EXIT_SUCCESS, EXIT_UNUSED};
-use super::{ResultBuffer, Systolic, XBuffer, SIZE};
+use super::{ResultBuffer, Systolic, TileRam, SIZE, X_WORDS};
 use crate::primitives::{Reg, ZeroExtend};
 use rust_hdl::prelude::*;
 
 /// Bytes per memory word, and its log2.
 pub const WORD_BYTES: u64 = 2 * SIZE as u64;
 const LOG2_WORD_BYTES: u64 = WORD_BYTES.trailing_zeros() as u64;
+const X_ADDR_BITS: usize = X_WORDS.trailing_zeros() as usize;
 /// The memory window the unit may address: `[0, MEM_BYTES)`.
 pub const MEM_BYTES: u64 = 1 << 20;
 
@@ -47,7 +48,9 @@ pub struct Engine {
 
     array: Systolic,
     results: ResultBuffer,
-    xbuf: XBuffer,
+    /// The X buffer: this layer's X kept on chip for the column tiles after the first (the
+    /// model's `Engine::xbuf` has the decisions).
+    xbuf: TileRam<X_ADDR_BITS, X_WORDS>,
     // Registers (as in the model).
     state: Reg<Bits<4>>,
     code: Reg<Bits<2>>,
@@ -135,6 +138,7 @@ pub struct Engine {
     zero9: Constant<Bits<9>>,
     zero8: Constant<Bits<8>>,
     zero32: Constant<Bits<32>>,
+    zero_x: Constant<Bits<X_ADDR_BITS>>,
     // Combinational.
     in_idle: Signal<Local, Bit>,
     in_check: Signal<Local, Bit>,
@@ -309,6 +313,7 @@ impl Default for Engine {
             zero9: k(0),
             zero8: k(0),
             zero32: k(0),
+            zero_x: k(0),
             in_idle: Default::default(),
             in_check: Default::default(),
             in_plan: Default::default(),
@@ -561,10 +566,12 @@ impl Logic for Engine {
         self.results.commit.next = self.in_done.val() & (self.code.q.val() == self.c_success.val());
 
         // The X buffer: the first column tile keeps the X rows it receives from memory.
-        self.xbuf.inrows.next = self.inrows.val();
-        self.xbuf.incols.next = self.incols.val();
-        self.xbuf.layer_start.next = self.in_plan.val();
+        self.xbuf.rows.next = self.inrows.val();
+        self.xbuf.cols.next = self.incols.val();
+        self.xbuf.write_restart.next = self.in_plan.val();
+        self.xbuf.write_base.next = self.zero_x.val();
         self.xbuf.read_restart.next = self.in_nstart.val();
+        self.xbuf.read_base.next = self.zero_x.val();
         self.xbuf.read.next = self.x_read.val();
         self.xbuf.store.next = self.in_stream.val() & self.first_n.q.val() & self.mem_resp_valid.val();
         self.xbuf.word.next = self.mem_resp_data.val();

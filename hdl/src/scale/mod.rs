@@ -22,7 +22,7 @@ mod result_buffer;
 pub mod regmap;
 mod scale_npu;
 mod systolic;
-mod x_buffer;
+mod tile_ram;
 
 pub use activation::Activation;
 pub use csr::Csr;
@@ -31,4 +31,4 @@ pub use pe_column::{PeColumn, VECTOR};
 pub use result_buffer::ResultBuffer;
 pub use scale_npu::ScaleNpu;
 pub use systolic::Systolic;
-pub use x_buffer::XBuffer;
+pub use tile_ram::TileRam;

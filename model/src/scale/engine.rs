@@ -18,15 +18,15 @@
 //! K tile before the one before) are still in the array. With REWEIGHTS, the bank loaded
 //! last is used again. With REINPUTS, STREAM reads X's
 //! rows from the result buffer instead of memory. Otherwise the first column tile's STREAM
-//! phases store X's rows in the X buffer as they arrive (`x_buffer.rs`), and the later column
-//! tiles stream them from there, if X fits; a larger X is re-read from memory. A stop (a register write
+//! phases store X's rows in the X buffer as they arrive, and the later column tiles stream
+//! them from there, if X fits; a larger X is re-read from memory (`Engine::xbuf`). A stop (a register write
 //! refused while busy, or an error response) goes to FLUSH, which lets the request in flight,
 //! the responses and the array's rows finish, then DONE with the stop's code. PLAN's verdict
 //! stands even if a stop came during CHECK; a stop seen in the step to DONE is too late.
 use super::result_buffer::{self, ResultBuffer};
 use super::systolic::{self, Systolic};
-use super::x_buffer::{self, XBuffer};
-use super::SIZE;
+use super::tile_ram::{self, TileRam};
+use super::{SIZE, X_WORDS};
 
 /// Bytes per memory word (one tile row of int16).
 pub const WORD_BYTES: u32 = 2 * SIZE as u32;
@@ -137,6 +137,11 @@ impl State {
     }
 }
 
+/// A layer's X (INROWS x ceil(INCOLS/SIZE) words) fits in the X buffer.
+pub fn x_fits(inrows: u8, incols: u8) -> bool {
+    tile_ram::fits(inrows, incols, X_WORDS)
+}
+
 /// ceil(n / SIZE): memory words per matrix row of `n` elements, or tiles along `n`.
 pub fn words(n: u8) -> u32 {
     u32::from(n).div_ceil(SIZE as u32)
@@ -188,7 +193,21 @@ pub struct Engine {
     w_cols: u8,
     pub systolic: Systolic,
     pub results: ResultBuffer,
-    pub xbuf: XBuffer,
+    /// The X buffer: this layer's X kept on chip, so that X is read from memory once per
+    /// layer instead of once per column tile (docs/scale.md, "X kept on chip"). Decisions:
+    /// - Why: column tiles outside, K tiles inside, and every column tile needs all of X.
+    ///   Re-read from memory, X was most of a layer's requests on the one memory port
+    ///   (64x64x64: 4096 of 5136), which bounded it at 79.8 % MAC utilisation.
+    /// - What: the first column tile's STREAM phases store X's words as memory returns them,
+    ///   K tile by K tile, row by row (word `t·INROWS + r` = word `t` of row `r`); the later
+    ///   column tiles read them in the same order, always ready, answered the next cycle.
+    /// - Size: `X_WORDS` = 1024 words (16 KiB), a result-buffer bank's block RAM: INROWS x
+    ///   ceil(INCOLS/SIZE) <= 1024 (255 rows of 32 columns, 128 of 64, 64 of 128).
+    /// - A larger X is not refused: the layer re-reads it from memory for every column tile, as
+    ///   before the buffer (only cycles; no layer that ran before is refused now).
+    /// - REINPUTS layers stream X from the result buffer and do not use this one.
+    /// - Nothing is kept between layers: PLAN restarts the writes at word 0.
+    pub xbuf: TileRam<X_WORDS, X_WORDS>,
     events: Vec<&'static str>,
 }
 
@@ -326,11 +345,13 @@ impl Engine {
             word: out_word,
             commit: self.state == State::Done && self.code == SUCCESS,
         });
-        self.xbuf.clock(&x_buffer::In {
-            inrows: c.inrows,
-            incols: c.incols,
-            layer_start: self.state == State::Plan,
+        self.xbuf.clock(&tile_ram::In {
+            rows: c.inrows,
+            cols: c.incols,
+            write_restart: self.state == State::Plan,
+            write_base: 0,
             read_restart: self.state == State::NStart,
+            read_base: 0,
             read: x_read,
             store: x_store,
             word: i.mem_resp_data,
