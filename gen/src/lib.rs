@@ -109,6 +109,7 @@ pub fn tops() -> Vec<Top> {
         export("scale_npu", "npu_model::scale::scale_npu::ScaleNpu", "hdl/src/scale/scale_npu.rs", true, npu_hdl::scale::ScaleNpu::default()),
         export("nv_small", "npu_model::nvdla::nv_small::NvSmall", "hdl/src/nvdla/nv_small.rs", true, npu_hdl::nvdla::NvSmall::default()),
         export("cdp_dp", "npu_model::nvdla::cdp_dp::CdpDp", "hdl/src/nvdla/cdp_dp.rs", true, npu_hdl::nvdla::cdp_dp::CdpDp::default()),
+        export("cube_walk", "npu_model::nvdla::cube_walk::CubeWalk", "hdl/src/nvdla/cube_walk.rs", true, npu_hdl::nvdla::CubeWalk::default()),
         export("scale_engine", "npu_model::scale::engine::Engine", "hdl/src/scale/engine.rs", true, npu_hdl::scale::Engine::default()),
         // The 2CASC with a wrong positive limit (0x7FFE): tests/two_casc.rs shows the harness
         // reports it against the correct model.

@@ -4,6 +4,7 @@ pub mod cdp_dp;
 pub mod cdp_window;
 pub mod convert;
 pub mod csb;
+pub mod cube_walk;
 pub mod nv_small;
 pub mod pdp;
 pub mod pool;
