@@ -2,9 +2,10 @@
 //! PDP registers): for each output atom (x fastest, then lines, then 8-channel surfaces) the
 //! engine walks the pooling window line by line, reads each of its elements that lies in the
 //! input cube through the memory port, folds it into 8 running lane values ([`Pool`]), and
-//! writes the pooled atom at the output [`CubeWalk`]'s position. Padded elements are not read: for max and min they do not count,
-//! for average the padding values are added ([`Pool`] has the arithmetic). Model:
-//! `npu_model::nvdla::pdp`; docs/nvdla.md "PDP".
+//! writes the pooled atom at the output [`CubeWalk`]'s position. Padded elements are not
+//! read: for max and min they do not count, for average the padding values are added
+//! ([`Pool`] has the arithmetic). Model: `npu_model::nvdla::pdp`; docs/nvdla.md "PDP" and
+//! "Cube walk".
 //!
 //! One element read at a time (step, request, data), so a window of k elements takes about 3k
 //! cycles plus 2 for the write. Split width (PARTIAL_WIDTH_*, SPLIT_NUM) is not needed: the
