@@ -424,7 +424,9 @@ fn scale_npu() -> Table {
 
 /// Quantized int8 layers on the Ethos-U65 convolution datapath (the traversal unit with the
 /// decoder, MAC unit and output unit): useful MACs per cycle against the 256 peak, where the
-/// cycles go, and the Verilated unit against its model on the same layer.
+/// cycles go, the cycles against Vela's own estimate for ethos-u65-256 (its C++ core's
+/// `--verbose-performance`, every row of the layer's one-operator network summed: the
+/// vendor's model of the silicon), and the Verilated unit against its model on the same layer.
 fn conv_datapath() -> Table {
     use npu::ethos::conv::reference;
     use npu::ethos::conv_datapath::{run, Job};
@@ -466,11 +468,16 @@ fn conv_datapath() -> Table {
             "useful MACs per cycle (of 256)",
             "cycles: decode / scale-bias / MAC / output",
             "MAC slots lost: edges / channel groups",
+            "Vela's estimate (cycles; ours / Vela's)",
             "Verilated cycles/s",
             "model cycles/s",
         ],
     );
-    for (name, layer) in layers {
+    let tflite = npu::ethos::tflite::TfLite::in_project(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"));
+    let all: Vec<ConvLayer> = layers.iter().map(|(_, l)| l.clone()).collect();
+    let compiled = tflite.compile(&all, npu::ethos::tflite::VelaCore::Regor).unwrap_or_else(|e| panic!("{e}"));
+    for ((name, layer), compiled) in layers.into_iter().zip(compiled) {
+        let vela: u64 = compiled.estimate.iter().map(|e| e.cycles).sum();
         let job = Job::new(&layer).unwrap();
         let mut rtl = npu::cosim::tops::conv_datapath::ConvDatapath::open(&DutOptions::from_env(1));
         let start = Instant::now();
@@ -491,6 +498,7 @@ fn conv_datapath() -> Table {
             num(json!([per_cycle, utilisation]), format!("{per_cycle:.1} ({utilisation:.1} %)")),
             num(json!(phases), phases.map(|c| c.to_string()).join(" / ")),
             num(json!(lost), format!("{:.1} % / {:.1} %", lost[0], lost[1])),
+            num(json!([vela, stats.cycles() as f64 / vela as f64]), format!("{vela}; {:.2}x", stats.cycles() as f64 / vela as f64)),
             num(rtl_speed, format!("{:.2} M", rtl_speed / 1e6)),
             num(model_speed, format!("{:.2} M", model_speed / 1e6)),
         ]);

@@ -64,10 +64,23 @@ fn decoder_agrees_with_velas_listing_on_random_layers() {
     let mut rng = run.rng();
     let mut coverage = Coverage::default();
     let mut streams = Vec::new();
-    for CompiledLayer { core, compiled, payload, commands, context, .. } in compile_random_layers(&run) {
+    for CompiledLayer { core, layer, compiled, payload, commands, context } in compile_random_layers(&run) {
         if let Some(why) = listing_disagreement(&commands, &compiled.listing) {
             panic!("{context}: {why}");
         }
+        // Vela's performance table (read for the bench): the C++ core's convolution row counts
+        // its MACs over every kernel tap of every output element, padding taps included (it
+        // may add rows: a separate activation pass, an empty row); the legacy core rounds the
+        // count up to its block sizes.
+        let ((oh, ow, oc), (kh, kw)) = (npu::ethos::tflite::output_shape(&layer), layer.kernel);
+        let taps = if layer.depthwise { 1 } else { layer.input_shape.2 };
+        let estimate = compiled.estimate.iter().max_by_key(|e| e.macs).unwrap_or_else(|| panic!("{context}: no performance rows"));
+        let macs = oh * ow * oc * kh * kw * taps;
+        match core {
+            VelaCore::Regor => assert_eq!(estimate.macs as usize, macs, "{context}: {:?}", compiled.estimate),
+            VelaCore::Legacy => assert!(estimate.macs as usize >= macs, "{context}: {macs} MACs, {:?}", compiled.estimate),
+        }
+        assert!(estimate.cycles >= estimate.npu_cycles && estimate.npu_cycles > 0, "{context}: {estimate:?}");
         for c in &commands {
             coverage.hit(c.command.name);
         }

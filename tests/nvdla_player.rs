@@ -186,3 +186,21 @@ fn the_folder_table_passes_the_built_traces_and_names_the_rest() {
     }
     assert!(text.contains("51 of 60 tests passed, 0 failed, 9 not run"), "{text}");
 }
+
+/// `npu nvdla traces DIR --unit pdp`: only the PDP tests are played (12 rows, all passing, exit
+/// 0), the way `.ci/run` plays the units it requires; an unknown unit is a usage error naming it.
+#[test]
+fn the_folder_table_plays_only_the_chosen_units() {
+    let run = |unit: &str| std::process::Command::new(env!("CARGO_BIN_EXE_npu")).args(["nvdla", "traces"]).arg(traces_dir()).args(["--unit", unit]).output().unwrap();
+    let out = run("pdp");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let rows: Vec<&str> = text.lines().skip(1).filter(|l| !l.contains(" tests passed")).collect();
+    assert_eq!(rows.len(), 12, "{text}");
+    assert!(rows.iter().all(|r| r.starts_with("pdp_") && r.ends_with("pass (1 checks)")), "{text}");
+    assert!(text.contains("12 of 12 tests passed, 0 failed, 0 not run"), "{text}");
+    let out = run("pdq");
+    let error = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{error}");
+    assert!(error.contains("pdq") && error.contains("pdp"), "{error}");
+}

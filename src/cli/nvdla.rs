@@ -37,14 +37,38 @@ pub enum Nvdla {
         /// Run the behavioural model instead of the Verilated RTL
         #[arg(long)]
         model: bool,
+        /// Play only the tests of these units (NVIDIA's name prefix); all by default
+        #[arg(long = "unit", value_enum, value_delimiter = ',', value_name = "UNIT,...")]
+        units: Vec<Unit>,
     },
+}
+
+/// The unit a trace test exercises, from NVIDIA's name prefix (`sdp_`, `pdp_`, `cdp_`, `dc_`).
+#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Sdp,
+    Pdp,
+    Cdp,
+    /// Direct convolution (CDMA, CSC, CMAC, CACC, SDP on the fly)
+    Dc,
+}
+
+impl Unit {
+    fn prefix(self) -> &'static str {
+        match self {
+            Unit::Sdp => "sdp_",
+            Unit::Pdp => "pdp_",
+            Unit::Cdp => "cdp_",
+            Unit::Dc => "dc_",
+        }
+    }
 }
 
 impl Nvdla {
     pub fn run(self) -> Outcome {
         match self {
             Nvdla::Trace { dir, model, waves } => trace(&dir, model, waves),
-            Nvdla::Traces { dir, model } => traces(&dir, model),
+            Nvdla::Traces { dir, model, units } => traces(&dir, model, &units),
         }
     }
 }
@@ -96,12 +120,17 @@ fn trace(dir: &Path, model: bool, waves: Option<PathBuf>) -> Outcome {
     Ok(())
 }
 
-fn traces(dir: &Path, model: bool) -> Outcome {
+fn traces(dir: &Path, model: bool, units: &[Unit]) -> Outcome {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let mut tests: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| has_cfg(p)).collect();
+    let chosen = |p: &PathBuf| {
+        let name = p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        units.is_empty() || units.iter().any(|u| name.starts_with(u.prefix()))
+    };
+    let mut tests: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| has_cfg(p) && chosen(p)).collect();
     tests.sort();
     if tests.is_empty() {
-        return Err(format!("{}: no test folders (sub-folders holding a .cfg file)", dir.display()).into());
+        let which = if units.is_empty() { "" } else { " of the chosen units" };
+        return Err(format!("{}: no test folders{which} (sub-folders holding a .cfg file)", dir.display()).into());
     }
     let options = dut_options()?;
     let (mut failed, mut refused) = (0, 0);

@@ -297,6 +297,9 @@ pub struct CompiledModel {
     pub outputs: Vec<Placement>,
     /// The command lines of Vela's `--verbose-register-command-stream` listing.
     pub listing: String,
+    /// Vela's performance estimate per operation (empty for a file Vela had already compiled).
+    #[serde(default)]
+    pub estimate: Vec<crate::ethos::tflite::OpEstimate>,
     /// Vela's "CPU operators = N" (None if it printed no such line).
     pub cpu_operators: Option<usize>,
 }

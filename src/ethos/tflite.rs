@@ -271,6 +271,7 @@ impl TfLite {
                     cmd_data: take()?,
                     weight_data: take()?,
                     listing: String::from_utf8(take()?).map_err(|e| format!("Vela's listing: {e}"))?,
+                    estimate: serde_json::from_slice(&take()?).map_err(|e| format!("Vela's performance estimate: {e}"))?,
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
@@ -326,6 +327,23 @@ pub struct Compiled {
     pub weight_data: Vec<u8>,
     /// The command lines of Vela's `--verbose-register-command-stream` listing.
     pub listing: String,
+    /// Vela's performance estimate of each operation.
+    pub estimate: Vec<OpEstimate>,
+}
+
+/// One operation's row of Vela's `--verbose-performance` table: the vendor's model of the
+/// silicon (ethos-u65-256 at Vela's system config), the figure the bench sets the NPU's
+/// cycles against.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+pub struct OpEstimate {
+    /// The operator as Vela names it (`Conv2D`, `CONV_2D`, ...: the two cores differ).
+    pub operator: String,
+    /// Op Cycles: the whole operation, memory transfers included.
+    pub cycles: u64,
+    /// NPU: the compute part.
+    pub npu_cycles: u64,
+    /// MAC Count.
+    pub macs: u64,
 }
 
 /// The oracle's request for `layers` (format: `tflite_oracle.py`).

@@ -29,9 +29,10 @@ A layer TFLite rejects ends the process with exit status 1 and a message on stde
 With the arguments `compile regor|legacy`, each layer's model is compiled by Vela for
 ethos-u65-256 (the vela.ini Vela ships, system config Ethos_U65_Client_Server, memory mode
 Dedicated_Sram_384KB, raw output; `legacy` adds --debug-force-legacy-core) instead of run, and
-the answer is, per layer, three byte strings each preceded by its u32 length: `cmd_data` (the
-driver payload), `weight_data` (the read-only region), and the command lines of Vela's
---verbose-register-command-stream listing (UTF-8).
+the answer is, per layer, four byte strings each preceded by its u32 length: `cmd_data` (the
+driver payload), `weight_data` (the read-only region), the command lines of Vela's
+--verbose-register-command-stream listing (UTF-8), and Vela's performance estimate as JSON
+(`performance`).
 """
 import json
 import os
@@ -300,7 +301,8 @@ def run(layer):
 def compile_with_vela(layer, core):
     """Vela's raw output and command listing of the layer's model (see the module doc)."""
     compiled = vela_compile(build_model(layer), core)
-    return [compiled["cmd_data"], compiled["weight_data"], compiled["listing"].encode()]
+    return [compiled["cmd_data"], compiled["weight_data"], compiled["listing"].encode(),
+            json.dumps(compiled["estimate"]).encode()]
 
 
 def captured(function):
@@ -326,6 +328,35 @@ def captured(function):
         return result, log.read().decode(errors="replace")
 
 
+def performance(text):
+    """Vela's per-operation performance estimate (`--verbose-performance`): one dict per row
+    of each "Performance for NPU ..." table, with the operator (first column), `cycles` (Op
+    Cycles: the estimate of the whole operation, memory included), `npu_cycles` (NPU: the
+    compute part) and `macs` (MAC Count). The two cores print different columns; the ones read
+    here are in both, found by their header under the row of dashes that marks the columns."""
+    rows, lines = [], text.splitlines()
+    for i, line in enumerate(lines):
+        if not line.startswith("Performance for NPU") or i + 2 >= len(lines):
+            continue
+        header, dashes = lines[i + 1], lines[i + 2]
+        spans, start = [], 0
+        for field in dashes.split(" "):
+            if field:
+                spans.append((start, start + len(field)))
+            start += len(field) + 1
+        names = [header[a:b].strip() for a, b in spans]
+        column = {name: names.index(name) for name in ("Op Cycles", "NPU", "MAC Count")}
+        for row in lines[i + 3:]:
+            if not row.strip():
+                break
+            cells = [row[a:b].strip() for a, b in spans]
+            rows.append(dict(
+                operator=cells[0], cycles=int(cells[column["Op Cycles"]]),
+                npu_cycles=int(cells[column["NPU"]]), macs=int(cells[column["MAC Count"]]),
+            ))
+    return rows
+
+
 def vela_compile(model, core, output_format="raw"):
     """`model` (.tflite bytes) compiled by Vela in this process for ethos-u65-256 with `core`
     ("regor" or "legacy"): the vela.ini Vela ships, system config Ethos_U65_Client_Server,
@@ -333,7 +364,7 @@ def vela_compile(model, core, output_format="raw"):
     (`rawdata_writer.py`): cmd_data (the driver payload), weight_data (the read-only
     region), the regions and sizes of scratch and scratch_fast, each model input's and
     output's region, offset, shape and element size; plus `listing` (the command lines of
-    --verbose-register-command-stream) and `cpu_operators` (Vela's "CPU operators = N", or
+    --verbose-register-command-stream), `estimate` (`performance`) and `cpu_operators` (Vela's "CPU operators = N", or
     None if it printed none). Vela refusing the model raises RuntimeError with its text.
     With output_format "tflite", the bytes of Vela's .tflite output instead."""
     import ethosu.vela
@@ -349,7 +380,8 @@ def vela_compile(model, core, output_format="raw"):
         args = [
             path, "--accelerator-config", "ethos-u65-256", "--config", config,
             "--system-config", "Ethos_U65_Client_Server", "--memory-mode", "Dedicated_Sram_384KB",
-            "--output-format", output_format, "--verbose-register-command-stream", "--output-dir", folder,
+            "--output-format", output_format, "--verbose-register-command-stream",
+            "--verbose-performance", "--output-dir", folder,
         ]
         if core == "legacy":
             args.append("--debug-force-legacy-core")
@@ -398,6 +430,7 @@ def vela_compile(model, core, output_format="raw"):
             inputs=tensors("input"),
             outputs=tensors("output"),
             listing="\n".join(line for line in text.splitlines() if line.startswith("0x")),
+            estimate=performance(text),
             cpu_operators=int(cpu[0].split("=")[1].split()[0]) if cpu else None,
             log=text,
         )
