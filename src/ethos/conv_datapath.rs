@@ -249,8 +249,9 @@ pub fn registers(layer: &ConvLayer) -> Result<In, ConvError> {
 
 /// One layer through the unit's ports, a cycle at a time: [`Bench::input`] before the cycle,
 /// [`Bench::observe`] with its outputs. The streams are offered unless `stall` says otherwise
-/// for that cycle; the IFM memory answers each read in the next cycle, lanes beyond the IFM
-/// depth and ports not read carrying `noise` (the unit must not depend on them).
+/// for that cycle; `hold` holds the unit; the IFM memory answers each read from the next cycle
+/// on until the unit takes it (the next cycle it is not held), lanes beyond the IFM depth and
+/// ports not read carrying `noise` (the unit must not depend on them).
 pub struct Bench<'a> {
     job: &'a Job,
     registers: In,
@@ -258,7 +259,7 @@ pub struct Bench<'a> {
     next_weight: usize,
     next_scale_bias: usize,
     started: bool,
-    /// The reads of the last cycle, answered in this one.
+    /// The reads of the last cycle the unit was not held, answered in this one.
     reads: [model::IfmRead; 4],
     pub ofm: Vec<i8>,
     written: Vec<bool>,
@@ -306,13 +307,14 @@ impl<'a> Bench<'a> {
         cycle_limit(self.job.weight_stream.len()) + self.job.scale_bias.len() as u64 + groups * (taps + 32) + 1000
     }
 
-    /// The inputs of the next cycle; `stall` withholds the streams, `noise` fills what the
-    /// unit must ignore.
-    pub fn input(&self, stall: bool, noise: &mut impl FnMut() -> u64) -> In {
+    /// The inputs of the next cycle; `stall` withholds the streams, `hold` holds the unit,
+    /// `noise` fills what the unit must ignore.
+    pub fn input(&self, stall: bool, hold: bool, noise: &mut impl FnMut() -> u64) -> In {
         let layer = &self.job.layer;
         let (h, w, c) = layer.input_shape;
         let mut i = In {
             start: !self.started,
+            hold,
             ..self.registers.clone()
         };
         if let Some(&word) = self.weight_words.get(self.next_weight).filter(|_| !stall) {
@@ -357,7 +359,9 @@ impl<'a> Bench<'a> {
         if i.sb_valid && o.sb_ready {
             self.next_scale_bias += 4;
         }
-        self.reads = o.ifm_reads();
+        if !held(i, o) {
+            self.reads = o.ifm_reads();
+        }
         match o.state {
             model::STATE_IDLE | model::STATE_CHECK | model::STATE_DECODE => self.stats.decode += 1,
             model::STATE_SCALE_BIAS => self.stats.scale_bias += 1,
@@ -426,17 +430,24 @@ pub fn run(job: &Job, step: &mut dyn FnMut(&In) -> Out) -> Result<(Vec<i8>, Stat
         ..In::default()
     });
     while bench.outcome.is_none() {
-        let input = bench.input(false, &mut || 0);
+        let input = bench.input(false, false, &mut || 0);
         let out = step(&input);
         bench.observe(&input, &out);
     }
     bench.finish()
 }
 
+/// Whether `hold` applied in the cycle of `i` and `o` (in MAC, OUT and DRAIN).
+fn held(i: &In, o: &Out) -> bool {
+    i.hold && matches!(o.state, model::STATE_MAC | model::STATE_OUT | model::STATE_DRAIN)
+}
+
 /// [`run`] on the Verilated RTL and the model in lock step (any output difference in any
-/// cycle is a mismatch), with the streams stalled in a quarter of the cycles and noise where
-/// the unit must not look. Adds "stream stalled" to the model's events.
-pub fn lockstep(run: &Run, job: &Job) -> Result<(Result<(Vec<i8>, Stats), ConvError>, Coverage), Box<Mismatch<ConvDatapathDut>>> {
+/// cycle is a mismatch), with the streams stalled in a quarter of the cycles, the unit held in
+/// a quarter (with `hold_layer`) and noise where the unit must not look. Adds "stream
+/// stalled", "held in MAC", "held in OUT", "held in DRAIN" and "held while a value leaves" to
+/// the model's events.
+pub fn lockstep(run: &Run, job: &Job, hold_layer: bool) -> Result<(Result<(Vec<i8>, Stats), ConvError>, Coverage), Box<Mismatch<ConvDatapathDut>>> {
     let bench = RefCell::new(match Bench::new(job) {
         Ok(bench) => bench,
         Err(e) => return Ok((Err(e), Coverage::default())),
@@ -449,12 +460,23 @@ pub fn lockstep(run: &Run, job: &Job) -> Result<(Result<(Vec<i8>, Stats), ConvEr
         },
         |rng, _| {
             let stall = rng.gen_ratio(1, 4);
+            let hold = hold_layer && rng.gen_ratio(1, 4);
             let mut noise = || rng.gen::<u64>();
-            bench.borrow().input(stall, &mut noise)
+            bench.borrow().input(stall, hold, &mut noise)
         },
         |input, out, coverage| {
             if !input.w_valid && !input.sb_valid && matches!(out.state, model::STATE_DECODE | model::STATE_SCALE_BIAS) {
                 coverage.hit("stream stalled");
+            }
+            if held(input, out) {
+                coverage.hit(match out.state {
+                    model::STATE_MAC => "held in MAC",
+                    model::STATE_OUT => "held in OUT",
+                    _ => "held in DRAIN",
+                });
+                if out.ofm_valid {
+                    coverage.hit("held while a value leaves");
+                }
             }
             let mut bench = bench.borrow_mut();
             bench.observe(input, out);

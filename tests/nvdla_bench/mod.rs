@@ -1,6 +1,8 @@
 //! The NVDLA tests' bench helpers: CSB access by register name, the RTL in lock step with the
 //! model behind the stalling trace memory, and an SDP copy layer.
 #![allow(dead_code)] // each test binary uses its own part
+pub mod conv_reference;
+pub mod sdp_reference;
 use npu::cosim::lockstep::{Coverage, Lockstep, Run};
 use npu::cosim::tops::nv_small::NvSmall as Rtl;
 use npu::nvdla::memory::Memory;

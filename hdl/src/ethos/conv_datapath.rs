@@ -65,6 +65,16 @@ pub struct ConvDatapath {
     pub reset: Signal<In, Bit>,
     /// Starts a layer (in IDLE). The layer registers below must hold until `done`.
     pub start: Signal<In, Bit>,
+    /// Holds the layer where it is in MAC, OUT and DRAIN (a clock enable, low to run): no
+    /// register of the traversal changes, the MAC unit does not accumulate and no accumulator
+    /// enters the output unit; the values already in the output unit still leave on the OFM
+    /// port. An IFM read is answered on `ifm_data` from the cycle after it until the next
+    /// cycle without `hold`, which takes the data. In the other phases `hold` does nothing:
+    /// the streams' own handshakes pace DECODE and SCALE_BIAS (the weight decoder, a block of
+    /// its own, has no clock enable, and its one-cycle `done` must not be missed). The NPU's
+    /// convolution unit holds the layer while it serves the IFM reads and the OFM writes
+    /// from the one memory port.
+    pub hold: Signal<In, Bit>,
     pub ifm_height: Signal<In, Bits<DIM_BITS>>,
     pub ifm_width: Signal<In, Bits<DIM_BITS>>,
     pub ifm_depth: Signal<In, Bits<DIM_BITS>>,
@@ -233,6 +243,8 @@ pub struct ConvDatapath {
     in_decode: Signal<Local, Bit>,
     in_scale_bias: Signal<Local, Bit>,
     in_mac: Signal<Local, Bit>,
+    /// `hold` where it applies: MAC, OUT, DRAIN.
+    holding: Signal<Local, Bit>,
     in_out: Signal<Local, Bit>,
     in_drain: Signal<Local, Bit>,
     in_done: Signal<Local, Bit>,
@@ -366,6 +378,7 @@ impl Default for ConvDatapath {
             clock: Default::default(),
             reset: Default::default(),
             start: Default::default(),
+            hold: Default::default(),
             ifm_height: Default::default(),
             ifm_width: Default::default(),
             ifm_depth: Default::default(),
@@ -511,6 +524,7 @@ impl Default for ConvDatapath {
             in_decode: Default::default(),
             in_scale_bias: Default::default(),
             in_mac: Default::default(),
+            holding: Default::default(),
             in_out: Default::default(),
             in_drain: Default::default(),
             in_done: Default::default(),
@@ -746,6 +760,7 @@ impl Logic for ConvDatapath {
         self.in_mac.next = self.phase.q.val() == self.state_mac.val();
         self.in_out.next = self.phase.q.val() == self.state_out.val();
         self.in_drain.next = self.phase.q.val() == self.state_drain.val();
+        self.holding.next = self.hold.val() & (self.in_mac.val() | self.in_out.val() | self.in_drain.val());
         self.in_done.next = self.phase.q.val() == self.state_done.val();
         self.busy.next = !self.in_idle.val();
         self.done.next = self.in_done.val();
@@ -951,7 +966,7 @@ impl Logic for ConvDatapath {
         self.ifm_group1.next = self.group.val();
         self.ifm_group2.next = self.group.val();
         self.ifm_group3.next = self.group.val();
-        self.weight_buffer.read_enable.next = self.in_mac.val();
+        self.weight_buffer.read_enable.next = self.in_mac.val() & !self.holding.val();
         self.weight_buffer.read_address.next = self.row.q.val().get_bits::<12>(0);
         self.mac_valid2.d.next = self.in_mac.val();
         self.clear2.d.next = self.first.q.val();
@@ -975,7 +990,7 @@ impl Logic for ConvDatapath {
         // Only a valid one reads its parameters: the others' entries may never have been
         // written, and the output unit computes on whatever it is given.
         self.out_valid1.next = self.in_out.val() & self.position_inside.val() & (self.channel_out.val() < self.ofm_depth13.wide.val());
-        self.parameters.read_enable.next = self.out_valid1.val();
+        self.parameters.read_enable.next = self.out_valid1.val() & !self.holding.val();
         self.parameters.read_address.next = self.channel_out.val().get_bits::<12>(0);
         self.out_valid2.d.next = self.out_valid1.val();
         self.read_index2.d.next = self.k.q.val();
@@ -998,7 +1013,7 @@ impl Logic for ConvDatapath {
             self.lanes[p].zero_point.next = self.ifm_zero_point.val();
             self.lanes[p].live.next = self.live2.q.val();
         }
-        self.mac.enable.next = self.mac_valid2.q.val();
+        self.mac.enable.next = self.mac_valid2.q.val() & !self.holding.val();
         self.mac.clear.next = self.clear2.q.val();
         self.mac.mode.next = self.zero2.val();
         if self.depthwise.val() {
@@ -1030,7 +1045,7 @@ impl Logic for ConvDatapath {
             self.mac.w7.next = self.diagonal.matrix.val().get_bits::<72>(504);
         }
         self.mac.read_index.next = self.read_index2.q.val();
-        self.output_unit.in_valid.next = self.out_valid2.q.val();
+        self.output_unit.in_valid.next = self.out_valid2.q.val() & !self.holding.val();
         self.output_unit.acc.next = self.mac.acc_out.val();
         self.output_unit.bias.next = self.parameters.read_data.val().get_bits::<40>(0);
         self.output_unit.scale.next = self.parameters.read_data.val().get_bits::<32>(40);
@@ -1216,6 +1231,46 @@ impl Logic for ConvDatapath {
         }
         if self.in_done.val() {
             self.phase.d.next = self.state_idle.val();
+        }
+        // `hold`: every register of the traversal keeps its value (the OFM address pipeline
+        // beside the output unit goes on with it).
+        if self.holding.val() {
+            self.phase.d.next = self.phase.q.val();
+            self.code.d.next = self.code.q.val();
+            self.detail.d.next = self.detail.q.val();
+            self.total_rows.d.next = self.total_rows.q.val();
+            self.scale_bias_limit.d.next = self.scale_bias_limit.q.val();
+            self.gather.d.next = self.gather.q.val();
+            self.fill.d.next = self.fill.q.val();
+            self.rows.d.next = self.rows.q.val();
+            self.weights.d.next = self.weights.q.val();
+            self.held.d.next = self.held.q.val();
+            self.held_count.d.next = self.held_count.q.val();
+            self.bytes.d.next = self.bytes.q.val();
+            self.channel.d.next = self.channel.q.val();
+            self.block_y.d.next = self.block_y.q.val();
+            self.block_x.d.next = self.block_x.q.val();
+            self.origin_y.d.next = self.origin_y.q.val();
+            self.origin_x.d.next = self.origin_x.q.val();
+            self.og.d.next = self.og.q.val();
+            self.row.d.next = self.row.q.val();
+            self.row_base.d.next = self.row_base.q.val();
+            self.cg_base.d.next = self.cg_base.q.val();
+            self.u.d.next = self.u.q.val();
+            self.ky.d.next = self.ky.q.val();
+            self.kx.d.next = self.kx.q.val();
+            self.first.d.next = self.first.q.val();
+            self.k.d.next = self.k.q.val();
+            self.drain.d.next = self.drain.q.val();
+            self.mac_valid2.d.next = self.mac_valid2.q.val();
+            self.clear2.d.next = self.clear2.q.val();
+            self.pad2.d.next = self.pad2.q.val();
+            self.live2.d.next = self.live2.q.val();
+            self.out_valid2.d.next = self.out_valid2.q.val();
+            self.read_index2.d.next = self.read_index2.q.val();
+            self.ofm_y2.d.next = self.ofm_y2.q.val();
+            self.ofm_x2.d.next = self.ofm_x2.q.val();
+            self.ofm_c2.d.next = self.ofm_c2.q.val();
         }
     }
 }

@@ -3,9 +3,11 @@
 //! the SDP engine with its BS/BN stages and output converter, the PDP engine with its pooling
 //! arithmetic, the CDP engine with its window gathering and datapath, and the top.
 //! docs/nvdla.md.
+pub mod cacc;
 mod cdp;
 pub mod cdp_dp;
 pub mod cdp_window;
+pub mod cmac;
 mod convert;
 pub mod csb;
 mod nv_small;
@@ -18,8 +20,10 @@ mod sdp_x;
 mod sdp_y;
 mod unpack;
 
+pub use cacc::Cacc;
 pub use cdp::Cdp;
 pub use cdp_window::CdpWindow;
+pub use cmac::Cmac;
 pub use convert::Convert;
 pub use csb::Csb;
 pub use nv_small::NvSmall;

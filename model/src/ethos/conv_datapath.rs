@@ -25,6 +25,10 @@
 //! enter the MAC unit in the next (stage 2); an OUT cycle reads the channel's parameters,
 //! and the accumulator enters the output unit in the next; it reaches the OFM port 3 cycles
 //! after that.
+//!
+//! `hold` (in MAC, OUT and DRAIN; ignored elsewhere) keeps every register of the traversal,
+//! the weight-buffer and parameter reads, and the MAC unit's accumulators; no accumulator enters
+//! the output unit, and what is in it leaves as usual (the OFM address pipeline goes on with it).
 use super::mac_unit::{self, pack, MacUnit, CHANNELS};
 use super::output_unit::{self, OutputUnit};
 use super::weight_decoder::{self, WeightDecoder};
@@ -76,6 +80,8 @@ pub const SHAPE_REASONS: [(u32, &str); 5] = [
 pub struct In {
     pub reset: bool,
     pub start: bool,
+    /// Holds the layer in MAC, OUT and DRAIN (the RTL's port comment has the rules).
+    pub hold: bool,
     pub ifm_height: u16,
     pub ifm_width: u16,
     pub ifm_depth: u16,
@@ -395,6 +401,7 @@ impl ConvDatapath {
         self.events.clear();
         let taps = self.taps(i);
         let state = self.state;
+        let holding = i.hold && matches!(state, STATE_MAC | STATE_OUT | STATE_DRAIN);
         let event = match state {
             STATE_IDLE => "idle",
             STATE_CHECK => "check",
@@ -430,7 +437,7 @@ impl ConvDatapath {
             .mac
             .step(&mac_unit::In {
                 reset: i.reset,
-                enable: self.mac_valid2,
+                enable: self.mac_valid2 && !holding,
                 clear: self.clear2,
                 mode: u8::from(i.depthwise),
                 act16_high: false,
@@ -453,7 +460,7 @@ impl ConvDatapath {
         let (bias, scale, shift) = self.parameter_read;
         self.output.step(&output_unit::In {
             reset: i.reset,
-            in_valid: self.out_valid2,
+            in_valid: self.out_valid2 && !holding,
             acc: ((acc << 24) as i64) >> 24,
             bias,
             scale,
@@ -479,6 +486,10 @@ impl ConvDatapath {
 
         // The OFM address pipeline and stage 2 registers, every cycle as in the RTL.
         self.ofm_pipe = [(self.ofm_y2, self.ofm_x2, self.ofm_c2), self.ofm_pipe[0], self.ofm_pipe[1]];
+        if holding {
+            self.events.push("held");
+            return;
+        }
         let channel_out = (self.walk.og << 3) + (self.walk.k & 7);
         let position_inside = (self.walk.k >> 4 & 1 == 0 || taps.row1) && (self.walk.k >> 3 & 1 == 0 || taps.col1);
         let out_valid = state == STATE_OUT && position_inside && channel_out < u32::from(i.ofm_depth);
