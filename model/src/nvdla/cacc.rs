@@ -19,7 +19,6 @@
 //!   buffer holds more than [`BUSY_FULL_ABOVE`] atoms.
 use super::cmac::unpack_psums;
 use super::convert::round_shift_saturate;
-use crate::Block;
 pub use npu_hdl::nvdla::cacc::{ASSEMBLY_BITS, BUSY_FULL_ABOVE, CACC_IN_FLIGHT, DELIVERY_DEPTH, STRIPE_MAX};
 use std::collections::VecDeque;
 
@@ -116,22 +115,13 @@ impl Cacc {
     pub fn delivery_len(&self) -> usize {
         self.delivery.len()
     }
-}
 
-impl Block for Cacc {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
-    }
-
-    fn step(&mut self, input: &In) -> Out {
+    fn clock(&mut self, input: &In) {
         let out = self.outputs();
         self.events.clear();
         if input.reset {
             *self = Self::default();
-            return out;
+            return;
         }
         if out.busy_full {
             self.events.push("busy_full");
@@ -173,20 +163,15 @@ impl Block for Cacc {
                 }
             }
         }
-        if self.events.is_empty() {
-            self.events.push("idle");
-        }
-        out
-    }
-
-    fn events(&self) -> &[&'static str] {
-        &self.events
     }
 }
+
+crate::sequential_block!(Cacc, events);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Block;
     use crate::nvdla::cmac::pack_psums;
 
     /// Hand-worked truncations: ties go away from zero, saturation both ways.

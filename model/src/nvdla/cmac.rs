@@ -13,7 +13,6 @@
 //!   the 8 channels of feature x active weight, exact in 18 bits, carried in 20), and the four
 //!   tags unchanged. Stage 1 registers the op, stage 2 the sums. Between ops the stage
 //!   registers hold their last values.
-use crate::Block;
 pub use npu_hdl::nvdla::cmac::{CMAC_LATENCY, PSUM_BITS};
 
 /// Every input port (the rust-hdl names).
@@ -92,26 +91,15 @@ pub struct Cmac {
 }
 
 impl Cmac {
-    /// The active weights of cell k (for a test bench's look into the bank).
-    pub fn active(&self, k: usize) -> u64 {
-        self.active[k]
-    }
-}
-
-impl Block for Cmac {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
+    fn outputs(&self) -> Out {
+        self.out.clone()
     }
 
-    fn step(&mut self, input: &In) -> Out {
-        let out = self.out.clone();
+    fn clock(&mut self, input: &In) {
         self.events.clear();
         if input.reset {
             *self = Self::default();
-            return out;
+            return;
         }
         // Stage 2: the op of stage 1 with the active bank of this cycle.
         let (valid, data, tags) = self.stage1;
@@ -151,20 +139,15 @@ impl Block for Cmac {
         if valid {
             self.events.push("partial sums out");
         }
-        if self.events.is_empty() {
-            self.events.push("idle");
-        }
-        out
-    }
-
-    fn events(&self) -> &[&'static str] {
-        &self.events
     }
 }
+
+crate::sequential_block!(Cmac, events);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Block;
 
     fn op(data: u64, stripe_first: bool) -> In {
         In { dat_valid: true, dat_data: data, dat_stripe_first: stripe_first, dat_acc_last: true, ..In::default() }
