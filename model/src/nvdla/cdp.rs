@@ -85,8 +85,8 @@ pub fn datapath_input(csb: &Csb, window: Option<u128>, csb_write: Option<(u16, u
     let r = |name: &str| c.consumed(name);
     let bits = |name: &str, lsb: u32, width: u32| r(name) >> lsb & ((1u64 << width) - 1) as u32;
     let wide = |name: &str| u64::from(r(&format!("{name}_HIGH")) & 0x3f) << 32 | u64::from(r(&format!("{name}_LOW")));
-    let (lut_table, lut_addr) = csb.cdp_lut_entry();
-    let lut_write = csb_write.and_then(|(address, data)| csb.cdp_lut_write(address, data));
+    let (lut_table, lut_addr) = csb.lut_entry("CDP");
+    let lut_write = csb_write.and_then(|(address, data)| csb.lut_write("CDP", address, data));
     cdp_dp::In {
         reset: false,
         in_valid: window.is_some(),

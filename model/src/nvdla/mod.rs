@@ -14,6 +14,7 @@ pub mod nv_small;
 pub mod pdp;
 pub mod pool;
 pub mod sdp;
+pub mod sdp_lut;
 pub mod sdp_x;
 pub mod sdp_y;
 pub mod unpack;
