@@ -196,6 +196,7 @@ fn random_layers_match_the_model_and_the_reference() {
     ]);
     required.extend(REINPUT_CASES);
     required.extend(["result buffer read", "result stored and written", "result stored, not written"]);
+    required.extend(["X row stored in the X buffer", "X row from the X buffer", "X re-read from memory: it does not fit the X buffer"]);
     coverage.require(&required);
 }
 

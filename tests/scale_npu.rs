@@ -21,6 +21,7 @@ use std::path::Path;
 fn array_size_is_the_same_in_rtl_and_model() {
     assert_eq!(npu_hdl::scale::SIZE, npu_model::scale::SIZE);
     assert_eq!(npu_hdl::scale::RESULT_WORDS, npu_model::scale::RESULT_WORDS);
+    assert_eq!(npu_hdl::scale::X_WORDS, npu_model::scale::X_WORDS);
 }
 
 /// A layer in flight in the lock-step bench.
@@ -119,6 +120,7 @@ fn register_programs_match_the_model_and_the_reference() {
     let mut required: Vec<&str> = npu_model::scale::engine::State::ALL.iter().map(|s| s.name()).collect();
     required.extend(["exit SUCCESS", "exit MEM_ERR", "exit CPU_ERR", "results checked", "layer stopped by a refused write", "write ignored busy", "request stalled", "irq set", "irq clear"]);
     required.extend(REINPUT_CASES);
+    required.push("X row from the X buffer");
     coverage.require(&required);
 }
 

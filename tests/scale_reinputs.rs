@@ -1,14 +1,15 @@
-//! REINPUTS takes the previous successful layer's results from the unit's result buffer, not
-//! from memory (docs/scale.md, "REINPUTS and the result buffer"): directed layer programs
-//! on the whole unit through AXI4-Lite, the Verilated RTL and its model in lock step, every
-//! result against the plain integer reference chained by hand.
+//! The unit's on-chip buffers. REINPUTS takes the previous successful layer's results from
+//! the result buffer, not from memory (docs/scale.md, "REINPUTS and the result buffer"), and a
+//! layer's X crosses the memory port once if it fits the X buffer (docs/scale.md, "Timing"):
+//! directed layer programs on the whole unit through AXI4-Lite, the Verilated RTL and its
+//! model in lock step, every result against the plain integer reference chained by hand.
 use npu::scale::driver::{self, Bench, Outcome};
 use npu::scale::layer::{matrix_bytes, reference, Layer, Registers};
 use npu::scale::memory::Timing;
 use npu::scale::program::value16;
 use npu_model::scale::engine::{CPU_ERR, MEM_ERR, SUCCESS};
 use npu_model::scale::scale_npu::{In, Out, ScaleNpu as Model};
-use npu_model::scale::RESULT_WORDS;
+use npu_model::scale::{RESULT_WORDS, SIZE, X_WORDS};
 use npu_model::Block;
 use rand::{rngs::SmallRng, Rng, SeedableRng};
 
@@ -135,4 +136,26 @@ fn a_failed_layer_leaves_the_kept_results() {
         }
     }
     assert_eq!(codes, [SUCCESS, MEM_ERR, MEM_ERR, SUCCESS]);
+}
+
+#[test]
+fn x_is_read_from_memory_once_if_it_fits_the_x_buffer() {
+    let rng = &mut SmallRng::seed_from_u64(23);
+    // 128 rows x 64 columns: exactly X_WORDS words of X (SIZE 8); 129 rows: one row more than
+    // fits. Both with 16 columns of W, two column tiles, 8 K tiles.
+    assert_eq!(128 * 64 / SIZE, X_WORDS);
+    let words = |n: usize| n.div_ceil(SIZE) as u64;
+    for (rows, fits) in [(128u8, true), (129, false)] {
+        let l = layer(rng, (rows, 64, 16), false, true, 0x0, 0x40000);
+        let r = expected(&l, &l.x);
+        let mut step = lockstep("x buffer", 7);
+        let mut bench = Bench::new(Timing { stall: 0.2, latency: (1, 5) }, 0.1, 7);
+        driver::reset(&mut step);
+        let outcome = driver::run_layers(&mut step, &mut bench, std::slice::from_ref(&l)).remove(0);
+        assert_eq!((outcome.exit_code, &outcome.result), (SUCCESS, &r), "{rows} rows");
+        // The memory layout's words: X (read once per column tile if it does not fit), W, bias.
+        let (x, w, bias) = (u64::from(rows) * words(64), 64 * words(16), 2 * words(16));
+        let x_reads = if fits { x } else { words(16) * x };
+        assert_eq!(bench.memory.reads, x_reads + w + bias, "{rows} rows: memory reads");
+    }
 }

@@ -246,12 +246,11 @@ impl Shadow {
         if let Some((.., what)) = checks.iter().find(|&&(u, r, f, built, _)| self.field(u, r, f) != built) {
             return Some(format!("{what}: not implemented"));
         }
-        // The EW stage is built with its operands from the registers and without its LUT
-        // (docs/nvdla.md, "SDP's EW stage").
+        // The EW stage is built with its operands from the registers, and its LUT
+        // (docs/nvdla.md, "SDP's EW stage", "SDP's LUT").
         let ew = |register: &str, field: &str| self.field("SDP", &format!("D_DP_EW_{register}"), &format!("EW_{field}"));
         if ew("CFG", "BYPASS") == 0 {
             let refused = [
-                (ew("CFG", "LUT_BYPASS") == 0, "SDP EW lookup table (LUT) enabled"),
                 (ew("CFG", "ALU_BYPASS") == 0 && ew("CFG", "ALU_ALGO") == 3, "SDP EW ALU EQL (compare) mode"),
                 (ew("CFG", "ALU_BYPASS") == 0 && ew("ALU_CFG", "ALU_SRC") != 0, "SDP EW ALU operand from memory (ERDMA)"),
                 (ew("CFG", "MUL_BYPASS") == 0 && ew("MUL_CFG", "MUL_SRC") != 0, "SDP EW multiplier operand from memory (ERDMA)"),

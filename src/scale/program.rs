@@ -5,6 +5,7 @@
 use super::layer::{matrix_bytes, reference, Layer, Registers};
 use npu_model::scale::engine::{CPU_ERR, MEM_BYTES, MEM_ERR, SUCCESS, WORD_BYTES};
 use npu_model::scale::result_buffer::results_fit;
+use npu_model::scale::engine::x_fits;
 use npu_model::scale::SIZE;
 use rand::{rngs::SmallRng, Rng};
 
@@ -218,6 +219,13 @@ pub fn random_layer(rng: &mut SmallRng, history: &History, bad: f64) -> Layer {
     if rng.gen_bool(0.02) {
         (r.inrows, r.incols) = (rng.gen_range(100..=255), rng.gen_range(1..=SIZE as u8));
         r.wghtcols = rng.gen_range(4 * SIZE as u8 + 1..=8 * SIZE as u8);
+    }
+    // Now and then an X larger than the X buffer (X_WORDS words) in a layer of two column
+    // tiles: the second re-reads X from memory.
+    if rng.gen_bool(0.003) {
+        (r.inrows, r.incols) = (rng.gen_range(200..=255), rng.gen_range(5 * SIZE as u8 + 1..=6 * SIZE as u8));
+        r.wghtcols = rng.gen_range(SIZE as u8 + 1..=2 * SIZE as u8);
+        debug_assert!(!x_fits(r.inrows, r.incols));
     }
     if let Some((rows, cols)) = history.kept_rows_cols().filter(|_| rng.gen_bool(0.5)) {
         (r.reinputs, r.inrows, r.incols) = (true, rows, cols);

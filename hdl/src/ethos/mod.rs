@@ -16,6 +16,8 @@ mod conv_datapath;
 mod requantize;
 mod weight_decoder;
 mod weight_decoder_core;
+mod weight_emitter;
+mod weight_queues;
 
 pub use command_front_end::CommandFrontEnd;
 pub use conv_datapath::ConvDatapath;

@@ -1,12 +1,16 @@
 //! The Ethos-U65 weight decoder's register-only logic (TRM §4.7, L4670-5120; digest
-//! `shared/spec/ethos-u65.md` §1): the parser's step, the two 32-entry queues' storage and the
-//! emitter's next beat, all computed from registers only. `WeightDecoder` keeps the few
+//! `shared/spec/ethos-u65.md` §1): the parser's step with its palette and quotient banks, the
+//! two 32-entry queues' storage (`WeightQueues`, weight_queues.rs) and the emitter's next beat
+//! (`WeightEmitter`, weight_emitter.rs), all computed from registers only. `WeightDecoder` keeps the few
 //! registers whose next value depends on its inputs (`in_valid`, `out_ready`): the bit buffer,
 //! the queue pointers and the output beat. The split is for the Verilated model's speed:
 //! Verilator evaluates logic reading an input on every `eval` (twice a cycle in the bridge),
 //! logic reading registers only once, after the clock edge (docs/ethos.md, "Verilated speed").
+//! The queues and quotient banks are memories (`RegFile`) for the same reason.
 //! No model of its own: the decoder's lock-step tests (tests/ethos_weight_decoder.rs) cover it.
-use crate::primitives::{Concat, Reg, ZeroExtend};
+use super::weight_emitter::WeightEmitter;
+use super::weight_queues::WeightQueues;
+use crate::primitives::{Reg, RegFile, ZeroExtend};
 use rust_hdl::prelude::*;
 
 
@@ -80,16 +84,16 @@ pub struct WeightDecoderCore {
     bank: Reg<Bit>,
     w_slot: Reg<Bits<4>>,
     z_slot: Reg<Bits<4>>,
-    wbank0: [Reg<Bits<10>>; 12],
-    wbank1: [Reg<Bits<10>>; 12],
-    zbank0: [Reg<Bits<16>>; 12],
-    zbank1: [Reg<Bits<16>>; 12],
-    // queues
-    qw_value: [Reg<Bits<9>>; 32],
-    qw_paired: [Reg<Bit>; 32],
-    qz_run: [Reg<Bits<16>>; 32],
-    qz_lead: [Reg<Bit>; 32],
-    // emitter and output beat
+    /// Quotients of a chunk's weights and zero runs (§1.6), slot s of bank b: the unary step
+    /// fills bank `bank` with the quotients it completes (slot s with the s-th), the remainder
+    /// steps of the chunk before read bank `bank` too, which the step before filled.
+    wbank0: RegFile<10, 4, 12, 4>,
+    wbank1: RegFile<10, 4, 12, 4>,
+    zbank0: RegFile<16, 4, 12, 4>,
+    zbank1: RegFile<16, 4, 12, 4>,
+    // queues and the emitter
+    queues: WeightQueues,
+    emitter: WeightEmitter,
 
     // Widening and packing
     slicelen_wide: ZeroExtend<15, 16>,
@@ -101,9 +105,6 @@ pub struct WeightDecoderCore {
     palbits_field: ZeroExtend<3, 4>,
     palsize_wide: ZeroExtend<6, 10>,
     dirofs_wide: ZeroExtend<5, 10>,
-    lanes_low: Concat<9, 9, 18>,
-    lanes_high: Concat<9, 9, 18>,
-    lanes_all: Concat<18, 18, 36>,
 
     // Combinational
     next_state: Signal<Local, Bits<3>>,
@@ -150,6 +151,10 @@ pub struct WeightDecoderCore {
     z_done: [Signal<Local, Bits<16>>; 13],
     z_run: [Signal<Local, Bits<16>>; 13],
     z_active: [Signal<Local, Bit>; 12],
+    unary_commit: Signal<Local, Bit>,
+    /// The remainder step's slots again, from registers alone: see the bank reads in `update`.
+    bank_w_phase: Signal<Local, Bit>,
+    bank_slot: [Signal<Local, Bits<4>>; 4],
     zunary_len: Signal<Local, Bits<4>>,
     max_zq: Signal<Local, Bits<16>>,
     quotient_fault: Signal<Local, Bit>,
@@ -170,28 +175,6 @@ pub struct WeightDecoderCore {
     value: [Signal<Local, Bits<9>>; 4],
     lane_fault: [Signal<Local, Bits<4>>; 5],
     run: [Signal<Local, Bits<16>>; 4],
-    // queues and emitter
-    qw_tail: Signal<Local, Bits<5>>,
-    qz_tail: Signal<Local, Bits<5>>,
-    qw_rel: [Signal<Local, Bits<5>>; 32],
-    qz_rel: [Signal<Local, Bits<5>>; 32],
-    head_at_w: [Signal<Local, Bits<5>>; 4],
-    head_at_z: [Signal<Local, Bits<5>>; 4],
-    head_value: [Signal<Local, Bits<9>>; 4],
-    head_paired: [Signal<Local, Bit>; 4],
-    head_run: [Signal<Local, Bits<16>>; 4],
-    head_lead: [Signal<Local, Bit>; 4],
-    have_w: [Signal<Local, Bit>; 4],
-    have_z: [Signal<Local, Bit>; 4],
-    new_lane: [Signal<Local, Bits<9>>; 4],
-    plain_go: [Signal<Local, Bit>; 5],
-    pair_take: [Signal<Local, Bit>; 4],
-    pair_count: [Signal<Local, Bits<3>>; 5],
-    pair_at: [Signal<Local, Bits<3>>; 5],
-    pair_room: [Signal<Local, Bits<16>>; 4],
-    pair_fit: [Signal<Local, Bits<16>>; 4],
-    pair_left: [Signal<Local, Bits<16>>; 5],
-    lead_fit: Signal<Local, Bits<16>>,
 
     // Constants
     // states, and error codes as `npu_model::ethos::weight_decoder::DecodeError`
@@ -217,11 +200,13 @@ pub struct WeightDecoderCore {
     max_padding: Constant<Bits<4>>,
     k3: [Constant<Bits<3>>; 8],
     k4: [Constant<Bits<4>>; 13],
-    k5: [Constant<Bits<5>>; 32],
+    zero5: Constant<Bits<5>>,
     k6: [Constant<Bits<6>>; 32],
     k7: [Constant<Bits<7>>; 6],
     k10: [Constant<Bits<10>>; 32],
-    k16: [Constant<Bits<16>>; 13],
+    four16: Constant<Bits<16>>,
+    eight16: Constant<Bits<16>>,
+    twelve16: Constant<Bits<16>>,
     zero2: Constant<Bits<2>>,
     mask7: Constant<Bits<7>>,
     eight7: Constant<Bits<7>>,
@@ -243,7 +228,8 @@ fn k<const W: usize>(v: u64) -> Constant<Bits<W>> {
     Constant::new(v.into())
 }
 
-fn constants<const W: usize, const N: usize>() -> [Constant<Bits<W>>; N] {
+/// Constants 0, 1, .. N-1 (for comparisons with a loop index); also the decoder's sub-blocks'.
+pub(super) fn constants<const W: usize, const N: usize>() -> [Constant<Bits<W>>; N] {
     std::array::from_fn(|i| Constant::new((i as u64).into()))
 }
 
@@ -307,10 +293,8 @@ impl Default for WeightDecoderCore {
             wbank1: Default::default(),
             zbank0: Default::default(),
             zbank1: Default::default(),
-            qw_value: Default::default(),
-            qw_paired: Default::default(),
-            qz_run: Default::default(),
-            qz_lead: Default::default(),
+            queues: Default::default(),
+            emitter: Default::default(),
             slicelen_wide: Default::default(),
             wdiv_wide: Default::default(),
             zdiv_wide: Default::default(),
@@ -320,9 +304,6 @@ impl Default for WeightDecoderCore {
             palbits_field: Default::default(),
             palsize_wide: Default::default(),
             dirofs_wide: Default::default(),
-            lanes_low: Default::default(),
-            lanes_high: Default::default(),
-            lanes_all: Default::default(),
             next_state: Default::default(),
             w_cnt: Default::default(),
             z_cnt: Default::default(),
@@ -364,6 +345,9 @@ impl Default for WeightDecoderCore {
             z_done: Default::default(),
             z_run: Default::default(),
             z_active: Default::default(),
+            unary_commit: Default::default(),
+            bank_w_phase: Default::default(),
+            bank_slot: Default::default(),
             zunary_len: Default::default(),
             max_zq: Default::default(),
             quotient_fault: Default::default(),
@@ -383,27 +367,6 @@ impl Default for WeightDecoderCore {
             value: Default::default(),
             lane_fault: Default::default(),
             run: Default::default(),
-            qw_tail: Default::default(),
-            qz_tail: Default::default(),
-            qw_rel: Default::default(),
-            qz_rel: Default::default(),
-            head_at_w: Default::default(),
-            head_at_z: Default::default(),
-            head_value: Default::default(),
-            head_paired: Default::default(),
-            head_run: Default::default(),
-            head_lead: Default::default(),
-            have_w: Default::default(),
-            have_z: Default::default(),
-            new_lane: Default::default(),
-            plain_go: Default::default(),
-            pair_take: Default::default(),
-            pair_count: Default::default(),
-            pair_at: Default::default(),
-            pair_room: Default::default(),
-            pair_fit: Default::default(),
-            pair_left: Default::default(),
-            lead_fit: Default::default(),
             st_header: k(0),
             st_palette: k(1),
             st_unary: k(2),
@@ -426,11 +389,13 @@ impl Default for WeightDecoderCore {
             max_padding: k(15),
             k3: constants(),
             k4: constants(),
-            k5: constants(),
+            zero5: k(0),
             k6: constants(),
             k7: constants(),
             k10: constants(),
-            k16: constants(),
+            four16: k(4),
+            eight16: k(8),
+            twelve16: k(12),
             zero2: k(0),
             mask7: k(7),
             eight7: k(8),
@@ -462,32 +427,28 @@ impl Logic for WeightDecoderCore {
             self.palette[i].clock.next = self.clock.val();
             self.palette[i].d.next = self.palette[i].q.val();
             self.palette[i].reset.next = self.restart.val();
-            self.qw_value[i].clock.next = self.clock.val();
-            self.qw_value[i].d.next = self.qw_value[i].q.val();
-            self.qw_value[i].reset.next = self.restart.val();
-            self.qw_paired[i].clock.next = self.clock.val();
-            self.qw_paired[i].d.next = self.qw_paired[i].q.val();
-            self.qw_paired[i].reset.next = self.restart.val();
-            self.qz_run[i].clock.next = self.clock.val();
-            self.qz_run[i].d.next = self.qz_run[i].q.val();
-            self.qz_run[i].reset.next = self.restart.val();
-            self.qz_lead[i].clock.next = self.clock.val();
-            self.qz_lead[i].d.next = self.qz_lead[i].q.val();
-            self.qz_lead[i].reset.next = self.restart.val();
         }
-        for i in 0..12 {
-            self.wbank0[i].clock.next = self.clock.val();
-            self.wbank0[i].d.next = self.wbank0[i].q.val();
-            self.wbank0[i].reset.next = self.restart.val();
-            self.wbank1[i].clock.next = self.clock.val();
-            self.wbank1[i].d.next = self.wbank1[i].q.val();
-            self.wbank1[i].reset.next = self.restart.val();
-            self.zbank0[i].clock.next = self.clock.val();
-            self.zbank0[i].d.next = self.zbank0[i].q.val();
-            self.zbank0[i].reset.next = self.restart.val();
-            self.zbank1[i].clock.next = self.clock.val();
-            self.zbank1[i].d.next = self.zbank1[i].q.val();
-            self.zbank1[i].reset.next = self.restart.val();
+        // Memories: no reset, each word read only after it was written (`RegFile`).
+        self.wbank0.clock.next = self.clock.val();
+        self.wbank1.clock.next = self.clock.val();
+        self.zbank0.clock.next = self.clock.val();
+        self.zbank1.clock.next = self.clock.val();
+        self.queues.clock.next = self.clock.val();
+
+        // ---- bank reads at the remainder step's slots. Computed here from registers alone,
+        // with signals of their own (`w_phase` and `r_slot` below are the same values): a
+        // memory's read address must not share a signal with the logic that reads its data,
+        // or Verilator sees a combinational loop through the two blocks (UNOPTFLAT).
+        self.bank_w_phase.next = self.wr_i.q.val() < self.w_due.q.val();
+        for j in 0..4 {
+            self.bank_slot[j].next = self.z_slot.q.val() + self.k4[j].val();
+            if self.bank_w_phase.val() {
+                self.bank_slot[j].next = self.w_slot.q.val() + self.k4[j].val();
+            }
+            self.wbank0.read_address[j].next = self.bank_slot[j].val();
+            self.wbank1.read_address[j].next = self.bank_slot[j].val();
+            self.zbank0.read_address[j].next = self.bank_slot[j].val();
+            self.zbank1.read_address[j].next = self.bank_slot[j].val();
         }
         self.state.reset.next = self.restart.val();
         self.code.reset.next = self.restart.val();
@@ -554,119 +515,24 @@ impl Logic for WeightDecoderCore {
         self.dirofs_wide.narrow.next = self.dirofs.q.val();
 
         // ---- emitter: the beat it would send next (the decoder sends it when the output register is free)
+        self.queues.qw_head.next = self.qw_head.val();
+        self.queues.qw_tail.next = self.qw_head.val() + self.qw_count.val().get_bits::<5>(0);
+        self.queues.qz_head.next = self.qz_head.val();
+        self.queues.qz_tail.next = self.qz_head.val() + self.qz_count.val().get_bits::<5>(0);
+        self.emitter.qw_count.next = self.qw_count.val();
+        self.emitter.qz_count.next = self.qz_count.val();
+        self.emitter.zeros_left.next = self.zeros_left.val();
         for p in 0..4 {
-            self.head_at_w[p].next = self.qw_head.val() + self.k5[p].val();
-            self.head_at_z[p].next = self.qz_head.val() + self.k5[p].val();
-            self.head_value[p].next = self.zero9.val();
-            self.head_paired[p].next = false;
-            self.head_run[p].next = self.zero16.val();
-            self.head_lead[p].next = false;
-            for e in 0..32 {
-                if self.head_at_w[p].val() == self.k5[e].val() {
-                    self.head_value[p].next = self.qw_value[e].q.val();
-                    self.head_paired[p].next = self.qw_paired[e].q.val();
-                }
-                if self.head_at_z[p].val() == self.k5[e].val() {
-                    self.head_run[p].next = self.qz_run[e].q.val();
-                    self.head_lead[p].next = self.qz_lead[e].q.val();
-                }
-            }
-            self.have_w[p].next = self.qw_count.val() > self.k6[p].val();
-            self.have_z[p].next = self.qz_count.val() > self.k6[p].val();
+            self.emitter.head_value[p].next = self.queues.head_value[p].val();
+            self.emitter.head_paired[p].next = self.queues.head_paired[p].val();
+            self.emitter.head_run[p].next = self.queues.head_run[p].val();
+            self.emitter.head_lead[p].next = self.queues.head_lead[p].val();
         }
-        self.pop_w.next = self.k5[0].val();
-        self.pop_z.next = self.k5[0].val();
-        self.new_count.next = self.k3[0].val();
-        for l in 0..4 {
-            self.new_lane[l].next = self.zero9.val();
-        }
-        // plain weights: up to 4 untagged entries from the head
-        self.plain_go[0].next = true;
-        for p in 0..4 {
-            self.plain_go[p + 1].next = self.plain_go[p].val() && self.have_w[p].val() && !self.head_paired[p].val();
-        }
-        // pairs (weight, zero run): pair p starts at lane pair_at[p]
-        self.pair_count[0].next = self.k3[0].val();
-        self.pair_at[0].next = self.k3[0].val();
-        self.pair_left[0].next = self.zero16.val();
-        for p in 0..4 {
-            self.pair_room[p].next = self.k16[3].val();
-            if self.pair_at[p].val() == self.k3[1].val() {
-                self.pair_room[p].next = self.k16[2].val();
-            }
-            if self.pair_at[p].val() == self.k3[2].val() {
-                self.pair_room[p].next = self.k16[1].val();
-            }
-            if self.pair_at[p].val() == self.k3[3].val() {
-                self.pair_room[p].next = self.k16[0].val();
-            }
-            self.pair_fit[p].next = self.head_run[p].val();
-            if self.head_run[p].val() > self.pair_room[p].val() {
-                self.pair_fit[p].next = self.pair_room[p].val();
-            }
-            // pair p only if every pair before was taken with all its zeros
-            self.pair_take[p].next = self.pair_count[p].val() == self.k3[p].val()
-                && self.pair_left[p].val() == self.zero16.val()
-                && self.pair_at[p].val() < self.k3[4].val()
-                && self.have_w[p].val()
-                && self.have_z[p].val()
-                && self.head_paired[p].val()
-                && !self.head_lead[p].val();
-            self.pair_at[p + 1].next = self.pair_at[p].val();
-            self.pair_left[p + 1].next = self.pair_left[p].val();
-            self.pair_count[p + 1].next = self.pair_count[p].val();
-            if self.pair_take[p].val() {
-                self.pair_at[p + 1].next = self.pair_at[p].val() + self.k3[1].val() + self.pair_fit[p].val().get_bits::<3>(0);
-                self.pair_left[p + 1].next = self.head_run[p].val() - self.pair_fit[p].val();
-                self.pair_count[p + 1].next = self.pair_count[p].val() + self.k3[1].val();
-            }
-        }
-        self.lead_fit.next = self.head_run[0].val();
-        if self.head_run[0].val() > self.k16[4].val() {
-            self.lead_fit.next = self.k16[4].val();
-        }
-        self.next_zeros_left.next = self.zeros_left.val();
-        if self.zeros_left.val() != self.zero16.val() {
-            self.new_count.next = self.k3[4].val();
-            self.next_zeros_left.next = self.zeros_left.val() - self.k16[4].val();
-            if self.zeros_left.val() < self.k16[4].val() {
-                self.new_count.next = self.zeros_left.val().get_bits::<3>(0);
-                self.next_zeros_left.next = self.zero16.val();
-            }
-        } else if self.plain_go[1].val() {
-            for p in 0..4 {
-                if self.plain_go[p + 1].val() {
-                    self.new_count.next = self.k3[p + 1].val();
-                    self.pop_w.next = self.k5[p + 1].val();
-                    self.new_lane[p].next = self.head_value[p].val();
-                }
-            }
-        } else if self.have_z[0].val() && self.head_lead[0].val() {
-            self.pop_z.next = self.k5[1].val();
-            self.new_count.next = self.lead_fit.val().get_bits::<3>(0);
-            self.next_zeros_left.next = self.head_run[0].val() - self.lead_fit.val();
-        } else {
-            self.new_count.next = self.pair_at[4].val();
-            self.next_zeros_left.next = self.pair_left[4].val();
-            for p in 0..4 {
-                if self.pair_count[4].val() == self.k3[p + 1].val() {
-                    self.pop_w.next = self.k5[p + 1].val();
-                    self.pop_z.next = self.k5[p + 1].val();
-                }
-                for l in 0..4 {
-                    if self.pair_take[p].val() && self.pair_at[p].val() == self.k3[l].val() {
-                        self.new_lane[l].next = self.head_value[p].val();
-                    }
-                }
-            }
-        }
-        self.lanes_low.low.next = self.new_lane[0].val();
-        self.lanes_low.high.next = self.new_lane[1].val();
-        self.lanes_high.low.next = self.new_lane[2].val();
-        self.lanes_high.high.next = self.new_lane[3].val();
-        self.lanes_all.low.next = self.lanes_low.joined.val();
-        self.lanes_all.high.next = self.lanes_high.joined.val();
-        self.new_lanes.next = self.lanes_all.joined.val();
+        self.new_count.next = self.emitter.new_count.val();
+        self.new_lanes.next = self.emitter.new_lanes.val();
+        self.pop_w.next = self.emitter.pop_w.val();
+        self.pop_z.next = self.emitter.pop_z.val();
+        self.next_zeros_left.next = self.emitter.next_zeros_left.val();
 
         // ---- parser: one step, if its bits are buffered
         self.consume.next = self.k7[0].val();
@@ -674,6 +540,7 @@ impl Logic for WeightDecoderCore {
         self.next_state.next = self.state.q.val();
         self.push_w.next = false;
         self.push_z.next = false;
+        self.unary_commit.next = false;
 
         // header fields (§1.2)
         self.field_zdiv.next = self.held.val().get_bits::<3>(0);
@@ -708,7 +575,7 @@ impl Logic for WeightDecoderCore {
             if self.pal_left.val() < self.k6[4].val() {
                 self.field_count.next = self.pal_left.val().get_bits::<3>(0);
             }
-        } else if self.due_left.val() < self.k16[4].val() {
+        } else if self.due_left.val() < self.four16.val() {
             self.field_count.next = self.due_left.val().get_bits::<3>(0);
         }
         self.field_at[0].next = self.k7[0].val();
@@ -728,7 +595,7 @@ impl Logic for WeightDecoderCore {
         }
 
         // unary part of a chunk (§1.6)
-        self.w_en.next = (!self.alternating.val() || self.wq_i.q.val() < self.zq_i.q.val() + self.k16[8].val())
+        self.w_en.next = (!self.alternating.val() || self.wq_i.q.val() < self.zq_i.q.val() + self.eight16.val())
             && self.wq_i.q.val() < self.w_cnt.val();
         self.z_en.next = self.wq_i.q.val() >= self.zq_i.q.val() && self.alternating.val() && self.zq_i.q.val() < self.z_cnt.val();
         self.w_unary.next = self.w_en.val() && !self.uncompressed.val();
@@ -804,9 +671,9 @@ impl Logic for WeightDecoderCore {
                 }
             }
         }
-        self.unc_per_chunk.next = self.k16[12].val();
+        self.unc_per_chunk.next = self.twelve16.val();
         if self.ubits.val() > self.k7[5].val() {
-            self.unc_per_chunk.next = self.k16[8].val();
+            self.unc_per_chunk.next = self.eight16.val();
         }
         self.unc_count.next = self.w_cnt.val() - self.wq_i.q.val();
         if self.unc_count.val() > self.unc_per_chunk.val() {
@@ -826,15 +693,12 @@ impl Logic for WeightDecoderCore {
             }
             self.r_wq[j].next = self.k10[0].val();
             self.r_zq[j].next = self.zero16.val();
-            for s in 0..12 {
-                if self.r_slot[j].val() == self.k4[s].val() {
-                    if self.bank.q.val() {
-                        self.r_wq[j].next = self.wbank1[s].q.val();
-                        self.r_zq[j].next = self.zbank1[s].q.val();
-                    } else {
-                        self.r_wq[j].next = self.wbank0[s].q.val();
-                        self.r_zq[j].next = self.zbank0[s].q.val();
-                    }
+            if self.r_slot[j].val() < self.k4[12].val() {
+                self.r_wq[j].next = self.wbank0.read_data[j].val();
+                self.r_zq[j].next = self.zbank0.read_data[j].val();
+                if self.bank.q.val() {
+                    self.r_wq[j].next = self.wbank1.read_data[j].val();
+                    self.r_zq[j].next = self.zbank1.read_data[j].val();
                 }
             }
             self.idx[j].next = self.field[j].val().get_bits::<10>(0);
@@ -917,7 +781,7 @@ impl Logic for WeightDecoderCore {
                 if self.field_newpal.val() {
                     self.dirofs.d.next = self.held.val().get_bits::<5>(23);
                     self.palsize.d.next = self.k6[0].val();
-                    if self.field_palsize.val() != self.k5[0].val() {
+                    if self.field_palsize.val() != self.zero5.val() {
                         self.palsize.d.next = self.palsize_field.wide.val() + self.k6[1].val();
                         self.next_state.next = self.st_palette.val();
                     }
@@ -969,42 +833,13 @@ impl Logic for WeightDecoderCore {
                 self.fault.next = self.e_zero_run.val();
             } else {
                 self.consume.next = self.unary_need.val();
-                // the quotient completed at position i goes to slot (w_done[i] - wq_i)
-                for i in 0..12 {
-                    for s in 0..12 {
-                        if self.w_active[i].val()
-                            && self.w_complete[i].val()
-                            && self.w_done[i].val() == self.wq_i.q.val() + self.k16[s].val()
-                        {
-                            if self.bank.q.val() {
-                                self.wbank1[s].d.next = self.w_sum[i].val();
-                            } else {
-                                self.wbank0[s].d.next = self.w_sum[i].val();
-                            }
-                        }
-                        if self.z_active[i].val()
-                            && !self.zunary.val().get_bit(i)
-                            && self.z_done[i].val() == self.zq_i.q.val() + self.k16[s].val()
-                        {
-                            if self.bank.q.val() {
-                                self.zbank1[s].d.next = self.z_run[i].val();
-                            } else {
-                                self.zbank0[s].d.next = self.z_run[i].val();
-                            }
-                        }
-                    }
-                }
+                self.unary_commit.next = true;
                 self.wq_i.d.next = self.w_done[12].val();
                 self.wq.d.next = self.w_run[12].val();
                 if self.w_en.val() && self.uncompressed.val() {
+                    // Uncompressed weights have no quotients: the remainder steps take the
+                    // index from the field alone and never read the bank.
                     self.wq_i.d.next = self.wq_i.q.val() + self.unc_count.val();
-                    for s in 0..12 {
-                        if self.bank.q.val() {
-                            self.wbank1[s].d.next = self.k10[0].val();
-                        } else {
-                            self.wbank0[s].d.next = self.k10[0].val();
-                        }
-                    }
                 }
                 self.zq_i.d.next = self.z_done[12].val();
                 self.zq.d.next = self.z_run[12].val();
@@ -1034,10 +869,10 @@ impl Logic for WeightDecoderCore {
                         self.push_w.next = true;
                         self.wr_i.d.next = self.wr_i.q.val() + self.due_left.val();
                         self.w_slot.d.next = self.w_slot.q.val() + self.k4[4].val();
-                        if self.due_left.val() > self.k16[4].val() {
-                            self.wr_i.d.next = self.wr_i.q.val() + self.k16[4].val();
+                        if self.due_left.val() > self.four16.val() {
+                            self.wr_i.d.next = self.wr_i.q.val() + self.four16.val();
                         }
-                        if self.due_left.val() <= self.k16[4].val() && self.zr_i.q.val() == self.z_due.q.val() {
+                        if self.due_left.val() <= self.four16.val() && self.zr_i.q.val() == self.z_due.q.val() {
                             self.next_state.next = self.st_unary.val();
                             if !self.more.q.val() {
                                 self.next_state.next = self.st_header.val();
@@ -1047,8 +882,8 @@ impl Logic for WeightDecoderCore {
                         self.push_z.next = true;
                         self.zr_i.d.next = self.zr_i.q.val() + self.due_left.val();
                         self.z_slot.d.next = self.z_slot.q.val() + self.k4[4].val();
-                        if self.due_left.val() > self.k16[4].val() {
-                            self.zr_i.d.next = self.zr_i.q.val() + self.k16[4].val();
+                        if self.due_left.val() > self.four16.val() {
+                            self.zr_i.d.next = self.zr_i.q.val() + self.four16.val();
                         } else {
                             self.next_state.next = self.st_unary.val();
                             if !self.more.q.val() {
@@ -1060,22 +895,34 @@ impl Logic for WeightDecoderCore {
             }
         }
 
-        // ---- queues: pushes at the tail, pops at the head
-        self.qw_tail.next = self.qw_head.val() + self.qw_count.val().get_bits::<5>(0);
-        self.qz_tail.next = self.qz_head.val() + self.qz_count.val().get_bits::<5>(0);
-        for e in 0..32 {
-            self.qw_rel[e].next = self.k5[e].val() - self.qw_tail.val();
-            self.qz_rel[e].next = self.k5[e].val() - self.qz_tail.val();
-            for j in 0..4 {
-                if self.push_w.val() && self.qw_rel[e].val() == self.k5[j].val() && self.k3[j].val() < self.field_count.val() {
-                    self.qw_value[e].d.next = self.value[j].val();
-                    self.qw_paired[e].d.next = self.alternating.val();
-                }
-                if self.push_z.val() && self.qz_rel[e].val() == self.k5[j].val() && self.k3[j].val() < self.field_count.val() {
-                    self.qz_run[e].d.next = self.run[j].val();
-                    self.qz_lead[e].d.next = self.newpal.q.val() && self.zr_i.q.val() == self.zero16.val() && self.k3[j].val() == self.k3[0].val();
-                }
-            }
+        // ---- memory writes of the step: quotients (the one completed at position i goes to
+        // slot w_done[i] - wq_i of bank `bank`, less than 12, so its low 4 bits), queue pushes
+        for i in 0..12 {
+            self.wbank0.write_enable[i].next =
+                self.unary_commit.val() && !self.bank.q.val() && self.w_active[i].val() && self.w_complete[i].val();
+            self.wbank1.write_enable[i].next =
+                self.unary_commit.val() && self.bank.q.val() && self.w_active[i].val() && self.w_complete[i].val();
+            self.wbank0.write_address[i].next = self.w_done[i].val().get_bits::<4>(0) - self.wq_i.q.val().get_bits::<4>(0);
+            self.wbank1.write_address[i].next = self.w_done[i].val().get_bits::<4>(0) - self.wq_i.q.val().get_bits::<4>(0);
+            self.wbank0.write_data[i].next = self.w_sum[i].val();
+            self.wbank1.write_data[i].next = self.w_sum[i].val();
+            self.zbank0.write_enable[i].next =
+                self.unary_commit.val() && !self.bank.q.val() && self.z_active[i].val() && !self.zunary.val().get_bit(i);
+            self.zbank1.write_enable[i].next =
+                self.unary_commit.val() && self.bank.q.val() && self.z_active[i].val() && !self.zunary.val().get_bit(i);
+            self.zbank0.write_address[i].next = self.z_done[i].val().get_bits::<4>(0) - self.zq_i.q.val().get_bits::<4>(0);
+            self.zbank1.write_address[i].next = self.z_done[i].val().get_bits::<4>(0) - self.zq_i.q.val().get_bits::<4>(0);
+            self.zbank0.write_data[i].next = self.z_run[i].val();
+            self.zbank1.write_data[i].next = self.z_run[i].val();
+        }
+        self.queues.push_w.next = self.push_w.val();
+        self.queues.push_z.next = self.push_z.val();
+        self.queues.count.next = self.field_count.val();
+        self.queues.paired.next = self.alternating.val();
+        self.queues.lead.next = self.newpal.q.val() && self.zr_i.q.val() == self.zero16.val();
+        for j in 0..4 {
+            self.queues.value[j].next = self.value[j].val();
+            self.queues.run[j].next = self.run[j].val();
         }
 
         self.state.d.next = self.next_state.val();

@@ -54,9 +54,9 @@ pub struct Cacc {
     pub out_layer_last: Signal<Out, Bit>,
     pub busy_full: Signal<Out, Bit>,
     pub sat_count: Signal<Out, Bits<4>>,
-    assembly: RegFile<384, 5>,
+    assembly: RegFile<384, 5, 1, 1>,
     lanes: CaccLanes,
-    delivery: RegFile<257, 6>,
+    delivery: RegFile<257, 6, 1, 1>,
     next_index: Reg<Bits<5>>,
     head: Reg<Bits<6>>,
     tail: Reg<Bits<6>>,
@@ -140,24 +140,24 @@ impl Logic for Cacc {
         if self.psum_valid.val() {
             self.next_index.d.next = self.index.val() + self.one5.val();
         }
-        self.assembly.read_address.next = self.index.val();
-        self.lanes.old.next = self.assembly.read_data.val();
+        self.assembly.read_address[0].next = self.index.val();
+        self.lanes.old.next = self.assembly.read_data[0].val();
         self.lanes.psum_lo.next = self.psum_lo.val();
         self.lanes.psum_hi.next = self.psum_hi.val();
         self.lanes.acc_first.next = self.psum_acc_first.val();
         self.lanes.clip.next = self.clip_truncate.val();
-        self.assembly.write_enable.next = self.psum_valid.val();
-        self.assembly.write_address.next = self.index.val();
-        self.assembly.write_data.next = self.lanes.sum.val();
+        self.assembly.write_enable[0].next = self.psum_valid.val();
+        self.assembly.write_address[0].next = self.index.val();
+        self.assembly.write_data[0].next = self.lanes.sum.val();
 
         // Delivery: a queue of atoms with their layer-last tag.
         self.push.next = self.psum_valid.val() & self.psum_acc_last.val() & (self.count.q.val() != self.depth.val());
         self.pop.next = (self.count.q.val() != self.zero7.val()) & self.out_ready.val();
         self.lanes.layer_last.next = self.psum_layer_last.val();
-        self.delivery.write_enable.next = self.push.val();
-        self.delivery.write_address.next = self.tail.q.val();
-        self.delivery.write_data.next = self.lanes.entry.val();
-        self.delivery.read_address.next = self.head.q.val();
+        self.delivery.write_enable[0].next = self.push.val();
+        self.delivery.write_address[0].next = self.tail.q.val();
+        self.delivery.write_data[0].next = self.lanes.entry.val();
+        self.delivery.read_address[0].next = self.head.q.val();
         if self.push.val() {
             self.tail.d.next = self.tail.q.val() + self.one6.val();
         }
@@ -180,9 +180,9 @@ impl Logic for Cacc {
         self.out_data_hi.next = self.zero128.val();
         self.out_layer_last.next = false;
         if self.count.q.val() != self.zero7.val() {
-            self.out_data_lo.next = self.delivery.read_data.val().get_bits::<128>(0);
-            self.out_data_hi.next = self.delivery.read_data.val().get_bits::<128>(128);
-            self.out_layer_last.next = self.delivery.read_data.val().get_bit(256);
+            self.out_data_lo.next = self.delivery.read_data[0].val().get_bits::<128>(0);
+            self.out_data_hi.next = self.delivery.read_data[0].val().get_bits::<128>(128);
+            self.out_layer_last.next = self.delivery.read_data[0].val().get_bit(256);
         }
         self.busy_full.next = self.count.q.val() > self.busy_above.val();
         self.sat_count.next = self.sat.q.val();

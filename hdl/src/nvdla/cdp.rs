@@ -5,12 +5,15 @@
 //! window of `centre`'s surface ([`CdpWindow`]) to the datapath (`CdpDp`, beside this block in
 //! the top), then writes the datapath's atom at the output cube's (x, y, surface) (CDP's DST
 //! registers). A surface past the cube shifts in padding without a read, so every input atom
-//! is read once. Model: `npu_model::nvdla::cdp`; docs/nvdla.md "CDP".
+//! is read once. The positions and addresses come from two [`CubeWalk`]s (the read walk with
+//! the padding surface as one more innermost position, the write walk). Model:
+//! `npu_model::nvdla::cdp`; docs/nvdla.md "CDP" and "Cube walk".
 //!
 //! One output atom takes at least 7 cycles (step, read request, read data, window to the
 //! datapath, its 2 cycles, write), and each (x, y) one more read and step before its first
 //! window. `done` is high in the cycle the last write is taken; `running` while not idle.
 use super::cdp_window::CdpWindow;
+use super::cube_walk::CubeWalk;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
 
@@ -46,23 +49,20 @@ pub struct Cdp {
     pub dp_valid: Signal<Out, Bit>,
     pub dp_window: Signal<Out, Bits<128>>,
     gather: CdpWindow,
+    /// The input cube's walk, surfaces of an (x, y) first, with one more surface position
+    /// past the cube (its padding, not read): the surface shifted in next at its (x, y).
+    read_walk: CubeWalk,
+    /// The output cube's walk in the same order, without the padding position.
+    write_walk: CubeWalk,
+    /// The walks' outputs this engine does not need.
+    unused_walk: Signal<Local, Bit>,
     state: Reg<Bits<3>>,
-    x: Reg<Bits<13>>,
-    y: Reg<Bits<13>>,
-    /// The surface shifted in next: 0 ..= surfaces (the last is padding).
-    k: Reg<Bits<11>>,
     lower: Reg<Bits<64>>,
     centre: Reg<Bits<64>>,
     upper: Reg<Bits<64>>,
-    src_row: Reg<Bits<64>>,
-    src_pixel: Reg<Bits<64>>,
-    src_atom: Reg<Bits<64>>,
-    dst_row: Reg<Bits<64>>,
-    dst_pixel: Reg<Bits<64>>,
-    dst_atom: Reg<Bits<64>>,
     addr: Reg<Bits<64>>,
     wdata: Reg<Bits<64>>,
-    /// The surface `k` is in the cube (else it is the padding past it).
+    /// The read walk's surface is in the cube (else it is the padding past it).
     in_cube: Signal<Local, Bit>,
     s_idle: Constant<Bits<3>>,
     s_step: Constant<Bits<3>>,
@@ -71,8 +71,6 @@ pub struct Cdp {
     s_window: Constant<Bits<3>>,
     s_datapath: Constant<Bits<3>>,
     s_write_request: Constant<Bits<3>>,
-    zero11: Constant<Bits<11>>,
-    one11: Constant<Bits<11>>,
     zero13: Constant<Bits<13>>,
     one13: Constant<Bits<13>>,
     atom_bytes: Constant<Bits<64>>,
@@ -111,19 +109,13 @@ impl Default for Cdp {
             dp_valid: Default::default(),
             dp_window: Default::default(),
             gather: Default::default(),
+            read_walk: Default::default(),
+            write_walk: Default::default(),
+            unused_walk: Default::default(),
             state: Default::default(),
-            x: Default::default(),
-            y: Default::default(),
-            k: Default::default(),
             lower: Default::default(),
             centre: Default::default(),
             upper: Default::default(),
-            src_row: Default::default(),
-            src_pixel: Default::default(),
-            src_atom: Default::default(),
-            dst_row: Default::default(),
-            dst_pixel: Default::default(),
-            dst_atom: Default::default(),
             addr: Default::default(),
             wdata: Default::default(),
             in_cube: Default::default(),
@@ -134,8 +126,6 @@ impl Default for Cdp {
             s_window: k(4),
             s_datapath: k(5),
             s_write_request: k(6),
-            zero11: k(0),
-            one11: k(1),
             zero13: k(0),
             one13: k(1),
             atom_bytes: k(8),
@@ -146,30 +136,53 @@ impl Default for Cdp {
 impl Logic for Cdp {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, x, y, k, lower, centre, upper, src_row, src_pixel, src_atom, dst_row, dst_pixel, dst_atom, addr, wdata);
+        dff_setup!(self, clock, state, lower, centre, upper, addr, wdata);
         self.state.reset.next = self.reset.val();
-        self.x.reset.next = self.reset.val();
-        self.y.reset.next = self.reset.val();
-        self.k.reset.next = self.reset.val();
         self.lower.reset.next = self.reset.val();
         self.centre.reset.next = self.reset.val();
         self.upper.reset.next = self.reset.val();
-        self.src_row.reset.next = self.reset.val();
-        self.src_pixel.reset.next = self.reset.val();
-        self.src_atom.reset.next = self.reset.val();
-        self.dst_row.reset.next = self.reset.val();
-        self.dst_pixel.reset.next = self.reset.val();
-        self.dst_atom.reset.next = self.reset.val();
         self.addr.reset.next = self.reset.val();
         self.wdata.reset.next = self.reset.val();
+        self.in_cube.next = !self.read_walk.end0.val();
+        self.read_walk.clock.next = self.clock.val();
+        self.read_walk.reset.next = self.reset.val();
+        self.read_walk.start.next = (self.state.q.val() == self.s_idle.val()) & self.layer_ready.val();
+        // The read walk steps when a surface's data comes, and from the padding position to
+        // the next (x, y) when the (x, y)'s last write is taken (not at the padding step: its
+        // step would then depend on its own `end0` in one cycle, a loop for Verilator).
+        self.read_walk.step.next = ((self.state.q.val() == self.s_read_wait.val()) & self.dbb_resp_valid.val())
+            | ((self.state.q.val() == self.s_write_request.val()) & self.dbb_req_ready.val() & self.write_walk.end0.val());
+        self.read_walk.base.next = self.src_base.val();
+        self.read_walk.stride0.next = self.src_surface.val();
+        self.read_walk.stride1.next = self.atom_bytes.val();
+        self.read_walk.stride2.next = self.src_line.val();
+        self.read_walk.last0.next = (self.channel.val() >> 3) + self.one13.val();
+        self.read_walk.last1.next = self.width.val();
+        self.read_walk.last2.next = self.height.val();
+        self.write_walk.clock.next = self.clock.val();
+        self.write_walk.reset.next = self.reset.val();
+        self.write_walk.start.next = (self.state.q.val() == self.s_idle.val()) & self.layer_ready.val();
+        self.write_walk.step.next = (self.state.q.val() == self.s_write_request.val()) & self.dbb_req_ready.val();
+        self.write_walk.base.next = self.dst_base.val();
+        self.write_walk.stride0.next = self.dst_surface.val();
+        self.write_walk.stride1.next = self.atom_bytes.val();
+        self.write_walk.stride2.next = self.dst_line.val();
+        self.write_walk.last0.next = self.channel.val() >> 3;
+        self.write_walk.last1.next = self.width.val();
+        self.write_walk.last2.next = self.height.val();
+        self.unused_walk.next = self.read_walk.next_addr.val().any()
+            | self.read_walk.end1.val()
+            | self.read_walk.last.val()
+            | self.write_walk.next_addr.val().any()
+            | self.write_walk.index0.val().any()
+            | self.write_walk.end1.val();
         self.gather.atom.next = self.dbb_resp_data.val();
         self.gather.last_lanes.next = self.channel.val().get_bits::<3>(0);
-        self.gather.last.next = self.k.q.val().get_bits::<10>(0) == self.channel.val().get_bits::<10>(3);
+        self.gather.last.next = self.read_walk.index0.val() == (self.channel.val() >> 3);
         self.gather.datin_offset.next = self.datin_offset.val();
         self.gather.lower.next = self.lower.q.val();
         self.gather.centre.next = self.centre.q.val();
         self.gather.upper.next = self.upper.q.val();
-        self.in_cube.next = !self.k.q.val().get_bit(10) & (self.k.q.val().get_bits::<10>(0) <= self.channel.val().get_bits::<10>(3));
         self.dbb_req_addr.next = self.addr.q.val();
         self.dbb_req_wdata.next = self.wdata.q.val();
         self.dbb_req_valid.next = (self.state.q.val() == self.s_read_request.val()) | (self.state.q.val() == self.s_write_request.val());
@@ -180,23 +193,14 @@ impl Logic for Cdp {
         self.done.next = false;
         if self.state.q.val() == self.s_idle.val() {
             if self.layer_ready.val() {
-                self.x.d.next = self.zero13.val();
-                self.y.d.next = self.zero13.val();
-                self.k.d.next = self.zero11.val();
                 self.lower.d.next = self.gather.pad.val();
                 self.centre.d.next = self.gather.pad.val();
                 self.upper.d.next = self.gather.pad.val();
-                self.src_row.d.next = self.src_base.val();
-                self.src_pixel.d.next = self.src_base.val();
-                self.src_atom.d.next = self.src_base.val();
-                self.dst_row.d.next = self.dst_base.val();
-                self.dst_pixel.d.next = self.dst_base.val();
-                self.dst_atom.d.next = self.dst_base.val();
                 self.state.d.next = self.s_step.val();
             }
         } else if self.state.q.val() == self.s_step.val() {
             if self.in_cube.val() {
-                self.addr.d.next = self.src_atom.q.val();
+                self.addr.d.next = self.read_walk.addr.val();
                 self.state.d.next = self.s_read_request.val();
             } else {
                 // Past the cube: padding shifts in without a read.
@@ -214,10 +218,8 @@ impl Logic for Cdp {
                 self.lower.d.next = self.centre.q.val();
                 self.centre.d.next = self.upper.q.val();
                 self.upper.d.next = self.gather.padded.val();
-                self.src_atom.d.next = self.src_atom.q.val() + self.src_surface.val();
                 // The first surface of an (x, y) only fills `upper`: no window yet.
-                if self.k.q.val() == self.zero11.val() {
-                    self.k.d.next = self.one11.val();
+                if self.read_walk.index0.val() == self.zero13.val() {
                     self.state.d.next = self.s_step.val();
                 } else {
                     self.state.d.next = self.s_window.val();
@@ -228,38 +230,20 @@ impl Logic for Cdp {
         } else if self.state.q.val() == self.s_datapath.val() {
             if self.dp_out_valid.val() {
                 self.wdata.d.next = self.dp_out_atom.val();
-                self.addr.d.next = self.dst_atom.q.val();
+                self.addr.d.next = self.write_walk.addr.val();
                 self.state.d.next = self.s_write_request.val();
             }
         } else if self.state.q.val() == self.s_write_request.val() {
             if self.dbb_req_ready.val() {
                 self.state.d.next = self.s_step.val();
-                self.k.d.next = self.k.q.val() + self.one11.val();
-                self.dst_atom.d.next = self.dst_atom.q.val() + self.dst_surface.val();
-                if !self.in_cube.val() {
+                if self.write_walk.end0.val() {
                     // The (x, y)'s last surface is written: the next (x, y).
-                    self.k.d.next = self.zero11.val();
                     self.lower.d.next = self.gather.pad.val();
                     self.centre.d.next = self.gather.pad.val();
                     self.upper.d.next = self.gather.pad.val();
-                    self.x.d.next = self.x.q.val() + self.one13.val();
-                    self.src_pixel.d.next = self.src_pixel.q.val() + self.atom_bytes.val();
-                    self.src_atom.d.next = self.src_pixel.q.val() + self.atom_bytes.val();
-                    self.dst_pixel.d.next = self.dst_pixel.q.val() + self.atom_bytes.val();
-                    self.dst_atom.d.next = self.dst_pixel.q.val() + self.atom_bytes.val();
-                    if self.x.q.val() == self.width.val() {
-                        self.x.d.next = self.zero13.val();
-                        self.y.d.next = self.y.q.val() + self.one13.val();
-                        self.src_row.d.next = self.src_row.q.val() + self.src_line.val();
-                        self.src_pixel.d.next = self.src_row.q.val() + self.src_line.val();
-                        self.src_atom.d.next = self.src_row.q.val() + self.src_line.val();
-                        self.dst_row.d.next = self.dst_row.q.val() + self.dst_line.val();
-                        self.dst_pixel.d.next = self.dst_row.q.val() + self.dst_line.val();
-                        self.dst_atom.d.next = self.dst_row.q.val() + self.dst_line.val();
-                        if self.y.q.val() == self.height.val() {
-                            self.done.next = true;
-                            self.state.d.next = self.s_idle.val();
-                        }
+                    if self.write_walk.last.val() {
+                        self.done.next = true;
+                        self.state.d.next = self.s_idle.val();
                     }
                 }
             }

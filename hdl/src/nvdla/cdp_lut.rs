@@ -71,35 +71,26 @@ pub struct CdpLut {
 /// Functions shared by every lane: int16 saturation, a slope outside a table, the
 /// interpolation between two entries, a fraction aligned to 16 bits, floor(log2).
 const FUNCTIONS: &str = "\
-function automatic [15:0] sat16(input [52:0] v);
-    sat16 = $signed(v) > 53'sd32767 ? 16'h7fff : $signed(v) < -53'sd32768 ? 16'h8000 : v[15:0];
-endfunction
 function automatic [15:0] slope_value(input [15:0] entry, input [41:0] distance, input [15:0] scale, input [4:0] shift);
     reg signed [57:0] product;
     reg signed [35:0] clamped;
-    reg [35:0] magnitude;
     reg [35:0] rounded;
     reg signed [52:0] moved;
     begin
         product = $signed({{16{distance[41]}}, distance}) * $signed({{42{scale[15]}}, scale});
         clamped = product > 58'sh4_0000_0000 ? 36'sh4_0000_0000 : product < -58'sh4_0000_0000 ? -36'sh4_0000_0000 : product[35:0];
-        magnitude = clamped[35] ? -clamped : clamped;
-        rounded = (magnitude + ((36'h1 << shift[3:0]) >> 1)) >> shift[3:0];
+        rounded = round36(clamped, shift[3:0]);
         if (shift[4]) moved = $signed({{17{clamped[35]}}, clamped}) <<< (5'd0 - shift);
-        else moved = clamped[35] ? -$signed({17'h0, rounded}) : $signed({17'h0, rounded});
+        else moved = $signed({{17{rounded[35]}}, rounded});
         slope_value = sat16(moved + {{37{entry[15]}}, entry});
     end
 endfunction
 function automatic [15:0] interpolate(input [15:0] low, input [15:0] high, input [15:0] fraction);
     reg signed [33:0] product;
-    reg [33:0] magnitude;
-    reg [33:0] rounded;
     reg signed [33:0] step;
     begin
         product = ($signed({{18{high[15]}}, high}) - $signed({{18{low[15]}}, low})) * $signed({18'h0, fraction});
-        magnitude = product[33] ? -product : product;
-        rounded = (magnitude + 34'h8000) >> 16;
-        step = product[33] ? -rounded : rounded;
+        step = round34(product, 5'd16);
         interpolate = sat16({{19{step[33]}}, step} + {{37{low[15]}}, low});
     end
 endfunction
@@ -117,6 +108,15 @@ function automatic [5:0] log2_floor(input [38:0] v);
         for (i = 0; i < 39; i = i + 1) if (v[i]) log2_floor = i[5:0];
     end
 endfunction
+wire unused_selects = ^{le_index_select[7:6], lo_index_select[7:6]};
+wire [41:0] uflow_power = le_index_offset[7] ? 42'h0 : 42'h1 << (le_index_offset[6:0] > 7'd40 ? 7'd40 : le_index_offset[6:0]);
+";
+
+/// The LE (65) and LO (257) tables of 16-bit entries with their write port (`lut_we`,
+/// `lut_table`, `lut_addr`, `lut_wdata`) and combinational read port (`lut_rtable`,
+/// `lut_raddr` -> `lut_rdata`); an address past a table's end writes nothing and reads 0.
+/// CDP's and SDP's LUTs (`super::super::sdp_lut::SdpLut`) alike; [`entry`] reads them.
+pub const TABLES: &str = "\
 // The tables read 0 until written after a reset: one written bit per entry is reset, not
 // the entries (a memory array has no reset).
 reg [15:0] le_mem [0:64];
@@ -139,9 +139,34 @@ always @(posedge clock) begin
     end
 end
 always @(*) lut_rdata = lut_rtable ? (lut_raddr < 10'd257 ? (lo_written[lut_raddr[8:0]] ? lo_mem[lut_raddr[8:0]] : 16'h0) : 16'h0) : (lut_raddr < 10'd65 ? (le_written[lut_raddr[6:0]] ? le_mem[lut_raddr[6:0]] : 16'h0) : 16'h0);
-wire unused_selects = ^{le_index_select[7:6], lo_index_select[7:6]};
-wire [41:0] uflow_power = le_index_offset[7] ? 42'h0 : 42'h1 << (le_index_offset[6:0] > 7'd40 ? 7'd40 : le_index_offset[6:0]);
 ";
+
+/// Verilog function `sat{to}`: a signed `from`-bit value saturated to `to` bits (CDP's and
+/// SDP's LUTs).
+pub fn saturate_function(from: u32, to: u32) -> String {
+    let max = (1u64 << (to - 1)) - 1;
+    format!(
+        "function automatic [{t}:0] sat{to}(input [{f}:0] v);\n    sat{to} = $signed(v) > {from}'sd{max} ? {to}'h{max:x} : $signed(v) < -{from}'sd{min} ? {to}'h{min:x} : v[{t}:0];\nendfunction\n",
+        t = to - 1,
+        f = from - 1,
+        min = max + 1,
+    )
+}
+
+/// Verilog function `round{width}(v, shift)`: the signed `width`-bit `v` divided by
+/// 2^`shift` (a `shift_bits`-bit amount), rounded half away from zero (the magnitude
+/// rounded, the sign put back), `width` bits (CDP's and SDP's LUTs).
+pub fn round_function(width: u32, shift_bits: u32) -> String {
+    format!(
+        "function automatic [{m}:0] round{width}(input [{m}:0] v, input [{s}:0] shift);\n    \
+         reg [{m}:0] magnitude;\n    reg [{m}:0] rounded;\n    begin\n        \
+         magnitude = v[{m}] ? -v : v;\n        \
+         rounded = (magnitude + (({width}'h1 << shift) >> 1)) >> shift;\n        \
+         round{width} = v[{m}] ? -rounded : rounded;\n    end\nendfunction\n",
+        m = width - 1,
+        s = shift_bits - 1,
+    )
+}
 
 /// The per-table wires of a linear lookup shared by the lanes: the select's sign, its
 /// left shift, the largest `d` whose left-shifted index is still in the table, the mask of
@@ -186,7 +211,7 @@ fn linear_lane(t: &str, c: usize, last: u32, iw: u32) -> String {
 }
 
 /// Entry `index` of table `t` (`le` or `lo`): its value when written since the reset, else 0.
-fn entry(t: &str, index: &str) -> String {
+pub fn entry(t: &str, index: &str) -> String {
     format!("({t}_written[{index}] ? {t}_mem[{index}] : 16'h0)")
 }
 
@@ -204,7 +229,7 @@ impl Logic for CdpLut {
         self.hybrid.connect();
     }
     fn hdl(&self) -> Verilog {
-        let mut body = String::from(FUNCTIONS);
+        let mut body = saturate_function(53, 16) + &round_function(36, 4) + &round_function(34, 5) + FUNCTIONS + TABLES;
         body += &linear_table("le", 64);
         body += &linear_table("lo", 256);
         let mut results = Vec::new();

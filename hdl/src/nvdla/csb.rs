@@ -86,6 +86,24 @@ pub struct Csb {
     pub ew_alu_operand: Signal<Out, Bits<32>>,
     pub ew_mul_operand: Signal<Out, Bits<32>>,
     pub ew_truncate: Signal<Out, Bits<10>>,
+    /// SDP's EW LUT: D_DP_EW_CFG.EW_LUT_BYPASS and SDP's S_LUT_* registers, whole (fields
+    /// as the RDL places them), for `SdpLut`; its LUT access port as CDP's ([`LUT_UNITS`]).
+    pub ew_lut_bypass: Signal<Out, Bit>,
+    pub sdp_lut_cfg: Signal<Out, Bits<7>>,
+    pub sdp_lut_info: Signal<Out, Bits<24>>,
+    pub sdp_lut_le_start: Signal<Out, Bits<32>>,
+    pub sdp_lut_le_end: Signal<Out, Bits<32>>,
+    pub sdp_lut_lo_start: Signal<Out, Bits<32>>,
+    pub sdp_lut_lo_end: Signal<Out, Bits<32>>,
+    pub sdp_lut_le_slope_scale: Signal<Out, Bits<32>>,
+    pub sdp_lut_le_slope_shift: Signal<Out, Bits<10>>,
+    pub sdp_lut_lo_slope_scale: Signal<Out, Bits<32>>,
+    pub sdp_lut_lo_slope_shift: Signal<Out, Bits<10>>,
+    pub sdp_lut_we: Signal<Out, Bit>,
+    pub sdp_lut_table: Signal<Out, Bit>,
+    pub sdp_lut_addr: Signal<Out, Bits<10>>,
+    pub sdp_lut_wdata: Signal<Out, Bits<16>>,
+    pub sdp_lut_rdata: Signal<In, Bits<16>>,
     /// PDP's engine: done, running, and both its units' consumer groups enabled.
     pub pdp_done: Signal<In, Bit>,
     pub pdp_running: Signal<In, Bit>,
@@ -223,6 +241,17 @@ const CONFIG: &[ConfigPort] = &[
     ("ew_alu_operand", 32, "SDP", "D_DP_EW_ALU_SRC_VALUE", 0, None),
     ("ew_mul_operand", 32, "SDP", "D_DP_EW_MUL_SRC_VALUE", 0, None),
     ("ew_truncate", 10, "SDP", "D_DP_EW_TRUNCATE_VALUE", 0, None),
+    ("ew_lut_bypass", 1, "SDP", "D_DP_EW_CFG", 6, None),
+    ("sdp_lut_cfg", 7, "SDP", "S_LUT_CFG", 0, None),
+    ("sdp_lut_info", 24, "SDP", "S_LUT_INFO", 0, None),
+    ("sdp_lut_le_start", 32, "SDP", "S_LUT_LE_START", 0, None),
+    ("sdp_lut_le_end", 32, "SDP", "S_LUT_LE_END", 0, None),
+    ("sdp_lut_lo_start", 32, "SDP", "S_LUT_LO_START", 0, None),
+    ("sdp_lut_lo_end", 32, "SDP", "S_LUT_LO_END", 0, None),
+    ("sdp_lut_le_slope_scale", 32, "SDP", "S_LUT_LE_SLOPE_SCALE", 0, None),
+    ("sdp_lut_le_slope_shift", 10, "SDP", "S_LUT_LE_SLOPE_SHIFT", 0, None),
+    ("sdp_lut_lo_slope_scale", 32, "SDP", "S_LUT_LO_SLOPE_SCALE", 0, None),
+    ("sdp_lut_lo_slope_shift", 10, "SDP", "S_LUT_LO_SLOPE_SHIFT", 0, None),
     ("pdp_width", 13, "PDP_RDMA", "D_DATA_CUBE_IN_WIDTH", 0, None),
     ("pdp_height", 13, "PDP_RDMA", "D_DATA_CUBE_IN_HEIGHT", 0, None),
     ("pdp_last_surface", 10, "PDP_RDMA", "D_DATA_CUBE_IN_CHANNEL", 3, None),
@@ -339,10 +368,17 @@ impl Engine {
     }
 }
 
-/// Entries of CDP's two LUTs, LE (table 0) and LO (table 1) (RDL NVDLA_CDP S_LUT_ACCESS_CFG).
+/// The units with a LUT access port (S_LUT_ACCESS_CFG, S_LUT_ACCESS_DATA): CDP and SDP, whose
+/// ports are named `cdp_lut_*` and `sdp_lut_*`. Both work alike (NVIDIA's C model's register
+/// models `cmod/cdp/gen/cdp_reg_model.cpp` and `cmod/sdp/gen/sdp_reg_model.cpp` are the same
+/// code), on tables of the same sizes ([`CDP_LUT_ENTRIES`]).
+pub const LUT_UNITS: [&str; 2] = ["CDP", "SDP"];
+
+/// Entries of the two LUTs, LE (table 0) and LO (table 1) (RDL NVDLA_CDP and NVDLA_SDP
+/// S_LUT_ACCESS_CFG), CDP's and SDP's alike.
 ///
 /// LUT access (decisions from NVIDIA's C model, `cmod/cdp/gen/cdp_reg_model.cpp`, where the
-/// RDL only marks LUT_ADDR and LUT_DATA `rwto`): S_LUT_ACCESS_CFG holds the table, the entry
+/// RDL only marks LUT_ADDR and LUT_DATA `rwto` (SDP's LUT_ADDR `rwt`)): S_LUT_ACCESS_CFG holds the table, the entry
 /// and the access type. With ACCESS_TYPE 1 (write) a write of S_LUT_ACCESS_DATA writes the
 /// entry; with 0 (read) a read of S_LUT_ACCESS_DATA returns it. Each such access steps
 /// LUT_ADDR by one, up to the table's last entry, where it stays. A data read while the type
@@ -384,22 +420,24 @@ fn cdp_counters() -> (String, String, String) {
     (decl, reset, count)
 }
 
-/// The LUT access fields of CDP's S_LUT_ACCESS_CFG: entry, table, type.
-pub fn cdp_lut_fields() -> [&'static regmap::Field; 3] {
-    ["LUT_ADDR", "LUT_TABLE_ID", "LUT_ACCESS_TYPE"].map(|f| regmap::field("CDP", "S_LUT_ACCESS_CFG", f))
+/// The LUT access fields of `unit`'s S_LUT_ACCESS_CFG (a [`LUT_UNITS`] unit): entry, table,
+/// type.
+pub fn lut_fields(unit: &str) -> [&'static regmap::Field; 3] {
+    ["LUT_ADDR", "LUT_TABLE_ID", "LUT_ACCESS_TYPE"].map(|f| regmap::field(unit, "S_LUT_ACCESS_CFG", f))
 }
 
-/// The LUT port's Verilog: the table and entry S_LUT_ACCESS_CFG points at, the write strobe
+/// A LUT port's Verilog: the table and entry S_LUT_ACCESS_CFG points at, the write strobe
 /// of a data write with the type write.
-fn cdp_lut_port() -> String {
-    let [entry, table, kind] = cdp_lut_fields();
-    let data = regmap::register("CDP", "S_LUT_ACCESS_DATA");
-    let cfg = ident("CDP", "S_LUT_ACCESS_CFG");
+fn lut_port(unit: &str) -> String {
+    let [entry, table, kind] = lut_fields(unit);
+    let data = regmap::register(unit, "S_LUT_ACCESS_DATA");
+    let cfg = ident(unit, "S_LUT_ACCESS_CFG");
+    let p = unit.to_lowercase();
     format!(
-        "always @(*) cdp_lut_table = {cfg}[{}];\n\
-         always @(*) cdp_lut_addr = {cfg}[{}:{}];\n\
-         always @(*) cdp_lut_we = wr && csb_addr == 16'h{:04x} && {cfg}[{}];\n\
-         always @(*) cdp_lut_wdata = csb_wdat[15:0];\n",
+        "always @(*) {p}_lut_table = {cfg}[{}];\n\
+         always @(*) {p}_lut_addr = {cfg}[{}:{}];\n\
+         always @(*) {p}_lut_we = wr && csb_addr == 16'h{:04x} && {cfg}[{}];\n\
+         always @(*) {p}_lut_wdata = csb_wdat[15:0];\n",
         table.lsb,
         entry.lsb + entry.width - 1,
         entry.lsb,
@@ -409,10 +447,10 @@ fn cdp_lut_port() -> String {
 }
 
 /// The Verilog stepping LUT_ADDR after a data access of the type S_LUT_ACCESS_CFG holds.
-fn cdp_lut_step() -> String {
-    let [entry, table, kind] = cdp_lut_fields();
-    let data = regmap::register("CDP", "S_LUT_ACCESS_DATA");
-    let cfg = ident("CDP", "S_LUT_ACCESS_CFG");
+fn lut_step(unit: &str) -> String {
+    let [entry, table, kind] = lut_fields(unit);
+    let data = regmap::register(unit, "S_LUT_ACCESS_DATA");
+    let cfg = ident(unit, "S_LUT_ACCESS_CFG");
     let msb = entry.lsb + entry.width - 1;
     format!(
         "        if (csb_valid && csb_addr == 16'h{:04x} && csb_write == {cfg}[{}] && {cfg}[{msb}:{}] < ({cfg}[{}] ? 10'd{} : 10'd{}))\n            \
@@ -427,9 +465,10 @@ fn cdp_lut_step() -> String {
     )
 }
 
-/// CDP's S_LUT_ACCESS_DATA is no register: its reads and writes reach the LUTs.
-fn is_cdp_lut_data(unit: &str, register: &str) -> bool {
-    (unit, register) == ("CDP", "S_LUT_ACCESS_DATA")
+/// A [`LUT_UNITS`] unit's S_LUT_ACCESS_DATA is no register: its reads and writes reach the
+/// LUTs.
+pub fn is_lut_data(unit: &str, register: &str) -> bool {
+    LUT_UNITS.contains(&unit) && register == "S_LUT_ACCESS_DATA"
 }
 
 /// What a register without stored bits reads: its reset value, except CDMA's
@@ -460,7 +499,7 @@ fn hex32(v: u32) -> String {
 
 /// Registers with bits a CSB write stores (the rest read constants or status).
 fn stored(unit: &Unit) -> impl Iterator<Item = &'static regmap::Register> + '_ {
-    unit.registers.iter().filter(move |r| unit.name != "GLB" && r.name != "S_POINTER" && !is_cdp_lut_data(unit.name, r.name) && r.mask_where(Access::stores) != 0)
+    unit.registers.iter().filter(move |r| unit.name != "GLB" && r.name != "S_POINTER" && !is_lut_data(unit.name, r.name) && r.mask_where(Access::stores) != 0)
 }
 
 /// The register file's Verilog, from the table.
@@ -536,8 +575,8 @@ fn verilog() -> String {
                 ("S_STATUS", _) => format!("{{14'h0, {p}_status1, 14'h0, {p}_status0}}"),
                 ("S_POINTER", _) => format!("{{15'h0, {p}_consumer, 15'h0, {p}_producer}}"),
                 _ if name == "CDP" && CDP_COUNTERS.iter().any(|&(c, _)| c == r.name) => format!("({p}_producer ? {id}_g1 : {id}_g0)"),
-                _ if is_cdp_lut_data(name, r.name) => {
-                    format!("({}[{}] ? 32'h0 : {{16'h0, cdp_lut_rdata}})", ident(name, "S_LUT_ACCESS_CFG"), cdp_lut_fields()[2].lsb)
+                _ if is_lut_data(name, r.name) => {
+                    format!("({}[{}] ? 32'h0 : {{16'h0, {p}_lut_rdata}})", ident(name, "S_LUT_ACCESS_CFG"), lut_fields(name)[2].lsb)
                 }
                 _ if r.mask_where(Access::stores) == 0 => hex32(read_only_value(name, r)),
                 (_, Group::Single) => id,
@@ -552,7 +591,9 @@ fn verilog() -> String {
             );
         }
     }
-    write += &cdp_lut_step();
+    for unit in LUT_UNITS {
+        write += &lut_step(unit);
+    }
     let (counter_decl, counter_reset, counter_count) = cdp_counters();
     decl += &counter_decl;
     reset += &counter_reset;
@@ -582,7 +623,9 @@ fn verilog() -> String {
             config += &format!("always @(*) {port} = {};\n", all.join(" & "));
         }
     }
-    config += &cdp_lut_port();
+    for unit in LUT_UNITS {
+        config += &lut_port(unit);
+    }
     format!(
         "{decl}\
          reg [31:0] read_value;\n\
@@ -646,6 +689,21 @@ impl Logic for Csb {
         self.ew_alu_operand.connect();
         self.ew_mul_operand.connect();
         self.ew_truncate.connect();
+        self.ew_lut_bypass.connect();
+        self.sdp_lut_cfg.connect();
+        self.sdp_lut_info.connect();
+        self.sdp_lut_le_start.connect();
+        self.sdp_lut_le_end.connect();
+        self.sdp_lut_lo_start.connect();
+        self.sdp_lut_lo_end.connect();
+        self.sdp_lut_le_slope_scale.connect();
+        self.sdp_lut_le_slope_shift.connect();
+        self.sdp_lut_lo_slope_scale.connect();
+        self.sdp_lut_lo_slope_shift.connect();
+        self.sdp_lut_we.connect();
+        self.sdp_lut_table.connect();
+        self.sdp_lut_addr.connect();
+        self.sdp_lut_wdata.connect();
         self.pdp_layer_ready.connect();
         self.pdp_width.connect();
         self.pdp_height.connect();

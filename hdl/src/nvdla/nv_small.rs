@@ -22,6 +22,7 @@ use super::cdp_dp::CdpDp;
 use super::csb::Csb;
 use super::pdp::Pdp;
 use super::sdp::Sdp;
+use super::sdp_lut::SdpLut;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
 
@@ -51,6 +52,7 @@ pub struct NvSmall {
     pdp: Pdp,
     cdp: Cdp,
     cdp_dp: CdpDp,
+    sdp_lut: SdpLut,
     /// A read is outstanding; `owner` is whose (0 SDP, 1 PDP, 2 CDP).
     outstanding: Reg<Bit>,
     owner: Reg<Bits<2>>,
@@ -95,6 +97,7 @@ impl Default for NvSmall {
             pdp: Default::default(),
             cdp: Default::default(),
             cdp_dp: Default::default(),
+            sdp_lut: Default::default(),
             outstanding: Default::default(),
             owner: Default::default(),
             prefer: Default::default(),
@@ -179,6 +182,29 @@ impl Logic for NvSmall {
         self.sdp.ew_alu_operand.next = self.csb.ew_alu_operand.val();
         self.sdp.ew_mul_operand.next = self.csb.ew_mul_operand.val();
         self.sdp.ew_truncate.next = self.csb.ew_truncate.val();
+        // SDP's EW LUT between the EW stage and the converter; its LUT port from the CSB.
+        self.sdp_lut.clock.next = self.clock.val();
+        self.sdp_lut.reset.next = self.reset.val();
+        self.sdp_lut.lanes_in.next = self.sdp.ew_lanes.val();
+        self.sdp.lut_lanes.next = self.sdp_lut.lanes_out.val();
+        self.sdp_lut.on.next = !self.csb.ew_cfg.val().get_bit(0) & !self.csb.ew_lut_bypass.val();
+        self.sdp_lut.cfg.next = self.csb.sdp_lut_cfg.val();
+        self.sdp_lut.info.next = self.csb.sdp_lut_info.val();
+        self.sdp_lut.le_start.next = self.csb.sdp_lut_le_start.val();
+        self.sdp_lut.le_end.next = self.csb.sdp_lut_le_end.val();
+        self.sdp_lut.lo_start.next = self.csb.sdp_lut_lo_start.val();
+        self.sdp_lut.lo_end.next = self.csb.sdp_lut_lo_end.val();
+        self.sdp_lut.le_slope_scale.next = self.csb.sdp_lut_le_slope_scale.val();
+        self.sdp_lut.le_slope_shift.next = self.csb.sdp_lut_le_slope_shift.val();
+        self.sdp_lut.lo_slope_scale.next = self.csb.sdp_lut_lo_slope_scale.val();
+        self.sdp_lut.lo_slope_shift.next = self.csb.sdp_lut_lo_slope_shift.val();
+        self.sdp_lut.lut_we.next = self.csb.sdp_lut_we.val();
+        self.sdp_lut.lut_table.next = self.csb.sdp_lut_table.val();
+        self.sdp_lut.lut_addr.next = self.csb.sdp_lut_addr.val();
+        self.sdp_lut.lut_wdata.next = self.csb.sdp_lut_wdata.val();
+        self.sdp_lut.lut_rtable.next = self.csb.sdp_lut_table.val();
+        self.sdp_lut.lut_raddr.next = self.csb.sdp_lut_addr.val();
+        self.csb.sdp_lut_rdata.next = self.sdp_lut.lut_rdata.val();
         self.csb.done.next = self.sdp.done.val();
         self.csb.running.next = self.sdp.running.val();
         self.pdp.layer_ready.next = self.csb.pdp_layer_ready.val();

@@ -2,17 +2,19 @@
 //! PDP registers): for each output atom (x fastest, then lines, then 8-channel surfaces) the
 //! engine walks the pooling window line by line, reads each of its elements that lies in the
 //! input cube through the memory port, folds it into 8 running lane values ([`Pool`]), and
-//! writes the pooled atom. Padded elements are not read: for max and min they do not count,
-//! for average the padding values are added ([`Pool`] has the arithmetic). Model:
-//! `npu_model::nvdla::pdp`; docs/nvdla.md "PDP".
+//! writes the pooled atom at the output [`CubeWalk`]'s position. Padded elements are not
+//! read: for max and min they do not count, for average the padding values are added
+//! ([`Pool`] has the arithmetic). Model: `npu_model::nvdla::pdp`; docs/nvdla.md "PDP" and
+//! "Cube walk".
 //!
 //! One element read at a time (step, request, data), so a window of k elements takes about 3k
 //! cycles plus 2 for the write. Split width (PARTIAL_WIDTH_*, SPLIT_NUM) is not needed: the
 //! engine has no line buffer to fit, and pools the whole width, which is what the splits
 //! compute (decision in docs/nvdla.md). `done` is high in the cycle the last write is taken;
 //! `running` while not idle.
+use super::cube_walk::CubeWalk;
 use super::pool::Pool;
-use crate::primitives::Reg;
+use crate::primitives::{Reg, ZeroExtend};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -57,18 +59,18 @@ pub struct Pdp {
     pub dbb_req_addr: Signal<Out, Bits<64>>,
     pub dbb_req_wdata: Signal<Out, Bits<64>>,
     pool: Pool,
+    /// The output cube's walk (x fastest): the pooled atom's address, and which window is next.
+    out_walk: CubeWalk,
+    last_surface13: ZeroExtend<10, 13>,
+    /// The walk's outputs this engine does not need.
+    unused_walk: Signal<Local, Bit>,
     state: Reg<Bits<3>>,
-    surface: Reg<Bits<10>>,
-    oy: Reg<Bits<13>>,
-    ox: Reg<Bits<13>>,
     ky: Reg<Bits<4>>,
     kx: Reg<Bits<4>>,
     wx: Reg<Bits<18>>,
     wy: Reg<Bits<18>>,
+    /// The input cube's current surface's start.
     plane: Reg<Bits<64>>,
-    dst_atom: Reg<Bits<64>>,
-    dst_row: Reg<Bits<64>>,
-    dst_plane: Reg<Bits<64>>,
     lanes: Reg<Bits<128>>,
     addr: Reg<Bits<64>>,
     wdata: Reg<Bits<64>>,
@@ -82,10 +84,6 @@ pub struct Pdp {
     s_write_request: Constant<Bits<3>>,
     zero4: Constant<Bits<4>>,
     one4: Constant<Bits<4>>,
-    zero10: Constant<Bits<10>>,
-    one10: Constant<Bits<10>>,
-    zero13: Constant<Bits<13>>,
-    one13: Constant<Bits<13>>,
     atom_bytes: Constant<Bits<64>>,
 }
 
@@ -135,18 +133,15 @@ impl Default for Pdp {
             dbb_req_addr: Default::default(),
             dbb_req_wdata: Default::default(),
             pool: Default::default(),
+            out_walk: Default::default(),
+            last_surface13: Default::default(),
+            unused_walk: Default::default(),
             state: Default::default(),
-            surface: Default::default(),
-            oy: Default::default(),
-            ox: Default::default(),
             ky: Default::default(),
             kx: Default::default(),
             wx: Default::default(),
             wy: Default::default(),
             plane: Default::default(),
-            dst_atom: Default::default(),
-            dst_row: Default::default(),
-            dst_plane: Default::default(),
             lanes: Default::default(),
             addr: Default::default(),
             wdata: Default::default(),
@@ -160,10 +155,6 @@ impl Default for Pdp {
             s_write_request: k(5),
             zero4: k(0),
             one4: k(1),
-            zero10: k(0),
-            one10: k(1),
-            zero13: k(0),
-            one13: k(1),
             atom_bytes: k(8),
         }
     }
@@ -172,23 +163,30 @@ impl Default for Pdp {
 impl Logic for Pdp {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, surface, oy, ox, ky, kx, wx, wy, plane, dst_atom, dst_row, dst_plane, lanes, addr, wdata, first);
+        dff_setup!(self, clock, state, ky, kx, wx, wy, plane, lanes, addr, wdata, first);
         self.state.reset.next = self.reset.val();
-        self.surface.reset.next = self.reset.val();
-        self.oy.reset.next = self.reset.val();
-        self.ox.reset.next = self.reset.val();
         self.ky.reset.next = self.reset.val();
         self.kx.reset.next = self.reset.val();
         self.wx.reset.next = self.reset.val();
         self.wy.reset.next = self.reset.val();
         self.plane.reset.next = self.reset.val();
-        self.dst_atom.reset.next = self.reset.val();
-        self.dst_row.reset.next = self.reset.val();
-        self.dst_plane.reset.next = self.reset.val();
         self.lanes.reset.next = self.reset.val();
         self.addr.reset.next = self.reset.val();
         self.wdata.reset.next = self.reset.val();
         self.first.reset.next = self.reset.val();
+        self.out_walk.clock.next = self.clock.val();
+        self.out_walk.reset.next = self.reset.val();
+        self.out_walk.start.next = (self.state.q.val() == self.s_idle.val()) & self.layer_ready.val();
+        self.out_walk.step.next = (self.state.q.val() == self.s_write_request.val()) & self.dbb_req_ready.val();
+        self.out_walk.base.next = self.dst_base.val();
+        self.out_walk.stride0.next = self.atom_bytes.val();
+        self.out_walk.stride1.next = self.dst_line.val();
+        self.out_walk.stride2.next = self.dst_surface.val();
+        self.out_walk.last0.next = self.out_width.val();
+        self.out_walk.last1.next = self.out_height.val();
+        self.last_surface13.narrow.next = self.last_surface.val();
+        self.out_walk.last2.next = self.last_surface13.wide.val();
+        self.unused_walk.next = self.out_walk.next_addr.val().any() | self.out_walk.index0.val().any();
         self.pool.method.next = self.method.val();
         self.pool.recip_width.next = self.recip_width.val();
         self.pool.recip_height.next = self.recip_height.val();
@@ -242,17 +240,11 @@ impl Logic for Pdp {
         }
         if self.state.q.val() == self.s_idle.val() {
             if self.layer_ready.val() {
-                self.surface.d.next = self.zero10.val();
-                self.oy.d.next = self.zero13.val();
-                self.ox.d.next = self.zero13.val();
                 self.ky.d.next = self.zero4.val();
                 self.kx.d.next = self.zero4.val();
                 self.wx.d.next = self.pool.wx_first.val();
                 self.wy.d.next = self.pool.wy_first.val();
                 self.plane.d.next = self.src_base.val();
-                self.dst_atom.d.next = self.dst_base.val();
-                self.dst_row.d.next = self.dst_base.val();
-                self.dst_plane.d.next = self.dst_base.val();
                 self.first.d.next = true;
                 self.state.d.next = self.s_step.val();
             }
@@ -267,31 +259,20 @@ impl Logic for Pdp {
             }
         } else if self.state.q.val() == self.s_finish.val() {
             self.wdata.d.next = self.pool.pooled.val();
-            self.addr.d.next = self.dst_atom.q.val();
+            self.addr.d.next = self.out_walk.addr.val();
             self.state.d.next = self.s_write_request.val();
         } else if self.state.q.val() == self.s_write_request.val() {
             if self.dbb_req_ready.val() {
                 self.first.d.next = true;
                 self.state.d.next = self.s_step.val();
-                self.ox.d.next = self.ox.q.val() + self.one13.val();
                 self.wx.d.next = self.pool.wx_step.val();
-                self.dst_atom.d.next = self.dst_atom.q.val() + self.atom_bytes.val();
-                if self.ox.q.val() == self.out_width.val() {
-                    self.ox.d.next = self.zero13.val();
+                if self.out_walk.end0.val() {
                     self.wx.d.next = self.pool.wx_first.val();
-                    self.oy.d.next = self.oy.q.val() + self.one13.val();
                     self.wy.d.next = self.pool.wy_step.val();
-                    self.dst_row.d.next = self.dst_row.q.val() + self.dst_line.val();
-                    self.dst_atom.d.next = self.dst_row.q.val() + self.dst_line.val();
-                    if self.oy.q.val() == self.out_height.val() {
-                        self.oy.d.next = self.zero13.val();
+                    if self.out_walk.end1.val() {
                         self.wy.d.next = self.pool.wy_first.val();
-                        self.surface.d.next = self.surface.q.val() + self.one10.val();
                         self.plane.d.next = self.plane.q.val() + self.src_surface.val();
-                        self.dst_plane.d.next = self.dst_plane.q.val() + self.dst_surface.val();
-                        self.dst_row.d.next = self.dst_plane.q.val() + self.dst_surface.val();
-                        self.dst_atom.d.next = self.dst_plane.q.val() + self.dst_surface.val();
-                        if self.surface.q.val() == self.last_surface.val() {
+                        if self.out_walk.last.val() {
                             self.done.next = true;
                             self.state.d.next = self.s_idle.val();
                         }

@@ -66,6 +66,10 @@ pub struct Sdp {
     pub ew_alu_operand: Signal<In, Bits<32>>,
     pub ew_mul_operand: Signal<In, Bits<32>>,
     pub ew_truncate: Signal<In, Bits<10>>,
+    /// The EW stage's lanes out to its LUT (`SdpLut`, beside the engine in the top, next to the
+    /// CSB's LUT port), and the LUT's lanes back to the converter.
+    pub ew_lanes: Signal<Out, Bits<256>>,
+    pub lut_lanes: Signal<In, Bits<256>>,
     pub dbb_req_ready: Signal<In, Bit>,
     pub dbb_resp_valid: Signal<In, Bit>,
     pub dbb_resp_data: Signal<In, Bits<64>>,
@@ -173,6 +177,8 @@ impl Default for Sdp {
             ew_alu_operand: Default::default(),
             ew_mul_operand: Default::default(),
             ew_truncate: Default::default(),
+            ew_lanes: Default::default(),
+            lut_lanes: Default::default(),
             dbb_req_ready: Default::default(),
             dbb_resp_valid: Default::default(),
             dbb_resp_data: Default::default(),
@@ -276,7 +282,8 @@ impl Logic for Sdp {
         self.bs.data_in.next = self.unpack.lanes.val();
         self.bn.data_in.next = self.bs.data_out.val();
         self.ew.data_in.next = self.bn.data_out.val();
-        self.convert.lanes.next = self.ew.data_out.val();
+        self.ew_lanes.next = self.ew.data_out.val();
+        self.convert.lanes.next = self.lut_lanes.val();
         self.ew.cfg.next = self.ew_cfg.val();
         self.ew.alu_operand.next = self.ew_alu_operand.val();
         self.ew.mul_operand.next = self.ew_mul_operand.val();

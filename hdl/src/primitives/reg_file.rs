@@ -1,62 +1,81 @@
-//! Single-clock register file with a combinational read port.
+//! Register file: a memory with several write ports and combinational read ports.
 use rust_hdl::prelude::*;
 
-/// `2^A` words of `D` bits. On each rising edge `write_enable` → `mem[write_address] <=
-/// write_data`; `read_data` is `mem[read_address]` in the same cycle (the word before this
-/// cycle's write). For a block that reads, changes and writes back one word in one cycle
-/// (NVDLA's CACC assembly buffer) or shows the head of a queue without a cycle's delay:
-/// [`super::Ram`]'s registered read would need forwarding for both. No reset, no `initial`
-/// block: a word reads what was written into it; before that, whatever it powered up with.
+/// `2^A` words of `D` bits with `W` write ports and `R` read ports. On each rising edge, for
+/// each write port `i` in order: `write_enable[i]` → `mem[write_address[i]] <= write_data[i]`
+/// (a later port wins on equal addresses). `read_data[r]` is `mem[read_address[r]]` in the
+/// same cycle, without a clock (the word before this cycle's write): for a block that reads,
+/// changes and writes back one word in a cycle (NVDLA's CACC assembly buffer) or shows the
+/// head of a queue without a cycle's delay, where [`super::Ram`]'s registered read would need
+/// forwarding.
+///
+/// Why not a bank of `Reg`s with a mux: a 32-entry queue written at 4 places and read at 4
+/// was 32 registers, 128 compare-and-write branches and 128 compare-and-select branches in
+/// the generated C++, all evaluated every cycle; an array indexed by the address is one
+/// statement per port (docs/ethos.md, "Verilated speed"). The words have no reset and start
+/// from whatever the memory powered up with (in Verilator: random, `--x-initial unique`), so
+/// a user must read only words it wrote since its reset, as the weight decoder's queues
+/// (entries below the count), palette (entries below the palette size) and quotient banks
+/// (slots the last unary step filled) do; its lock-step tests, run from random state, show it.
 #[derive(LogicBlock)]
-pub struct RegFile<const D: usize, const A: usize> {
+pub struct RegFile<const D: usize, const A: usize, const W: usize, const R: usize> {
     pub clock: Signal<In, Clock>,
-    pub write_enable: Signal<In, Bit>,
-    pub write_address: Signal<In, Bits<A>>,
-    pub write_data: Signal<In, Bits<D>>,
-    pub read_address: Signal<In, Bits<A>>,
-    pub read_data: Signal<Out, Bits<D>>,
+    pub write_enable: [Signal<In, Bit>; W],
+    pub write_address: [Signal<In, Bits<A>>; W],
+    pub write_data: [Signal<In, Bits<D>>; W],
+    pub read_address: [Signal<In, Bits<A>>; R],
+    pub read_data: [Signal<Out, Bits<D>>; R],
     _mem: Vec<Bits<D>>,
 }
 
-impl<const D: usize, const A: usize> Default for RegFile<D, A> {
+impl<const D: usize, const A: usize, const W: usize, const R: usize> Default for RegFile<D, A, W, R> {
     fn default() -> Self {
         Self {
             clock: Default::default(),
-            write_enable: Default::default(),
-            write_address: Default::default(),
-            write_data: Default::default(),
-            read_address: Default::default(),
-            read_data: Default::default(),
+            write_enable: std::array::from_fn(|_| Default::default()),
+            write_address: std::array::from_fn(|_| Default::default()),
+            write_data: std::array::from_fn(|_| Default::default()),
+            read_address: std::array::from_fn(|_| Default::default()),
+            read_data: std::array::from_fn(|_| Default::default()),
             _mem: vec![Bits::default(); 1 << A],
         }
     }
 }
 
-impl<const D: usize, const A: usize> Logic for RegFile<D, A> {
+impl<const D: usize, const A: usize, const W: usize, const R: usize> Logic for RegFile<D, A, W, R> {
     fn update(&mut self) {
-        if self.clock.pos_edge() && self.write_enable.val() {
-            self._mem[self.write_address.val().index()] = self.write_data.val();
+        if self.clock.pos_edge() {
+            for i in 0..W {
+                if self.write_enable[i].val() {
+                    self._mem[self.write_address[i].val().index()] = self.write_data[i].val();
+                }
+            }
         }
-        self.read_data.next = self._mem[self.read_address.val().index()];
+        for r in 0..R {
+            self.read_data[r].next = self._mem[self.read_address[r].val().index()];
+        }
     }
     fn connect(&mut self) {
-        self.read_data.connect();
+        for r in 0..R {
+            self.read_data[r].connect();
+        }
     }
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!(
-            "reg [{msb}:0] mem [0:{last}];\n\
-             always @(posedge clock) if (write_enable) mem[write_address] <= write_data;\n\
-             always @(*) read_data = mem[read_address];",
-            msb = D - 1,
-            last = (1usize << A) - 1,
-        ))
+        let mut text = format!("reg [{}:0] mem [0:{}];\nalways @(*) begin\n", D - 1, (1usize << A) - 1);
+        for r in 0..R {
+            text += &format!("    read_data${r} = mem[read_address${r}];\n");
+        }
+        text += "end\nalways @(posedge clock) begin\n";
+        for i in 0..W {
+            text += &format!("    if (write_enable${i}) mem[write_address${i}] <= write_data${i};\n");
+        }
+        text += "end";
+        Verilog::Custom(text)
     }
-    fn timing(&self) -> Vec<TimingInfo> {
-        vec![TimingInfo {
-            name: "reg_file".into(),
-            clock: "clock".into(),
-            inputs: ["write_enable", "write_address", "write_data"].map(String::from).into(),
-            outputs: vec![],
-        }]
-    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(RegFile::<10, 5, 4, 4>::default(), "reg_file");
 }

@@ -4,13 +4,14 @@
 //! same cycles; docs/scale.md has the memory layout, the timing and the decisions.
 use super::pe_column::VECTOR;
 use super::regmap::{EXIT_CPU_ERR, EXIT_MEM_ERR, EXIT_SUCCESS, EXIT_UNUSED};
-use super::{ResultBuffer, Systolic, SIZE};
+use super::{ResultBuffer, Systolic, TileRam, SIZE, X_WORDS};
 use crate::primitives::{Reg, ZeroExtend};
 use rust_hdl::prelude::*;
 
 /// Bytes per memory word, and its log2.
 pub const WORD_BYTES: u64 = 2 * SIZE as u64;
 const LOG2_WORD_BYTES: u64 = WORD_BYTES.trailing_zeros() as u64;
+const X_ADDR_BITS: usize = X_WORDS.trailing_zeros() as usize;
 /// The memory window the unit may address: `[0, MEM_BYTES)`.
 pub const MEM_BYTES: u64 = 1 << 20;
 
@@ -47,6 +48,9 @@ pub struct Engine {
 
     array: Systolic,
     results: ResultBuffer,
+    /// The X buffer: this layer's X kept on chip for the column tiles after the first (the
+    /// model's `Engine::xbuf` has the decisions).
+    xbuf: TileRam<X_ADDR_BITS, X_WORDS>,
     // Registers (as in the model).
     state: Reg<Bits<4>>,
     code: Reg<Bits<2>>,
@@ -68,6 +72,8 @@ pub struct Engine {
     x_kt_ptr: Reg<Bits<32>>,
     out_ptr: Reg<Bits<32>>,
     first_k: Reg<Bit>,
+    /// The first column tile: its STREAM phases fill the X buffer.
+    first_n: Reg<Bit>,
     /// The weight bank the current K tile streams with (the one loaded last).
     bank: Reg<Bit>,
     req_addr: Reg<Bits<32>>,
@@ -132,6 +138,7 @@ pub struct Engine {
     zero9: Constant<Bits<9>>,
     zero8: Constant<Bits<8>>,
     zero32: Constant<Bits<32>>,
+    zero_x: Constant<Bits<X_ADDR_BITS>>,
     // Combinational.
     in_idle: Signal<Local, Bit>,
     in_check: Signal<Local, Bit>,
@@ -154,6 +161,10 @@ pub struct Engine {
     valid: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     buffer_read: Signal<Local, Bit>,
+    /// This column tile streams X from the X buffer, and reads it now.
+    x_on_chip: Signal<Local, Bit>,
+    x_read: Signal<Local, Bit>,
+    stream_more: Signal<Local, Bit>,
     requested: Signal<Local, Bit>,
     emit: Signal<Local, Bit>,
     taken: Signal<Local, Bit>,
@@ -219,6 +230,7 @@ impl Default for Engine {
             mem_req_wdata: Default::default(),
             array: Default::default(),
             results: Default::default(),
+            xbuf: Default::default(),
             state: Default::default(),
             code: Default::default(),
             stop: Default::default(),
@@ -239,6 +251,7 @@ impl Default for Engine {
             x_kt_ptr: Default::default(),
             out_ptr: Default::default(),
             first_k: Default::default(),
+            first_n: Default::default(),
             bank: Default::default(),
             req_addr: Default::default(),
             issued: Default::default(),
@@ -300,6 +313,7 @@ impl Default for Engine {
             zero9: k(0),
             zero8: k(0),
             zero32: k(0),
+            zero_x: k(0),
             in_idle: Default::default(),
             in_check: Default::default(),
             in_plan: Default::default(),
@@ -321,6 +335,9 @@ impl Default for Engine {
             valid: Default::default(),
             accept: Default::default(),
             buffer_read: Default::default(),
+            x_on_chip: Default::default(),
+            x_read: Default::default(),
+            stream_more: Default::default(),
             requested: Default::default(),
             emit: Default::default(),
             taken: Default::default(),
@@ -355,7 +372,7 @@ impl Logic for Engine {
         dff_setup!(
             self, clock, state, code, stop, stop_code, x_bytes, w_bytes, bs_bytes, r_bytes, nxw_bytes, ncw_bytes,
             wk_stride, n_left, k_left, b_ptr, s_ptr, w_nt_ptr, w_kt_ptr, x_kt_ptr, out_ptr, first_k,
-            bank, req_addr, issued, outstanding, responses, held, writing, out_next_row, p1, p2, w_loaded, w_rows, w_cols
+            first_n, bank, req_addr, issued, outstanding, responses, held, writing, out_next_row, p1, p2, w_loaded, w_rows, w_cols
         );
         self.state.reset.next = self.reset.val();
         self.code.reset.next = self.reset.val();
@@ -377,6 +394,7 @@ impl Logic for Engine {
         self.x_kt_ptr.reset.next = self.reset.val();
         self.out_ptr.reset.next = self.reset.val();
         self.first_k.reset.next = self.reset.val();
+        self.first_n.reset.next = self.reset.val();
         self.bank.reset.next = self.reset.val();
         self.req_addr.reset.next = self.reset.val();
         self.issued.reset.next = self.reset.val();
@@ -394,6 +412,8 @@ impl Logic for Engine {
         self.array.reset.next = self.reset.val();
         self.results.clock.next = self.clock.val();
         self.results.reset.next = self.reset.val();
+        self.xbuf.clock.next = self.clock.val();
+        self.xbuf.reset.next = self.reset.val();
 
         self.inrows16.narrow.next = self.inrows.val();
         self.incols16.narrow.next = self.incols.val();
@@ -448,12 +468,14 @@ impl Logic for Engine {
         self.phase_done.next = (self.issued.q.val() == self.total.val()) & (self.outstanding.q.val() == self.zero9.val());
         self.issues.next =
             self.in_bias.val() | self.in_sums.val() | self.in_wload.val() | self.in_stream.val() | self.in_out.val();
-        // With REINPUTS, STREAM reads the result buffer (always ready, answers the next cycle);
-        // without SAVEOUT, OUT only stores the results in it.
-        self.buffer_read.next = self.in_stream.val()
-            & self.reinputs.val()
-            & (self.issued.q.val() != self.total.val())
-            & !self.stop.q.val();
+        // With REINPUTS, STREAM reads the result buffer, after the first column tile the X
+        // buffer if X fits (both always ready, answering the next cycle); without SAVEOUT, OUT
+        // only stores the results in the result buffer.
+        self.stream_more.next =
+            self.in_stream.val() & (self.issued.q.val() != self.total.val()) & !self.stop.q.val();
+        self.x_on_chip.next = !self.reinputs.val() & !self.first_n.q.val() & self.xbuf.fits.val();
+        self.buffer_read.next = self.stream_more.val() & self.reinputs.val();
+        self.x_read.next = self.stream_more.val() & self.x_on_chip.val();
         if self.in_out.val() {
             self.valid.next = self.held.q.val() | (self.saveout.val() & self.p2.q.val() & !self.stop.q.val());
         } else {
@@ -461,11 +483,12 @@ impl Logic for Engine {
                 | (self.issues.val()
                     & (self.issued.q.val() != self.total.val())
                     & !self.stop.q.val()
-                    & !(self.in_stream.val() & self.reinputs.val()));
+                    & !(self.in_stream.val() & (self.reinputs.val() | self.x_on_chip.val())));
         }
         self.accept.next = self.valid.val() & self.mem_req_ready.val();
-        self.requested.next = self.accept.val() | self.buffer_read.val();
-        self.response.next = self.mem_resp_valid.val() | self.results.read_valid.val();
+        self.requested.next = self.accept.val() | self.buffer_read.val() | self.x_read.val();
+        self.response.next =
+            self.mem_resp_valid.val() | self.results.read_valid.val() | self.xbuf.read_valid.val();
         self.busy.next = !self.in_idle.val();
         self.finish.next = self.in_done.val();
         self.exit_code.next = self.code.q.val();
@@ -483,6 +506,9 @@ impl Logic for Engine {
             self.in_out.val() & self.adv1.val() & (self.out_next_row.q.val() < self.inrows9.wide.val());
         self.array.row_valid.next = self.in_stream.val() & self.response.val();
         self.array.word.next = self.mem_resp_data.val();
+        if self.xbuf.read_valid.val() {
+            self.array.word.next = self.xbuf.read_data.val();
+        }
         if self.results.read_valid.val() {
             self.array.word.next = self.results.read_data.val();
         }
@@ -538,6 +564,17 @@ impl Logic for Engine {
         self.results.store.next = self.emit.val();
         self.results.word.next = self.array.out_word.val();
         self.results.commit.next = self.in_done.val() & (self.code.q.val() == self.c_success.val());
+
+        // The X buffer: the first column tile keeps the X rows it receives from memory.
+        self.xbuf.rows.next = self.inrows.val();
+        self.xbuf.cols.next = self.incols.val();
+        self.xbuf.write_restart.next = self.in_plan.val();
+        self.xbuf.write_base.next = self.zero_x.val();
+        self.xbuf.read_restart.next = self.in_nstart.val();
+        self.xbuf.read_base.next = self.zero_x.val();
+        self.xbuf.read.next = self.x_read.val();
+        self.xbuf.store.next = self.in_stream.val() & self.first_n.q.val() & self.mem_resp_valid.val();
+        self.xbuf.word.next = self.mem_resp_data.val();
 
         // Requests and responses.
         if self.taken.val() {
@@ -628,6 +665,7 @@ impl Logic for Engine {
                 self.s_ptr.d.next = self.s_addr34.val().get_bits::<32>(0);
                 self.out_ptr.d.next = self.result.val();
                 self.n_left.d.next = self.wghtcols.val();
+                self.first_n.d.next = true;
                 self.next.next = self.s_nstart.val();
             }
         } else if self.in_nstart.val() {
@@ -697,6 +735,7 @@ impl Logic for Engine {
                 self.s_ptr.d.next = self.s_ptr.q.val() + self.two_words.val();
                 self.w_nt_ptr.d.next = self.w_nt_ptr.q.val() + self.word_bytes.val();
                 self.out_ptr.d.next = self.out_ptr.q.val() + self.word_bytes.val();
+                self.first_n.d.next = false;
                 self.next.next = self.s_nstart.val();
             } else {
                 self.code.d.next = self.c_success.val();

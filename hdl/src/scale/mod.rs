@@ -9,6 +9,10 @@ pub const SIZE: usize = 8;
 /// the largest INROWS x ceil(WGHTCOLS/SIZE) whose results a next layer can take with
 /// REINPUTS (docs/scale.md, "REINPUTS and the result buffer"). A power of two.
 pub const RESULT_WORDS: usize = 1024;
+/// Words (tile rows of X) in the X buffer, which keeps a layer's X on chip for its column
+/// tiles after the first (docs/scale.md, "Timing"); a larger X is re-read from memory for
+/// every column tile. A power of two.
+pub const X_WORDS: usize = 1024;
 
 mod activation;
 mod csr;
@@ -18,6 +22,7 @@ mod result_buffer;
 pub mod regmap;
 mod scale_npu;
 mod systolic;
+mod tile_ram;
 
 pub use activation::Activation;
 pub use csr::Csr;
@@ -26,3 +31,4 @@ pub use pe_column::{PeColumn, VECTOR};
 pub use result_buffer::ResultBuffer;
 pub use scale_npu::ScaleNpu;
 pub use systolic::Systolic;
+pub use tile_ram::TileRam;

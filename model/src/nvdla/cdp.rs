@@ -6,6 +6,7 @@ use super::cdp_dp;
 use super::cdp_window::{pad, padded, window};
 use super::convert::ATOM;
 use super::csb::Csb;
+use super::cube_walk::{Cube, Walk};
 use super::sdp::MemoryRequest;
 use npu_hdl::nvdla::csb::{engine_of, Engine};
 
@@ -62,6 +63,17 @@ impl Layer {
     fn surfaces(&self) -> u64 {
         u64::from(self.channel) / ATOM + 1
     }
+
+    /// The input cube as read: the surfaces of an (x, y) first, and one more position past
+    /// them (the padding surface, not read).
+    fn read_cube(&self) -> Cube {
+        Cube { base: self.src, strides: [self.src_surface, ATOM, self.src_line], last: [self.surfaces(), self.width - 1, self.height - 1] }
+    }
+
+    /// The output cube as written, in the same order.
+    fn write_cube(&self) -> Cube {
+        Cube { base: self.dst, strides: [self.dst_surface, ATOM, self.dst_line], last: [self.surfaces() - 1, self.width - 1, self.height - 1] }
+    }
 }
 
 /// The datapath's inputs in a cycle (RTL: the CSB's `cdp_*` ports wired to `CdpDp` in
@@ -73,8 +85,8 @@ pub fn datapath_input(csb: &Csb, window: Option<u128>, csb_write: Option<(u16, u
     let r = |name: &str| c.consumed(name);
     let bits = |name: &str, lsb: u32, width: u32| r(name) >> lsb & ((1u64 << width) - 1) as u32;
     let wide = |name: &str| u64::from(r(&format!("{name}_HIGH")) & 0x3f) << 32 | u64::from(r(&format!("{name}_LOW")));
-    let (lut_table, lut_addr) = csb.cdp_lut_entry();
-    let lut_write = csb_write.and_then(|(address, data)| csb.cdp_lut_write(address, data));
+    let (lut_table, lut_addr) = csb.lut_entry("CDP");
+    let lut_write = csb_write.and_then(|(address, data)| csb.lut_write("CDP", address, data));
     cdp_dp::In {
         reset: false,
         in_valid: window.is_some(),
@@ -125,10 +137,10 @@ pub fn engine() -> &'static Engine {
 pub struct Cdp {
     state: State,
     layer: Layer,
-    x: u64,
-    y: u64,
-    /// The surface shifted in next: 0 ..= surfaces (the last is padding).
-    k: u64,
+    /// The surface shifted in next at its (x, y): 0 ..= surfaces (the last is padding).
+    read_walk: Walk,
+    /// The surface written next.
+    write_walk: Walk,
     /// The atoms of surfaces k-3, k-2, k-1 at (x, y) once k is shifted in (padding outside).
     lower: u64,
     centre: u64,
@@ -167,25 +179,20 @@ impl Cdp {
         (self.lower, self.centre, self.upper) = (p, p, p);
     }
 
-    /// Address of surface `k` at (x, y) from `base` with the strides given.
-    fn address(&self, base: u64, line: u64, surface: u64, k: u64) -> u64 {
-        base.wrapping_add(k.wrapping_mul(surface)).wrapping_add(self.y.wrapping_mul(line)).wrapping_add(self.x * ATOM)
-    }
-
     /// One clock edge (as `Sdp::clock`); `dp_out` is the datapath's atom in this cycle.
     pub fn clock(&mut self, may_start: bool, csb: &mut Csb, ready: bool, response: Option<u64>, dp_out: Option<u64>, events: &mut Vec<&'static str>) {
         let l = self.layer;
         match self.state {
             State::Idle if may_start => {
                 self.layer = Layer::from_registers(csb);
-                (self.x, self.y, self.k) = (0, 0, 0);
+                (self.read_walk, self.write_walk) = (Walk::start(self.layer.src), Walk::start(self.layer.dst));
                 self.clear();
                 self.state = State::Step;
                 events.push("cdp start");
             }
             State::Idle => {}
-            State::Step if self.k < l.surfaces() => {
-                self.request.addr = self.address(l.src, l.src_line, l.src_surface, self.k);
+            State::Step if !self.read_walk.end(&l.read_cube(), 0) => {
+                self.request.addr = self.read_walk.addr();
                 self.state = State::ReadRequest;
             }
             State::Step => {
@@ -197,13 +204,14 @@ impl Cdp {
             State::ReadRequest => events.push("read stall"),
             State::ReadWait => match response {
                 Some(data) => {
-                    let last = self.k == l.surfaces() - 1;
+                    let k = self.read_walk.index(0);
+                    let last = k == l.surfaces() - 1;
                     self.shift_in(padded(data, last, (l.channel & 7) as u8, l.datin_offset));
                     if last && l.channel & 7 != 7 {
                         events.push("cdp channels past the cube");
                     }
-                    if self.k == 0 {
-                        self.k = 1;
+                    self.read_walk.step(&l.read_cube());
+                    if k == 0 {
                         self.state = State::Step;
                     } else {
                         self.state = State::Window;
@@ -215,22 +223,22 @@ impl Cdp {
             State::Datapath => {
                 if let Some(atom) = dp_out {
                     self.request.wdata = atom;
-                    self.request.addr = self.address(l.dst, l.dst_line, l.dst_surface, self.k - 1);
+                    self.request.addr = self.write_walk.addr();
                     self.state = State::WriteRequest;
                 }
             }
             State::WriteRequest if ready => {
                 self.state = State::Step;
-                self.k += 1;
-                if self.k > l.surfaces() {
-                    self.k = 0;
+                let cube = l.write_cube();
+                let (end, last) = (self.write_walk.end(&cube, 0), self.write_walk.last(&cube));
+                self.write_walk.step(&cube);
+                if end {
+                    // The (x, y) is done: both walks to the next (the read walk from its padding
+                    // position).
+                    self.read_walk.step(&l.read_cube());
                     self.clear();
-                    self.x += 1;
-                    if self.x == l.width {
-                        (self.x, self.y) = (0, self.y + 1);
-                    }
                 }
-                if self.y == l.height {
+                if last {
                     csb.finish(&engine().units, engine().done_fields);
                     self.state = State::Idle;
                     events.push("cdp done");

@@ -218,13 +218,51 @@ pub fn lookup(sum: i32, input: &In, le: &[i16], lo: &[i16]) -> (i16, Choice) {
     };
     let slopes = (input.lut_lo_slope_uflow_scale, input.lut_lo_slope_uflow_shift, input.lut_lo_slope_oflow_scale, input.lut_lo_slope_oflow_shift);
     let (lo_value, lo_place) = linear(lo, sum, input.lut_lo_start, input.lut_lo_end, input.lut_lo_index_select, slopes);
-    let pick = |lo_first: bool| if lo_first { lo_value } else { le_value };
-    match (le_place, lo_place) {
-        (Place::Under, Place::Under) => (pick(input.lut_uflow_priority), Choice::Uflow),
-        (Place::Over, Place::Over) => (pick(input.lut_oflow_priority), Choice::Oflow),
-        (Place::Hit, Place::Under | Place::Over) => (le_value, Choice::LeHit),
-        (Place::Under | Place::Over, Place::Hit) => (lo_value, Choice::LoHit),
-        _ => (pick(input.lut_hybrid_priority), Choice::Hybrid),
+    let priorities = [input.lut_uflow_priority, input.lut_oflow_priority, input.lut_hybrid_priority];
+    let (take_lo, choice) = choose(le_place, lo_place, priorities);
+    (if take_lo { lo_value } else { le_value }, choice)
+}
+
+/// The table a lookup takes (true: LO) and which case it is, from where it landed in each
+/// table and S_LUT_CFG's priorities [UFLOW, OFLOW, HYBRID] (1 LO, 0 LE): both under: UFLOW's;
+/// both over: OFLOW's; one hit only: that one; both hit, or one under and one over: HYBRID's.
+/// CDP's and SDP's LUTs choose alike (NVIDIA's C model, `cmod/cdp` and `sdp_y_idx.cpp`).
+pub fn choose(le: Place, lo: Place, priorities: [bool; 3]) -> (bool, Choice) {
+    match (le, lo) {
+        (Place::Under, Place::Under) => (priorities[0], Choice::Uflow),
+        (Place::Over, Place::Over) => (priorities[1], Choice::Oflow),
+        (Place::Hit, Place::Under | Place::Over) => (false, Choice::LeHit),
+        (Place::Under | Place::Over, Place::Hit) => (true, Choice::LoHit),
+        _ => (priorities[2], Choice::Hybrid),
+    }
+}
+
+/// The LE and LO tables of 16-bit entries, reset to 0 (CDP's and SDP's alike); an address
+/// past a table's end writes nothing and reads 0.
+#[derive(Clone, Debug)]
+pub struct LutTables {
+    pub le: [i16; LE_ENTRIES],
+    pub lo: [i16; LO_ENTRIES],
+}
+
+impl Default for LutTables {
+    fn default() -> Self {
+        Self { le: [0; LE_ENTRIES], lo: [0; LO_ENTRIES] }
+    }
+}
+
+impl LutTables {
+    /// Entry `addr` of table `table` (false LE, true LO).
+    pub fn read(&self, table: bool, addr: u16) -> u16 {
+        let entries: &[i16] = if table { &self.lo } else { &self.le };
+        entries.get(usize::from(addr)).map_or(0, |&v| v as u16)
+    }
+
+    pub fn write(&mut self, table: bool, addr: u16, data: u16) {
+        let entries: &mut [i16] = if table { &mut self.lo } else { &mut self.le };
+        if let Some(entry) = entries.get_mut(usize::from(addr)) {
+            *entry = data as i16;
+        }
     }
 }
 
@@ -240,8 +278,7 @@ pub fn convert_out(value: i32, input: &In) -> (i8, bool) {
 
 /// The CDP datapath: its two tables and two pipeline stages.
 pub struct CdpDp {
-    le: [i16; LE_ENTRIES],
-    lo: [i16; LO_ENTRIES],
+    tables: LutTables,
     /// Stage 1: valid, sums, converted centre channels.
     stage1: (bool, [i32; 8], [i16; 8]),
     out: Out,
@@ -250,22 +287,17 @@ pub struct CdpDp {
 
 impl Default for CdpDp {
     fn default() -> Self {
-        Self { le: [0; LE_ENTRIES], lo: [0; LO_ENTRIES], stage1: (false, [0; 8], [0; 8]), out: Out::default(), events: Vec::new() }
+        Self { tables: LutTables::default(), stage1: (false, [0; 8], [0; 8]), out: Out::default(), events: Vec::new() }
     }
 }
 
 impl CdpDp {
-    fn read(&self, table: bool, addr: u16) -> u16 {
-        let entries: &[i16] = if table { &self.lo } else { &self.le };
-        entries.get(usize::from(addr)).map_or(0, |&v| v as u16)
-    }
-
     /// Stage 2 of the registered stage 1, with `input`'s configuration: the next outputs.
     fn stage2(&self, input: &In) -> Out {
         let (valid, sums, centres) = self.stage1;
         let mut out = Out { out_valid: valid, lut_rdata: 0, ..Out::default() };
         for lane in 0..8 {
-            let (result, choice) = lookup(sums[lane], input, &self.le, &self.lo);
+            let (result, choice) = lookup(sums[lane], input, &self.tables.le, &self.tables.lo);
             let value = if input.mul_bypass { i32::from(result) } else { i32::from(result) * i32::from(centres[lane]) };
             let (byte, saturated) = convert_out(value, input);
             out.out_atom |= u64::from(byte as u8) << (8 * lane);
@@ -292,7 +324,7 @@ impl Block for CdpDp {
     }
 
     fn step(&mut self, input: &In) -> Out {
-        let out = Out { lut_rdata: self.read(input.lut_rtable, input.lut_raddr), ..self.out.clone() };
+        let out = Out { lut_rdata: self.tables.read(input.lut_rtable, input.lut_raddr), ..self.out.clone() };
         self.events.clear();
         if input.reset {
             *self = Self::default();
@@ -308,11 +340,7 @@ impl Block for CdpDp {
         let (sums, centres) = stage1(input.in_window, input);
         self.stage1 = (input.in_valid, sums, centres);
         if input.lut_we {
-            let (table, addr) = (input.lut_table, usize::from(input.lut_addr));
-            let entries: &mut [i16] = if table { &mut self.lo } else { &mut self.le };
-            if let Some(entry) = entries.get_mut(addr) {
-                *entry = input.lut_wdata as i16;
-            }
+            self.tables.write(input.lut_table, input.lut_addr, input.lut_wdata);
         }
         out
     }

@@ -7,7 +7,7 @@
 //! Addresses, field positions, reset values and access types come from the register map
 //! table `npu_hdl::nvdla::regmap` (checked against NVIDIA's RDL files); the behaviour is
 //! written here from seeds/001.
-use npu_hdl::nvdla::csb::{cdp_lut_fields, read_only_value, CDP_COUNTERS, CDP_LUT_ENTRIES, GROUPED};
+use npu_hdl::nvdla::csb::{is_lut_data, lut_fields, read_only_value, CDP_COUNTERS, CDP_LUT_ENTRIES, GROUPED};
 use npu_hdl::nvdla::regmap::{self, Access, Group, Register, Unit};
 
 /// A unit's registers: the single group and the two ping-pong groups, each a value per
@@ -105,47 +105,48 @@ impl Csb {
         group(0) | group(1) << 16
     }
 
-    /// CDP's LUT port (RTL `cdp_lut_*`; the access rules at `CDP_LUT_ENTRIES`): the table
-    /// and entry S_LUT_ACCESS_CFG points at.
-    pub fn cdp_lut_entry(&self) -> (bool, u16) {
-        let [entry, table, _] = cdp_lut_fields();
-        let cfg = self.unit("CDP").get(0, "S_LUT_ACCESS_CFG");
+    /// The LUT port of `unit` (CDP or SDP: RTL `cdp_lut_*`, `sdp_lut_*`; the access rules at
+    /// `CDP_LUT_ENTRIES`): the table and entry S_LUT_ACCESS_CFG points at.
+    pub fn lut_entry(&self, unit: &str) -> (bool, u16) {
+        let [entry, table, _] = lut_fields(unit);
+        let cfg = self.unit(unit).get(0, "S_LUT_ACCESS_CFG");
         (cfg & table.mask() != 0, ((cfg & entry.mask()) >> entry.lsb) as u16)
     }
 
-    /// The access type S_LUT_ACCESS_CFG holds: write (true) or read.
-    fn cdp_lut_writes(&self) -> bool {
-        self.unit("CDP").get(0, "S_LUT_ACCESS_CFG") & cdp_lut_fields()[2].mask() != 0
+    /// The access type `unit`'s S_LUT_ACCESS_CFG holds: write (true) or read.
+    fn lut_writes(&self, unit: &str) -> bool {
+        self.unit(unit).get(0, "S_LUT_ACCESS_CFG") & lut_fields(unit)[2].mask() != 0
     }
 
-    /// The data a CSB write of `address` writes into the LUT entry [`Self::cdp_lut_entry`].
-    pub fn cdp_lut_write(&self, address: u16, data: u32) -> Option<u16> {
-        let data_register = regmap::decode(address).is_some_and(|(u, r)| (u.name, r.name) == ("CDP", "S_LUT_ACCESS_DATA"));
-        (data_register && self.cdp_lut_writes()).then_some(data as u16)
+    /// The data a CSB write of `address` writes into `unit`'s LUT entry [`Self::lut_entry`].
+    pub fn lut_write(&self, unit: &str, address: u16, data: u32) -> Option<u16> {
+        let data_register = regmap::decode(address).is_some_and(|(u, r)| u.name == unit && is_lut_data(u.name, r.name));
+        (data_register && self.lut_writes(unit)).then_some(data as u16)
     }
 
     /// A data access steps LUT_ADDR, up to the table's last entry.
-    fn cdp_lut_step(&mut self) {
-        let (table, entry) = self.cdp_lut_entry();
+    fn lut_step(&mut self, unit: &str) {
+        let (table, entry) = self.lut_entry(unit);
         if u32::from(entry) < CDP_LUT_ENTRIES[usize::from(table)] - 1 {
-            let cdp = self.unit_mut("CDP");
-            let i = cdp.index("S_LUT_ACCESS_CFG");
-            cdp.single[i] += 1 << cdp_lut_fields()[0].lsb;
+            let u = self.unit_mut(unit);
+            let i = u.index("S_LUT_ACCESS_CFG");
+            u.single[i] += 1 << lut_fields(unit)[0].lsb;
         }
     }
 
     /// What a CSB read of `address` returns (0 for an address no register has: seeds/001,
     /// "Illegal reads ... will return zeroes"); `running(unit)` says whether the engine of a
-    /// unit works on a layer, `lut_entry` is the LUT entry [`Self::cdp_lut_entry`] holds (a
-    /// read of CDP's S_LUT_ACCESS_DATA returns it and steps the address).
-    pub fn read(&mut self, address: u16, running: impl Fn(&str) -> bool, lut_entry: u16) -> u32 {
+    /// unit works on a layer, `lut_entry(unit)` is the value of the LUT entry
+    /// [`Self::lut_entry`] of CDP or SDP holds (a read of their S_LUT_ACCESS_DATA returns it and
+    /// steps the address).
+    pub fn read(&mut self, address: u16, running: impl Fn(&str) -> bool, lut_entry: impl Fn(&str) -> u16) -> u32 {
         let Some((unit, register)) = regmap::decode(address) else { return 0 };
-        if (unit.name, register.name) == ("CDP", "S_LUT_ACCESS_DATA") {
-            if self.cdp_lut_writes() {
+        if is_lut_data(unit.name, register.name) {
+            if self.lut_writes(unit.name) {
                 return 0;
             }
-            self.cdp_lut_step();
-            return u32::from(lut_entry);
+            self.lut_step(unit.name);
+            return u32::from(lut_entry(unit.name));
         }
         let u = if unit.name == "GLB" { &self.glb } else { self.unit(unit.name) };
         let value = match register.name {
@@ -162,11 +163,11 @@ impl Csb {
     /// change nothing.
     pub fn write(&mut self, address: u16, data: u32) -> &'static str {
         let Some((unit, register)) = regmap::decode(address) else { return "csb write unmapped" };
-        if (unit.name, register.name) == ("CDP", "S_LUT_ACCESS_DATA") {
-            if !self.cdp_lut_writes() {
+        if is_lut_data(unit.name, register.name) {
+            if !self.lut_writes(unit.name) {
                 return "csb write lut ignored";
             }
-            self.cdp_lut_step();
+            self.lut_step(unit.name);
             return "csb write lut";
         }
         let u = self.unit_mut(unit.name);

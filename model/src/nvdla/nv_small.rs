@@ -4,7 +4,8 @@
 //! DBB-style memory port and its arbiter (round robin between the engines' requests, a read
 //! granted only while none is outstanding, its data routed to the engine that asked). RTL: `npu_hdl::nvdla::NvSmall`.
 use super::cdp::{self, Cdp};
-use super::cdp_dp::CdpDp;
+use super::cdp_dp::{CdpDp, LutTables};
+use super::sdp_lut::LutConfig;
 use super::csb::Csb;
 use super::pdp::{self, Pdp};
 use super::sdp::{self, Sdp};
@@ -52,6 +53,8 @@ pub struct NvSmall {
     pdp: Pdp,
     cdp: Cdp,
     cdp_dp: CdpDp,
+    /// SDP's EW LUT tables (the RTL's `SdpLut`).
+    sdp_lut: LutTables,
     arbiter: Arbiter,
     out: Out,
     events: Vec<&'static str>,
@@ -65,6 +68,7 @@ impl Default for NvSmall {
             pdp: Pdp::default(),
             cdp: Cdp::default(),
             cdp_dp: CdpDp::default(),
+            sdp_lut: LutTables::default(),
             arbiter: Arbiter::default(),
             out: Out::idle(),
             events: Vec::new(),
@@ -116,12 +120,18 @@ impl NvSmall {
         // as they are before the edge, the LUT port from this cycle's CSB request).
         let csb_write = (i.csb_valid && i.csb_write).then_some((i.csb_addr, i.csb_wdat));
         let dp = self.cdp_dp.step(&cdp::datapath_input(&self.csb, self.cdp.window(), csb_write));
+        // SDP's LUT likewise: its configuration and tables as before the edge, a table write
+        // taking effect at it.
+        let sdp_lut = LutConfig::from_registers(&self.csb);
+        let sdp_lut_entry = self.csb.lut_entry("SDP");
+        let sdp_lut_write = csb_write.and_then(|(address, data)| self.csb.lut_write("SDP", address, data));
         if i.csb_valid && !i.csb_write {
             let (sdp_running, pdp_running, cdp_running) = (self.sdp.running(), self.pdp.running(), self.cdp.running());
             let running = |unit: &str| {
                 sdp_running && sdp::engine().units.contains(&unit) || pdp_running && pdp::engine().units.contains(&unit) || cdp_running && cdp::engine().units.contains(&unit)
             };
-            next.csb_rdata = self.csb.read(i.csb_addr, running, dp.lut_rdata);
+            let sdp_entry = self.sdp_lut.read(sdp_lut_entry.0, sdp_lut_entry.1);
+            next.csb_rdata = self.csb.read(i.csb_addr, running, |unit| if unit == "SDP" { sdp_entry } else { dp.lut_rdata });
             next.csb_rvalid = true;
             let mapped = npu_hdl::nvdla::regmap::decode(i.csb_addr).is_some();
             self.events.push(if mapped { "csb read" } else { "csb read unmapped" });
@@ -156,7 +166,10 @@ impl NvSmall {
         }
         let ready = |e: usize| i.dbb_req_ready && granted == Some(e);
         let data = |e: usize| response.filter(|_| owner == e);
-        self.sdp.clock(may_start, &mut self.csb, ready(0), data(0), &mut self.events);
+        self.sdp.clock(may_start, &mut self.csb, ready(0), data(0), &sdp_lut, &self.sdp_lut, &mut self.events);
+        if let Some(data) = sdp_lut_write {
+            self.sdp_lut.write(sdp_lut_entry.0, sdp_lut_entry.1, data);
+        }
         self.pdp.clock(pdp_may_start, &mut self.csb, ready(1), data(1), &mut self.events);
         let counts = [dp.perf_uflow, dp.perf_oflow, dp.perf_hybrid, dp.perf_le_hit, dp.perf_lo_hit, dp.perf_saturation];
         self.csb.cdp_count(cdp_may_start && !self.cdp.running(), dp.out_valid.then_some(counts));

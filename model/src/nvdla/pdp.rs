@@ -4,6 +4,7 @@
 //! pooled atom. RTL: `npu_hdl::nvdla::pdp::Pdp`; docs/nvdla.md "PDP".
 use super::convert::ATOM;
 use super::csb::Csb;
+use super::cube_walk::{Cube, Walk};
 use npu_hdl::nvdla::csb::{engine_of, Engine};
 use super::pool::{pad_value, pooled, step};
 use super::sdp::MemoryRequest;
@@ -98,9 +99,8 @@ fn padded(start: i64, kernel: i64, size: i64) -> u64 {
 pub struct Pdp {
     state: State,
     layer: Layer,
-    surface: u64,
-    ox: u64,
-    oy: u64,
+    /// The output cube's walk: the pooled atom's position (ox, oy, surface) and address.
+    out_walk: Walk,
     kx: i64,
     ky: i64,
     lanes: [i16; 8],
@@ -126,13 +126,13 @@ impl Pdp {
 
     /// The window's first column and line.
     fn window(&self) -> (i64, i64) {
-        let l = &self.layer;
-        (self.ox as i64 * l.stride_width - l.pad_left, self.oy as i64 * l.stride_height - l.pad_top)
+        let (l, w) = (&self.layer, &self.out_walk);
+        (w.index(0) as i64 * l.stride_width - l.pad_left, w.index(1) as i64 * l.stride_height - l.pad_top)
     }
 
-    fn dst_address(&self) -> u64 {
+    fn out_cube(&self) -> Cube {
         let l = &self.layer;
-        l.dst.wrapping_add(self.surface.wrapping_mul(l.dst_surface)).wrapping_add(self.oy.wrapping_mul(l.dst_line)).wrapping_add(self.ox * ATOM)
+        Cube::atoms(l.dst, l.dst_line, l.dst_surface, l.out_width, l.out_height, l.surfaces)
     }
 
     /// The current element folded in (`atom` when it was read): the window's next element,
@@ -168,7 +168,8 @@ impl Pdp {
         match self.state {
             State::Idle if may_start => {
                 self.layer = Layer::from_registers(csb);
-                (self.surface, self.ox, self.oy, self.kx, self.ky, self.first) = (0, 0, 0, 0, 0, true);
+                self.out_walk = Walk::start(self.layer.dst);
+                (self.kx, self.ky, self.first) = (0, 0, true);
                 self.state = State::Step;
                 events.push("pdp start");
             }
@@ -177,7 +178,7 @@ impl Pdp {
                 let (wx, wy) = self.window();
                 let (ix, iy) = (wx + self.kx, wy + self.ky);
                 if (0..l.width).contains(&ix) && (0..l.height).contains(&iy) {
-                    let plane = l.src.wrapping_add(self.surface.wrapping_mul(l.src_surface));
+                    let plane = l.src.wrapping_add(self.out_walk.index(2).wrapping_mul(l.src_surface));
                     self.request.addr = plane.wrapping_add((iy as u64).wrapping_mul(l.src_line)).wrapping_add(ix as u64 * ATOM);
                     self.state = State::ReadRequest;
                     events.push("pdp element read");
@@ -194,20 +195,15 @@ impl Pdp {
             },
             State::Finish => {
                 self.request.wdata = pooled(self.lanes, l.method, l.recip_width, l.recip_height);
-                self.request.addr = self.dst_address();
+                self.request.addr = self.out_walk.addr();
                 self.state = State::WriteRequest;
             }
             State::WriteRequest if ready => {
                 self.first = true;
                 self.state = State::Step;
-                self.ox += 1;
-                if self.ox == l.out_width {
-                    (self.ox, self.oy) = (0, self.oy + 1);
-                    if self.oy == l.out_height {
-                        (self.oy, self.surface) = (0, self.surface + 1);
-                    }
-                }
-                if self.surface == l.surfaces {
+                let (cube, last) = (self.out_cube(), self.out_walk.last(&self.out_cube()));
+                self.out_walk.step(&cube);
+                if last {
                     csb.finish(&engine().units, engine().done_fields);
                     self.state = State::Idle;
                     events.push("pdp done");

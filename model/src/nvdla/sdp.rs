@@ -10,6 +10,8 @@ use super::convert::{convert_lanes, ATOM};
 use super::unpack::lanes;
 use super::sdp_x::XConfig;
 use super::sdp_y::YConfig;
+use super::sdp_lut::LutConfig;
+use super::cdp_dp::LutTables;
 use super::csb::Csb;
 use npu_hdl::nvdla::csb::{engine_of, Engine};
 use npu_hdl::nvdla::regmap;
@@ -155,7 +157,7 @@ impl Sdp {
     /// The data of the read in state `wait` came (kept already): ask for the atom's next
     /// operand, or process the atom and write it. The atom is processed in the cycle its last
     /// read's data comes; an operand read that is off gives 0 operands.
-    fn after_read(&mut self, wait: State) {
+    fn after_read(&mut self, wait: State, lut: &LutConfig, tables: &LutTables) {
         let l = self.layer;
         let next = match (wait, l.bs_cube, l.bn_cube) {
             (State::ReadWait, Some(c), _) => Some((State::BsRequest, c)),
@@ -171,7 +173,7 @@ impl Sdp {
         let bn_operands = if l.bn_cube.is_some() { self.bn_data } else { 0 };
         let processed = std::array::from_fn(|k| {
             let operand = |atom: u64| i16::from((atom >> (8 * k)) as u8 as i8);
-            l.ew.lane(l.bn.lane(l.bs.lane(lanes(self.input)[k], operand(bs_operands)), operand(bn_operands)))
+            lut.lane(l.ew.lane(l.bn.lane(l.bs.lane(lanes(self.input)[k], operand(bs_operands)), operand(bn_operands))), tables)
         });
         self.request.wdata = convert_lanes(processed, l.cvt_offset, l.cvt_scale, l.cvt_shift);
         self.request.addr = self.atom_address(l.dst, l.dst_line, l.dst_surface);
@@ -180,8 +182,10 @@ impl Sdp {
 
     /// One clock edge. `may_start` is [`Self::may_start`] on the registers as they were
     /// before the edge's CSB write (a write enabling a group starts the layer at the next
-    /// edge); `ready` is the memory taking this cycle's request, `response` read data.
-    pub fn clock(&mut self, may_start: bool, csb: &mut Csb, ready: bool, response: Option<u64>, events: &mut Vec<&'static str>) {
+    /// edge); `ready` is the memory taking this cycle's request, `response` read data; `lut`
+    /// the EW stage's LUT configuration and `tables` its tables, as they were before the edge.
+    #[allow(clippy::too_many_arguments)]
+    pub fn clock(&mut self, may_start: bool, csb: &mut Csb, ready: bool, response: Option<u64>, lut: &LutConfig, tables: &LutTables, events: &mut Vec<&'static str>) {
         let l = self.layer;
         match self.state {
             State::Idle if may_start => {
@@ -197,7 +201,7 @@ impl Sdp {
             State::ReadWait => match response {
                 Some(data) => {
                     self.input = data;
-                    self.after_read(State::ReadWait);
+                    self.after_read(State::ReadWait, lut, tables);
                 }
                 None => events.push("read wait"),
             },
@@ -212,7 +216,7 @@ impl Sdp {
                         self.bn_data = data;
                     }
                     events.push(if self.state == State::BsWait { "bs operand" } else { "bn operand" });
-                    self.after_read(self.state);
+                    self.after_read(self.state, lut, tables);
                 }
                 None => events.push("operand wait"),
             },

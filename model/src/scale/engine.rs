@@ -17,13 +17,16 @@
 //! for the array to drain; KSTART waits only while rows of the bank it is about to load (the
 //! K tile before the one before) are still in the array. With REWEIGHTS, the bank loaded
 //! last is used again. With REINPUTS, STREAM reads X's
-//! rows from the result buffer instead of memory. A stop (a register write
+//! rows from the result buffer instead of memory. Otherwise the first column tile's STREAM
+//! phases store X's rows in the X buffer as they arrive, and the later column tiles stream
+//! them from there, if X fits; a larger X is re-read from memory (`Engine::xbuf`). A stop (a register write
 //! refused while busy, or an error response) goes to FLUSH, which lets the request in flight,
 //! the responses and the array's rows finish, then DONE with the stop's code. PLAN's verdict
 //! stands even if a stop came during CHECK; a stop seen in the step to DONE is too late.
 use super::result_buffer::{self, ResultBuffer};
 use super::systolic::{self, Systolic};
-use super::SIZE;
+use super::tile_ram::{self, TileRam};
+use super::{SIZE, X_WORDS};
 
 /// Bytes per memory word (one tile row of int16).
 pub const WORD_BYTES: u32 = 2 * SIZE as u32;
@@ -134,6 +137,11 @@ impl State {
     }
 }
 
+/// A layer's X (INROWS x ceil(INCOLS/SIZE) words) fits in the X buffer.
+pub fn x_fits(inrows: u8, incols: u8) -> bool {
+    tile_ram::fits(inrows, incols, X_WORDS)
+}
+
 /// ceil(n / SIZE): memory words per matrix row of `n` elements, or tiles along `n`.
 pub fn words(n: u8) -> u32 {
     u32::from(n).div_ceil(SIZE as u32)
@@ -162,6 +170,8 @@ pub struct Engine {
     x_kt_ptr: u32,
     out_ptr: u32,
     first_k: bool,
+    /// The first column tile: its STREAM phases fill the X buffer.
+    first_n: bool,
     /// The weight bank the current K tile streams with (the one loaded last).
     bank: bool,
     // Request generator of the current phase.
@@ -183,6 +193,21 @@ pub struct Engine {
     w_cols: u8,
     pub systolic: Systolic,
     pub results: ResultBuffer,
+    /// The X buffer: this layer's X kept on chip, so that X is read from memory once per
+    /// layer instead of once per column tile (docs/scale.md, "X kept on chip"). Decisions:
+    /// - Why: column tiles outside, K tiles inside, and every column tile needs all of X.
+    ///   Re-read from memory, X was most of a layer's requests on the one memory port
+    ///   (64x64x64: 4096 of 5136), which bounded it at 79.8 % MAC utilisation.
+    /// - What: the first column tile's STREAM phases store X's words as memory returns them,
+    ///   K tile by K tile, row by row (word `t·INROWS + r` = word `t` of row `r`); the later
+    ///   column tiles read them in the same order, always ready, answered the next cycle.
+    /// - Size: `X_WORDS` = 1024 words (16 KiB), a result-buffer bank's block RAM: INROWS x
+    ///   ceil(INCOLS/SIZE) <= 1024 (255 rows of 32 columns, 128 of 64, 64 of 128).
+    /// - A larger X is not refused: the layer re-reads it from memory for every column tile, as
+    ///   before the buffer (only cycles; no layer that ran before is refused now).
+    /// - REINPUTS layers stream X from the result buffer and do not use this one.
+    /// - Nothing is kept between layers: PLAN restarts the writes at word 0.
+    pub xbuf: TileRam<X_WORDS, X_WORDS>,
     events: Vec<&'static str>,
 }
 
@@ -199,14 +224,20 @@ impl Engine {
         }
     }
 
+    /// This column tile streams X from the X buffer (stored by the first column tile).
+    fn x_on_chip(&self, c: &In) -> bool {
+        !c.reinputs && !self.first_n && self.xbuf.fits()
+    }
+
     /// The outputs: registers, except that the request count of a phase follows INROWS.
     pub fn outputs(&self, c: &In) -> Out {
         let (total, _) = self.phase(c);
         let valid = self.held
             || match self.state {
                 State::Out => c.saveout && self.p2 && !self.stop,
-                // With REINPUTS, X comes from the result buffer.
-                State::Stream if c.reinputs => false,
+                // With REINPUTS, X comes from the result buffer; after the first column tile,
+                // from the X buffer if it fits.
+                State::Stream if c.reinputs || self.x_on_chip(c) => false,
                 s => s.issues() && self.issued < total && !self.stop,
             };
         Out {
@@ -224,10 +255,11 @@ impl Engine {
     pub fn clock(&mut self, i: &In) {
         self.events.clear();
         if i.reset {
-            let (systolic, results) = (std::mem::take(&mut self.systolic), std::mem::take(&mut self.results));
-            *self = Self { systolic, results, ..Self::default() };
+            let (systolic, results, xbuf) = (std::mem::take(&mut self.systolic), std::mem::take(&mut self.results), std::mem::take(&mut self.xbuf));
+            *self = Self { systolic, results, xbuf, ..Self::default() };
             self.systolic.reset();
             self.results.reset();
+            self.xbuf.reset();
             self.events.push("reset");
             return;
         }
@@ -235,10 +267,15 @@ impl Engine {
         let out = self.outputs(c);
         let accept = out.mem_req_valid && i.mem_req_ready;
         let (total, stride) = self.phase(c);
-        // With REINPUTS, STREAM reads the result buffer (always ready, answers the next cycle).
-        let buffer_read = self.state == State::Stream && c.reinputs && self.issued < total && !self.stop;
-        let requested = accept || buffer_read;
-        let response = i.mem_resp_valid || self.results.read_valid();
+        // With REINPUTS, STREAM reads the result buffer, after the first column tile the X
+        // buffer if X fits (both always ready, answering the next cycle).
+        let stream_more = self.state == State::Stream && self.issued < total && !self.stop;
+        let buffer_read = stream_more && c.reinputs;
+        let x_read = stream_more && self.x_on_chip(c);
+        let requested = accept || buffer_read || x_read;
+        let response = i.mem_resp_valid || self.results.read_valid() || self.xbuf.read_valid();
+        // The first column tile keeps the X rows it receives from memory.
+        let x_store = self.state == State::Stream && self.first_n && i.mem_resp_valid;
         let phase_done = self.issued == total && self.outstanding == 0;
         let array_active = self.systolic.active();
         // A stopped layer also lets its rows leave the array, so none reaches the next layer.
@@ -266,7 +303,13 @@ impl Engine {
         }
         let array = systolic::In {
             row_valid: in_phase(State::Stream),
-            word: if self.results.read_valid() { self.results.read_data() } else { i.mem_resp_data },
+            word: if self.results.read_valid() {
+                self.results.read_data()
+            } else if self.xbuf.read_valid() {
+                self.xbuf.read_data()
+            } else {
+                i.mem_resp_data
+            },
             row_bank: self.bank,
             row_first: self.first_k,
             w_bank: load_bank,
@@ -287,7 +330,7 @@ impl Engine {
             relu: c.actfn,
             shift: c.shiftamt,
         };
-        let (out_word, results_fit) = (self.systolic.word(), self.results.fits());
+        let (out_word, results_fit, x_fits) = (self.systolic.word(), self.results.fits(), self.xbuf.fits());
         if self.systolic.clock(&array) > 0 {
             self.events.push("accumulate");
         }
@@ -302,8 +345,28 @@ impl Engine {
             word: out_word,
             commit: self.state == State::Done && self.code == SUCCESS,
         });
+        self.xbuf.clock(&tile_ram::In {
+            rows: c.inrows,
+            cols: c.incols,
+            write_restart: self.state == State::Plan,
+            write_base: 0,
+            read_restart: self.state == State::NStart,
+            read_base: 0,
+            read: x_read,
+            store: x_store,
+            word: i.mem_resp_data,
+        });
         if buffer_read {
             self.events.push("result buffer read");
+        }
+        if x_read {
+            self.events.push("X row from the X buffer");
+        }
+        if x_store && x_fits {
+            self.events.push("X row stored in the X buffer");
+        }
+        if accept && self.state == State::Stream && !self.first_n {
+            self.events.push("X re-read from memory: it does not fit the X buffer");
         }
         if emit && results_fit {
             self.events.push(if c.saveout { "result stored and written" } else { "result stored, not written" });
@@ -399,6 +462,7 @@ impl Engine {
                 self.s_ptr = self.s_ptr.wrapping_add(2 * WORD_BYTES);
                 self.w_nt_ptr = self.w_nt_ptr.wrapping_add(WORD_BYTES);
                 self.out_ptr = self.out_ptr.wrapping_add(WORD_BYTES);
+                self.first_n = false;
                 State::NStart
             }
             State::NextN => {
@@ -494,6 +558,7 @@ impl Engine {
         self.w_nt_ptr = self.w_addr;
         self.out_ptr = c.result;
         self.n_left = u32::from(c.wghtcols);
+        self.first_n = true;
         None
     }
 

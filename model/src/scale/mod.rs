@@ -5,6 +5,9 @@
 pub const SIZE: usize = 8;
 /// Words in each bank of the result buffer: `npu_hdl::scale::RESULT_WORDS` (checked alike).
 pub const RESULT_WORDS: usize = 1024;
+/// Words in the X buffer (the engine's `TileRam` that keeps X on chip):
+/// `npu_hdl::scale::X_WORDS` (checked alike).
+pub const X_WORDS: usize = 1024;
 
 pub mod csr;
 pub mod engine;
@@ -12,3 +15,4 @@ pub mod pe_column;
 pub mod result_buffer;
 pub mod scale_npu;
 pub mod systolic;
+pub mod tile_ram;

@@ -28,8 +28,8 @@
 //! column tiles one after the other, rows in order; a REINPUTS layer with the same INROWS
 //! reads K tile `t` (= the previous column tile `t`) rows in order, from the start again for
 //! each of its own column tiles.
+use super::tile_ram::{self, TileRam};
 use super::RESULT_WORDS;
-use super::SIZE;
 
 /// Controls of one cycle (the engine's outputs to the buffer).
 #[derive(Clone, Debug, Default)]
@@ -45,48 +45,27 @@ pub struct In {
     pub commit: bool,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ResultBuffer {
-    ram: Vec<u128>,
-    /// The bank of the kept results (0: words 0.., 1: words RESULT_WORDS..).
+    /// Two banks: words 0.. and RESULT_WORDS...
+    ram: TileRam<{ 2 * RESULT_WORDS }, RESULT_WORDS>,
+    /// The bank of the kept results.
     bank: bool,
     kept: bool,
     kept_rows: u8,
     kept_cols: u8,
-    write_ptr: usize,
-    read_ptr: usize,
-    read_done: bool,
-    read_data: u128,
-    /// `results_fit` of the shape registers, registered.
-    fit: bool,
-}
-
-impl Default for ResultBuffer {
-    fn default() -> Self {
-        Self {
-            ram: vec![0; 2 * RESULT_WORDS],
-            bank: false,
-            kept: false,
-            kept_rows: 0,
-            kept_cols: 0,
-            write_ptr: 0,
-            read_ptr: 0,
-            read_done: false,
-            read_data: 0,
-            fit: false,
-        }
-    }
 }
 
 /// A layer's INROWS x ceil(WGHTCOLS/SIZE) result words fit in a bank.
 pub fn results_fit(inrows: u8, wghtcols: u8) -> bool {
-    usize::from(inrows) * usize::from(wghtcols).div_ceil(SIZE) <= RESULT_WORDS
+    tile_ram::fits(inrows, wghtcols, RESULT_WORDS)
 }
 
 impl ResultBuffer {
     /// Synchronous reset: every register and the read port's output, not the RAM.
     pub fn reset(&mut self) {
-        let ram = std::mem::take(&mut self.ram);
+        let mut ram = std::mem::take(&mut self.ram);
+        ram.reset();
         *self = Self { ram, ..Self::default() };
     }
 
@@ -98,40 +77,34 @@ impl ResultBuffer {
     /// This layer's results fit in a bank (registered: right from CHECK on, since the shape
     /// registers cannot change while the unit is busy).
     pub fn fits(&self) -> bool {
-        self.fit
+        self.ram.fits()
     }
 
     /// The word read the cycle before, if one was.
     pub fn read_valid(&self) -> bool {
-        self.read_done
+        self.ram.read_valid()
     }
 
     pub fn read_data(&self) -> u128 {
-        self.read_data
+        self.ram.read_data()
     }
 
     /// The rising edge.
     pub fn clock(&mut self, i: &In) {
         let bank_base = |bank: bool| if bank { RESULT_WORDS } else { 0 };
-        let fits = self.fit;
-        self.fit = results_fit(i.inrows, i.wghtcols);
-        if i.read {
-            self.read_data = self.ram[self.read_ptr];
-        }
-        if i.store && fits {
-            self.ram[self.write_ptr] = i.word;
-        }
-        if i.layer_start {
-            self.write_ptr = bank_base(!self.bank);
-        } else if i.store && fits {
-            self.write_ptr = (self.write_ptr + 1) % (2 * RESULT_WORDS);
-        }
-        if i.read_restart {
-            self.read_ptr = bank_base(self.bank);
-        } else if i.read {
-            self.read_ptr = (self.read_ptr + 1) % (2 * RESULT_WORDS);
-        }
-        self.read_done = i.read;
+        let fits = self.ram.fits();
+        // Writes go to the free bank, reads come from the kept one.
+        self.ram.clock(&tile_ram::In {
+            rows: i.inrows,
+            cols: i.wghtcols,
+            write_restart: i.layer_start,
+            write_base: bank_base(!self.bank),
+            read_restart: i.read_restart,
+            read_base: bank_base(self.bank),
+            read: i.read,
+            store: i.store,
+            word: i.word,
+        });
         if i.commit {
             self.bank = !self.bank;
             (self.kept, self.kept_rows, self.kept_cols) = (fits, i.inrows, i.wghtcols);

@@ -1,0 +1,116 @@
+//! The weight decoder's two 32-entry queues (TRM §4.7; digest `shared/spec/ethos-u65.md`
+//! §1.6): finished weight values, each tagged `paired` when a zero run follows it, and zero
+//! runs, each tagged `lead` when it precedes the slice's first weight. The parser pushes up to
+//! 4 entries a cycle at the tail, the emitter reads the 4 at the head. Head and count
+//! registers are the decoder's (`WeightDecoder`), which moves them on its handshakes; this
+//! block holds only the storage, as indexed memories (`RegFile`) rather than registers with
+//! muxes, for the Verilated model's speed (docs/ethos.md, "Verilated speed"). Entries at and
+//! beyond the count are never read (the emitter looks at `have_*` first), so the storage
+//! needs no reset. No model of its own: the decoder's lock-step tests cover it.
+use super::weight_decoder_core::constants;
+use crate::primitives::{RegFile, ZeroExtend};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct WeightQueues {
+    pub clock: Signal<In, Clock>,
+    /// Where the 4 entries are read (head) and pushed (tail = head + count).
+    pub qw_head: Signal<In, Bits<5>>,
+    pub qw_tail: Signal<In, Bits<5>>,
+    pub qz_head: Signal<In, Bits<5>>,
+    pub qz_tail: Signal<In, Bits<5>>,
+    /// Push lanes `0..count` (`count` <= 4) of `value` (with `paired` each) onto the weight
+    /// queue, or of `run` (lane 0 with `lead`) onto the zero-run queue.
+    pub push_w: Signal<In, Bit>,
+    pub push_z: Signal<In, Bit>,
+    pub count: Signal<In, Bits<3>>,
+    pub value: [Signal<In, Bits<9>>; 4],
+    pub paired: Signal<In, Bit>,
+    pub run: [Signal<In, Bits<16>>; 4],
+    pub lead: Signal<In, Bit>,
+    /// The 4 entries from the head (meaningful below the count).
+    pub head_value: [Signal<Out, Bits<9>>; 4],
+    pub head_paired: [Signal<Out, Bit>; 4],
+    pub head_run: [Signal<Out, Bits<16>>; 4],
+    pub head_lead: [Signal<Out, Bit>; 4],
+
+    /// {paired, value}
+    weights: RegFile<10, 5, 4, 4>,
+    /// {lead, run}
+    runs: RegFile<17, 5, 4, 4>,
+    value_wide: [ZeroExtend<9, 10>; 4],
+    run_wide: [ZeroExtend<16, 17>; 4],
+    lane: [Constant<Bits<3>>; 4],
+    offset: [Constant<Bits<5>>; 4],
+    paired_bit: Constant<Bits<10>>,
+    lead_bit: Constant<Bits<17>>,
+}
+
+impl Default for WeightQueues {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            qw_head: Default::default(),
+            qw_tail: Default::default(),
+            qz_head: Default::default(),
+            qz_tail: Default::default(),
+            push_w: Default::default(),
+            push_z: Default::default(),
+            count: Default::default(),
+            value: Default::default(),
+            paired: Default::default(),
+            run: Default::default(),
+            lead: Default::default(),
+            head_value: Default::default(),
+            head_paired: Default::default(),
+            head_run: Default::default(),
+            head_lead: Default::default(),
+            weights: Default::default(),
+            runs: Default::default(),
+            value_wide: Default::default(),
+            run_wide: Default::default(),
+            lane: constants(),
+            offset: constants(),
+            paired_bit: Constant::new((1u64 << 9).into()),
+            lead_bit: Constant::new((1u64 << 16).into()),
+        }
+    }
+}
+
+impl Logic for WeightQueues {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.weights.clock.next = self.clock.val();
+        self.runs.clock.next = self.clock.val();
+        for j in 0..4 {
+            // pushes at the tail
+            self.value_wide[j].narrow.next = self.value[j].val();
+            self.run_wide[j].narrow.next = self.run[j].val();
+            self.weights.write_enable[j].next = self.push_w.val() && self.lane[j].val() < self.count.val();
+            self.weights.write_address[j].next = self.qw_tail.val() + self.offset[j].val();
+            self.weights.write_data[j].next = self.value_wide[j].wide.val();
+            if self.paired.val() {
+                self.weights.write_data[j].next = self.value_wide[j].wide.val() | self.paired_bit.val();
+            }
+            self.runs.write_enable[j].next = self.push_z.val() && self.lane[j].val() < self.count.val();
+            self.runs.write_address[j].next = self.qz_tail.val() + self.offset[j].val();
+            self.runs.write_data[j].next = self.run_wide[j].wide.val();
+            // reads at the head
+            self.weights.read_address[j].next = self.qw_head.val() + self.offset[j].val();
+            self.runs.read_address[j].next = self.qz_head.val() + self.offset[j].val();
+            self.head_value[j].next = self.weights.read_data[j].val().get_bits::<9>(0);
+            self.head_paired[j].next = self.weights.read_data[j].val().get_bit(9);
+            self.head_run[j].next = self.runs.read_data[j].val().get_bits::<16>(0);
+            self.head_lead[j].next = self.runs.read_data[j].val().get_bit(16);
+        }
+        if self.lead.val() {
+            self.runs.write_data[0].next = self.run_wide[0].wide.val() | self.lead_bit.val();
+        }
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(WeightQueues::default(), "weight_queues");
+}
