@@ -165,8 +165,15 @@ pub struct Lockstep<D: Dut> {
 impl<D: Dut> Lockstep<D> {
     /// Opens the Verilated block from random state (seeded from `run.seed`) and resets both.
     pub fn open(run: &Run) -> Self {
+        Self::open_with_waves(run, None)
+    }
+
+    /// [`Lockstep::open`] writing the waveform to `waves` (else where `NPU_WAVES` says).
+    pub fn open_with_waves(run: &Run, waves: Option<std::path::PathBuf>) -> Self {
         let x_seed = run.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut dut = D::open(&DutOptions::from_env(x_seed));
+        let mut options = DutOptions::from_env(x_seed);
+        options.waves = waves.or(options.waves);
+        let mut dut = D::open(&options);
         let mut model = D::Model::default();
         if let Some(reset) = D::Model::reset_input() {
             dut.step(&reset);
@@ -192,6 +199,11 @@ impl<D: Dut> Lockstep<D> {
         self.before.push_back(input.clone());
         self.cycle += 1;
         Ok(actual)
+    }
+
+    /// The model (for its events of the last cycle) and the coverage, to add what a bench saw.
+    pub fn model_and_coverage(&mut self) -> (&D::Model, &mut Coverage) {
+        (&self.model, &mut self.coverage)
     }
 }
 

@@ -42,6 +42,38 @@ pub enum Ethos {
         #[arg(long)]
         legacy_core: bool,
     },
+    /// Runs a TensorFlow Lite model on the NPU from Vela's command stream, against TFLite
+    ///
+    /// Vela 5.2 compiles the int8 model for ethos-u65-256 (system config
+    /// Ethos_U65_Client_Server, memory mode Dedicated_Sram_384KB), unless the file already
+    /// holds Vela's ethos-u operator. The command stream and its regions go into the bench's
+    /// memory (always ready, data the next cycle) and run on the Verilated NPU in lock step
+    /// with its cycle-accurate model (--model: the model alone). The reference executor runs
+    /// the stream too, and TFLite's reference kernels run the file on the same input (a file
+    /// of Vela's: the executor's output is the reference). Prints one line per operation
+    /// (kind, IFM, OFM, kernel, the kernel unit's cycles, useful MACs per cycle), the NPU's
+    /// cycles against Vela's own estimate, then whether every output element is identical. Exit status: 0 identical, 1 a difference
+    /// (the first differing element) or the RTL leaving its model, 2 a bad file or input or
+    /// an operation the NPU does not run yet (named, with its command's offset).
+    Run {
+        /// The .tflite file (int8, one input and one output)
+        model_file: PathBuf,
+        /// The NPU's cycle-accurate model alone instead of the Verilated RTL in lock step
+        #[arg(long)]
+        model: bool,
+        /// The model input as an .npy file of int8 (its shape, with or without the batch of 1)
+        #[arg(long, value_name = "FILE.npy")]
+        input: Option<PathBuf>,
+        /// Seed of the random input (and of the Verilated NPU's power-up state); printed
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Compile with Vela's legacy (Python) core, which DMAs the weights into SRAM
+        #[arg(long)]
+        legacy_core: bool,
+        /// Write the Verilated NPU's waveform (every internal signal) to this FST file
+        #[arg(long, value_name = "FILE.fst")]
+        waves: Option<PathBuf>,
+    },
     /// Encodes weights into a stream with the project's own encoder
     ///
     /// The weights file holds integers -255..255, whitespace separated, # comments.
@@ -59,6 +91,7 @@ impl Ethos {
             Ethos::Decode { stream, model } => decode(&stream, model),
             Ethos::Encode { weights, stream } => encode(&weights, &stream),
             Ethos::Mnist { images, legacy_core } => mnist(images, legacy_core),
+            Ethos::Run { model_file, model, input, seed, legacy_core, waves } => run(&model_file, model, input.as_deref(), seed, legacy_core, waves),
         }
     }
 }
@@ -164,5 +197,42 @@ fn mnist(images: Option<usize>, legacy_core: bool) -> Outcome {
         "(TFLite with the FULLY_CONNECTED as the CONV_2D 1x1 Vela's arithmetic is; its own FULLY_CONNECTED rounds once: {} digits differ from it, by at most {})",
         run.fully_connected_rounding, run.largest_rounding_difference
     );
+    Ok(())
+}
+
+fn run(path: &Path, model: bool, input: Option<&Path>, seed: Option<u64>, legacy_core: bool, waves: Option<PathBuf>) -> Outcome {
+    use npu::ethos::run::{run, table, Engine, RunError};
+    use npu::ethos::tflite::{TfLite, VelaCore};
+    if model && waves.is_some() {
+        return Err("--waves writes the Verilated NPU's waveform; --model runs no RTL".to_string().into());
+    }
+    if let Some(file) = &waves {
+        check_writable(file)?;
+    }
+    let name = path.display();
+    let file = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
+    let tflite = TfLite::in_project(Path::new(""))?;
+    let core = if legacy_core { VelaCore::Legacy } else { VelaCore::Regor };
+    let npy = match input {
+        Some(npy) => Some((npy.display().to_string(), std::fs::read(npy).map_err(|e| format!("{}: {e}", npy.display()))?)),
+        None => None,
+    };
+    let seed = seed.unwrap_or_else(rand::random);
+    match &npy {
+        Some((npy_name, _)) => eprintln!("{name}: input from {npy_name}"),
+        None => eprintln!("{name}: random input, --seed {seed}"),
+    }
+    let engine = if model { Engine::Model } else { Engine::Rtl { waves: waves.clone() } };
+    let report = run(&tflite, &file, core, npy.as_ref().map(|(n, b)| (n.as_str(), b.as_slice())), seed, &engine).map_err(|e| match e {
+        RunError::Input(m) => Failure::Input(format!("{name}: {m}")),
+        RunError::Check(m) => Failure::Check(format!("{name}: {m}")),
+    })?;
+    let on = if model { "NPU's cycle-accurate model" } else { "Verilated NPU, in lock step with its model every cycle" };
+    println!("{name}: Vela 5.2, ethos-u65-256, {} core: {} command words, on the {on}", core.name(), report.stream_words);
+    print!("{}", table(&report));
+    println!("output: all {} elements identical to {}", report.compared, report.reference);
+    if let Some(file) = &waves {
+        check_written(file)?;
+    }
     Ok(())
 }

@@ -15,6 +15,7 @@ pub mod network;
 pub mod npu;
 pub mod operation;
 pub mod reorder;
+pub mod run;
 pub mod tflite;
 pub mod vela;
 pub mod weights;

@@ -355,6 +355,15 @@ impl TfLite {
         self.json_call(&["file", "compile", core.name()], models)
     }
 
+    /// TFLite's output (flattened, int8) of each `.tflite` file on its input (the input
+    /// tensor's int8 elements in order), every operator on the reference kernels, all in one
+    /// Python process. A file holding Vela's `ethos-u` operator, a model with more than one
+    /// input or output or with other than int8 ones, or an input of the wrong length is an
+    /// error saying so.
+    pub fn run_files(&self, runs: &[FileRun]) -> Result<Vec<Vec<i8>>, String> {
+        self.json_call(&["file", "run", "-"], runs)
+    }
+
     fn json_call<T: serde::de::DeserializeOwned, R: ToJson>(&self, args: &[&str], items: &[R]) -> Result<T, String> {
         let request: Vec<Value> = items.iter().map(ToJson::to_json).collect();
         let answer = self.call(args, serde_json::to_vec(&request).expect("JSON of numbers and strings"))?;
@@ -370,6 +379,18 @@ trait ToJson {
 impl ToJson for Network {
     fn to_json(&self) -> Value {
         Network::to_json(self)
+    }
+}
+
+/// A `.tflite` file and the input to run it on ([`TfLite::run_files`]).
+pub struct FileRun {
+    pub model: Vec<u8>,
+    pub input: Vec<i8>,
+}
+
+impl ToJson for FileRun {
+    fn to_json(&self) -> Value {
+        json!({ "model": self.model, "input": self.input })
     }
 }
 

@@ -635,8 +635,31 @@ def data_of_buffer(m, index):
     return buffer.DataAsNumpy().tobytes() if buffer.DataLength() else b""
 
 
+def run_file(model, data):
+    """TFLite's output (flattened) of a .tflite file (bytes) on one int8 input (a list of
+    numbers, the input tensor's elements in order), every operator on the reference kernels.
+    A file of Vela's (an `ethos-u` operator) cannot run here: TFLite has no such kernel."""
+    if ethos_u_operator(model) is not None:
+        raise RuntimeError("the file holds Vela's ethos-u operator, which TFLite cannot run")
+    interpreter = Interpreter(model_content=model, experimental_op_resolver_type=OpResolverType.BUILTIN_REF, num_threads=1)
+    interpreter.allocate_tensors()
+    inputs, outputs = interpreter.get_input_details(), interpreter.get_output_details()
+    if len(inputs) != 1 or len(outputs) != 1:
+        raise RuntimeError(f"the model has {len(inputs)} inputs and {len(outputs)} outputs; one of each is supported")
+    for kind, detail in (("input", inputs[0]), ("output", outputs[0])):
+        if detail["dtype"] != np.int8:
+            raise RuntimeError(f"the model's {kind} is {np.dtype(detail['dtype']).name}, not int8")
+    shape = inputs[0]["shape"]
+    if len(data) != int(np.prod(shape)):
+        raise RuntimeError(f"the input has {len(data)} values, the model's input {list(shape)} takes {int(np.prod(shape))}")
+    interpreter.set_tensor(inputs[0]["index"], np.asarray(data, np.int8).reshape(shape))
+    interpreter.invoke()
+    return [int(v) for v in interpreter.get_tensor(outputs[0]["index"]).flatten()]
+
+
 def network_main(mode, core):
-    """`network run` / `network compile CORE` / `file compile CORE` (see the module doc)."""
+    """`network run` / `network compile CORE` / `file compile CORE` / `file run -` (see the
+    module doc)."""
     request = json.load(sys.stdin)
     answers = []
     for index, item in enumerate(request):
@@ -652,17 +675,19 @@ def network_main(mode, core):
                 answers.append(list(build_network(item)))
             elif mode == "vela-tflite":
                 answers.append(list(vela_compile(build_network(item), core, "tflite")))
+            elif mode == "file run":
+                answers.append(run_file(bytes(item["model"]), item["input"]))
             else:
                 model = bytes(item)
                 answers.append(compiled_json(ethos_u_operator(model) or vela_compile(model, core)))
         except Exception as e:
-            sys.exit(f"network {index}: {type(e).__name__}: {e}")
+            sys.exit(f"{mode.split()[0] if mode.startswith('file') else 'network'} {index}: {type(e).__name__}: {e}")
     json.dump(answers, sys.stdout)
 
 
 def main():
     if sys.argv[1:2] in (["network"], ["file"]):
-        mode = "file" if sys.argv[1] == "file" else sys.argv[2]
+        mode = sys.argv[2] if sys.argv[1] == "network" else "file " + sys.argv[2]
         return network_main(mode, sys.argv[-1])
     reader = Reader(sys.stdin.buffer.read())
     (count,) = reader.unpack("I")
