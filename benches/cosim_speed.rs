@@ -121,12 +121,13 @@ fn main() {
     // `cargo bench --bench cosim_speed -- scale` runs only the sections named.
     let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let wanted = |section: &str| only.is_empty() || only.iter().any(|o| o == section);
-    let sections: [(&str, fn() -> Table); 7] = [
+    let sections: [(&str, fn() -> Table); 8] = [
         ("tops", tops),
         ("frames", frame_overhead),
         ("mnist", mnist_demo),
         ("ethos", weight_decoder),
         ("conv", conv_datapath),
+        ("npu", ethos_npu),
         ("scale", scale_npu),
         ("nvdla", nvdla_traces),
     ];
@@ -511,6 +512,95 @@ fn conv_datapath() -> Table {
             num(json!([vela, stats.cycles() as f64 / vela as f64]), format!("{vela}; {:.2}x", stats.cycles() as f64 / vela as f64)),
             num(rtl_speed, format!("{:.2} M", rtl_speed / 1e6)),
             num(model_speed, format!("{:.2} M", model_speed / 1e6)),
+        ]);
+    }
+    table
+}
+
+/// The Ethos-U65 NPU top (`ethos_npu`: command front end and kernel unit) on int8 networks of
+/// the operations it runs, each compiled by Vela (Regor core) and run from its command stream
+/// as `npu ethos run` does (memory always ready, data the next cycle): NPU cycles from the
+/// start command to STATUS, against Vela's estimate for ethos-u65-256; the Verilated NPU alone
+/// and its model alone on the same run, in CPU time. The output equals TFLite's and the two
+/// memories each other's, or the figures mean nothing.
+fn ethos_npu() -> Table {
+    use npu::ethos::command_stream::DriverPayload;
+    use npu::ethos::executor::Memory as Image;
+    use npu::ethos::memory::Timing;
+    use npu::ethos::network::{Constant, Kind, Network, Op, Operand, Quant, Window};
+    use npu::ethos::npu::alone;
+    use npu::ethos::tflite::{Activation, Padding, TfLite, VelaCore};
+    let mut rng = SmallRng::seed_from_u64(1);
+    let side = 16;
+    let quant = Quant { scale: 0.05, zero_point: -3 };
+    let input: Vec<i8> = (0..side * side * 16).map(|_| rng.gen()).collect();
+    let mut op = |kind: Kind, shape: [usize; 3], window: Option<Window>| Op {
+        kind,
+        inputs: if kind.elementwise() {
+            let data = (0..shape.iter().product()).map(|_| rng.gen()).collect();
+            vec![Operand::Tensor(0), Operand::Constant(Constant { shape, data, quant: Quant { scale: 0.03, zero_point: 5 } })]
+        } else {
+            vec![Operand::Tensor(0)]
+        },
+        shape,
+        // TFLite's pools keep the input's quantization (its reference AVERAGE_POOL_2D writes the
+        // average unscaled, whatever the output's scale says, where Vela rescales).
+        quant: if kind.elementwise() { Quant { scale: 0.07, zero_point: -10 } } else { quant },
+        activation: Activation::None,
+        window,
+        weights: None,
+    };
+    let window = |k: usize, stride: usize, padding| Some(Window { kernel: (k, k), stride: (stride, stride), padding, dilation: (1, 1) });
+    let full = [side, side, 16];
+    let networks = [
+        ("ADD 16x16x16 + 16x16x16 constant", op(Kind::Add, full, None)),
+        ("MUL 16x16x16 x per-channel constant", op(Kind::Mul, [1, 1, 16], None)),
+        ("MAX_POOL 3x3 SAME, 16x16x16", op(Kind::MaxPool2d, full, window(3, 1, Padding::Same))),
+        ("AVERAGE_POOL 2x2 stride 2, 16x16x16", op(Kind::AveragePool2d, [side / 2, side / 2, 16], window(2, 2, Padding::Valid))),
+    ]
+    .map(|(name, mut op)| {
+        if op.kind == Kind::Mul {
+            op.shape = full; // the constant is per channel, the output the whole map
+        }
+        (name, Network { input_shape: full, input_quant: quant, input: input.clone(), ops: vec![op] })
+    });
+    let mut table = Table::new(
+        "npu",
+        "Ethos-U65 NPU top (command front end and kernel unit) on Vela-compiled networks, memory always ready; speeds in CPU time of the run:".to_string(),
+        &["network", "NPU cycles", "output elements per cycle", "Vela's estimate (cycles; ours / Vela's)", "Verilated cycles/s", "model cycles/s", "model / Verilated"],
+    );
+    let tflite = TfLite::in_project(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"));
+    let nets: Vec<Network> = networks.iter().map(|(_, n)| n.clone()).collect();
+    let compiled = tflite.compile_networks(&nets, VelaCore::Regor).unwrap_or_else(|e| panic!("{e}"));
+    let expected = tflite.run_networks(&nets).unwrap_or_else(|e| panic!("{e}"));
+    for (((name, net), model), want) in networks.iter().zip(compiled).zip(expected) {
+        let model = model.unwrap_or_else(|e| panic!("{name}: {e}"));
+        let vela: u64 = model.estimate.iter().map(|e| e.cycles).sum();
+        let stream = DriverPayload::parse(&model.cmd_data).unwrap().stream;
+        let image = Image::load(&model, &net.input.iter().map(|&v| v as u8).collect::<Vec<u8>>()).unwrap();
+        let limit = 10_000_000;
+        let mut rtl = npu::cosim::tops::ethos_npu::EthosNpu::open(&DutOptions::from_env(1));
+        let start = thread_seconds();
+        let on_rtl = alone(&mut rtl, &image, &stream, Timing::fastest(), 1, limit).unwrap_or_else(|| panic!("{name}: no stop"));
+        let rtl_time = thread_seconds() - start;
+        let start = thread_seconds();
+        let on_model = alone(&mut npu::model::ethos::npu::Npu::default(), &image, &stream, Timing::fastest(), 1, limit).unwrap();
+        let model_time = thread_seconds() - start;
+        assert!(on_rtl.memory == on_model.memory && on_rtl.cycles == on_model.cycles, "{name}: the Verilated NPU and its model differ");
+        let output = Image { bytes: on_rtl.memory[..image.bytes.len()].to_vec(), base: image.base };
+        let got: Vec<i8> = output.tensor(&model.outputs[0]).unwrap().iter().map(|&b| b as i8).collect();
+        assert_eq!(got, want, "{name}: the NPU's output differs from TFLite's");
+        let cycles = on_rtl.cycles as f64;
+        let (rtl_speed, model_speed) = (cycles / rtl_time, cycles / model_time);
+        let per_cycle = want.len() as f64 / cycles;
+        table.row(vec![
+            text(*name),
+            num(on_rtl.cycles, on_rtl.cycles.to_string()),
+            num(per_cycle, format!("{per_cycle:.3}")),
+            num(json!([vela, cycles / vela as f64]), format!("{vela}; {:.2}x", cycles / vela as f64)),
+            num(rtl_speed, format!("{:.2} M", rtl_speed / 1e6)),
+            num(model_speed, format!("{:.2} M", model_speed / 1e6)),
+            num(model_speed / rtl_speed, format!("{:.1}x", model_speed / rtl_speed)),
         ]);
     }
     table

@@ -185,14 +185,39 @@ pub fn lockstep_with_waves(run: &Run, waves: Option<PathBuf>, image: &Image, str
     Ok((bench.outcome(), pair.coverage))
 }
 
-/// [`lockstep`] on the NPU's model alone (`seed` draws the memory's stalls).
-pub fn on_model(image: &Image, stream: &[u32], timing: Timing, seed: u64, cycles: u64) -> Option<Outcome> {
+/// One side of the NPU run alone: its outputs each cycle and the model's events (none for the
+/// Verilated NPU, so an [`Outcome`] from it lists no kernels).
+pub trait Alone {
+    fn cycle(&mut self, input: &In) -> Out;
+    fn cycle_events(&self) -> &[&'static str];
+}
+
+impl Alone for Npu {
+    fn cycle(&mut self, input: &In) -> Out {
+        self.step(input)
+    }
+    fn cycle_events(&self) -> &[&'static str] {
+        self.events()
+    }
+}
+
+impl Alone for Dut {
+    fn cycle(&mut self, input: &In) -> Out {
+        npu_cosim::Dut::step(self, input)
+    }
+    fn cycle_events(&self) -> &[&'static str] {
+        &[]
+    }
+}
+
+/// [`lockstep`] on one side alone, freshly opened (`seed` draws the memory's stalls): the
+/// model (`npu ethos run --model`), or the Verilated NPU (`make bench`'s speed).
+pub fn alone(npu: &mut impl Alone, image: &Image, stream: &[u32], timing: Timing, seed: u64, cycles: u64) -> Option<Outcome> {
     let mut bench = Bench::new(image, stream, timing, seed);
-    let mut npu = Npu::default();
-    npu.step(&Npu::reset_input().expect("the NPU has a reset"));
+    npu.cycle(&Npu::reset_input().expect("the NPU has a reset"));
     for _ in 0..cycles {
-        let out = npu.step(&bench.input());
-        if !bench.observe(&out, npu.events(), None) {
+        let out = npu.cycle(&bench.input());
+        if !bench.observe(&out, npu.cycle_events(), None) {
             break;
         }
     }

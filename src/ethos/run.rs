@@ -183,7 +183,7 @@ fn is_kernel(op: &Operation) -> bool {
 fn run_npu(image: &Image, stream: &[u32], seed: u64, engine: &Engine) -> Result<Outcome, RunError> {
     let limit = 400_000 + 240 * image.bytes.len() as u64;
     let outcome = match engine {
-        Engine::Model => super::npu::on_model(image, stream, Timing::fastest(), seed, limit),
+        Engine::Model => super::npu::alone(&mut npu_model::ethos::npu::Npu::default(), image, stream, Timing::fastest(), seed, limit),
         Engine::Rtl { waves } => {
             let run = Run { test: "npu ethos run".into(), seed, cycles: limit };
             super::npu::lockstep_with_waves(&run, waves.clone(), image, stream, Timing::fastest())
