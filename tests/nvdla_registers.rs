@@ -9,7 +9,7 @@ use npu::nvdla::memory::Memory;
 use npu::nvdla::player::Bench;
 use npu_hdl::nvdla::csb::read_only_value;
 use npu_hdl::nvdla::regmap::{self, Access};
-use nvdla_bench::sdp_reference::{reference_convert, reference_round, Ew, Stage};
+use nvdla_bench::sdp_reference::{reference_convert, reference_round, Ew, Operands, Stage};
 use nvdla_bench::{address, on_bench, program_copy, read, write};
 
 /// Every register reads its reset value (both groups of the ping-pong ones), keeps exactly
@@ -338,7 +338,7 @@ impl Lut {
 }
 
 /// Random layers (cube sizes, strides with gaps, addresses, BS and BN stages with operands
-/// from the registers or read from memory, the EW stage with register operands and its LUT, converter settings, input bytes) programmed through the CSB into alternating groups, on the RTL in lock step with the model,
+/// from the registers or read from memory in each of BRDMA's and NRDMA's layouts, the EW stage with register operands and its LUT, converter settings, input bytes) programmed through the CSB into alternating groups, on the RTL in lock step with the model,
 /// the memory stalling; every output byte equals the reference, and the bytes between the
 /// output lines and surfaces are untouched.
 #[test]
@@ -369,19 +369,19 @@ fn random_layers_against_a_plain_reference() {
                 2 => rng.gen_range(8..30),
                 _ => rng.gen_range(30..64),
             };
-            // BRDMA's and NRDMA's operand cubes (one int8 per element, the input's layout).
+            // BRDMA's and NRDMA's reads: on or off, each layout (per kernel or element, one
+            // or two bytes, for the ALU, the multiplier or both) with its own strides.
             let (bs_read, bn_read) = (rng.gen_bool(0.5), rng.gen_bool(0.5));
             let (bs, bn) = (Stage::random(&mut rng, bs_read), Stage::random(&mut rng, bn_read));
+            let bs_ops = Operands::random(&mut rng, bs_read, (w, h, surfaces), src + 0x2_0000);
+            let bn_ops = Operands::random(&mut rng, bn_read, (w, h, surfaces), src + 0x4_0000);
+            for ops in [&bs_ops, &bn_ops].into_iter().filter(|o| o.on()) {
+                b.memory.write(ops.base, &ops.image);
+                seen.insert(ops.case());
+            }
             let ew = Ew::random(&mut rng);
             let lut = Lut::random(&mut rng, ew.cfg & 1 == 0);
             let input: Vec<u8> = (0..surface * surfaces).map(|_| rng.gen()).collect();
-            let (bs_cube, bn_cube) = (src + 0x2_0000, src + 0x4_0000);
-            let bs_operands: Vec<u8> = (0..surface * surfaces).map(|_| rng.gen()).collect();
-            let bn_operands: Vec<u8> = (0..surface * surfaces).map(|_| rng.gen()).collect();
-            b.memory.write(bs_cube, &bs_operands);
-            b.memory.write(bn_cube, &bn_operands);
-            // DISABLE 0, DATA_USE ALU, one byte, per element, main memory; or DISABLE 1.
-            let read_cfg = |on: bool| if on { 0x32 } else { 1 };
             b.memory.write(src, &input);
             let fill = 0x5a;
             b.memory.write(dst, &vec![fill; (surface * surfaces) as usize]);
@@ -407,16 +407,16 @@ fn random_layers_against_a_plain_reference() {
                 ("SDP", "D_CVT_OFFSET", offset as u32),
                 ("SDP", "D_CVT_SCALE", scale as u16 as u32),
                 ("SDP", "D_CVT_SHIFT", shift),
-                ("SDP_RDMA", "D_BRDMA_CFG", read_cfg(bs_read)),
-                ("SDP_RDMA", "D_BS_BASE_ADDR_LOW", bs_cube as u32),
-                ("SDP_RDMA", "D_BS_BASE_ADDR_HIGH", (bs_cube >> 32) as u32),
-                ("SDP_RDMA", "D_BS_LINE_STRIDE", line as u32),
-                ("SDP_RDMA", "D_BS_SURFACE_STRIDE", surface as u32),
-                ("SDP_RDMA", "D_NRDMA_CFG", read_cfg(bn_read)),
-                ("SDP_RDMA", "D_BN_BASE_ADDR_LOW", bn_cube as u32),
-                ("SDP_RDMA", "D_BN_BASE_ADDR_HIGH", (bn_cube >> 32) as u32),
-                ("SDP_RDMA", "D_BN_LINE_STRIDE", line as u32),
-                ("SDP_RDMA", "D_BN_SURFACE_STRIDE", surface as u32),
+                ("SDP_RDMA", "D_BRDMA_CFG", bs_ops.cfg),
+                ("SDP_RDMA", "D_BS_BASE_ADDR_LOW", bs_ops.base as u32),
+                ("SDP_RDMA", "D_BS_BASE_ADDR_HIGH", (bs_ops.base >> 32) as u32),
+                ("SDP_RDMA", "D_BS_LINE_STRIDE", bs_ops.line),
+                ("SDP_RDMA", "D_BS_SURFACE_STRIDE", bs_ops.surface),
+                ("SDP_RDMA", "D_NRDMA_CFG", bn_ops.cfg),
+                ("SDP_RDMA", "D_BN_BASE_ADDR_LOW", bn_ops.base as u32),
+                ("SDP_RDMA", "D_BN_BASE_ADDR_HIGH", (bn_ops.base >> 32) as u32),
+                ("SDP_RDMA", "D_BN_LINE_STRIDE", bn_ops.line),
+                ("SDP_RDMA", "D_BN_SURFACE_STRIDE", bn_ops.surface),
                 ("SDP", "D_DP_BS_CFG", bs.cfg),
                 ("SDP", "D_DP_BS_ALU_CFG", bs.alu_cfg),
                 ("SDP", "D_DP_BS_ALU_SRC_VALUE", bs.alu_value),
@@ -447,7 +447,19 @@ fn random_layers_against_a_plain_reference() {
                         let got = b.memory.read(dst + at);
                         let expected = if k < 8 * w {
                             let i = at as usize;
-                            let x = bn.apply(bs.apply(i128::from(input[i] as i8), bs_operands[i] as i8, &mut seen), bn_operands[i] as i8, &mut seen);
+                            let (x, channel) = (k / 8, 8 * s + k % 8);
+                            let (bs_memory, bn_memory) = (bs_ops.element(x, y, channel), bn_ops.element(x, y, channel));
+                            for (ops, stage, (alu, mul)) in [(&bs_ops, &bs, bs_memory), (&bn_ops, &bn, bn_memory)] {
+                                // A part reading memory the read does not supply gets 0.
+                                let on = |part: u32, cfg: u32| stage.cfg & 1 == 0 && stage.cfg & part == 0 && cfg & 1 != 0;
+                                if ops.on() && ((on(2, stage.alu_cfg) && ops.cfg >> 1 & 3 == 0) || (on(16, stage.mul_cfg) && ops.cfg >> 1 & 3 == 1)) {
+                                    seen.insert("operand not supplied");
+                                }
+                                if (alu, mul) != (0, 0) && ops.cfg >> 3 & 1 != 0 && (alu < -128 || alu > 127 || mul < -128 || mul > 127) {
+                                    seen.insert("two-byte operand beyond int8");
+                                }
+                            }
+                            let x = bn.apply(bs.apply(i128::from(input[i] as i8), bs_memory, &mut seen), bn_memory, &mut seen);
                             let x = lut.apply(ew.apply(x, &mut seen), &mut seen);
                             let product = (x - i128::from(offset)) * i128::from(scale);
                             let value = reference_convert(x, offset, scale, shift);
@@ -458,7 +470,7 @@ fn random_layers_against_a_plain_reference() {
                         } else {
                             fill
                         };
-                        assert_eq!(got, expected, "layer {layer}, surface {s}, line {y}, byte {k}: x {:#04x}, BS {bs:x?} (memory operand {:#04x}, read {bs_read}), BN {bn:x?} (memory operand {:#04x}, read {bn_read}), EW {ew:x?}, LUT {lut:x?}, offset {offset}, scale {scale}, shift {shift} (SEED={})", input[at as usize], bs_operands[at as usize], bn_operands[at as usize], run.seed);
+                        assert_eq!(got, expected, "layer {layer}, surface {s}, line {y}, byte {k}: x {:#04x}, BS {bs:x?} (memory operands {:?}, read {:#x}), BN {bn:x?} (memory operands {:?}, read {:#x}), EW {ew:x?}, LUT {lut:x?}, offset {offset}, scale {scale}, shift {shift} (SEED={})", input[at as usize], bs_ops.element(k / 8, y, 8 * s + k % 8), bs_ops.cfg, bn_ops.element(k / 8, y, 8 * s + k % 8), bn_ops.cfg, run.seed);
                     }
                 }
             }
@@ -466,10 +478,12 @@ fn random_layers_against_a_plain_reference() {
     });
     eprintln!("saturated {saturated}, exact halves {rounded_half}, shifted out {shifted_out}, stage cases {seen:?}\n{coverage}");
     assert!(saturated > 0 && rounded_half > 0 && shifted_out > 0, "the random layers missed a converter case (SEED={})", run.seed);
-    let stage_cases = ["alu operand from memory", "mul operand from memory", "alu max", "alu min", "alu sum", "alu sum (algo 3)", "alu operand saturated", "multiplied", "prelu kept", "prelu multiplied", "truncation saturated", "relu clamped", "ew prelu kept", "ew multiplied", "ew truncation saturated", "ew shifted out", "ew alu max", "ew alu min", "ew alu sum", "ew alu saturated", "lut le linear under", "lut le linear hit", "lut le linear over", "lut le exponent under", "lut le exponent hit", "lut le exponent over", "lut lo under", "lut lo hit", "lut lo over", "lut both under", "lut both over", "lut le hit only", "lut lo hit only", "lut both hit", "lut one under one over", "lut took lo", "lut took le", "lut exponent underflow bias", "lut slope left shift", "lut slope", "lut slope saturated"];
+    let stage_cases = ["alu operand from memory", "mul operand from memory", "operand not supplied", "two-byte operand beyond int8",
+        "per kernel, one byte, mul", "per kernel, one byte, alu", "per kernel, one byte, both", "per kernel, two bytes, mul", "per kernel, two bytes, alu", "per kernel, two bytes, both",
+        "per element, one byte, mul", "per element, one byte, alu", "per element, one byte, both", "per element, two bytes, mul", "per element, two bytes, alu", "per element, two bytes, both", "alu max", "alu min", "alu sum", "alu sum (algo 3)", "alu operand saturated", "multiplied", "prelu kept", "prelu multiplied", "truncation saturated", "relu clamped", "ew prelu kept", "ew multiplied", "ew truncation saturated", "ew shifted out", "ew alu max", "ew alu min", "ew alu sum", "ew alu saturated", "lut le linear under", "lut le linear hit", "lut le linear over", "lut le exponent under", "lut le exponent hit", "lut le exponent over", "lut lo under", "lut lo hit", "lut lo over", "lut both under", "lut both over", "lut le hit only", "lut lo hit only", "lut both hit", "lut one under one over", "lut took lo", "lut took le", "lut exponent underflow bias", "lut slope left shift", "lut slope", "lut slope saturated"];
     let missed: Vec<_> = stage_cases.iter().filter(|c| !seen.contains(*c)).collect();
     assert!(missed.is_empty(), "the random layers missed the stage cases {missed:?} (SEED={})", run.seed);
-    coverage.require(&["sdp start", "sdp done", "read stall", "write stall", "read wait", "bs operand", "bn operand", "operand read stall", "operand wait"]);
+    coverage.require(&["sdp start", "sdp done", "read stall", "write stall", "read wait", "bs operand", "bn operand", "operand read stall", "operand wait", "operand next word"]);
 }
 
 /// PDP's register groups and done interrupt: a 1x1 max pooling (a copy) of a 16x4x8 cube in
