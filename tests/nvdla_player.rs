@@ -125,14 +125,22 @@ fn sdp_pdp_and_cdp_traces_pass_on_the_model() {
 #[test]
 fn traces_of_units_and_features_not_built_stop_naming_them() {
     // The EW trace with register operands, reprogrammed into the EW parts not built: the
-    // ALU's EQL mode, each operand from memory, ERDMA on.
-    for (edits, message) in [
-        (&[("D_DP_EW_CFG", 0x4c)][..], "SDP EW ALU EQL (compare) mode: not implemented"),
-        (&[("D_DP_EW_ALU_CFG", 0x3)][..], "SDP EW ALU operand from memory (ERDMA): not implemented"),
-        (&[("D_DP_EW_MUL_CFG", 0x3)][..], "SDP EW multiplier operand from memory (ERDMA): not implemented"),
-        (&[("D_ERDMA_CFG", 0x34)][..], "SDP_RDMA EW operand read (ERDMA) enabled: not implemented"),
+    // ALU's EQL mode, each operand from memory, ERDMA on. The BN trace with operands from
+    // memory (NRDMA, DATA_USE ALU), reprogrammed so that a part waits for an operand NVDLA
+    // would never deliver: its multiplier on (DATA_USE ALU supplies none), the ALU's read
+    // for the multiplier only, DATA_USE 3.
+    let (ew, bn) = ("sdp_3x3x33_ew_int8_reg_0", "sdp_3x3x33_bn_int8_mem_0");
+    for (name, edits, message) in [
+        (ew, &[("D_DP_EW_CFG", 0x4c)][..], "SDP EW ALU EQL (compare) mode: not implemented"),
+        (ew, &[("D_DP_EW_ALU_CFG", 0x3)][..], "SDP EW ALU operand from memory (ERDMA): not implemented"),
+        (ew, &[("D_DP_EW_MUL_CFG", 0x3)][..], "SDP EW multiplier operand from memory (ERDMA): not implemented"),
+        (ew, &[("D_ERDMA_CFG", 0x34)][..], "SDP_RDMA EW operand read (ERDMA) enabled: not implemented"),
+        (bn, &[("D_DP_BN_CFG", 0x08)][..], "SDP BN MUL operand from memory with SDP_RDMA's NRDMA DATA_USE 1: not implemented"),
+        (bn, &[("D_NRDMA_CFG", 0x30)][..], "SDP BN ALU operand from memory with SDP_RDMA's NRDMA DATA_USE 0: not implemented"),
+        (bn, &[("D_NRDMA_CFG", 0x36)][..], "SDP_RDMA NRDMA DATA_USE 3 (reserved): not implemented"),
+        (bn, &[("D_NRDMA_CFG", 0x33)][..], "SDP BN ALU operand from memory with SDP_RDMA's NRDMA off: not implemented"),
     ] {
-        let mut trace = load("sdp_3x3x33_ew_int8_reg_0");
+        let mut trace = load(name);
         for (_, command) in &mut trace.commands {
             if let Command::RegWrite { register, value } = command {
                 if let Some(&(_, v)) = edits.iter().find(|(name, _)| register.name.strip_suffix("_0") == Some(*name)) {

@@ -9,7 +9,8 @@ use npu::nvdla::memory::Memory;
 use npu::nvdla::player::Bench;
 use npu_hdl::nvdla::csb::read_only_value;
 use npu_hdl::nvdla::regmap::{self, Access};
-use nvdla_bench::sdp_reference::{reference_convert, reference_round, Ew, Stage};
+use nvdla_bench::sdp_lut_reference::Lut;
+use nvdla_bench::sdp_reference::{reference_convert, Ew, Operands, Stage};
 use nvdla_bench::{address, on_bench, program_copy, read, write};
 
 /// Every register reads its reset value (both groups of the ping-pong ones), keeps exactly
@@ -170,175 +171,8 @@ fn second_layer_programmed_while_the_first_runs() {
     });
 }
 
-/// The EW stage's LUT (SDP's S_LUT_* registers and tables), drawn at random around the values
-/// the layers give, and its plain reference written from NVIDIA's C model for SDP
-/// (`sdp_y_idx.cpp`, `sdp_y_inp.cpp`, `sdp_hls_wrapper.cpp`; docs/nvdla.md "SDP's LUT").
-#[derive(Clone, Debug)]
-struct Lut {
-    on: bool,
-    /// S_LUT_CFG: LE_FUNCTION bit 0 (1 linear), UFLOW, OFLOW, HYBRID priorities bits 4..6.
-    cfg: u32,
-    le_offset: i8,
-    le_select: i8,
-    lo_select: i8,
-    le_start: i32,
-    le_end: i32,
-    lo_start: i32,
-    lo_end: i32,
-    /// [uflow scale, oflow scale], [uflow shift, oflow shift] (5-bit fields) per table.
-    le_scales: [i16; 2],
-    le_shifts: [u32; 2],
-    lo_scales: [i16; 2],
-    lo_shifts: [u32; 2],
-    le: Vec<i16>,
-    lo: Vec<i16>,
-}
-
-impl Lut {
-    fn random(rng: &mut impl rand::Rng, ew_on: bool) -> Self {
-        use rand::Rng;
-        let start = |rng: &mut dyn rand::RngCore| if rng.gen_bool(0.1) { rng.gen() } else { rng.gen_range(-300..100) };
-        let scales = |rng: &mut dyn rand::RngCore| [0, 1].map(|_| if rng.gen_bool(0.2) { rng.gen() } else { rng.gen_range(-300..300) });
-        let shifts = |rng: &mut dyn rand::RngCore| [0, 1].map(|_| rng.gen_range(0..32u32));
-        let (le_start, lo_start) = (start(rng), start(rng));
-        Lut {
-            on: ew_on && rng.gen_bool(0.8),
-            cfg: rng.gen_range(0..2u32) | rng.gen_range(0..8u32) << 4,
-            // Small (the exponent's hits), below -32 (its overflows: log2 is at most 31), or any.
-            le_offset: match rng.gen_range(0..10) {
-                0 => rng.gen(),
-                1 | 2 => rng.gen_range(-128..-32),
-                _ => rng.gen_range(-2..8),
-            },
-            le_select: if rng.gen_bool(0.1) { rng.gen() } else { rng.gen_range(-3..4) },
-            lo_select: if rng.gen_bool(0.1) { rng.gen() } else { rng.gen_range(-1..3) },
-            le_start,
-            le_end: le_start.saturating_add(rng.gen_range(0..300)),
-            lo_start,
-            lo_end: lo_start.saturating_add(rng.gen_range(0..600)),
-            le_scales: scales(rng),
-            le_shifts: shifts(rng),
-            lo_scales: scales(rng),
-            lo_shifts: shifts(rng),
-            le: (0..65).map(|_| rng.gen()).collect(),
-            lo: (0..257).map(|_| rng.gen()).collect(),
-        }
-    }
-
-    /// Its registers, and the table writes through S_LUT_ACCESS_DATA (type write).
-    fn registers(&self) -> Vec<(&'static str, u32)> {
-        let pack = |scales: [i16; 2]| scales[0] as u16 as u32 | (scales[1] as u16 as u32) << 16;
-        let mut r = vec![
-            ("S_LUT_CFG", self.cfg),
-            ("S_LUT_INFO", self.le_offset as u8 as u32 | (self.le_select as u8 as u32) << 8 | (self.lo_select as u8 as u32) << 16),
-            ("S_LUT_LE_START", self.le_start as u32),
-            ("S_LUT_LE_END", self.le_end as u32),
-            ("S_LUT_LO_START", self.lo_start as u32),
-            ("S_LUT_LO_END", self.lo_end as u32),
-            ("S_LUT_LE_SLOPE_SCALE", pack(self.le_scales)),
-            ("S_LUT_LE_SLOPE_SHIFT", self.le_shifts[0] | self.le_shifts[1] << 5),
-            ("S_LUT_LO_SLOPE_SCALE", pack(self.lo_scales)),
-            ("S_LUT_LO_SLOPE_SHIFT", self.lo_shifts[0] | self.lo_shifts[1] << 5),
-        ];
-        for (table, entries) in [&self.le, &self.lo].into_iter().enumerate() {
-            r.push(("S_LUT_ACCESS_CFG", (table as u32) << 16 | 1 << 17));
-            r.extend(entries.iter().map(|&e| ("S_LUT_ACCESS_DATA", e as u16 as u32)));
-        }
-        r
-    }
-
-    /// A linear table: under (0), hit (1) or over (2), the index, the fraction in 2^-35.
-    fn linear(x: i128, start: i32, select: i8, entries: i128) -> (u8, i128, i128) {
-        let u = x - i128::from(start);
-        if u <= 0 {
-            return (0, 0, 0);
-        }
-        let select = i32::from(select);
-        let index = if select >= 0 { u >> select } else if select > -60 { u << -select } else { i128::MAX };
-        if index >= entries - 1 {
-            return (2, entries - 1, 0);
-        }
-        // (A select of 100 or more leaves 0 of any u below 2^32, as 100 does.)
-        let bits = select.min(100);
-        let fraction = if select < 0 { 0 } else { (u % (1i128 << bits)) * (1 << 35) / (1i128 << bits) };
-        (1, index, fraction)
-    }
-
-    /// The LE table with the exponent function: index log2(x - start) - offset.
-    fn exponent(&self, x: i128) -> (u8, i128, i128) {
-        let u = x - i128::from(self.le_start);
-        if u <= 0 {
-            return (0, 0, 0);
-        }
-        let log = 127 - i128::from(u.leading_zeros());
-        let index = log - i128::from(self.le_offset);
-        if index < 0 {
-            (0, 0, 0)
-        } else if index >= 64 {
-            (2, 64, 0)
-        } else {
-            (1, index, (u - (1 << log)) * (1 << 35) / (1 << log))
-        }
-    }
-
-    fn apply(&self, x: i128, seen: &mut std::collections::BTreeSet<&'static str>) -> i128 {
-        if !self.on {
-            return x;
-        }
-        let linear_le = self.cfg & 1 != 0;
-        let le = if linear_le { Self::linear(x, self.le_start, self.le_select, 65) } else { self.exponent(x) };
-        let lo = Self::linear(x, self.lo_start, self.lo_select, 257);
-        seen.insert(match (linear_le, le.0) {
-            (true, 0) => "lut le linear under",
-            (true, 1) => "lut le linear hit",
-            (true, _) => "lut le linear over",
-            (false, 0) => "lut le exponent under",
-            (false, 1) => "lut le exponent hit",
-            (false, _) => "lut le exponent over",
-        });
-        seen.insert(["lut lo under", "lut lo hit", "lut lo over"][lo.0 as usize]);
-        let priority = |bit: u32| self.cfg >> bit & 1 != 0;
-        let (take_lo, case) = match (le.0, lo.0) {
-            (0, 0) => (priority(4), "lut both under"),
-            (2, 2) => (priority(5), "lut both over"),
-            (1, 0 | 2) => (false, "lut le hit only"),
-            (0 | 2, 1) => (true, "lut lo hit only"),
-            _ => (priority(6), if le.0 == 1 { "lut both hit" } else { "lut one under one over" }),
-        };
-        seen.insert(case);
-        seen.insert(if take_lo { "lut took lo" } else { "lut took le" });
-        let (place, index, fraction) = if take_lo { lo } else { le };
-        let entries = if take_lo { &self.lo } else { &self.le };
-        if place == 1 {
-            let (y0, y1) = (i128::from(entries[index as usize]), i128::from(entries[index as usize + 1]));
-            return reference_round(y0 * ((1 << 35) - fraction) + y1 * fraction, 35, 32);
-        }
-        let over = usize::from(place == 2);
-        let (scales, shifts, origin) = if take_lo { (self.lo_scales, self.lo_shifts, [self.lo_start, self.lo_end]) } else { (self.le_scales, self.le_shifts, [self.le_start, self.le_end]) };
-        // The exponent underflow measures from START + 2^offset (offsets 1..31; the C model adds
-        // nothing for 0 or less and shifts a 32-bit 1 past its width from 32).
-        let bias = if !take_lo && !linear_le && place == 0 && (1..32).contains(&self.le_offset) {
-            seen.insert("lut exponent underflow bias");
-            1i128 << self.le_offset
-        } else {
-            0
-        };
-        let product = (x - bias - i128::from(origin[over])) * i128::from(scales[over]);
-        let shift = (shifts[over] as i32) << 27 >> 27;
-        let scaled = if shift < 0 {
-            seen.insert("lut slope left shift");
-            (product << -shift).clamp(i32::MIN.into(), i32::MAX.into())
-        } else {
-            reference_round(product, shift as u32, 32)
-        };
-        let value = (i128::from(entries[index as usize]) + scaled).clamp(i32::MIN.into(), i32::MAX.into());
-        seen.insert(if value == i128::from(i32::MIN) || value == i128::from(i32::MAX) { "lut slope saturated" } else { "lut slope" });
-        value
-    }
-}
-
 /// Random layers (cube sizes, strides with gaps, addresses, BS and BN stages with operands
-/// from the registers or read from memory, the EW stage with register operands and its LUT, converter settings, input bytes) programmed through the CSB into alternating groups, on the RTL in lock step with the model,
+/// from the registers or read from memory in each of BRDMA's and NRDMA's layouts, the EW stage with register operands and its LUT, converter settings, input bytes) programmed through the CSB into alternating groups, on the RTL in lock step with the model,
 /// the memory stalling; every output byte equals the reference, and the bytes between the
 /// output lines and surfaces are untouched.
 #[test]
@@ -369,19 +203,19 @@ fn random_layers_against_a_plain_reference() {
                 2 => rng.gen_range(8..30),
                 _ => rng.gen_range(30..64),
             };
-            // BRDMA's and NRDMA's operand cubes (one int8 per element, the input's layout).
+            // BRDMA's and NRDMA's reads: on or off, each layout (per kernel or element, one
+            // or two bytes, for the ALU, the multiplier or both) with its own strides.
             let (bs_read, bn_read) = (rng.gen_bool(0.5), rng.gen_bool(0.5));
             let (bs, bn) = (Stage::random(&mut rng, bs_read), Stage::random(&mut rng, bn_read));
+            let bs_ops = Operands::random(&mut rng, bs_read, (w, h, surfaces), src + 0x2_0000);
+            let bn_ops = Operands::random(&mut rng, bn_read, (w, h, surfaces), src + 0x4_0000);
+            for ops in [&bs_ops, &bn_ops].into_iter().filter(|o| o.on()) {
+                b.memory.write(ops.base, &ops.image);
+                seen.insert(ops.case());
+            }
             let ew = Ew::random(&mut rng);
             let lut = Lut::random(&mut rng, ew.cfg & 1 == 0);
             let input: Vec<u8> = (0..surface * surfaces).map(|_| rng.gen()).collect();
-            let (bs_cube, bn_cube) = (src + 0x2_0000, src + 0x4_0000);
-            let bs_operands: Vec<u8> = (0..surface * surfaces).map(|_| rng.gen()).collect();
-            let bn_operands: Vec<u8> = (0..surface * surfaces).map(|_| rng.gen()).collect();
-            b.memory.write(bs_cube, &bs_operands);
-            b.memory.write(bn_cube, &bn_operands);
-            // DISABLE 0, DATA_USE ALU, one byte, per element, main memory; or DISABLE 1.
-            let read_cfg = |on: bool| if on { 0x32 } else { 1 };
             b.memory.write(src, &input);
             let fill = 0x5a;
             b.memory.write(dst, &vec![fill; (surface * surfaces) as usize]);
@@ -407,16 +241,16 @@ fn random_layers_against_a_plain_reference() {
                 ("SDP", "D_CVT_OFFSET", offset as u32),
                 ("SDP", "D_CVT_SCALE", scale as u16 as u32),
                 ("SDP", "D_CVT_SHIFT", shift),
-                ("SDP_RDMA", "D_BRDMA_CFG", read_cfg(bs_read)),
-                ("SDP_RDMA", "D_BS_BASE_ADDR_LOW", bs_cube as u32),
-                ("SDP_RDMA", "D_BS_BASE_ADDR_HIGH", (bs_cube >> 32) as u32),
-                ("SDP_RDMA", "D_BS_LINE_STRIDE", line as u32),
-                ("SDP_RDMA", "D_BS_SURFACE_STRIDE", surface as u32),
-                ("SDP_RDMA", "D_NRDMA_CFG", read_cfg(bn_read)),
-                ("SDP_RDMA", "D_BN_BASE_ADDR_LOW", bn_cube as u32),
-                ("SDP_RDMA", "D_BN_BASE_ADDR_HIGH", (bn_cube >> 32) as u32),
-                ("SDP_RDMA", "D_BN_LINE_STRIDE", line as u32),
-                ("SDP_RDMA", "D_BN_SURFACE_STRIDE", surface as u32),
+                ("SDP_RDMA", "D_BRDMA_CFG", bs_ops.cfg),
+                ("SDP_RDMA", "D_BS_BASE_ADDR_LOW", bs_ops.base as u32),
+                ("SDP_RDMA", "D_BS_BASE_ADDR_HIGH", (bs_ops.base >> 32) as u32),
+                ("SDP_RDMA", "D_BS_LINE_STRIDE", bs_ops.line),
+                ("SDP_RDMA", "D_BS_SURFACE_STRIDE", bs_ops.surface),
+                ("SDP_RDMA", "D_NRDMA_CFG", bn_ops.cfg),
+                ("SDP_RDMA", "D_BN_BASE_ADDR_LOW", bn_ops.base as u32),
+                ("SDP_RDMA", "D_BN_BASE_ADDR_HIGH", (bn_ops.base >> 32) as u32),
+                ("SDP_RDMA", "D_BN_LINE_STRIDE", bn_ops.line),
+                ("SDP_RDMA", "D_BN_SURFACE_STRIDE", bn_ops.surface),
                 ("SDP", "D_DP_BS_CFG", bs.cfg),
                 ("SDP", "D_DP_BS_ALU_CFG", bs.alu_cfg),
                 ("SDP", "D_DP_BS_ALU_SRC_VALUE", bs.alu_value),
@@ -447,7 +281,19 @@ fn random_layers_against_a_plain_reference() {
                         let got = b.memory.read(dst + at);
                         let expected = if k < 8 * w {
                             let i = at as usize;
-                            let x = bn.apply(bs.apply(i128::from(input[i] as i8), bs_operands[i] as i8, &mut seen), bn_operands[i] as i8, &mut seen);
+                            let (x, channel) = (k / 8, 8 * s + k % 8);
+                            let (bs_memory, bn_memory) = (bs_ops.element(x, y, channel), bn_ops.element(x, y, channel));
+                            for (ops, stage, (alu, mul)) in [(&bs_ops, &bs, bs_memory), (&bn_ops, &bn, bn_memory)] {
+                                // A part reading memory the read does not supply gets 0.
+                                let on = |part: u32, cfg: u32| stage.cfg & 1 == 0 && stage.cfg & part == 0 && cfg & 1 != 0;
+                                if ops.on() && ((on(2, stage.alu_cfg) && ops.cfg >> 1 & 3 == 0) || (on(16, stage.mul_cfg) && ops.cfg >> 1 & 3 == 1)) {
+                                    seen.insert("operand not supplied");
+                                }
+                                if (alu, mul) != (0, 0) && ops.cfg >> 3 & 1 != 0 && (alu < -128 || alu > 127 || mul < -128 || mul > 127) {
+                                    seen.insert("two-byte operand beyond int8");
+                                }
+                            }
+                            let x = bn.apply(bs.apply(i128::from(input[i] as i8), bs_memory, &mut seen), bn_memory, &mut seen);
                             let x = lut.apply(ew.apply(x, &mut seen), &mut seen);
                             let product = (x - i128::from(offset)) * i128::from(scale);
                             let value = reference_convert(x, offset, scale, shift);
@@ -458,7 +304,7 @@ fn random_layers_against_a_plain_reference() {
                         } else {
                             fill
                         };
-                        assert_eq!(got, expected, "layer {layer}, surface {s}, line {y}, byte {k}: x {:#04x}, BS {bs:x?} (memory operand {:#04x}, read {bs_read}), BN {bn:x?} (memory operand {:#04x}, read {bn_read}), EW {ew:x?}, LUT {lut:x?}, offset {offset}, scale {scale}, shift {shift} (SEED={})", input[at as usize], bs_operands[at as usize], bn_operands[at as usize], run.seed);
+                        assert_eq!(got, expected, "layer {layer}, surface {s}, line {y}, byte {k}: x {:#04x}, BS {bs:x?} (memory operands {:?}, read {:#x}), BN {bn:x?} (memory operands {:?}, read {:#x}), EW {ew:x?}, LUT {lut:x?}, offset {offset}, scale {scale}, shift {shift} (SEED={})", input[at as usize], bs_ops.element(k / 8, y, 8 * s + k % 8), bs_ops.cfg, bn_ops.element(k / 8, y, 8 * s + k % 8), bn_ops.cfg, run.seed);
                     }
                 }
             }
@@ -466,10 +312,12 @@ fn random_layers_against_a_plain_reference() {
     });
     eprintln!("saturated {saturated}, exact halves {rounded_half}, shifted out {shifted_out}, stage cases {seen:?}\n{coverage}");
     assert!(saturated > 0 && rounded_half > 0 && shifted_out > 0, "the random layers missed a converter case (SEED={})", run.seed);
-    let stage_cases = ["alu operand from memory", "mul operand from memory", "alu max", "alu min", "alu sum", "alu sum (algo 3)", "alu operand saturated", "multiplied", "prelu kept", "prelu multiplied", "truncation saturated", "relu clamped", "ew prelu kept", "ew multiplied", "ew truncation saturated", "ew shifted out", "ew alu max", "ew alu min", "ew alu sum", "ew alu saturated", "lut le linear under", "lut le linear hit", "lut le linear over", "lut le exponent under", "lut le exponent hit", "lut le exponent over", "lut lo under", "lut lo hit", "lut lo over", "lut both under", "lut both over", "lut le hit only", "lut lo hit only", "lut both hit", "lut one under one over", "lut took lo", "lut took le", "lut exponent underflow bias", "lut slope left shift", "lut slope", "lut slope saturated"];
+    let stage_cases = ["alu operand from memory", "mul operand from memory", "operand not supplied", "two-byte operand beyond int8",
+        "per kernel, one byte, mul", "per kernel, one byte, alu", "per kernel, one byte, both", "per kernel, two bytes, mul", "per kernel, two bytes, alu", "per kernel, two bytes, both",
+        "per element, one byte, mul", "per element, one byte, alu", "per element, one byte, both", "per element, two bytes, mul", "per element, two bytes, alu", "per element, two bytes, both", "alu max", "alu min", "alu sum", "alu sum (algo 3)", "alu operand saturated", "multiplied", "prelu kept", "prelu multiplied", "truncation saturated", "relu clamped", "ew prelu kept", "ew multiplied", "ew truncation saturated", "ew shifted out", "ew alu max", "ew alu min", "ew alu sum", "ew alu saturated", "lut le linear under", "lut le linear hit", "lut le linear over", "lut le exponent under", "lut le exponent hit", "lut le exponent over", "lut lo under", "lut lo hit", "lut lo over", "lut both under", "lut both over", "lut le hit only", "lut lo hit only", "lut both hit", "lut one under one over", "lut took lo", "lut took le", "lut exponent underflow bias", "lut slope left shift", "lut slope", "lut slope saturated"];
     let missed: Vec<_> = stage_cases.iter().filter(|c| !seen.contains(*c)).collect();
     assert!(missed.is_empty(), "the random layers missed the stage cases {missed:?} (SEED={})", run.seed);
-    coverage.require(&["sdp start", "sdp done", "read stall", "write stall", "read wait", "bs operand", "bn operand", "operand read stall", "operand wait"]);
+    coverage.require(&["sdp start", "sdp done", "read stall", "write stall", "read wait", "bs operand", "bn operand", "operand read stall", "operand wait", "operand next word"]);
 }
 
 /// PDP's register groups and done interrupt: a 1x1 max pooling (a copy) of a 16x4x8 cube in

@@ -259,26 +259,29 @@ impl Shadow {
                 return Some(format!("{what}: not implemented"));
             }
         }
-        // BS and BN operands from memory: BRDMA and NRDMA read one int8 per element and lane
-        // (docs/nvdla.md, "SDP's BS and BN stages"); other layouts are refused when the
-        // read is on, and an enabled part taking its operand from memory needs the read on.
+        // BS and BN operands from memory: BRDMA and NRDMA read per element or per channel,
+        // one or two bytes, for the ALU, the multiplier or both (docs/nvdla.md, "SDP's BS and
+        // BN stages"). Refused: CV SRAM, DATA_USE 3 (no RDL name), and an enabled part taking
+        // its operand from memory that the read does not supply (read off, or DATA_USE for
+        // the other part): NVDLA's C model would wait for it forever.
         for (stage, dma) in [("BS", "BRDMA"), ("BN", "NRDMA")] {
             let rdma = |field: &str| self.field("SDP_RDMA", &format!("D_{dma}_CFG"), &format!("{dma}_{field}"));
             if rdma("DISABLE") == 0 {
-                let refused = [
-                    (rdma("DATA_USE") >= 2, "data for both ALU and multiplier"),
-                    (rdma("DATA_SIZE") != 0, "two-byte operands"),
-                    (rdma("DATA_MODE") != 1, "per-channel operands"),
-                    (rdma("RAM_TYPE") != 1, "operands in CV SRAM (nv_small has none)"),
-                ];
+                let refused = [(rdma("DATA_USE") == 3, "DATA_USE 3 (reserved)"), (rdma("RAM_TYPE") != 1, "operands in CV SRAM (nv_small has none)")];
                 if let Some((_, what)) = refused.iter().find(|(refused, _)| *refused) {
                     return Some(format!("SDP_RDMA {dma} {what}: not implemented"));
                 }
             }
             let cfg = |register: &str, field: &str| self.field("SDP", &format!("D_DP_{stage}_{register}"), &format!("{stage}_{field}"));
-            for part in ["ALU", "MUL"] {
-                if cfg("CFG", "BYPASS") == 0 && cfg("CFG", &format!("{part}_BYPASS")) == 0 && cfg(&format!("{part}_CFG"), &format!("{part}_SRC")) != 0 && rdma("DISABLE") != 0 {
-                    return Some(format!("SDP {stage} {part} operand from memory with SDP_RDMA's {dma} off: not implemented"));
+            // DATA_USE: MUL 0, ALU 1, BOTH 2.
+            for (part, supplied) in [("ALU", [1, 2]), ("MUL", [0, 2])] {
+                if cfg("CFG", "BYPASS") == 0 && cfg("CFG", &format!("{part}_BYPASS")) == 0 && cfg(&format!("{part}_CFG"), &format!("{part}_SRC")) != 0 {
+                    if rdma("DISABLE") != 0 {
+                        return Some(format!("SDP {stage} {part} operand from memory with SDP_RDMA's {dma} off: not implemented"));
+                    }
+                    if !supplied.contains(&rdma("DATA_USE")) {
+                        return Some(format!("SDP {stage} {part} operand from memory with SDP_RDMA's {dma} DATA_USE {}: not implemented", rdma("DATA_USE")));
+                    }
                 }
             }
         }

@@ -174,7 +174,7 @@ pub struct FlyingSdp {
 impl FlyingSdp {
     /// One lane; `seen` collects the SDP cases met.
     pub fn lane(&self, x: i32, seen: &mut BTreeSet<&'static str>) -> i8 {
-        let v = self.ew.apply(self.bn.apply(self.bs.apply(i128::from(x), 0, seen), 0, seen), seen);
+        let v = self.ew.apply(self.bn.apply(self.bs.apply(i128::from(x), (0, 0), seen), (0, 0), seen), seen);
         reference_convert(v, self.cvt_offset, self.cvt_scale, self.cvt_shift)
     }
 

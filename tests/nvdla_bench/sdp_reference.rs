@@ -59,9 +59,9 @@ impl Stage {
     }
 
     /// The stage on one lane, as seeds/001 and the RDL describe it (docs/nvdla.md, "SDP's BS
-    /// and BN stages", for the widths); `memory` is the lane's operand read from memory (an
-    /// int8); `seen` counts the cases met.
-    pub fn apply(&self, x: i128, memory: i8, seen: &mut std::collections::BTreeSet<&'static str>) -> i128 {
+    /// and BN stages", for the widths); `memory` is the lane's ALU and multiplier operands
+    /// read from memory ([`Operands::element`]); `seen` counts the cases met.
+    pub fn apply(&self, x: i128, memory: (i16, i16), seen: &mut std::collections::BTreeSet<&'static str>) -> i128 {
         if self.cfg & 1 != 0 {
             return x;
         }
@@ -69,7 +69,7 @@ impl Stage {
         if self.cfg & 2 == 0 {
             let value = if self.alu_cfg & 1 != 0 {
                 seen.insert("alu operand from memory");
-                i128::from(memory)
+                i128::from(memory.0)
             } else {
                 i128::from(self.alu_value as u16 as i16)
             };
@@ -93,7 +93,7 @@ impl Stage {
                 seen.insert(if prelu { "prelu multiplied" } else { "multiplied" });
                 v *= if self.mul_cfg & 1 != 0 {
                     seen.insert("mul operand from memory");
-                    i128::from(memory)
+                    i128::from(memory.1)
                 } else {
                     i128::from(self.mul_value as u16 as i16)
                 };
@@ -109,6 +109,82 @@ impl Stage {
             v = 0;
         }
         v
+    }
+}
+
+/// SDP_RDMA's BRDMA or NRDMA read, drawn at random: D_xRDMA_CFG (on, DATA_USE MUL, ALU or
+/// BOTH, DATA_SIZE one or two bytes, DATA_MODE per kernel or per element, main memory), the
+/// cube's registers, and the memory image at `base`.
+#[derive(Clone, Debug)]
+pub struct Operands {
+    pub cfg: u32,
+    pub base: u64,
+    pub line: u32,
+    pub surface: u32,
+    pub image: Vec<u8>,
+}
+
+impl Operands {
+    /// A read for a cube of `w` x `h` atoms and `surfaces` surfaces, its image at `base`;
+    /// off when `on` is false.
+    pub fn random(rng: &mut impl rand::Rng, on: bool, (w, h, surfaces): (u64, u64, u64), base: u64) -> Self {
+        let (data_use, two_byte, per_element) = (rng.gen_range(0..3u32), rng.gen_bool(0.5), rng.gen_bool(0.5));
+        let cfg = if on { data_use << 1 | u32::from(two_byte) << 3 | u32::from(per_element) << 4 | 1 << 5 } else { 1 };
+        let bytes = (1 + u64::from(two_byte)) * (1 + u64::from(data_use == 2));
+        let (line, surface, size) = if per_element {
+            let line = 8 * w * bytes + 8 * rng.gen_range(0..3u64);
+            let surface = line * h + 8 * rng.gen_range(0..3u64);
+            (line as u32, surface as u32, surface * surfaces)
+        } else {
+            // Strides the per-kernel read must not use.
+            (rng.gen(), rng.gen(), 8 * surfaces * bytes)
+        };
+        Operands { cfg, base, line, surface, image: (0..size).map(|_| rng.gen()).collect() }
+    }
+
+    pub fn on(&self) -> bool {
+        self.cfg & 1 == 0
+    }
+
+    /// The case this read is, for the coverage: mode, size and use.
+    pub fn case(&self) -> &'static str {
+        let per_element = self.cfg >> 4 & 1;
+        let two_byte = self.cfg >> 3 & 1;
+        let data_use = self.cfg >> 1 & 3;
+        [
+            ["per kernel, one byte, mul", "per kernel, one byte, alu", "per kernel, one byte, both"],
+            ["per kernel, two bytes, mul", "per kernel, two bytes, alu", "per kernel, two bytes, both"],
+            ["per element, one byte, mul", "per element, one byte, alu", "per element, one byte, both"],
+            ["per element, two bytes, mul", "per element, two bytes, alu", "per element, two bytes, both"],
+        ][(2 * per_element + two_byte) as usize][data_use as usize]
+    }
+
+    /// Channel `c`'s (0.. over all surfaces) ALU and multiplier operands at (x, y), read from
+    /// the image as NVIDIA's C model lays them out: an element of one or two components (the
+    /// ALU's first), each one byte (signed) or two (little-endian); per element at
+    /// `s * SURFACE_STRIDE + y * LINE_STRIDE + (8x + c % 8) * bytes`, per kernel at
+    /// `c * bytes`. A part the read does not supply (or all, with the read off) gets 0: the
+    /// RTL's and the model's decision (docs/nvdla.md), where NVDLA would wait forever.
+    pub fn element(&self, x: u64, y: u64, c: u64) -> (i16, i16) {
+        if !self.on() {
+            return (0, 0);
+        }
+        let (data_use, size) = (self.cfg >> 1 & 3, 1 + u64::from(self.cfg >> 3 & 1));
+        let bytes = size * (1 + u64::from(data_use == 2));
+        let at = if self.cfg >> 4 & 1 != 0 { c / 8 * u64::from(self.surface) + y * u64::from(self.line) + (8 * x + c % 8) * bytes } else { c * bytes };
+        let component = |j: u64| {
+            let i = (at + j * size) as usize;
+            if size == 1 {
+                i16::from(self.image[i] as i8)
+            } else {
+                i16::from_le_bytes([self.image[i], self.image[i + 1]])
+            }
+        };
+        match data_use {
+            0 => (0, component(0)),
+            1 => (component(0), 0),
+            _ => (component(0), component(1)),
+        }
     }
 }
 

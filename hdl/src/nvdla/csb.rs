@@ -57,11 +57,11 @@ pub struct Csb {
     pub dst_base: Signal<Out, Bits<64>>,
     pub dst_line: Signal<Out, Bits<64>>,
     pub dst_surface: Signal<Out, Bits<64>>,
-    pub brdma_disable: Signal<Out, Bit>,
+    pub brdma_cfg: Signal<Out, Bits<5>>,
     pub bs_base: Signal<Out, Bits<64>>,
     pub bs_line: Signal<Out, Bits<64>>,
     pub bs_surface: Signal<Out, Bits<64>>,
-    pub nrdma_disable: Signal<Out, Bit>,
+    pub nrdma_cfg: Signal<Out, Bits<5>>,
     pub bn_base: Signal<Out, Bits<64>>,
     pub bn_line: Signal<Out, Bits<64>>,
     pub bn_surface: Signal<Out, Bits<64>>,
@@ -212,11 +212,11 @@ const CONFIG: &[ConfigPort] = &[
     ("dst_base", 64, "SDP", "D_DST_BASE_ADDR_LOW", 0, Some("D_DST_BASE_ADDR_HIGH")),
     ("dst_line", 64, "SDP", "D_DST_LINE_STRIDE", 0, None),
     ("dst_surface", 64, "SDP", "D_DST_SURFACE_STRIDE", 0, None),
-    ("brdma_disable", 1, "SDP_RDMA", "D_BRDMA_CFG", 0, None),
+    ("brdma_cfg", 5, "SDP_RDMA", "D_BRDMA_CFG", 0, None),
     ("bs_base", 64, "SDP_RDMA", "D_BS_BASE_ADDR_LOW", 0, Some("D_BS_BASE_ADDR_HIGH")),
     ("bs_line", 64, "SDP_RDMA", "D_BS_LINE_STRIDE", 0, None),
     ("bs_surface", 64, "SDP_RDMA", "D_BS_SURFACE_STRIDE", 0, None),
-    ("nrdma_disable", 1, "SDP_RDMA", "D_NRDMA_CFG", 0, None),
+    ("nrdma_cfg", 5, "SDP_RDMA", "D_NRDMA_CFG", 0, None),
     ("bn_base", 64, "SDP_RDMA", "D_BN_BASE_ADDR_LOW", 0, Some("D_BN_BASE_ADDR_HIGH")),
     ("bn_line", 64, "SDP_RDMA", "D_BN_LINE_STRIDE", 0, None),
     ("bn_surface", 64, "SDP_RDMA", "D_BN_SURFACE_STRIDE", 0, None),
@@ -660,11 +660,11 @@ impl Logic for Csb {
         self.dst_base.connect();
         self.dst_line.connect();
         self.dst_surface.connect();
-        self.brdma_disable.connect();
+        self.brdma_cfg.connect();
         self.bs_base.connect();
         self.bs_line.connect();
         self.bs_surface.connect();
-        self.nrdma_disable.connect();
+        self.nrdma_cfg.connect();
         self.bn_base.connect();
         self.bn_line.connect();
         self.bn_surface.connect();

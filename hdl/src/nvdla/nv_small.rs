@@ -153,11 +153,11 @@ impl Logic for NvSmall {
         self.sdp.dst_base.next = self.csb.dst_base.val();
         self.sdp.dst_line.next = self.csb.dst_line.val();
         self.sdp.dst_surface.next = self.csb.dst_surface.val();
-        self.sdp.brdma_disable.next = self.csb.brdma_disable.val();
+        self.sdp.brdma_cfg.next = self.csb.brdma_cfg.val();
         self.sdp.bs_base.next = self.csb.bs_base.val();
         self.sdp.bs_line.next = self.csb.bs_line.val();
         self.sdp.bs_surface.next = self.csb.bs_surface.val();
-        self.sdp.nrdma_disable.next = self.csb.nrdma_disable.val();
+        self.sdp.nrdma_cfg.next = self.csb.nrdma_cfg.val();
         self.sdp.bn_base.next = self.csb.bn_base.val();
         self.sdp.bn_line.next = self.csb.bn_line.val();
         self.sdp.bn_surface.next = self.csb.bn_surface.val();

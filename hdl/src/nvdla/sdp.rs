@@ -7,12 +7,13 @@
 //! `npu_model::nvdla::sdp`.
 //!
 //! One atom is in flight at a time: read request, read data, then, when SDP_RDMA's BRDMA and
-//! NRDMA are on, the BS and the BN operand atom (per element, one int8 per lane, at the same
-//! x, y, surface in their own cubes) the same way, then the write request; each a cycle at
-//! least, on the one memory port. Addresses are kept as running pointers (atom, line start, surface start) for the
+//! NRDMA are on, the BS and the BN operand words (1, 2 or 4 words of 8 bytes, per element or
+//! per channel, laid out as [`super::sdp_operands::SdpOperands`] says) the same way, one
+//! word at a time, then the write request; each a cycle at least, on the one memory port. Addresses are kept as running pointers (atom, line start, surface start) for the
 //! input and the output, so no multiplier is needed; they wrap at 2^64 as the model's do.
 //! `done` is high in the cycle the last write is taken; `running` while not idle.
 use super::convert::Convert;
+use super::sdp_operands::SdpOperands;
 use super::sdp_x::SdpX;
 use super::sdp_y::SdpY;
 use super::unpack::Unpack;
@@ -34,12 +35,13 @@ pub struct Sdp {
     pub dst_base: Signal<In, Bits<64>>,
     pub dst_line: Signal<In, Bits<64>>,
     pub dst_surface: Signal<In, Bits<64>>,
-    /// SDP_RDMA's BS and BN operand reads (BRDMA, NRDMA): off, and their cubes.
-    pub brdma_disable: Signal<In, Bit>,
+    /// SDP_RDMA's BS and BN operand reads (BRDMA, NRDMA): D_xRDMA_CFG bits 4..0 (DISABLE,
+    /// DATA_USE, DATA_SIZE, DATA_MODE), and their cubes.
+    pub brdma_cfg: Signal<In, Bits<5>>,
     pub bs_base: Signal<In, Bits<64>>,
     pub bs_line: Signal<In, Bits<64>>,
     pub bs_surface: Signal<In, Bits<64>>,
-    pub nrdma_disable: Signal<In, Bit>,
+    pub nrdma_cfg: Signal<In, Bits<5>>,
     pub bn_base: Signal<In, Bits<64>>,
     pub bn_line: Signal<In, Bits<64>>,
     pub bn_surface: Signal<In, Bits<64>>,
@@ -82,10 +84,13 @@ pub struct Sdp {
     unpack: Unpack,
     bs: SdpX,
     bn: SdpX,
+    bs_layout: SdpOperands,
+    bn_layout: SdpOperands,
     ew: SdpY,
     convert: Convert,
-    no_operands: Constant<Bits<64>>,
     state: Reg<Bits<3>>,
+    /// The operand word being read (of the BS or BN read in progress).
+    word: Reg<Bits<2>>,
     x: Reg<Bits<13>>,
     y: Reg<Bits<13>>,
     surface: Reg<Bits<10>>,
@@ -101,9 +106,18 @@ pub struct Sdp {
     bn_atom: Reg<Bits<64>>,
     bn_row: Reg<Bits<64>>,
     bn_plane: Reg<Bits<64>>,
-    /// The input atom and the BS operand atom, kept while the later reads of the atom run.
+    /// The input atom and the operand words, kept while the later reads of the atom run.
     input_atom: Reg<Bits<64>>,
-    bs_data: Reg<Bits<64>>,
+    bs_w0: Reg<Bits<64>>,
+    bs_w1: Reg<Bits<64>>,
+    bs_w2: Reg<Bits<64>>,
+    bs_w3: Reg<Bits<64>>,
+    bn_w0: Reg<Bits<64>>,
+    bn_w1: Reg<Bits<64>>,
+    bn_w2: Reg<Bits<64>>,
+    bn_w3: Reg<Bits<64>>,
+    bs_off: Signal<Local, Bit>,
+    bn_off: Signal<Local, Bit>,
     addr: Reg<Bits<64>>,
     wdata: Reg<Bits<64>>,
     x_end: Signal<Local, Bit>,
@@ -115,6 +129,8 @@ pub struct Sdp {
     /// Where the atom goes when the current read's data comes: its next operand read or
     /// its write.
     after_read: Signal<Local, Bits<3>>,
+    /// The BS or BN operand read in progress has words still to read after this one.
+    more_words: Signal<Local, Bit>,
     s_idle: Constant<Bits<3>>,
     s_read_request: Constant<Bits<3>>,
     s_read_wait: Constant<Bits<3>>,
@@ -126,6 +142,10 @@ pub struct Sdp {
     zero13: Constant<Bits<13>>,
     one13: Constant<Bits<13>>,
     zero10: Constant<Bits<10>>,
+    word0: Constant<Bits<2>>,
+    word1: Constant<Bits<2>>,
+    word2: Constant<Bits<2>>,
+    word3: Constant<Bits<2>>,
     one10: Constant<Bits<10>>,
     atom_bytes: Constant<Bits<64>>,
 }
@@ -148,11 +168,11 @@ impl Default for Sdp {
             dst_base: Default::default(),
             dst_line: Default::default(),
             dst_surface: Default::default(),
-            brdma_disable: Default::default(),
+            brdma_cfg: Default::default(),
             bs_base: Default::default(),
             bs_line: Default::default(),
             bs_surface: Default::default(),
-            nrdma_disable: Default::default(),
+            nrdma_cfg: Default::default(),
             bn_base: Default::default(),
             bn_line: Default::default(),
             bn_surface: Default::default(),
@@ -191,10 +211,12 @@ impl Default for Sdp {
             unpack: Default::default(),
             bs: Default::default(),
             bn: Default::default(),
+            bs_layout: Default::default(),
+            bn_layout: Default::default(),
             ew: Default::default(),
             convert: Default::default(),
-            no_operands: k(0),
             state: Default::default(),
+            word: Default::default(),
             x: Default::default(),
             y: Default::default(),
             surface: Default::default(),
@@ -211,7 +233,16 @@ impl Default for Sdp {
             bn_row: Default::default(),
             bn_plane: Default::default(),
             input_atom: Default::default(),
-            bs_data: Default::default(),
+            bs_w0: Default::default(),
+            bs_w1: Default::default(),
+            bs_w2: Default::default(),
+            bs_w3: Default::default(),
+            bn_w0: Default::default(),
+            bn_w1: Default::default(),
+            bn_w2: Default::default(),
+            bn_w3: Default::default(),
+            bs_off: Default::default(),
+            bn_off: Default::default(),
             addr: Default::default(),
             wdata: Default::default(),
             x_end: Default::default(),
@@ -221,6 +252,7 @@ impl Default for Sdp {
             next_bs: Default::default(),
             next_bn: Default::default(),
             after_read: Default::default(),
+            more_words: Default::default(),
             s_idle: k(0),
             s_read_request: k(1),
             s_read_wait: k(2),
@@ -232,6 +264,10 @@ impl Default for Sdp {
             zero13: k(0),
             one13: k(1),
             zero10: k(0),
+            word0: k(0),
+            word1: k(1),
+            word2: k(2),
+            word3: k(3),
             one10: k(1),
             atom_bytes: k(8),
         }
@@ -241,8 +277,9 @@ impl Default for Sdp {
 impl Logic for Sdp {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, x, y, surface, src_atom, src_row, src_plane, dst_atom, dst_row, dst_plane, bs_atom, bs_row, bs_plane, bn_atom, bn_row, bn_plane, input_atom, bs_data, addr, wdata);
+        dff_setup!(self, clock, state, word, x, y, surface, src_atom, src_row, src_plane, dst_atom, dst_row, dst_plane, bs_atom, bs_row, bs_plane, bn_atom, bn_row, bn_plane, input_atom, bs_w0, bs_w1, bs_w2, bs_w3, bn_w0, bn_w1, bn_w2, bn_w3, addr, wdata);
         self.state.reset.next = self.reset.val();
+        self.word.reset.next = self.reset.val();
         self.x.reset.next = self.reset.val();
         self.y.reset.next = self.reset.val();
         self.surface.reset.next = self.reset.val();
@@ -259,26 +296,48 @@ impl Logic for Sdp {
         self.bn_row.reset.next = self.reset.val();
         self.bn_plane.reset.next = self.reset.val();
         self.input_atom.reset.next = self.reset.val();
-        self.bs_data.reset.next = self.reset.val();
+        self.bs_w0.reset.next = self.reset.val();
+        self.bs_w1.reset.next = self.reset.val();
+        self.bs_w2.reset.next = self.reset.val();
+        self.bs_w3.reset.next = self.reset.val();
+        self.bn_w0.reset.next = self.reset.val();
+        self.bn_w1.reset.next = self.reset.val();
+        self.bn_w2.reset.next = self.reset.val();
+        self.bn_w3.reset.next = self.reset.val();
         self.addr.reset.next = self.reset.val();
         self.wdata.reset.next = self.reset.val();
         // The atom is processed in the cycle its last read's data comes: the input atom and
-        // the BS operand atom from the memory then, or from where they were kept.
+        // the operand words from the memory then, or from where they were kept.
         self.unpack.atom.next = self.input_atom.q.val();
         if self.state.q.val() == self.s_read_wait.val() {
             self.unpack.atom.next = self.dbb_resp_data.val();
         }
-        self.bs.operands.next = self.bs_data.q.val();
-        if self.state.q.val() == self.s_bs_wait.val() {
-            self.bs.operands.next = self.dbb_resp_data.val();
-        }
-        if self.brdma_disable.val() {
-            self.bs.operands.next = self.no_operands.val();
-        }
-        self.bn.operands.next = self.dbb_resp_data.val();
-        if self.nrdma_disable.val() {
-            self.bn.operands.next = self.no_operands.val();
-        }
+        self.bs_off.next = self.brdma_cfg.val().get_bit(0);
+        self.bn_off.next = self.nrdma_cfg.val().get_bit(0);
+        self.bs_layout.cfg.next = self.brdma_cfg.val();
+        self.bs_layout.line.next = self.bs_line.val();
+        self.bs_layout.surface.next = self.bs_surface.val();
+        self.bs_layout.w0.next = self.bs_w0.q.val();
+        self.bs_layout.w1.next = self.bs_w1.q.val();
+        self.bs_layout.w2.next = self.bs_w2.q.val();
+        self.bs_layout.w3.next = self.bs_w3.q.val();
+        self.bs_layout.incoming.next = self.dbb_resp_data.val();
+        self.bs_layout.live.next = self.state.q.val() == self.s_bs_wait.val();
+        self.bs_layout.at.next = self.word.q.val();
+        self.bn_layout.cfg.next = self.nrdma_cfg.val();
+        self.bn_layout.line.next = self.bn_line.val();
+        self.bn_layout.surface.next = self.bn_surface.val();
+        self.bn_layout.w0.next = self.bn_w0.q.val();
+        self.bn_layout.w1.next = self.bn_w1.q.val();
+        self.bn_layout.w2.next = self.bn_w2.q.val();
+        self.bn_layout.w3.next = self.bn_w3.q.val();
+        self.bn_layout.incoming.next = self.dbb_resp_data.val();
+        self.bn_layout.live.next = self.state.q.val() == self.s_bn_wait.val();
+        self.bn_layout.at.next = self.word.q.val();
+        self.bs.alu_operands.next = self.bs_layout.alu.val();
+        self.bs.mul_operands.next = self.bs_layout.mul.val();
+        self.bn.alu_operands.next = self.bn_layout.alu.val();
+        self.bn.mul_operands.next = self.bn_layout.mul.val();
         self.bs.data_in.next = self.unpack.lanes.val();
         self.bn.data_in.next = self.bs.data_out.val();
         self.ew.data_in.next = self.bn.data_out.val();
@@ -319,23 +378,25 @@ impl Logic for Sdp {
         self.y_end.next = self.y.q.val() == self.height.val();
         self.last.next = self.x_end.val() & self.y_end.val() & (self.surface.q.val() == self.last_surface.val());
         self.next_src.next = self.src_atom.q.val() + self.atom_bytes.val();
-        self.next_bs.next = self.bs_atom.q.val() + self.atom_bytes.val();
-        self.next_bn.next = self.bn_atom.q.val() + self.atom_bytes.val();
+        self.next_bs.next = self.bs_atom.q.val() + self.bs_layout.x_step.val();
+        self.next_bn.next = self.bn_atom.q.val() + self.bn_layout.x_step.val();
         if self.x_end.val() {
             self.next_src.next = self.src_row.q.val() + self.src_line.val();
-            self.next_bs.next = self.bs_row.q.val() + self.bs_line.val();
-            self.next_bn.next = self.bn_row.q.val() + self.bn_line.val();
+            self.next_bs.next = self.bs_row.q.val() + self.bs_layout.line_step.val();
+            self.next_bn.next = self.bn_row.q.val() + self.bn_layout.line_step.val();
             if self.y_end.val() {
                 self.next_src.next = self.src_plane.q.val() + self.src_surface.val();
-                self.next_bs.next = self.bs_plane.q.val() + self.bs_surface.val();
-                self.next_bn.next = self.bn_plane.q.val() + self.bn_surface.val();
+                self.next_bs.next = self.bs_plane.q.val() + self.bs_layout.surface_step.val();
+                self.next_bn.next = self.bn_plane.q.val() + self.bn_layout.surface_step.val();
             }
         }
+        self.more_words.next = ((self.state.q.val() == self.s_bs_wait.val()) & (self.word.q.val() != self.bs_layout.last_word.val()))
+            | ((self.state.q.val() == self.s_bn_wait.val()) & (self.word.q.val() != self.bn_layout.last_word.val()));
         self.after_read.next = self.s_write_request.val();
-        if !self.nrdma_disable.val() & (self.state.q.val() != self.s_bn_wait.val()) {
+        if !self.bn_off.val() & (self.state.q.val() != self.s_bn_wait.val()) {
             self.after_read.next = self.s_bn_request.val();
         }
-        if !self.brdma_disable.val() & (self.state.q.val() == self.s_read_wait.val()) {
+        if !self.bs_off.val() & (self.state.q.val() == self.s_read_wait.val()) {
             self.after_read.next = self.s_bs_request.val();
         }
         self.done.next = false;
@@ -372,18 +433,44 @@ impl Logic for Sdp {
                 self.state.d.next = self.s_bn_wait.val();
             }
         } else if self.state.q.val() != self.s_write_request.val() {
-            // A read's data (input, BS or BN operand atom): keep it, then the next read of
-            // the atom, or its write.
+            // A read's data (input atom, BS or BN operand word): keep it, then the next word
+            // of the operand read, the next read of the atom, or its write.
             if self.dbb_resp_valid.val() {
                 if self.state.q.val() == self.s_read_wait.val() {
                     self.input_atom.d.next = self.dbb_resp_data.val();
                 }
                 if self.state.q.val() == self.s_bs_wait.val() {
-                    self.bs_data.d.next = self.dbb_resp_data.val();
+                    if self.word.q.val() == self.word0.val() {
+                        self.bs_w0.d.next = self.dbb_resp_data.val();
+                    }
+                    if self.word.q.val() == self.word1.val() {
+                        self.bs_w1.d.next = self.dbb_resp_data.val();
+                    }
+                    if self.word.q.val() == self.word2.val() {
+                        self.bs_w2.d.next = self.dbb_resp_data.val();
+                    }
+                    if self.word.q.val() == self.word3.val() {
+                        self.bs_w3.d.next = self.dbb_resp_data.val();
+                    }
                 }
+                if self.state.q.val() == self.s_bn_wait.val() {
+                    if self.word.q.val() == self.word0.val() {
+                        self.bn_w0.d.next = self.dbb_resp_data.val();
+                    }
+                    if self.word.q.val() == self.word1.val() {
+                        self.bn_w1.d.next = self.dbb_resp_data.val();
+                    }
+                    if self.word.q.val() == self.word2.val() {
+                        self.bn_w2.d.next = self.dbb_resp_data.val();
+                    }
+                    if self.word.q.val() == self.word3.val() {
+                        self.bn_w3.d.next = self.dbb_resp_data.val();
+                    }
+                }
+                self.word.d.next = self.word0.val();
                 self.state.d.next = self.after_read.val();
                 self.addr.d.next = self.dst_atom.q.val();
-                if self.after_read.val() == self.s_write_request.val() {
+                if (self.after_read.val() == self.s_write_request.val()) & !self.more_words.val() {
                     self.wdata.d.next = self.convert.converted.val();
                 }
                 if self.after_read.val() == self.s_bn_request.val() {
@@ -391,6 +478,15 @@ impl Logic for Sdp {
                 }
                 if self.after_read.val() == self.s_bs_request.val() {
                     self.addr.d.next = self.bs_atom.q.val();
+                }
+                // More words of the same operand read: the next word, 8 bytes on.
+                if self.more_words.val() {
+                    self.word.d.next = self.word.q.val() + self.word1.val();
+                    self.addr.d.next = self.addr.q.val() + self.atom_bytes.val();
+                    self.state.d.next = self.s_bs_request.val();
+                    if self.state.q.val() == self.s_bn_wait.val() {
+                        self.state.d.next = self.s_bn_request.val();
+                    }
                 }
             }
         } else if self.dbb_req_ready.val() {
@@ -410,8 +506,8 @@ impl Logic for Sdp {
                 self.x.d.next = self.zero13.val();
                 self.y.d.next = self.y.q.val() + self.one13.val();
                 self.src_row.d.next = self.src_row.q.val() + self.src_line.val();
-                self.bs_row.d.next = self.bs_row.q.val() + self.bs_line.val();
-                self.bn_row.d.next = self.bn_row.q.val() + self.bn_line.val();
+                self.bs_row.d.next = self.bs_row.q.val() + self.bs_layout.line_step.val();
+                self.bn_row.d.next = self.bn_row.q.val() + self.bn_layout.line_step.val();
                 self.dst_row.d.next = self.dst_row.q.val() + self.dst_line.val();
                 self.dst_atom.d.next = self.dst_row.q.val() + self.dst_line.val();
                 if self.y_end.val() {
@@ -419,10 +515,10 @@ impl Logic for Sdp {
                     self.surface.d.next = self.surface.q.val() + self.one10.val();
                     self.src_row.d.next = self.src_plane.q.val() + self.src_surface.val();
                     self.src_plane.d.next = self.src_plane.q.val() + self.src_surface.val();
-                    self.bs_row.d.next = self.bs_plane.q.val() + self.bs_surface.val();
-                    self.bs_plane.d.next = self.bs_plane.q.val() + self.bs_surface.val();
-                    self.bn_row.d.next = self.bn_plane.q.val() + self.bn_surface.val();
-                    self.bn_plane.d.next = self.bn_plane.q.val() + self.bn_surface.val();
+                    self.bs_row.d.next = self.bs_plane.q.val() + self.bs_layout.surface_step.val();
+                    self.bs_plane.d.next = self.bs_plane.q.val() + self.bs_layout.surface_step.val();
+                    self.bn_row.d.next = self.bn_plane.q.val() + self.bn_layout.surface_step.val();
+                    self.bn_plane.d.next = self.bn_plane.q.val() + self.bn_layout.surface_step.val();
                     self.dst_row.d.next = self.dst_plane.q.val() + self.dst_surface.val();
                     self.dst_plane.d.next = self.dst_plane.q.val() + self.dst_surface.val();
                     self.dst_atom.d.next = self.dst_plane.q.val() + self.dst_surface.val();

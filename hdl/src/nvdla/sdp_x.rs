@@ -25,10 +25,11 @@ pub struct SdpX {
     /// The low 6 bits of MUL_SHIFT_VALUE: all NVDLA's truncation takes.
     pub mul_shift: Signal<In, Bits<6>>,
     pub mul_operand: Signal<In, Bits<16>>,
-    /// The operand atom read from memory (SDP_RDMA's BRDMA or NRDMA, one int8 per lane in
-    /// byte k, sign-extended to the 16-bit operand), used by the part whose `alu_src` or
-    /// `mul_src` is set.
-    pub operands: Signal<In, Bits<64>>,
+    /// The operands read from memory (SDP_RDMA's BRDMA or NRDMA, laid out by
+    /// [`super::sdp_operands::SdpOperands`]), lane k's in bits 16k+15..16k: the ALU's and the
+    /// multiplier's, used by the part whose `alu_src` or `mul_src` is set.
+    pub alu_operands: Signal<In, Bits<128>>,
+    pub mul_operands: Signal<In, Bits<128>>,
     pub data_out: Signal<Out, Bits<256>>,
 }
 
@@ -46,17 +47,16 @@ impl Logic for SdpX {
         ) + &rounding_half(49, "mul_shift");
         let mut out = Vec::new();
         for k in 0..8 {
-            let (hi, lo, ohi, olo, round) = (32 * k + 31, 32 * k, 8 * k + 7, 8 * k, rounding_shift(k, 49, "mul_shift"));
+            let (hi, lo, ohi, olo, round) = (32 * k + 31, 32 * k, 16 * k + 15, 16 * k, rounding_shift(k, 49, "mul_shift"));
             body += &format!(
                 "wire signed [31:0] x{k} = data_in[{hi}:{lo}];\n\
-                 wire [15:0] memory{k} = {{{{8{{operands[{ohi}]}}}}, operands[{ohi}:{olo}]}};\n\
-                 wire signed [15:0] aop{k} = alu_src ? memory{k} : alu_operand;\n\
+                 wire signed [15:0] aop{k} = alu_src ? alu_operands[{ohi}:{olo}] : alu_operand;\n\
                  wire signed [78:0] aop_wide{k} = {{{{63{{aop{k}[15]}}}}, aop{k}}} <<< alu_shift;\n\
                  wire aop_sat{k} = aop_wide{k}[78:31] != {{48{{aop{k}[15]}}}};\n\
                  wire signed [32:0] operand{k} = aop_sat{k} ? (aop{k}[15] ? -33'sh80000000 : 33'sh7fffffff) : aop_wide{k}[32:0];\n\
                  wire signed [32:0] xe{k} = {{x{k}[31], x{k}}};\n\
                  wire signed [32:0] alu{k} = alu_bypass ? xe{k} : algo == 2'd0 ? (xe{k} > operand{k} ? xe{k} : operand{k}) : algo == 2'd1 ? (xe{k} < operand{k} ? xe{k} : operand{k}) : xe{k} + operand{k};\n\
-                 wire signed [15:0] mop{k} = mul_src ? memory{k} : mul_operand;\n\
+                 wire signed [15:0] mop{k} = mul_src ? mul_operands[{ohi}:{olo}] : mul_operand;\n\
                  wire keep{k} = !mul_bypass && prelu && !alu{k}[32];\n\
                  wire signed [48:0] alu_wide{k} = {{{{16{{alu{k}[32]}}}}, alu{k}}};\n\
                  wire signed [48:0] mul{k} = alu{k} * mop{k};\n\

@@ -15,6 +15,7 @@ pub mod pdp;
 pub mod pool;
 pub mod sdp;
 pub mod sdp_lut;
+pub mod sdp_operands;
 pub mod sdp_x;
 pub mod sdp_y;
 pub mod unpack;

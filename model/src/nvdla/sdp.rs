@@ -1,7 +1,7 @@
 //! SDP in off-flying mode, with its read DMA (seeds/001 "Single Data Point Processor"):
 //! SDP_RDMA reads the input cube atom by atom through the DBB-style memory port (and, when
-//! its BRDMA and NRDMA are on, the BS and BN operand atoms at the same position of their
-//! cubes, one int8 per lane), the BS and BN stages ([`super::sdp_x`]), the
+//! its BRDMA and NRDMA are on, the atom's BS and BN operand words, per element or per
+//! channel, [`super::sdp_operands`]), the BS and BN stages ([`super::sdp_x`]), the
 //! EW stage ([`super::sdp_y`], register operands) and the output converter process each of
 //! the atom's 8 lanes, and SDP's write DMA writes the atom back.
 //! RTL: `npu_hdl::nvdla::sdp::Sdp`; docs/nvdla.md, "SDP in bypass" and "SDP's BS and BN
@@ -11,10 +11,10 @@ use super::unpack::lanes;
 use super::sdp_x::XConfig;
 use super::sdp_y::YConfig;
 use super::sdp_lut::LutConfig;
+use super::sdp_operands::OperandRead;
 use super::cdp_dp::LutTables;
 use super::csb::Csb;
 use npu_hdl::nvdla::csb::{engine_of, Engine};
-use npu_hdl::nvdla::regmap;
 
 /// The registered memory request an engine drives (docs/nvdla.md, "Memory port").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -44,15 +44,6 @@ enum State {
     BnWait,
 }
 
-/// An operand cube SDP_RDMA reads per element (BRDMA or NRDMA): base, line and surface
-/// strides.
-#[derive(Clone, Copy, Debug, Default)]
-struct OperandCube {
-    base: u64,
-    line: u64,
-    surface: u64,
-}
-
 /// The configuration of one layer, taken from the consumer groups when it starts.
 #[derive(Clone, Copy, Debug, Default)]
 struct Layer {
@@ -71,23 +62,12 @@ struct Layer {
     bs: XConfig,
     bn: XConfig,
     ew: YConfig,
-    /// BRDMA's and NRDMA's cubes, when on.
-    bs_cube: Option<OperandCube>,
-    bn_cube: Option<OperandCube>,
+    /// BRDMA's and NRDMA's reads, when on.
+    bs_cube: Option<OperandRead>,
+    bn_cube: Option<OperandRead>,
 }
 
 impl Layer {
-    /// SDP_RDMA's `dma` operand read (BRDMA, NRDMA) of the stage `stage`'s cube, if on.
-    fn operand_cube(r: &super::csb::UnitRegisters, dma: &str, stage: &str) -> Option<OperandCube> {
-        let disable = regmap::field("SDP_RDMA", &format!("D_{dma}_CFG"), &format!("{dma}_DISABLE"));
-        let on = r.consumed(&format!("D_{dma}_CFG")) & disable.mask() == 0;
-        on.then(|| OperandCube {
-            base: u64::from(r.consumed(&format!("D_{stage}_BASE_ADDR_HIGH"))) << 32 | u64::from(r.consumed(&format!("D_{stage}_BASE_ADDR_LOW"))),
-            line: u64::from(r.consumed(&format!("D_{stage}_LINE_STRIDE"))),
-            surface: u64::from(r.consumed(&format!("D_{stage}_SURFACE_STRIDE"))),
-        })
-    }
-
     fn from_registers(csb: &Csb) -> Self {
         let (r, s) = (csb.unit("SDP_RDMA"), csb.unit("SDP"));
         let wide = |low: u32, high: u32| u64::from(high) << 32 | u64::from(low);
@@ -107,8 +87,8 @@ impl Layer {
             bs: XConfig::from_registers(s, "BS"),
             bn: XConfig::from_registers(s, "BN"),
             ew: YConfig::from_registers(s),
-            bs_cube: Self::operand_cube(r, "BRDMA", "BS"),
-            bn_cube: Self::operand_cube(r, "NRDMA", "BN"),
+            bs_cube: OperandRead::from_registers(r, "BRDMA", "BS"),
+            bn_cube: OperandRead::from_registers(r, "NRDMA", "BN"),
         }
     }
 }
@@ -127,10 +107,12 @@ pub struct Sdp {
     x: u64,
     y: u64,
     surface: u64,
-    /// The input atom and the BS operand atom, kept while the atom's later reads run.
+    /// The input atom and the operand words, kept while the atom's later reads run, and the
+    /// operand word being read.
     input: u64,
-    bs_data: u64,
-    bn_data: u64,
+    bs_data: [u64; 4],
+    bn_data: [u64; 4],
+    word: usize,
     request: MemoryRequest,
 }
 
@@ -154,26 +136,41 @@ impl Sdp {
         base.wrapping_add(self.surface.wrapping_mul(surface)).wrapping_add(self.y.wrapping_mul(line)).wrapping_add(self.x * ATOM)
     }
 
-    /// The data of the read in state `wait` came (kept already): ask for the atom's next
-    /// operand, or process the atom and write it. The atom is processed in the cycle its last
-    /// read's data comes; an operand read that is off gives 0 operands.
+    /// The data of the read in state `wait` came (kept already): ask for the operand read's
+    /// next word, or the atom's next operand read, or process the atom and write it. The atom
+    /// is processed in the cycle its last read's data comes; an operand read that is off gives
+    /// 0 operands.
     fn after_read(&mut self, wait: State, lut: &LutConfig, tables: &LutTables) {
         let l = self.layer;
+        let reading = match wait {
+            State::BsWait => l.bs_cube,
+            State::BnWait => l.bn_cube,
+            _ => None,
+        };
+        if reading.is_some_and(|c| self.word as u64 + 1 < c.words()) {
+            self.word += 1;
+            self.request.addr = self.request.addr.wrapping_add(ATOM);
+            self.state = if wait == State::BsWait { State::BsRequest } else { State::BnRequest };
+            return;
+        }
+        self.word = 0;
         let next = match (wait, l.bs_cube, l.bn_cube) {
             (State::ReadWait, Some(c), _) => Some((State::BsRequest, c)),
             (State::ReadWait | State::BsWait, _, Some(c)) => Some((State::BnRequest, c)),
             _ => None,
         };
         if let Some((state, c)) = next {
-            self.request.addr = self.atom_address(c.base, c.line, c.surface);
+            self.request.addr = c.address(self.x, self.y, self.surface);
             self.state = state;
             return;
         }
-        let bs_operands = if l.bs_cube.is_some() { self.bs_data } else { 0 };
-        let bn_operands = if l.bn_cube.is_some() { self.bn_data } else { 0 };
+        let off = [(0, 0); 8];
+        let bs_operands = l.bs_cube.map_or(off, |c| c.operands(&self.bs_data));
+        let bn_operands = l.bn_cube.map_or(off, |c| c.operands(&self.bn_data));
         let processed = std::array::from_fn(|k| {
-            let operand = |atom: u64| i16::from((atom >> (8 * k)) as u8 as i8);
-            lut.lane(l.ew.lane(l.bn.lane(l.bs.lane(lanes(self.input)[k], operand(bs_operands)), operand(bn_operands))), tables)
+            let (bs_alu, bs_mul) = bs_operands[k];
+            let (bn_alu, bn_mul) = bn_operands[k];
+            lut.lane(l.ew.lane(l.bn.lane(l.bs.lane(lanes(self.input)[k], bs_alu, bs_mul), bn_alu, bn_mul)), tables)
         });
         self.request.wdata = convert_lanes(processed, l.cvt_offset, l.cvt_scale, l.cvt_shift);
         self.request.addr = self.atom_address(l.dst, l.dst_line, l.dst_surface);
@@ -211,12 +208,16 @@ impl Sdp {
             State::BsWait | State::BnWait => match response {
                 Some(data) => {
                     if self.state == State::BsWait {
-                        self.bs_data = data;
+                        self.bs_data[self.word] = data;
                     } else {
-                        self.bn_data = data;
+                        self.bn_data[self.word] = data;
                     }
                     events.push(if self.state == State::BsWait { "bs operand" } else { "bn operand" });
-                    self.after_read(self.state, lut, tables);
+                    let wait = self.state;
+                    self.after_read(wait, lut, tables);
+                    if matches!((wait, self.state), (State::BsWait, State::BsRequest) | (State::BnWait, State::BnRequest)) {
+                        events.push("operand next word");
+                    }
                 }
                 None => events.push("operand wait"),
             },

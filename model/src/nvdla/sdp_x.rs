@@ -58,9 +58,9 @@ impl XConfig {
         }
     }
 
-    /// One lane; `memory` is its operand read from memory (used by the part whose source
-    /// says so).
-    pub fn lane(&self, x: i32, memory: i16) -> i32 {
+    /// One lane; `alu_memory` and `mul_memory` are its ALU and multiplier operands read from
+    /// memory (each used by its part when its source says so).
+    pub fn lane(&self, x: i32, alu_memory: i16, mul_memory: i16) -> i32 {
         if self.bypass {
             return x;
         }
@@ -68,7 +68,7 @@ impl XConfig {
         let alu = if self.alu_bypass {
             x
         } else {
-            let operand = if self.alu_src { memory } else { self.alu_operand };
+            let operand = if self.alu_src { alu_memory } else { self.alu_operand };
             let shifted = (i128::from(operand) << self.alu_shift).clamp(i128::from(i32::MIN), i128::from(i32::MAX)) as i64;
             match self.alu_algo {
                 0 => x.max(shifted),
@@ -79,7 +79,7 @@ impl XConfig {
         let truncated = if !self.mul_bypass && self.mul_prelu && alu >= 0 {
             alu as i32
         } else {
-            let product = if self.mul_bypass { alu } else { alu * i64::from(if self.mul_src { memory } else { self.mul_operand }) };
+            let product = if self.mul_bypass { alu } else { alu * i64::from(if self.mul_src { mul_memory } else { self.mul_operand }) };
             shift_right_saturate(product, self.mul_shift, 32) as i32
         };
         if self.relu_bypass {
@@ -98,31 +98,31 @@ mod tests {
     #[test]
     fn each_part_of_the_stage() {
         let on = XConfig { alu_bypass: true, mul_bypass: true, relu_bypass: true, ..XConfig::default() };
-        assert_eq!(XConfig { bypass: true, ..on }.lane(-7, 0), -7);
-        assert_eq!(on.lane(-7, 0), -7);
+        assert_eq!(XConfig { bypass: true, ..on }.lane(-7, 0, 0), -7);
+        assert_eq!(on.lane(-7, 0, 0), -7);
         let alu = |algo, operand, shift| XConfig { alu_bypass: false, alu_algo: algo, alu_operand: operand, alu_shift: shift, ..on };
-        assert_eq!(alu(0, 3, 1).lane(5, 0), 6);
-        assert_eq!(alu(1, 3, 1).lane(5, 0), 5);
-        assert_eq!(alu(2, -3, 2).lane(5, 0), -7);
-        assert_eq!(alu(3, -3, 2).lane(5, 0), -7);
+        assert_eq!(alu(0, 3, 1).lane(5, 0, 0), 6);
+        assert_eq!(alu(1, 3, 1).lane(5, 0, 0), 5);
+        assert_eq!(alu(2, -3, 2).lane(5, 0, 0), -7);
+        assert_eq!(alu(3, -3, 2).lane(5, 0, 0), -7);
         // The shifted operand saturates at 32 bits; the sum does not (33 bits), the
         // truncation then saturates it.
-        assert_eq!(alu(2, 1, 40).lane(1, 0), i32::MAX);
-        assert_eq!(alu(2, -1, 40).lane(-1, 0), i32::MIN);
-        assert_eq!(XConfig { alu_src: true, ..alu(2, 100, 0) }.lane(1, 5), 6);
+        assert_eq!(alu(2, 1, 40).lane(1, 0, 0), i32::MAX);
+        assert_eq!(alu(2, -1, 40).lane(-1, 0, 0), i32::MIN);
+        assert_eq!(XConfig { alu_src: true, ..alu(2, 100, 0) }.lane(1, 5, 99), 6); // the ALU takes its own operand, not the multiplier's
         let mul = |operand, shift| XConfig { mul_bypass: false, mul_operand: operand, mul_shift: shift, ..on };
-        assert_eq!(mul(3, 1).lane(5, 0), 8); // 7.5 -> 8
-        assert_eq!(mul(3, 1).lane(-5, 0), -8); // -7.5 -> -8
-        assert_eq!(mul(-1, 2).lane(9, 0), -2); // -2.25 -> -2
-        assert_eq!(mul(2, 49).lane(9, 0), 0);
-        assert_eq!(XConfig { mul_shift: 1, ..on }.lane(5, 0), 3); // truncation without the multiplier
-        assert_eq!(XConfig { mul_src: true, ..mul(100, 0) }.lane(5, -2), -10);
+        assert_eq!(mul(3, 1).lane(5, 0, 0), 8); // 7.5 -> 8
+        assert_eq!(mul(3, 1).lane(-5, 0, 0), -8); // -7.5 -> -8
+        assert_eq!(mul(-1, 2).lane(9, 0, 0), -2); // -2.25 -> -2
+        assert_eq!(mul(2, 49).lane(9, 0, 0), 0);
+        assert_eq!(XConfig { mul_shift: 1, ..on }.lane(5, 0, 0), 3); // truncation without the multiplier
+        assert_eq!(XConfig { mul_src: true, ..mul(100, 0) }.lane(5, 99, -2), -10);
         let prelu = XConfig { mul_prelu: true, ..mul(3, 1) };
-        assert_eq!(prelu.lane(5, 0), 5);
-        assert_eq!(prelu.lane(-5, 0), -8);
+        assert_eq!(prelu.lane(5, 0, 0), 5);
+        assert_eq!(prelu.lane(-5, 0, 0), -8);
         // PReLU passes the low 32 bits of a positive 33-bit sum.
-        assert_eq!(XConfig { alu_bypass: false, alu_algo: 2, alu_operand: 1, alu_shift: 31, ..prelu }.lane(i32::MAX, 0), i32::MAX.wrapping_add(i32::MAX));
-        assert_eq!(XConfig { relu_bypass: false, ..on }.lane(-5, 0), 0);
-        assert_eq!(XConfig { relu_bypass: false, ..on }.lane(5, 0), 5);
+        assert_eq!(XConfig { alu_bypass: false, alu_algo: 2, alu_operand: 1, alu_shift: 31, ..prelu }.lane(i32::MAX, 0, 0), i32::MAX.wrapping_add(i32::MAX));
+        assert_eq!(XConfig { relu_bypass: false, ..on }.lane(-5, 0, 0), 0);
+        assert_eq!(XConfig { relu_bypass: false, ..on }.lane(5, 0, 0), 5);
     }
 }
