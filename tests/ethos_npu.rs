@@ -20,13 +20,16 @@ fn oracle() -> TfLite {
 }
 
 /// What the runs must show: each elementwise operation, broadcast, scalar, NHCWB16 IFM, IFM2
-/// and OFM, both saturations, both cores, memory stalls, and the arbiter granting both
-/// masters and holding the kernel unit back while the front end reads.
-const REQUIRED: [&str; 20] = [
+/// and OFM, both saturations, both cores, memory stalls, the arbiter granting both masters and
+/// holding the kernel unit back while the front end reads, and IFM and IFM2 bytes taken from
+/// the word caches, also from a word the unit's own OFM write changed (Vela puts an
+/// elementwise OFM in its IFM's place when the IFM dies there).
+const REQUIRED: [&str; 23] = [
     "ELEMENTWISE add", "ELEMENTWISE sub", "ELEMENTWISE mul", "ELEMENTWISE max", "ELEMENTWISE min", "broadcast", "scalar",
     "nhcwb16 ofm", "saturated high", "saturated low", "regor core", "legacy core", "bench: address stalled",
     "arbiter: kernel read", "arbiter: kernel write", "arbiter: front-end read", "read stalled",
-    "nhcwb16 ifm", "nhcwb16 ifm2", "arbiter: kernel read waits",
+    "nhcwb16 ifm", "nhcwb16 ifm2", "arbiter: kernel read waits", "IFM word from the cache", "IFM2 word from the cache",
+    "IFM word from the cache after an OFM write into it",
 ];
 
 #[test]
@@ -38,11 +41,12 @@ fn elementwise_networks_run_on_the_npu() {
 
 /// What the pool runs must show: both pools, average with and without padding (OFM_SCALE or
 /// the count of taps inside), taps in the padding skipped, strides, kernels up to 5, NHCWB16
-/// in and out, the activation clamp saturating both ways, both cores, stalls.
-const POOL_REQUIRED: [&str; 16] = [
+/// in and out, the activation clamp saturating both ways, both cores, stalls, taps from the
+/// IFM word cache.
+const POOL_REQUIRED: [&str; 17] = [
     "POOL max", "POOL average", "average with padding", "average without padding", "pool: padding skipped", "pool stride 2",
     "pool kernel 5", "pool kernel 1x1", "nhcwb16 ifm", "nhcwb16 ofm", "saturated high", "saturated low", "regor core", "legacy core",
-    "bench: address stalled", "ELEMENTWISE add",
+    "bench: address stalled", "ELEMENTWISE add", "pool: IFM word from the cache",
 ];
 
 #[test]

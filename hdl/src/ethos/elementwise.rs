@@ -22,7 +22,9 @@
 //! READ_B/WAIT_B (the IFM2 word, skipped for a scalar). POOL, per kernel tap row by row:
 //! POOL_TAP (inside the IFM? else skipped), READ_A/WAIT_A (the IFM word at the tap), POOL_NEXT
 //! (the byte into the max or sum, the next tap). Then CALC (result, output scale, clamp),
-//! WRITE/WAIT_W (one strobed byte); DONE.
+//! WRITE/WAIT_W (one strobed byte); DONE. READ_A (READ_B) whose word is in the IFM (IFM2)
+//! word cache (`word_cache.rs`) reads nothing: the byte comes from the cache in that cycle and
+//! the state after WAIT_A (WAIT_B) follows.
 //!
 //! Decisions (the TRM leaves these open):
 //! - CONV and DEPTHWISE answer at once with `kernel_error` = [`ERROR_UNSUPPORTED`] (no
@@ -42,12 +44,19 @@
 //!   (as the reference executor reads it).
 //! - A pool with any IFM_PAD register set averages over the taps inside (the executor's
 //!   rule, TFLite's AveragePool); with none it uses OFM_SCALE (Vela's full-window scale).
+//! - One cached word per operand, forgotten in CHECK (the front end's DMA writes memory
+//!   between kernels only in a well-formed stream: docs/ethos.md has the argument). The
+//!   unit's own OFM write updates a cached word it hits rather than forgetting it: an
+//!   in-place operation (Vela lets an elementwise OFM take its IFM's place) then still reads
+//!   each word once. A hit takes one cycle (READ_A/READ_B), a miss the read as before; a
+//!   read error is reported as without the cache (a failed read fills nothing).
 use super::elementwise_alu::ElementwiseAlu;
 use super::feature_map::FeatureMap;
 use super::kernel_registers::KernelRegisters;
 pub use super::kernel_registers::{latch_table, scalar, LATCH_STEPS, MAPS};
 use super::pooling_alu::{PoolingAlu, MAX_KERNEL_M1};
 use super::requantize::{Requantize, ScaleProduct};
+use super::word_cache::WordCache;
 use crate::primitives::{Concat, Reg, SignExtendBits, ZeroExtend};
 use rust_hdl::prelude::*;
 
@@ -108,6 +117,9 @@ pub struct Elementwise {
     scale_product: ScaleProduct,
     requantize: Requantize,
     pooling: PoolingAlu,
+    /// The last IFM and IFM2 words read (`word_cache.rs`).
+    cache_a: WordCache,
+    cache_b: WordCache,
     // Width helpers.
     ifm_byte18: SignExtendBits<8, 18>,
     ifm2_byte18: SignExtendBits<8, 18>,
@@ -143,6 +155,8 @@ pub struct Elementwise {
     // Combinational.
     accept: Signal<Local, Bit>,
     padded: Signal<Local, Bit>,
+    /// The state after the IFM byte (READ_B, CALC for a scalar, POOL_NEXT for a pool).
+    after_a: Signal<Local, Bits<4>>,
     in_taps: Signal<Local, Bit>,
     add_sub: Signal<Local, Bit>,
     bad: Signal<Local, Bit>,
@@ -249,6 +263,9 @@ impl Default for Elementwise {
             byte64: Default::default(),
             registers: Default::default(),
             pooling: Default::default(),
+            cache_a: Default::default(),
+            cache_b: Default::default(),
+            after_a: Default::default(),
             state: Default::default(),
             pool: Default::default(),
             ky: Default::default(),
@@ -371,6 +388,34 @@ impl Logic for Elementwise {
         self.ifm.load_value.next = self.registers.load_value.val();
         self.ifm2.load_value.next = self.registers.load_value.val();
         self.ofm.load_value.next = self.registers.load_value.val();
+        // The operand caches: forgotten in CHECK, filled by a read, updated by the OFM write.
+        self.cache_a.clock.next = self.clock.val();
+        self.cache_b.clock.next = self.clock.val();
+        self.cache_a.reset.next = self.reset.val();
+        self.cache_b.reset.next = self.reset.val();
+        self.cache_a.clear.next = self.state.q.val() == self.s_check.val();
+        self.cache_b.clear.next = self.state.q.val() == self.s_check.val();
+        self.cache_a.address.next = self.ifm.address.val();
+        self.cache_b.address.next = self.ifm2.address.val();
+        self.cache_a.fill.next = (self.state.q.val() == self.s_wait_a.val()) & self.mem_r_valid.val() & !self.mem_r_error.val();
+        self.cache_b.fill.next = (self.state.q.val() == self.s_wait_b.val()) & self.mem_r_valid.val() & !self.mem_r_error.val();
+        self.cache_a.fill_data.next = self.mem_r_data.val();
+        self.cache_b.fill_data.next = self.mem_r_data.val();
+        self.cache_a.write.next = self.state.q.val() == self.s_write.val();
+        self.cache_b.write.next = self.state.q.val() == self.s_write.val();
+        self.cache_a.write_addr.next = self.w_addr.q.val();
+        self.cache_b.write_addr.next = self.w_addr.q.val();
+        self.cache_a.write_data.next = self.w_data.q.val();
+        self.cache_b.write_data.next = self.w_data.q.val();
+        self.cache_a.write_strb.next = self.w_strb.q.val();
+        self.cache_b.write_strb.next = self.w_strb.q.val();
+        self.after_a.next = self.s_read_b.val();
+        if self.registers.ifm2_broadcast.val().get_bit(7) {
+            self.after_a.next = self.s_calc.val();
+        }
+        if self.pool.q.val() {
+            self.after_a.next = self.s_pool_next.val();
+        }
 
         // CHECK: the field values the unit does not implement (see the module's decisions).
         self.add_sub.next = !self.pool.q.val() & ((self.mode.q.val() == self.mode_add.val()) | (self.mode.q.val() == self.mode_sub.val()));
@@ -516,8 +561,9 @@ impl Logic for Elementwise {
         self.byte64.low.next = self.byte32.joined.val();
 
         // The memory port: one read (a whole aligned word, the byte picked by the address's
-        // low bits), then one strobed write.
-        self.mem_ar_valid.next = (self.state.q.val() == self.s_read_a.val()) | (self.state.q.val() == self.s_read_b.val());
+        // low bits) unless the operand's cache holds the word, then one strobed write.
+        self.mem_ar_valid.next = ((self.state.q.val() == self.s_read_a.val()) & !self.cache_a.hit.val())
+            | ((self.state.q.val() == self.s_read_b.val()) & !self.cache_b.hit.val());
         self.mem_ar_addr.next = self.zero40.val();
         if self.state.q.val() == self.s_read_a.val() {
             self.mem_ar_addr.next = self.ifm.address.val() & self.align_mask.val();
@@ -620,11 +666,18 @@ impl Logic for Elementwise {
                 self.kx.d.next = self.kx.q.val() + self.one16.val();
             }
         } else if self.state.q.val() == self.s_read_a.val() {
-            if self.mem_ar_ready.val() {
+            // A cached word: its byte now, no read.
+            if self.cache_a.hit.val() {
+                self.ifm_byte.d.next = self.cache_a.read_byte.val();
+                self.state.d.next = self.after_a.val();
+            } else if self.mem_ar_ready.val() {
                 self.state.d.next = self.s_wait_a.val();
             }
         } else if self.state.q.val() == self.s_read_b.val() {
-            if self.mem_ar_ready.val() {
+            if self.cache_b.hit.val() {
+                self.ifm2_byte.d.next = self.cache_b.read_byte.val();
+                self.state.d.next = self.s_calc.val();
+            } else if self.mem_ar_ready.val() {
                 self.state.d.next = self.s_wait_b.val();
             }
         } else if self.state.q.val() == self.s_wait_a.val() {
@@ -634,13 +687,7 @@ impl Logic for Elementwise {
                     self.state.d.next = self.s_done.val();
                 } else {
                     self.ifm_byte.d.next = self.r_shifted.val().get_bits::<8>(0);
-                    self.state.d.next = self.s_read_b.val();
-                    if self.registers.ifm2_broadcast.val().get_bit(7) {
-                        self.state.d.next = self.s_calc.val();
-                    }
-                    if self.pool.q.val() {
-                        self.state.d.next = self.s_pool_next.val();
-                    }
+                    self.state.d.next = self.after_a.val();
                 }
             }
         } else if self.state.q.val() == self.s_wait_b.val() {

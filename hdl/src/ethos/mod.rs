@@ -18,6 +18,7 @@ mod weight_decoder;
 mod weight_decoder_core;
 mod weight_emitter;
 mod weight_queues;
+mod word_cache;
 
 pub use command_front_end::CommandFrontEnd;
 pub use conv_datapath::ConvDatapath;

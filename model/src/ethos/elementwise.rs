@@ -75,6 +75,32 @@ pub struct Out {
     pub mem_w_strb: u8,
 }
 
+/// One operand's word cache (`hdl/src/ethos/word_cache.rs`): the aligned address and the
+/// word, and (for coverage only) whether the unit's OFM write changed the word since its read.
+#[derive(Clone, Copy, Debug, Default)]
+struct Cache {
+    valid: bool,
+    tag: u64,
+    data: u64,
+    written: bool,
+}
+
+impl Cache {
+    /// The byte at `addr` when its word is the cached one.
+    fn byte(&self, addr: u64) -> Option<u8> {
+        (self.valid && self.tag == addr & !7).then_some((self.data >> (8 * (addr & 7))) as u8)
+    }
+
+    /// The unit's write of `data` with `strb` at the aligned `addr`, merged when it hits.
+    fn write(&mut self, addr: u64, data: u64, strb: u8) {
+        if self.valid && self.tag == addr {
+            let mask = (0..8).filter(|i| strb >> i & 1 != 0).fold(0u64, |m, i| m | 0xff << (8 * i));
+            self.data = self.data & !mask | data & mask;
+            self.written = true;
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Elementwise {
     state: u8,
@@ -100,6 +126,8 @@ pub struct Elementwise {
     kx: u16,
     acc: i32,
     count: u32,
+    /// The IFM and IFM2 word caches.
+    cache: [Cache; 2],
     event: &'static str,
 }
 
@@ -126,6 +154,7 @@ impl Default for Elementwise {
             kx: 0,
             acc: 0,
             count: 0,
+            cache: [Cache::default(); 2],
             event: "",
         }
     }
@@ -173,6 +202,17 @@ impl Elementwise {
         address(&self.maps[1], at(1, self.y), at(2, self.x), at(4, self.c))
     }
 
+    /// The state after the IFM byte.
+    fn after_a(&self) -> u8 {
+        if self.pool {
+            state::POOL_NEXT
+        } else if self.broadcast() & 0x80 != 0 {
+            state::CALC
+        } else {
+            state::READ_B
+        }
+    }
+
     fn ofm_address(&self) -> u64 {
         address(&self.maps[2], self.y, self.x, self.c)
     }
@@ -195,8 +235,8 @@ impl Elementwise {
             0
         };
         let read = match s {
-            state::READ_A => Some(self.ifm_address()),
-            state::READ_B => Some(self.ifm2_address()),
+            state::READ_A => Some((self.ifm_address(), 0)),
+            state::READ_B => Some((self.ifm2_address(), 1)),
             _ => None,
         };
         Out {
@@ -204,8 +244,9 @@ impl Elementwise {
             kernel_error: if s == state::DONE { self.error } else { 0 },
             debug_index,
             debug_hold: s == state::LATCH,
-            mem_ar_valid: read.is_some(),
-            mem_ar_addr: read.map_or(0, |a| a & !7),
+            // No read when the operand's cache holds the word (the address shows all the same).
+            mem_ar_valid: read.is_some_and(|(a, b)| self.cache[b].byte(a).is_none()),
+            mem_ar_addr: read.map_or(0, |(a, _)| a & !7),
             mem_aw_valid: s == state::WRITE,
             mem_aw_addr: self.w_addr,
             mem_w_data: self.w_data,
@@ -334,6 +375,7 @@ impl Elementwise {
                 "latch"
             }
             state::CHECK => {
+                self.cache = [Cache::default(); 2];
                 if self.unsupported() {
                     self.error = ERROR_UNSUPPORTED;
                     self.state = state::DONE;
@@ -378,6 +420,30 @@ impl Elementwise {
                 "pool: next tap"
             }
             state::READ_A | state::READ_B => {
+                let b = usize::from(self.state == state::READ_B);
+                let addr = if b == 0 { self.ifm_address() } else { self.ifm2_address() };
+                if let Some(byte) = self.cache[b].byte(addr) {
+                    let written = self.cache[b].written;
+                    return if b == 1 {
+                        self.ifm2_byte = byte;
+                        self.state = state::CALC;
+                        if written {
+                            "IFM2 word from the cache after an OFM write into it"
+                        } else {
+                            "IFM2 word from the cache"
+                        }
+                    } else {
+                        self.ifm_byte = byte;
+                        self.state = self.after_a();
+                        if self.pool {
+                            "pool: IFM word from the cache"
+                        } else if written {
+                            "IFM word from the cache after an OFM write into it"
+                        } else {
+                            "IFM word from the cache"
+                        }
+                    };
+                }
                 if i.mem_ar_ready {
                     self.state += 1;
                     "read address"
@@ -393,14 +459,15 @@ impl Elementwise {
                     return "read error";
                 }
                 let byte = (i.mem_r_data >> (8 * (addr & 7))) as u8;
-                if self.pool {
+                self.cache[usize::from(self.state == state::WAIT_B)] = Cache { valid: true, tag: addr & !7, data: i.mem_r_data, written: false };
+                if self.state == state::WAIT_A {
                     self.ifm_byte = byte;
-                    self.state = state::POOL_NEXT;
-                    "pool: ifm"
-                } else if self.state == state::WAIT_A {
-                    self.ifm_byte = byte;
-                    self.state = if self.broadcast() & 0x80 != 0 { state::CALC } else { state::READ_B };
-                    "ifm"
+                    self.state = self.after_a();
+                    if self.pool {
+                        "pool: ifm"
+                    } else {
+                        "ifm"
+                    }
                 } else {
                     self.ifm2_byte = byte;
                     self.state = state::CALC;
@@ -418,6 +485,10 @@ impl Elementwise {
                 "calc"
             }
             state::WRITE => {
+                // The write updates a cached word it hits (an in-place operation).
+                for cache in &mut self.cache {
+                    cache.write(self.w_addr, self.w_data, self.w_strb);
+                }
                 if i.mem_aw_ready {
                     self.state = state::WAIT_W;
                     "write"
