@@ -80,7 +80,7 @@ pub struct Report {
     pub estimate: Vec<super::tflite::OpEstimate>,
 }
 
-/// The model input for a run: the `.npy` file's int8 values, or random ones from `seed`.
+/// A random model input of `len` int8 values from `seed` (the run without `--input`).
 pub fn random_input(len: usize, seed: u64) -> Vec<i8> {
     use rand::{Rng, SeedableRng};
     let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
