@@ -63,7 +63,7 @@ fn relu_mutants_are_all_killed_and_wrong_libraries_are_refused() {
 
     // Wrong libraries, refused by the check the handle makes at open.
     let reference = dir.join("relu/unmutated/librelu.so");
-    let netlist = dir.join("relu/unmutated/netlist.v");
+    let netlist = dir.join("relu/unmutated/relu.v");
     let missing = refusal(&dir.join("no-such-library.so"), "relu", Relu::PORT_SIGNATURE);
     assert!(missing.ends_with("for relu: no such file"), "{missing}");
     let not_a_library = refusal(&netlist, "relu", Relu::PORT_SIGNATURE);

@@ -136,6 +136,16 @@ pub const LINT_WAIVERS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The comment and `lint_off` lines of [`LINT_WAIVERS`] that head every Verilog file npu-gen
+/// writes (the exported tops, and the netlists `make mutants` builds from them).
+pub fn lint_waivers() -> String {
+    let mut s = "// Waivers, one list for the whole project (gen/src/lib.rs, LINT_WAIVERS):\n".to_string();
+    for (rule, why) in LINT_WAIVERS {
+        s += &format!("//   {rule}: {why}.\n/* verilator lint_off {rule} */\n");
+    }
+    s
+}
+
 fn export(name: &'static str, model: &'static str, source: &'static str, for_users: bool, mut block: impl Block) -> Top {
     block.connect_all();
     let body = rename_modules(&generate_verilog(&block), name);
@@ -143,13 +153,8 @@ fn export(name: &'static str, model: &'static str, source: &'static str, for_use
     for p in &ports {
         assert!(p.name != name && p.name != "top", "{name}: a port may not be called {:?} (Verilator rejects a port named like its module)", p.name);
     }
-    let mut verilog = format!(
-        "// {name}: generated from {source} by npu-gen. Do not edit: change the rust-hdl source and run `make verilog`.\n\
-         // Waivers, one list for the whole project (gen/src/lib.rs, LINT_WAIVERS):\n"
-    );
-    for (rule, why) in LINT_WAIVERS {
-        verilog += &format!("//   {rule}: {why}.\n/* verilator lint_off {rule} */\n");
-    }
+    let mut verilog = format!("// {name}: generated from {source} by npu-gen. Do not edit: change the rust-hdl source and run `make verilog`.\n");
+    verilog += &lint_waivers();
     verilog += body.trim_start();
     Top { name, model, source, for_users, gate_level: false, verilog, ports }
 }

@@ -144,11 +144,19 @@ pub fn netlist(top: &Top, mutation: Option<&Mutation>, dir: &Path) -> Result<Top
     // (cdp_dp's `assign e_index0[8] = e_index0[9]`, two sign bits merged). Verilator then sees
     // the whole vector feeding itself (UNOPTFLAT), orders its readers wrongly and reads stale
     // values, so the unmutated netlist failed its lock step where the hardware is right.
-    // Single-bit nets have no such false loop; the logic is the same.
-    script += "splitnets\nwrite_verilog -noattr netlist.v\n";
+    // Single-bit nets have no such false loop; the logic is the same. `opt_clean -purge`
+    // drops the wires nothing reads (the flattened sub-blocks' clock and reset), and the file
+    // is named after its module, so that the netlist passes `verilator --lint-only -Wall`
+    // like every Verilog file of the tree.
+    let file = format!("{}.v", top.name);
+    script += &format!("splitnets\nopt_clean -purge\nwrite_verilog -noattr {file}\n");
     yosys(dir, &script, &format!("{}: yosys netlist", top.name))?;
-    let path = dir.join("netlist.v");
-    let verilog = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let path = dir.join(&file);
+    let netlist = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    // yosys keeps the sub-modules in the file too: the project's waivers head it, as they do
+    // the exported Verilog.
+    let verilog = crate::lint_waivers() + &netlist;
+    std::fs::write(&path, &verilog).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(Top { name: top.name, model: top.model, source: top.source, for_users: false, gate_level: false, verilog, ports: top.ports.clone() })
 }
 
@@ -232,6 +240,7 @@ pub fn run(top: &Top, suite: &Suite, options: &Options, mut progress: impl FnMut
         if mutant.as_ref().is_ok_and(|n| n.verilog == reference.verilog) {
             result.survived.push(mutation.clone());
             result.unchanged.push(mutation.clone());
+            tidy(&mutant_dir, false);
             progress(Progress::Done(mutation));
             continue;
         }
@@ -246,13 +255,27 @@ pub fn run(top: &Top, suite: &Suite, options: &Options, mut progress: impl FnMut
                 }
             },
         }
-        // A mutant's build takes room; its log and netlist stay for a survivor.
-        if result.survived.last() != Some(mutation) {
-            std::fs::remove_dir_all(mutant_dir.join("obj")).ok();
-        }
+        tidy(&mutant_dir, result.survived.last() == Some(mutation));
         progress(Progress::Done(mutation));
     }
     Ok(result)
+}
+
+/// Removes a scored mutant's files: its build takes room, and its Verilog is a deliberately
+/// broken design that would fail the `verilator --lint-only -Wall` every Verilog file of the
+/// tree passes. A survivor keeps its test log (`keep_log`); the `mutate` command in
+/// `<top>.md` rebuilds its netlist.
+fn tidy(mutant_dir: &Path, keep_log: bool) {
+    if !keep_log {
+        std::fs::remove_dir_all(mutant_dir).ok();
+        return;
+    }
+    for entry in std::fs::read_dir(mutant_dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.file_name().is_some_and(|n| n != "test.log") {
+            let _ = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+        }
+    }
 }
 
 /// The line `place` (`file:line.col-...`) points at in the top's Verilog, if it does.
