@@ -6,7 +6,9 @@
 //! the queue pointers and the output beat. The split is for the Verilated model's speed:
 //! Verilator evaluates logic reading an input on every `eval` (twice a cycle in the bridge),
 //! logic reading registers only once, after the clock edge (docs/ethos.md, "Verilated speed").
-//! The queues and quotient banks are memories (`RegFile`) for the same reason.
+//! The queues and quotient banks are memories (`RegFile`) for the same reason, and the unary
+//! and remainder steps' logic is computed only in its state, so that the Verilated model skips
+//! the step not taken.
 //! No model of its own: the decoder's lock-step tests (tests/ethos_weight_decoder.rs) cover it.
 use super::weight_emitter::WeightEmitter;
 use super::weight_queues::WeightQueues;
