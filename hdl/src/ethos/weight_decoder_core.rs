@@ -6,7 +6,9 @@
 //! the queue pointers and the output beat. The split is for the Verilated model's speed:
 //! Verilator evaluates logic reading an input on every `eval` (twice a cycle in the bridge),
 //! logic reading registers only once, after the clock edge (docs/ethos.md, "Verilated speed").
-//! The queues and quotient banks are memories (`RegFile`) for the same reason.
+//! The queues and quotient banks are memories (`RegFile`) for the same reason, and the unary
+//! and remainder steps' logic is computed only in its state, so that the Verilated model skips
+//! the step not taken.
 //! No model of its own: the decoder's lock-step tests (tests/ethos_weight_decoder.rs) cover it.
 use super::weight_emitter::WeightEmitter;
 use super::weight_queues::WeightQueues;
@@ -87,10 +89,10 @@ pub struct WeightDecoderCore {
     /// Quotients of a chunk's weights and zero runs (§1.6), slot s of bank b: the unary step
     /// fills bank `bank` with the quotients it completes (slot s with the s-th), the remainder
     /// steps of the chunk before read bank `bank` too, which the step before filled.
-    wbank0: RegFile<10, 4, 12, 4>,
-    wbank1: RegFile<10, 4, 12, 4>,
-    zbank0: RegFile<16, 4, 12, 4>,
-    zbank1: RegFile<16, 4, 12, 4>,
+    /// Both banks in one memory each for weights and zero runs: bank b, slot s at address
+    /// 16 b + s (one write port per unary position and one read port per lane, not two).
+    wbank: RegFile<10, 5, 12, 4>,
+    zbank: RegFile<16, 5, 12, 4>,
     // queues and the emitter
     queues: WeightQueues,
     emitter: WeightEmitter,
@@ -154,7 +156,13 @@ pub struct WeightDecoderCore {
     unary_commit: Signal<Local, Bit>,
     /// The remainder step's slots again, from registers alone: see the bank reads in `update`.
     bank_w_phase: Signal<Local, Bit>,
-    bank_slot: [Signal<Local, Bits<4>>; 4],
+    bank_slot: [Signal<Local, Bits<5>>; 4],
+    /// 16 when `bank` is 1: the bank's half of the memories, for the reads (`bank_half`)
+    /// and, as a signal of its own, for the writes (`write_half`).
+    bank_half: Signal<Local, Bits<5>>,
+    write_half: Signal<Local, Bits<5>>,
+    w_slot_wide: ZeroExtend<4, 5>,
+    z_slot_wide: ZeroExtend<4, 5>,
     zunary_len: Signal<Local, Bits<4>>,
     max_zq: Signal<Local, Bits<16>>,
     quotient_fault: Signal<Local, Bit>,
@@ -201,6 +209,8 @@ pub struct WeightDecoderCore {
     k3: [Constant<Bits<3>>; 8],
     k4: [Constant<Bits<4>>; 13],
     zero5: Constant<Bits<5>>,
+    k5: [Constant<Bits<5>>; 4],
+    sixteen5: Constant<Bits<5>>,
     k6: [Constant<Bits<6>>; 32],
     k7: [Constant<Bits<7>>; 6],
     k10: [Constant<Bits<10>>; 32],
@@ -289,10 +299,8 @@ impl Default for WeightDecoderCore {
             bank: Default::default(),
             w_slot: Default::default(),
             z_slot: Default::default(),
-            wbank0: Default::default(),
-            wbank1: Default::default(),
-            zbank0: Default::default(),
-            zbank1: Default::default(),
+            wbank: Default::default(),
+            zbank: Default::default(),
             queues: Default::default(),
             emitter: Default::default(),
             slicelen_wide: Default::default(),
@@ -348,6 +356,10 @@ impl Default for WeightDecoderCore {
             unary_commit: Default::default(),
             bank_w_phase: Default::default(),
             bank_slot: Default::default(),
+            bank_half: Default::default(),
+            write_half: Default::default(),
+            w_slot_wide: Default::default(),
+            z_slot_wide: Default::default(),
             zunary_len: Default::default(),
             max_zq: Default::default(),
             quotient_fault: Default::default(),
@@ -390,6 +402,8 @@ impl Default for WeightDecoderCore {
             k3: constants(),
             k4: constants(),
             zero5: k(0),
+            k5: constants(),
+            sixteen5: k(16),
             k6: constants(),
             k7: constants(),
             k10: constants(),
@@ -429,10 +443,8 @@ impl Logic for WeightDecoderCore {
             self.palette[i].reset.next = self.restart.val();
         }
         // Memories: no reset, each word read only after it was written (`RegFile`).
-        self.wbank0.clock.next = self.clock.val();
-        self.wbank1.clock.next = self.clock.val();
-        self.zbank0.clock.next = self.clock.val();
-        self.zbank1.clock.next = self.clock.val();
+        self.wbank.clock.next = self.clock.val();
+        self.zbank.clock.next = self.clock.val();
         self.queues.clock.next = self.clock.val();
 
         // ---- bank reads at the remainder step's slots. Computed here from registers alone,
@@ -440,15 +452,20 @@ impl Logic for WeightDecoderCore {
         // memory's read address must not share a signal with the logic that reads its data,
         // or Verilator sees a combinational loop through the two blocks (UNOPTFLAT).
         self.bank_w_phase.next = self.wr_i.q.val() < self.w_due.q.val();
+        self.bank_half.next = self.zero5.val();
+        if self.bank.q.val() {
+            self.bank_half.next = self.sixteen5.val();
+        }
+        self.w_slot_wide.narrow.next = self.w_slot.q.val();
+        self.z_slot_wide.narrow.next = self.z_slot.q.val();
         for j in 0..4 {
-            self.bank_slot[j].next = self.z_slot.q.val() + self.k4[j].val();
+            // slot + j <= 15: no carry into the bank bit
+            self.bank_slot[j].next = (self.z_slot_wide.wide.val() + self.k5[j].val()) | self.bank_half.val();
             if self.bank_w_phase.val() {
-                self.bank_slot[j].next = self.w_slot.q.val() + self.k4[j].val();
+                self.bank_slot[j].next = (self.w_slot_wide.wide.val() + self.k5[j].val()) | self.bank_half.val();
             }
-            self.wbank0.read_address[j].next = self.bank_slot[j].val();
-            self.wbank1.read_address[j].next = self.bank_slot[j].val();
-            self.zbank0.read_address[j].next = self.bank_slot[j].val();
-            self.zbank1.read_address[j].next = self.bank_slot[j].val();
+            self.wbank.read_address[j].next = self.bank_slot[j].val();
+            self.zbank.read_address[j].next = self.bank_slot[j].val();
         }
         self.state.reset.next = self.restart.val();
         self.code.reset.next = self.restart.val();
@@ -595,137 +612,184 @@ impl Logic for WeightDecoderCore {
         }
 
         // unary part of a chunk (§1.6)
-        self.w_en.next = (!self.alternating.val() || self.wq_i.q.val() < self.zq_i.q.val() + self.eight16.val())
-            && self.wq_i.q.val() < self.w_cnt.val();
-        self.z_en.next = self.wq_i.q.val() >= self.zq_i.q.val() && self.alternating.val() && self.zq_i.q.val() < self.z_cnt.val();
-        self.w_unary.next = self.w_en.val() && !self.uncompressed.val();
-        self.wunary0.next = self.held.val().get_bits::<12>(0);
-        if !self.w_unary.val() {
-            self.wunary0.next = self.zero12.val();
-        }
+        // Only the unary step reads these: computed in that state alone, so that the
+        // Verilated model skips them in the others (docs/ethos.md, "Verilated speed"); the
+        // defaults are never used.
+        self.w_en.next = false;
+        self.z_en.next = false;
+        self.w_unary.next = false;
+        self.wunary0.next = self.zero12.val();
+        self.zunary.next = self.zero12.val();
+        self.wunary1.next = self.zero12.val();
         self.zunary_at.next = self.k7[0].val();
-        if self.w_unary.val() {
-            self.zunary_at.next = self.twelve7.val();
-        }
-        self.zunary_len.next = self.k4[12].val();
-        if self.zdiv.q.val() == self.k3[3].val() {
-            self.zunary_len.next = self.k4[8].val();
-        }
-        self.wunary1_at.next = self.zunary_at.val();
-        if self.z_en.val() {
-            self.wunary1_at.next = self.zunary_at.val() + self.twelve7.val();
-            if self.zdiv.q.val() == self.k3[3].val() {
-                self.wunary1_at.next = self.zunary_at.val() + self.eight7.val();
-            }
-        }
-        self.zunary.next = self.held.val().get_bits::<12>(self.zunary_at.val().index());
-        self.wunary1.next = self.held.val().get_bits::<12>(self.wunary1_at.val().index());
-        self.ones[0].next = self.k7[0].val();
-        self.w_done[0].next = self.wq_i.q.val();
-        self.w_run[0].next = self.wq.q.val();
+        self.wunary1_at.next = self.k7[0].val();
+        self.zunary_len.next = self.k4[0].val();
+        self.unary_need.next = self.k7[0].val();
+        self.max_zq.next = self.zero16.val();
         self.quotient_fault.next = false;
-        for i in 0..12 {
-            self.ones[i + 1].next = self.ones[i].val();
-            self.w_sum[i].next = self.w_run[i].val();
-            if self.wunary0.val().get_bit(i) {
-                self.ones[i + 1].next = self.ones[i].val() + self.k7[1].val();
-                self.w_sum[i].next = self.w_run[i].val() + self.k10[1].val();
-                if self.wunary1.val().get_bit(self.ones[i].val().get_bits::<4>(0).index()) {
-                    self.w_sum[i].next = self.w_run[i].val() + self.k10[2].val();
-                }
-            }
-            self.w_active[i].next = self.w_unary.val() && self.w_done[i].val() < self.w_cnt.val();
-            self.w_complete[i].next = self.wtrunc.q.val() || self.w_sum[i].val() < self.w_run[i].val() + self.k10[2].val();
-            self.w_done[i + 1].next = self.w_done[i].val();
-            self.w_run[i + 1].next = self.w_run[i].val();
-            if self.w_active[i].val() {
-                if self.w_sum[i].val() > self.max_quotient.val() {
-                    self.quotient_fault.next = true;
-                }
-                self.w_run[i + 1].next = self.w_sum[i].val();
-                if self.w_complete[i].val() {
-                    self.w_done[i + 1].next = self.w_done[i].val() + self.one16.val();
-                    self.w_run[i + 1].next = self.k10[0].val();
-                }
-            }
-        }
-        self.unary_need.next = self.wunary1_at.val() + self.ones[12].val();
-        self.max_zq.next = self.max_run.val() >> self.zdiv.q.val();
-        self.z_done[0].next = self.zq_i.q.val();
-        self.z_run[0].next = self.zq.q.val();
         self.zero_run_fault.next = false;
+        self.unc_per_chunk.next = self.zero16.val();
+        self.unc_count.next = self.zero16.val();
+        for i in 0..13 {
+            self.ones[i].next = self.k7[0].val();
+            self.w_done[i].next = self.zero16.val();
+            self.w_run[i].next = self.k10[0].val();
+            self.z_done[i].next = self.zero16.val();
+            self.z_run[i].next = self.zero16.val();
+        }
         for i in 0..12 {
-            self.z_active[i].next =
-                self.z_en.val() && self.z_done[i].val() < self.z_cnt.val() && self.k4[i].val() < self.zunary_len.val();
-            self.z_done[i + 1].next = self.z_done[i].val();
-            self.z_run[i + 1].next = self.z_run[i].val();
-            if self.z_active[i].val() {
-                if self.zunary.val().get_bit(i) {
-                    self.z_run[i + 1].next = self.z_run[i].val() + self.one16.val();
-                    if self.z_run[i].val() >= self.max_zq.val() {
-                        self.zero_run_fault.next = true;
-                    }
-                } else {
-                    self.z_done[i + 1].next = self.z_done[i].val() + self.one16.val();
-                    self.z_run[i + 1].next = self.zero16.val();
+            self.w_sum[i].next = self.k10[0].val();
+            self.w_active[i].next = false;
+            self.w_complete[i].next = false;
+            self.z_active[i].next = false;
+        }
+        if self.state.q.val() == self.st_unary.val() {
+            self.w_en.next = (!self.alternating.val() || self.wq_i.q.val() < self.zq_i.q.val() + self.eight16.val())
+                && self.wq_i.q.val() < self.w_cnt.val();
+            self.z_en.next = self.wq_i.q.val() >= self.zq_i.q.val() && self.alternating.val() && self.zq_i.q.val() < self.z_cnt.val();
+            self.w_unary.next = self.w_en.val() && !self.uncompressed.val();
+            self.wunary0.next = self.held.val().get_bits::<12>(0);
+            if !self.w_unary.val() {
+                self.wunary0.next = self.zero12.val();
+            }
+            self.zunary_at.next = self.k7[0].val();
+            if self.w_unary.val() {
+                self.zunary_at.next = self.twelve7.val();
+            }
+            self.zunary_len.next = self.k4[12].val();
+            if self.zdiv.q.val() == self.k3[3].val() {
+                self.zunary_len.next = self.k4[8].val();
+            }
+            self.wunary1_at.next = self.zunary_at.val();
+            if self.z_en.val() {
+                self.wunary1_at.next = self.zunary_at.val() + self.twelve7.val();
+                if self.zdiv.q.val() == self.k3[3].val() {
+                    self.wunary1_at.next = self.zunary_at.val() + self.eight7.val();
                 }
             }
-        }
-        self.unc_per_chunk.next = self.twelve16.val();
-        if self.ubits.val() > self.k7[5].val() {
-            self.unc_per_chunk.next = self.eight16.val();
-        }
-        self.unc_count.next = self.w_cnt.val() - self.wq_i.q.val();
-        if self.unc_count.val() > self.unc_per_chunk.val() {
-            self.unc_count.next = self.unc_per_chunk.val();
+            self.zunary.next = self.held.val().get_bits::<12>(self.zunary_at.val().index());
+            self.wunary1.next = self.held.val().get_bits::<12>(self.wunary1_at.val().index());
+            self.ones[0].next = self.k7[0].val();
+            self.w_done[0].next = self.wq_i.q.val();
+            self.w_run[0].next = self.wq.q.val();
+            self.quotient_fault.next = false;
+            for i in 0..12 {
+                self.ones[i + 1].next = self.ones[i].val();
+                self.w_sum[i].next = self.w_run[i].val();
+                if self.wunary0.val().get_bit(i) {
+                    self.ones[i + 1].next = self.ones[i].val() + self.k7[1].val();
+                    self.w_sum[i].next = self.w_run[i].val() + self.k10[1].val();
+                    if self.wunary1.val().get_bit(self.ones[i].val().get_bits::<4>(0).index()) {
+                        self.w_sum[i].next = self.w_run[i].val() + self.k10[2].val();
+                    }
+                }
+                self.w_active[i].next = self.w_unary.val() && self.w_done[i].val() < self.w_cnt.val();
+                self.w_complete[i].next = self.wtrunc.q.val() || self.w_sum[i].val() < self.w_run[i].val() + self.k10[2].val();
+                self.w_done[i + 1].next = self.w_done[i].val();
+                self.w_run[i + 1].next = self.w_run[i].val();
+                if self.w_active[i].val() {
+                    if self.w_sum[i].val() > self.max_quotient.val() {
+                        self.quotient_fault.next = true;
+                    }
+                    self.w_run[i + 1].next = self.w_sum[i].val();
+                    if self.w_complete[i].val() {
+                        self.w_done[i + 1].next = self.w_done[i].val() + self.one16.val();
+                        self.w_run[i + 1].next = self.k10[0].val();
+                    }
+                }
+            }
+            self.unary_need.next = self.wunary1_at.val() + self.ones[12].val();
+            self.max_zq.next = self.max_run.val() >> self.zdiv.q.val();
+            self.z_done[0].next = self.zq_i.q.val();
+            self.z_run[0].next = self.zq.q.val();
+            self.zero_run_fault.next = false;
+            for i in 0..12 {
+                self.z_active[i].next =
+                    self.z_en.val() && self.z_done[i].val() < self.z_cnt.val() && self.k4[i].val() < self.zunary_len.val();
+                self.z_done[i + 1].next = self.z_done[i].val();
+                self.z_run[i + 1].next = self.z_run[i].val();
+                if self.z_active[i].val() {
+                    if self.zunary.val().get_bit(i) {
+                        self.z_run[i + 1].next = self.z_run[i].val() + self.one16.val();
+                        if self.z_run[i].val() >= self.max_zq.val() {
+                            self.zero_run_fault.next = true;
+                        }
+                    } else {
+                        self.z_done[i + 1].next = self.z_done[i].val() + self.one16.val();
+                        self.z_run[i + 1].next = self.zero16.val();
+                    }
+                }
+            }
+            self.unc_per_chunk.next = self.twelve16.val();
+            if self.ubits.val() > self.k7[5].val() {
+                self.unc_per_chunk.next = self.eight16.val();
+            }
+            self.unc_count.next = self.w_cnt.val() - self.wq_i.q.val();
+            if self.unc_count.val() > self.unc_per_chunk.val() {
+                self.unc_count.next = self.unc_per_chunk.val();
+            }
         }
 
         // remainders of the previous chunk (§1.6): weight values (§1.3) and zero runs
-        self.queue_room.next = self.qw_count.val() <= self.queue_limit.val();
-        if !self.w_phase.val() {
-            self.queue_room.next = self.qz_count.val() <= self.queue_limit.val();
+        // Only the remainder step reads these: computed in that state alone, as above.
+        self.queue_room.next = false;
+        for j in 0..5 {
+            self.lane_fault[j].next = self.no_fault.val();
         }
-        self.lane_fault[0].next = self.no_fault.val();
         for j in 0..4 {
-            self.r_slot[j].next = self.z_slot.q.val() + self.k4[j].val();
-            if self.w_phase.val() {
-                self.r_slot[j].next = self.w_slot.q.val() + self.k4[j].val();
-            }
+            self.r_slot[j].next = self.k4[0].val();
             self.r_wq[j].next = self.k10[0].val();
             self.r_zq[j].next = self.zero16.val();
-            if self.r_slot[j].val() < self.k4[12].val() {
-                self.r_wq[j].next = self.wbank0.read_data[j].val();
-                self.r_zq[j].next = self.zbank0.read_data[j].val();
-                if self.bank.q.val() {
-                    self.r_wq[j].next = self.wbank1.read_data[j].val();
-                    self.r_zq[j].next = self.zbank1.read_data[j].val();
+            self.idx[j].next = self.k10[0].val();
+            self.direct[j].next = self.k10[0].val();
+            self.raw[j].next = self.zero9.val();
+            self.magnitude[j].next = self.zero9.val();
+            self.value[j].next = self.zero9.val();
+            self.run[j].next = self.zero16.val();
+        }
+        if self.state.q.val() == self.st_remainder.val() {
+            self.queue_room.next = self.qw_count.val() <= self.queue_limit.val();
+            if !self.w_phase.val() {
+                self.queue_room.next = self.qz_count.val() <= self.queue_limit.val();
+            }
+            self.lane_fault[0].next = self.no_fault.val();
+            for j in 0..4 {
+                self.r_slot[j].next = self.z_slot.q.val() + self.k4[j].val();
+                if self.w_phase.val() {
+                    self.r_slot[j].next = self.w_slot.q.val() + self.k4[j].val();
                 }
-            }
-            self.idx[j].next = self.field[j].val().get_bits::<10>(0);
-            if !self.uncompressed.val() {
-                self.idx[j].next = (self.r_wq[j].val() << self.wdiv.q.val()) | self.field[j].val().get_bits::<10>(0);
-            }
-            self.direct[j].next = self.idx[j].val() - self.palsize_wide.wide.val() + self.dirofs_wide.wide.val();
-            self.raw[j].next = self.direct[j].val().get_bits::<9>(0);
-            for e in 0..32 {
-                if self.idx[j].val() == self.k10[e].val() && self.idx[j].val() < self.palsize_wide.wide.val() {
-                    self.raw[j].next = self.palette[e].q.val();
+                self.r_wq[j].next = self.k10[0].val();
+                self.r_zq[j].next = self.zero16.val();
+                if self.r_slot[j].val() < self.k4[12].val() {
+                    self.r_wq[j].next = self.wbank.read_data[j].val();
+                    self.r_zq[j].next = self.zbank.read_data[j].val();
                 }
-            }
-            self.magnitude[j].next = self.raw[j].val() >> self.k4[1].val();
-            self.value[j].next = self.magnitude[j].val();
-            if self.raw[j].val().get_bit(0) {
-                self.value[j].next = self.zero9.val() - self.magnitude[j].val();
-            }
-            self.lane_fault[j + 1].next = self.lane_fault[j].val();
-            if self.lane_fault[j].val() == self.no_fault.val() && self.k3[j].val() < self.field_count.val() {
-                if self.idx[j].val() > self.max_index.val() {
-                    self.lane_fault[j + 1].next = self.e_index.val();
-                } else if self.idx[j].val() >= self.palsize_wide.wide.val() && self.direct[j].val() > self.max_index.val() {
-                    self.lane_fault[j + 1].next = self.e_value.val();
+                self.idx[j].next = self.field[j].val().get_bits::<10>(0);
+                if !self.uncompressed.val() {
+                    self.idx[j].next = (self.r_wq[j].val() << self.wdiv.q.val()) | self.field[j].val().get_bits::<10>(0);
                 }
+                self.direct[j].next = self.idx[j].val() - self.palsize_wide.wide.val() + self.dirofs_wide.wide.val();
+                self.raw[j].next = self.direct[j].val().get_bits::<9>(0);
+                for e in 0..32 {
+                    if self.idx[j].val() == self.k10[e].val() && self.idx[j].val() < self.palsize_wide.wide.val() {
+                        self.raw[j].next = self.palette[e].q.val();
+                    }
+                }
+                self.magnitude[j].next = self.raw[j].val() >> self.k4[1].val();
+                self.value[j].next = self.magnitude[j].val();
+                if self.raw[j].val().get_bit(0) {
+                    self.value[j].next = self.zero9.val() - self.magnitude[j].val();
+                }
+                self.lane_fault[j + 1].next = self.lane_fault[j].val();
+                if self.lane_fault[j].val() == self.no_fault.val() && self.k3[j].val() < self.field_count.val() {
+                    if self.idx[j].val() > self.max_index.val() {
+                        self.lane_fault[j + 1].next = self.e_index.val();
+                    } else if self.idx[j].val() >= self.palsize_wide.wide.val() && self.direct[j].val() > self.max_index.val() {
+                        self.lane_fault[j + 1].next = self.e_value.val();
+                    }
+                }
+                self.run[j].next = (self.r_zq[j].val() << self.zdiv.q.val()) | self.field[j].val();
             }
-            self.run[j].next = (self.r_zq[j].val() << self.zdiv.q.val()) | self.field[j].val();
         }
 
         // the step of the current state
@@ -897,23 +961,19 @@ impl Logic for WeightDecoderCore {
 
         // ---- memory writes of the step: quotients (the one completed at position i goes to
         // slot w_done[i] - wq_i of bank `bank`, less than 12, so its low 4 bits), queue pushes
+        self.write_half.next = self.zero5.val();
+        if self.bank.q.val() {
+            self.write_half.next = self.sixteen5.val();
+        }
         for i in 0..12 {
-            self.wbank0.write_enable[i].next =
-                self.unary_commit.val() && !self.bank.q.val() && self.w_active[i].val() && self.w_complete[i].val();
-            self.wbank1.write_enable[i].next =
-                self.unary_commit.val() && self.bank.q.val() && self.w_active[i].val() && self.w_complete[i].val();
-            self.wbank0.write_address[i].next = self.w_done[i].val().get_bits::<4>(0) - self.wq_i.q.val().get_bits::<4>(0);
-            self.wbank1.write_address[i].next = self.w_done[i].val().get_bits::<4>(0) - self.wq_i.q.val().get_bits::<4>(0);
-            self.wbank0.write_data[i].next = self.w_sum[i].val();
-            self.wbank1.write_data[i].next = self.w_sum[i].val();
-            self.zbank0.write_enable[i].next =
-                self.unary_commit.val() && !self.bank.q.val() && self.z_active[i].val() && !self.zunary.val().get_bit(i);
-            self.zbank1.write_enable[i].next =
-                self.unary_commit.val() && self.bank.q.val() && self.z_active[i].val() && !self.zunary.val().get_bit(i);
-            self.zbank0.write_address[i].next = self.z_done[i].val().get_bits::<4>(0) - self.zq_i.q.val().get_bits::<4>(0);
-            self.zbank1.write_address[i].next = self.z_done[i].val().get_bits::<4>(0) - self.zq_i.q.val().get_bits::<4>(0);
-            self.zbank0.write_data[i].next = self.z_run[i].val();
-            self.zbank1.write_data[i].next = self.z_run[i].val();
+            self.wbank.write_enable[i].next = self.unary_commit.val() && self.w_active[i].val() && self.w_complete[i].val();
+            self.wbank.write_address[i].next =
+                (self.w_done[i].val().get_bits::<5>(0) - self.wq_i.q.val().get_bits::<5>(0)) | self.write_half.val();
+            self.wbank.write_data[i].next = self.w_sum[i].val();
+            self.zbank.write_enable[i].next = self.unary_commit.val() && self.z_active[i].val() && !self.zunary.val().get_bit(i);
+            self.zbank.write_address[i].next =
+                (self.z_done[i].val().get_bits::<5>(0) - self.zq_i.q.val().get_bits::<5>(0)) | self.write_half.val();
+            self.zbank.write_data[i].next = self.z_run[i].val();
         }
         self.queues.push_w.next = self.push_w.val();
         self.queues.push_z.next = self.push_z.val();
