@@ -77,7 +77,7 @@ fn fitting_layer(rng: &mut SmallRng, memory: &mut Memory) -> Drawn {
         Converter {
             offset: if wide { rng.gen() } else { rng.gen_range(-64..64) },
             scale: if wide { rng.gen() } else { rng.gen_range(-8..9) },
-            truncate: if rng.gen_bool(0.1) { rng.gen_range(30..64) } else { rng.gen_range(0..6) },
+            truncate: if rng.gen_bool(0.2) { rng.gen_range(30..64) } else { rng.gen_range(0..6) },
         }
     });
     // The weights in NVIDIA's packed layout, as the convolution reference lays them out.
@@ -129,7 +129,7 @@ fn edge_layer(rng: &mut SmallRng, memory: &mut Memory) -> Drawn {
     let mut drawn = fitting_layer(rng, memory);
     drawn.kinds.clear();
     let l = &mut drawn.layer;
-    match rng.gen_range(0..4) {
+    match rng.gen_range(0..5) {
         0 => {
             l.csc.data_banks = rng.gen_range(1..=32);
             l.weight_banks = rng.gen_range(BANKS + 1 - l.csc.data_banks..=32);
@@ -143,11 +143,11 @@ fn edge_layer(rng: &mut SmallRng, memory: &mut Memory) -> Drawn {
             (l.csc.channels, l.csc.kernel_width, l.csc.kernel_height, l.weight_banks) = (rng.gen_range(57..=64), 3, 3, 1);
             l.csc.data_banks = l.csc.data_entries().div_ceil(BANK_ENTRIES);
         }
-        _ => {
-            // 64 x 8 x 8: exactly the one data bank; an 8 x 1 kernel of 64 channels: exactly
-            // the one weight bank.
+        edge => {
+            // 64 x 8 x 8: exactly the one data bank; or an 8 x 1 kernel of 64 channels:
+            // exactly the one weight bank.
             (l.csc.width, l.csc.height, l.csc.channels, l.csc.data_banks) = (64, 8, 8, 1);
-            if rng.gen_bool(0.5) {
+            if edge == 3 {
                 drawn.kinds.push("feature cube filling its data banks");
             } else {
                 (l.csc.width, l.csc.height, l.csc.channels, l.csc.kernel_width, l.csc.kernel_height, l.weight_banks) = (1, 1, 64, 8, 1, 1);
@@ -203,7 +203,7 @@ impl Bench {
 
     fn new_layer(&mut self, rng: &mut SmallRng, cycle: u64) {
         self.memory = Memory { seed: rng.gen(), written: HashMap::new() };
-        self.drawn = if rng.gen_bool(0.15) { edge_layer(rng, &mut self.memory) } else { fitting_layer(rng, &mut self.memory) };
+        self.drawn = if rng.gen_bool(0.2) { edge_layer(rng, &mut self.memory) } else { fitting_layer(rng, &mut self.memory) };
         self.ports = In::of_layer(&self.drawn.layer);
         self.layer_text = format!("layer {} ({:?})", self.layers + self.refused, self.drawn.layer);
         self.phase = Phase::Running;
@@ -229,7 +229,9 @@ impl Bench {
                 junk
             }
             Phase::Running => {
-                let start = rng.gen_bool(0.01);
+                // Now and then; often in a refused layer's two cycles (a start in the cycle of
+                // its `error` is taken).
+                let start = rng.gen_bool(if self.drawn.refused.is_some() { 0.3 } else { 0.01 });
                 if start {
                     self.local.hit("start while running (ignored)");
                 }
@@ -317,7 +319,14 @@ impl Bench {
         } else {
             assert!(!out.wt_done, "{what}: wt_done without weights_ready");
         }
-        let ended = out.wt_done || out.error;
+        // A start in the cycle of `error` is taken (CDMA is idle again): the layer is checked
+        // and refused once more.
+        let restarted = out.error && input.start;
+        if restarted {
+            self.local.hit("start in the cycle of error: refused again");
+            self.started = cycle;
+        }
+        let ended = out.wt_done || out.error && !restarted;
         if out.error {
             let expected = self.drawn.refused.unwrap_or_else(|| panic!("{what}: refused with code {}", out.error_code));
             assert_eq!(out.error_code, expected.code(), "{what}: error code, expected {expected}");
@@ -398,6 +407,7 @@ fn random_layers_match_the_model_and_the_placement() {
         "last group ready: weights done",
         "memory not ready",
         "start while running (ignored)",
+        "start in the cycle of error: refused again",
         "features placed as the reference",
         "kernel group placed as the reference",
         "csc wanted weights before the features were in",
