@@ -4,6 +4,9 @@
 //! arithmetic, the CDP engine with its window gathering and datapath, and the top.
 //! docs/nvdla.md.
 pub mod cacc;
+mod cdma;
+mod cdma_check;
+mod cdma_cvt;
 mod cdp;
 pub mod cdp_dp;
 pub mod cdp_window;
@@ -23,6 +26,7 @@ mod sdp_y;
 mod unpack;
 
 pub use cacc::Cacc;
+pub use cdma::Cdma;
 pub use cdp::Cdp;
 pub use cdp_window::CdpWindow;
 pub use cmac::Cmac;
