@@ -25,9 +25,10 @@ pub fn pcf(top: &str) -> Option<&'static str> {
 /// Not the Ethos-U65 blocks generally (an ASIC-class NPU), nor ScaleNPU either: its 64 16x16 multipliers need DSP blocks, which the HX8K does not have.
 /// Nor NVDLA's CDP datapath alone: 24 multipliers a cycle (up to 26 x 16 bits) and 32 table reads;
 /// nor CMAC (64 8x8 multipliers) and CACC (28 kbit of register files read in the same cycle),
-/// nor CDMA (its input converter's 8 17x16-bit multipliers in the cycle of the read data).
+/// nor CDMA (its input converter's 8 17x16-bit multipliers in the cycle of the read data),
+/// nor CSC with CBUF (1 Mbit of buffer: the HX8K has 128 kbit of block RAM).
 pub fn on_ice40(top: &str) -> bool {
-    !matches!(top, "weight_decoder" | "mac_unit" | "output_unit" | "conv_datapath" | "command_front_end" | "ethos_npu" | "cdp_dp" | "cmac" | "cacc" | "cdma")
+    !matches!(top, "weight_decoder" | "mac_unit" | "output_unit" | "conv_datapath" | "command_front_end" | "ethos_npu" | "cdp_dp" | "cmac" | "cacc" | "cdma" | "csc_cbuf")
         && !top.starts_with("scale_")
 }
 

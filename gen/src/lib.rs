@@ -111,6 +111,7 @@ pub fn tops() -> Vec<Top> {
         export("cdp_dp", "npu_model::nvdla::cdp_dp::CdpDp", "hdl/src/nvdla/cdp_dp.rs", true, npu_hdl::nvdla::cdp_dp::CdpDp::default()),
         export("cmac", "npu_model::nvdla::cmac::Cmac", "hdl/src/nvdla/cmac.rs", true, npu_hdl::nvdla::Cmac::default()),
         export("cacc", "npu_model::nvdla::cacc::Cacc", "hdl/src/nvdla/cacc.rs", true, npu_hdl::nvdla::Cacc::default()),
+        export("csc_cbuf", "npu_model::nvdla::csc_cbuf::CscCbuf", "hdl/src/nvdla/csc_cbuf.rs", true, npu_hdl::nvdla::CscCbuf::default()),
         export("cube_walk", "npu_model::nvdla::cube_walk::CubeWalk", "hdl/src/nvdla/cube_walk.rs", true, npu_hdl::nvdla::CubeWalk::default()),
         export("cdma", "npu_model::nvdla::cdma::Cdma", "hdl/src/nvdla/cdma.rs", true, npu_hdl::nvdla::Cdma::default()),
         export("scale_engine", "npu_model::scale::engine::Engine", "hdl/src/scale/engine.rs", true, npu_hdl::scale::Engine::default()),

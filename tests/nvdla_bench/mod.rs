@@ -2,6 +2,7 @@
 //! model behind the stalling trace memory, and an SDP copy layer.
 #![allow(dead_code)] // each test binary uses its own part
 pub mod conv_reference;
+pub mod dc_layers;
 pub mod sdp_lut_reference;
 pub mod sdp_reference;
 use npu::cosim::lockstep::{Coverage, Lockstep, Run};

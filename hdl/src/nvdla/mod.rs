@@ -1,18 +1,22 @@
 //! NVDLA nv_small (seeds/001; NVIDIA's RDL register descriptions and trace tests in
 //! `shared/nvdla/`): the register map of the units built so far, the CSB and register files,
 //! the SDP engine with its BS/BN stages and output converter, the PDP engine with its pooling
-//! arithmetic, the CDP engine with its window gathering and datapath, and the top.
+//! arithmetic, the CDP engine with its window gathering and datapath, the convolution core's CBUF, CSC,
+//! CMAC and CACC (not in the top yet), and the top.
 //! docs/nvdla.md.
 pub mod cacc;
 mod cdma;
 mod cdma_check;
 mod cdma_cvt;
+pub mod cbuf;
 mod cdp;
 pub mod cdp_dp;
 pub mod cdp_window;
 pub mod cmac;
 mod convert;
 pub mod csb;
+pub mod csc;
+pub mod csc_cbuf;
 mod cube_walk;
 mod nv_small;
 mod pdp;
@@ -27,11 +31,14 @@ mod unpack;
 
 pub use cacc::Cacc;
 pub use cdma::Cdma;
+pub use cbuf::Cbuf;
 pub use cdp::Cdp;
 pub use cdp_window::CdpWindow;
 pub use cmac::Cmac;
 pub use convert::Convert;
 pub use csb::Csb;
+pub use csc::Csc;
+pub use csc_cbuf::CscCbuf;
 pub use cube_walk::CubeWalk;
 pub use nv_small::NvSmall;
 pub use pdp::Pdp;

@@ -11,6 +11,12 @@
 //! while a stripe runs (the shadow bank then waits a cycle at most per load; the loads could
 //! overlap the previous stripe: a later refinement).
 //!
+//! Timing: [`Csc::step`] decides a cycle's weight load or op and reads CBUF for it; the
+//! outputs it registers are what the next step returns. The RTL (`npu_hdl::nvdla::csc`) reads
+//! CBUF through registered read ports on the edge of the decision, which is that output
+//! register: the same cycle (the model of the exported top reads CBUF before the cycle's
+//! write, `csc_cbuf`).
+//!
 //! CBUF placement (what CDMA writes): the feature atom (x, y, surface) at entry
 //! [`CscLayer::data_entry`], the weight atom (channel block, tap, kernel of the group) of the
 //! current kernel group at [`CscLayer::weight_entry`], channels past the cube 0 in both.
@@ -124,6 +130,11 @@ impl Csc {
         self.running && self.wait_weights
     }
 
+    /// The outputs registered at the last step (what the next step returns).
+    pub fn registered(&self) -> CscOut {
+        self.out.clone()
+    }
+
     /// The kernel group CSC works on or waits for.
     pub fn group(&self) -> usize {
         self.at.group
@@ -145,7 +156,7 @@ impl Csc {
     /// The 8 features of the input pixel that output pixel `pixel` reads at the current tap
     /// and channel block: the CBUF atom inside the cube, the padding value outside it;
     /// channels past the cube 0.
-    fn feature(&self, cbuf: &Cbuf, pixel: usize) -> u64 {
+    fn feature(&self, cbuf: &Cbuf, pixel: usize, events: &mut Vec<&'static str>) -> u64 {
         let l = &self.layer;
         let (ox, oy) = (pixel % l.out_width, pixel / l.out_width);
         let (r, s) = (self.at.tap / l.kernel_width, self.at.tap % l.kernel_width);
@@ -153,8 +164,14 @@ impl Csc {
         let y = (oy * l.stride.1 + r * l.dilation.1).checked_sub(l.pad_top).filter(|&y| y < l.height);
         let atom = match (x, y) {
             (Some(x), Some(y)) => cbuf.read(l.data_entry(x, y, self.at.channel_block)),
-            _ => u64::from(l.pad_value as u8) * 0x0101_0101_0101_0101,
+            _ => {
+                events.push("csc padding");
+                u64::from(l.pad_value as u8) * 0x0101_0101_0101_0101
+            }
         };
+        if l.lane_mask(self.at.channel_block) != u64::MAX {
+            events.push("csc partial channel block");
+        }
         atom & l.lane_mask(self.at.channel_block)
     }
 
@@ -180,6 +197,9 @@ impl Csc {
             self.out.wt_valid = true;
             self.out.wt_kernel = at.load as u8;
             self.out.wt_data = if kernel < l.kernels { cbuf.read(l.weight_entry(at.channel_block, at.tap, at.load)) & l.lane_mask(at.channel_block) } else { 0 };
+            if kernel >= l.kernels {
+                events.push("csc kernel past the last");
+            }
             self.at.load += 1;
             events.push("csc weight load");
             return out;
@@ -191,7 +211,7 @@ impl Csc {
         let last_group = at.group + 1 == l.kernel_groups();
         self.out = CscOut {
             dat_valid: true,
-            dat_data: self.feature(cbuf, at.block_start + at.pixel),
+            dat_data: self.feature(cbuf, at.block_start + at.pixel, events),
             dat_stripe_first: at.pixel == 0,
             dat_acc_first: at.tap == 0 && at.channel_block == 0,
             dat_acc_last: last_tap && last_block,
@@ -199,6 +219,9 @@ impl Csc {
             ..CscOut::default()
         };
         events.push("csc atomic op");
+        if at.pixel + 1 == STRIPE_MAX {
+            events.push("csc op 32 of a stripe");
+        }
         // The next position: pixel, tap, channel block, pixel block, kernel group.
         let mut next = at;
         if !last_pixel {

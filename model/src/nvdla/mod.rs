@@ -9,6 +9,7 @@ pub mod cmac;
 pub mod convert;
 pub mod csb;
 pub mod csc;
+pub mod csc_cbuf;
 pub mod cube_walk;
 pub mod nv_small;
 pub mod pdp;
