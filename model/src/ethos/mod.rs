@@ -6,5 +6,6 @@ pub mod mac_unit;
 pub mod conv_datapath;
 pub mod command_front_end;
 pub mod feature_map;
+pub mod kernel_registers;
 pub mod elementwise;
 pub mod npu;
