@@ -127,7 +127,7 @@ impl Bench {
         }
         for &event in events {
             match event {
-                "start pool" | "start elementwise" | "other kernel refused" => {
+                "start pool" | "start elementwise" | "start conv" | "start depthwise" | "other kernel refused" => {
                     self.kernels.push(Kernel { start: cycle - self.start, end: None, refused: event == "other kernel refused" })
                 }
                 "unsupported" => self.kernels.last_mut().expect("a kernel started").refused = true,
@@ -213,11 +213,23 @@ impl Alone for Dut {
 /// [`lockstep`] on one side alone, freshly opened (`seed` draws the memory's stalls): the
 /// model (`npu ethos run --model`), or the Verilated NPU (`make bench`'s speed).
 pub fn alone(npu: &mut impl Alone, image: &Image, stream: &[u32], timing: Timing, seed: u64, cycles: u64) -> Option<Outcome> {
+    alone_observed(npu, image, stream, timing, seed, cycles, &mut |_| {})
+}
+
+/// [`alone`], handing each cycle's events to `seen` (the bench's stalls among them, as
+/// "bench: address stalled").
+pub fn alone_observed(npu: &mut impl Alone, image: &Image, stream: &[u32], timing: Timing, seed: u64, cycles: u64, seen: &mut dyn FnMut(&[&'static str])) -> Option<Outcome> {
     let mut bench = Bench::new(image, stream, timing, seed);
     npu.cycle(&Npu::reset_input().expect("the NPU has a reset"));
     for _ in 0..cycles {
         let out = npu.cycle(&bench.input());
-        if !bench.observe(&out, npu.cycle_events(), None) {
+        let stalls = bench.memory.stalls;
+        let more = bench.observe(&out, npu.cycle_events(), None);
+        seen(npu.cycle_events());
+        if bench.memory.stalls > stalls {
+            seen(&["bench: address stalled"]);
+        }
+        if !more {
             break;
         }
     }

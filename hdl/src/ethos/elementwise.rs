@@ -586,6 +586,18 @@ impl Logic for Elementwise {
             self.kernel_error.next = self.error.q.val();
         }
         self.unused_bits.next = self.requantize.value.val().get_bits::<8>(8).any()
+            // The convolution unit's registers (one LATCH table for every kernel).
+            | self.registers.ifm_depth_m1.val().any()
+            | self.registers.ofm_blk_depth_m1.val().any()
+            | self.registers.weight_region.val().any()
+            | self.registers.scale_region.val().any()
+            | self.registers.weight_base.val().any()
+            | self.registers.weight_length.val().any()
+            | self.registers.scale_base.val().any()
+            | self.registers.scale_length.val().any()
+            | self.registers.ifm_stride_c.val().any()
+            | self.registers.weight_basep.val().any()
+            | self.registers.scale_basep.val().any()
             | self.registers.ifm2_broadcast.val().get_bits::<3>(3).any()
             | self.registers.ifm_precision.val().get_bit(1)
             | self.registers.ifm_precision.val().get_bits::<2>(4).any()

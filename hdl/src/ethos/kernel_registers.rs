@@ -7,9 +7,11 @@
 //! `npu_model::ethos::elementwise`.
 //!
 //! LATCH: from `start`, [`LATCH_STEPS`] cycles with `debug_hold` high. Step k reads
-//! register-file entry [`latch_table`]`[k].0`, then the BASEP pairs of the IFM, IFM2 and OFM
-//! regions (the region registers are read first, so they are known by then); the value read at
-//! step k arrives at step k + 1 and goes to its target. `latched` is high in the last step.
+//! register-file entry [`latch_table`]`[k].0`, then the BASEP pairs of the IFM, IFM2, OFM,
+//! weight and scale regions (the region registers are read first, so they are known by then);
+//! the value read at step k arrives at step k + 1 and goes to its target. `latched` is high in
+//! the last step. One table for every kernel (docs/ethos.md, "Convolution unit": one ROM pair,
+//! one sequence; the convolution unit's scalars cost each ELEMENTWISE and POOL 16 cycles).
 use super::command_set::{register, register_count};
 use super::feature_map::{BASEP_LOW, SLOTS};
 use crate::primitives::{Concat, Reg};
@@ -48,9 +50,43 @@ pub mod scalar {
     pub const IFM_PAD_LEFT: usize = 26;
     pub const IFM_PAD_BOTTOM: usize = 27;
     pub const IFM_PAD_RIGHT: usize = 28;
+    pub const IFM_DEPTH_M1: usize = 29;
+    pub const OFM_BLK_DEPTH_M1: usize = 30;
+    pub const WEIGHT_REGION: usize = 31;
+    pub const SCALE_REGION: usize = 32;
+    pub const WEIGHT_BASE: usize = 33;
+    pub const WEIGHT_LENGTH: usize = 34;
+    pub const SCALE_BASE: usize = 35;
+    pub const SCALE_LENGTH: usize = 36;
+    /// Also in the IFM's feature-map block; the convolution unit checks it.
+    pub const IFM_STRIDE_C: usize = 37;
     /// The `NPU_SET_*` register of each id, in id order.
-    pub const NAMES: [&str; 29] = ["IFM_REGION", "IFM2_REGION", "OFM_REGION", "IFM_ZERO_POINT", "IFM2_ZERO_POINT", "OFM_ZERO_POINT", "IFM_PRECISION", "IFM2_PRECISION", "OFM_PRECISION", "IFM2_BROADCAST", "IFM2_SCALAR", "OPA_SCALE", "OPB_SCALE", "OFM_SCALE", "ACTIVATION", "ACTIVATION_MIN", "ACTIVATION_MAX", "ACC_FORMAT", "IFM_UPSCALE", "OFM_HEIGHT_M1", "OFM_WIDTH_M1", "OFM_DEPTH_M1", "KERNEL_HEIGHT_M1", "KERNEL_WIDTH_M1", "KERNEL_STRIDE", "IFM_PAD_TOP", "IFM_PAD_LEFT", "IFM_PAD_BOTTOM", "IFM_PAD_RIGHT"];
+    pub const NAMES: [&str; 38] = ["IFM_REGION", "IFM2_REGION", "OFM_REGION", "IFM_ZERO_POINT", "IFM2_ZERO_POINT", "OFM_ZERO_POINT", "IFM_PRECISION", "IFM2_PRECISION", "OFM_PRECISION", "IFM2_BROADCAST", "IFM2_SCALAR", "OPA_SCALE", "OPB_SCALE", "OFM_SCALE", "ACTIVATION", "ACTIVATION_MIN", "ACTIVATION_MAX", "ACC_FORMAT", "IFM_UPSCALE", "OFM_HEIGHT_M1", "OFM_WIDTH_M1", "OFM_DEPTH_M1", "KERNEL_HEIGHT_M1", "KERNEL_WIDTH_M1", "KERNEL_STRIDE", "IFM_PAD_TOP", "IFM_PAD_LEFT", "IFM_PAD_BOTTOM", "IFM_PAD_RIGHT", "IFM_DEPTH_M1", "OFM_BLK_DEPTH_M1", "WEIGHT_REGION", "SCALE_REGION", "WEIGHT_BASE", "WEIGHT_LENGTH", "SCALE_BASE", "SCALE_LENGTH", "IFM_STRIDE_C"];
+    /// Ids past the table: the BASEP pairs of the weight and scale regions (low, high), which
+    /// the last LATCH steps write.
+    pub const WEIGHT_BASEP_LOW: usize = 38;
+    pub const WEIGHT_BASEP_HIGH: usize = 39;
+    pub const SCALE_BASEP_LOW: usize = 40;
+    pub const SCALE_BASEP_HIGH: usize = 41;
+    /// All ids.
+    pub const COUNT: usize = 42;
+    /// The region register of each BASEP pair LATCH reads, in order (IFM, IFM2, OFM maps, then
+    /// the weight and scale streams).
+    pub const BASEP_REGIONS: [usize; 5] = [IFM_REGION, IFM2_REGION, OFM_REGION, WEIGHT_REGION, SCALE_REGION];
 }
+
+/// Where BASEP step `j` (0 .. 2 x [`scalar::BASEP_REGIONS`]) goes: `kind << 6 | slot` (kinds 1-3:
+/// slot `BASEP_LOW + (j & 1)` of the IFM, IFM2, OFM block; kind 0: the weight and scale BASEP ids).
+pub fn basep_target(j: usize) -> u8 {
+    match j >> 1 {
+        m @ 0..=2 => ((m + 1) << 6 | (BASEP_LOW + (j & 1))) as u8,
+        3 => (scalar::WEIGHT_BASEP_LOW + (j & 1)) as u8,
+        _ => (scalar::SCALE_BASEP_LOW + (j & 1)) as u8,
+    }
+}
+
+/// The BASEP steps of LATCH (a low and a high word per region of [`scalar::BASEP_REGIONS`]).
+pub const BASEP_STEPS: usize = 2 * scalar::BASEP_REGIONS.len();
 
 /// The maps, in target-code order (kind 1, 2, 3).
 pub const MAPS: [&str; 3] = ["IFM", "IFM2", "OFM"];
@@ -69,8 +105,8 @@ pub fn latch_table() -> &'static [(u8, u8)] {
     })
 }
 
-/// LATCH's cycles: the table, the six BASEP reads, and the cycle the last value arrives.
-pub const LATCH_STEPS: usize = scalar::NAMES.len() + 3 * SLOTS.len() + 6 + 1;
+/// LATCH's cycles: the table, the BASEP reads, and the cycle the last value arrives.
+pub const LATCH_STEPS: usize = scalar::NAMES.len() + 3 * SLOTS.len() + BASEP_STEPS + 1;
 
 /// LATCH's read ROM: at step k (< the table's length) the unit reads register-file entry
 /// `index_rom()[k]` through the debug port.
@@ -79,10 +115,9 @@ fn index_rom() -> BTreeMap<Bits<7>, Bits<7>> {
 }
 
 /// LATCH's write ROM: the value read at step k arrives at step k + 1 and goes to
-/// `target_rom()[k]`: [`latch_table`]'s target, then for the six BASEP steps j the slot
-/// `BASEP_LOW + (j & 1)` of map `j >> 1` (kinds 1-3, as in the table).
+/// `target_rom()[k]`: [`latch_table`]'s target, then for the BASEP steps j [`basep_target`].
 fn target_rom() -> BTreeMap<Bits<7>, Bits<8>> {
-    let basep = (0..6u64).map(|j| ((j >> 1) + 1) << 6 | (BASEP_LOW as u64 + (j & 1)));
+    let basep = (0..BASEP_STEPS).map(|j| u64::from(basep_target(j)));
     latch_table().iter().map(|&(_, target)| u64::from(target)).chain(basep).enumerate().map(|(k, t)| ((k as u64).into(), t.into())).collect()
 }
 
@@ -133,6 +168,18 @@ pub struct KernelRegisters {
     pub ifm_pad_left: Signal<Out, Bits<16>>,
     pub ifm_pad_bottom: Signal<Out, Bits<16>>,
     pub ifm_pad_right: Signal<Out, Bits<16>>,
+    pub ifm_depth_m1: Signal<Out, Bits<16>>,
+    pub ofm_blk_depth_m1: Signal<Out, Bits<16>>,
+    pub weight_region: Signal<Out, Bits<16>>,
+    pub scale_region: Signal<Out, Bits<16>>,
+    pub weight_base: Signal<Out, Bits<40>>,
+    pub weight_length: Signal<Out, Bits<40>>,
+    pub scale_base: Signal<Out, Bits<40>>,
+    pub scale_length: Signal<Out, Bits<40>>,
+    pub ifm_stride_c: Signal<Out, Bits<40>>,
+    /// The BASEPs of the weight and scale regions ({high, low}).
+    pub weight_basep: Signal<Out, Bits<40>>,
+    pub scale_basep: Signal<Out, Bits<40>>,
     r_ifm_region: Reg<Bits<16>>,
     r_ifm2_region: Reg<Bits<16>>,
     r_ofm_region: Reg<Bits<16>>,
@@ -162,6 +209,21 @@ pub struct KernelRegisters {
     r_ifm_pad_left: Reg<Bits<16>>,
     r_ifm_pad_bottom: Reg<Bits<16>>,
     r_ifm_pad_right: Reg<Bits<16>>,
+    r_ifm_depth_m1: Reg<Bits<16>>,
+    r_ofm_blk_depth_m1: Reg<Bits<16>>,
+    r_weight_region: Reg<Bits<16>>,
+    r_scale_region: Reg<Bits<16>>,
+    r_weight_base: Reg<Bits<40>>,
+    r_weight_length: Reg<Bits<40>>,
+    r_scale_base: Reg<Bits<40>>,
+    r_scale_length: Reg<Bits<40>>,
+    r_ifm_stride_c: Reg<Bits<40>>,
+    r_weight_basep_low: Reg<Bits<32>>,
+    r_weight_basep_high: Reg<Bits<8>>,
+    r_scale_basep_low: Reg<Bits<32>>,
+    r_scale_basep_high: Reg<Bits<8>>,
+    weight_basep_join: Concat<8, 32, 40>,
+    scale_basep_join: Concat<8, 32, 40>,
     index_rom: ROM<Bits<7>, 7>,
     target_rom: ROM<Bits<8>, 7>,
     basep_slot: Concat<3, 1, 4>,
@@ -172,7 +234,7 @@ pub struct KernelRegisters {
     target: Signal<Local, Bits<8>>,
     loading: Signal<Local, Bit>,
     scalar_write: Signal<Local, Bit>,
-    scalar_select: Signal<Local, Bits<32>>,
+    scalar_select: Signal<Local, Bits<64>>,
     step: Signal<Local, Bits<7>>,
     region: Signal<Local, Bits<3>>,
     /// Bits read nowhere, named as lint expects.
@@ -185,10 +247,12 @@ pub struct KernelRegisters {
     kind_ifm: Constant<Bits<2>>,
     kind_ifm2: Constant<Bits<2>>,
     kind_ofm: Constant<Bits<2>>,
-    one32: Constant<Bits<32>>,
+    one64: Constant<Bits<64>>,
     debug_basep_high: Constant<Bits<3>>,
-    one2: Constant<Bits<2>>,
-    two2: Constant<Bits<2>>,
+    one3: Constant<Bits<3>>,
+    two3: Constant<Bits<3>>,
+    three3: Constant<Bits<3>>,
+    four3: Constant<Bits<3>>,
 }
 
 fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
@@ -198,7 +262,7 @@ fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
 impl Default for KernelRegisters {
     fn default() -> Self {
         assert_eq!(super::command_front_end::DEBUG_BASEP % 16, 0, "a BASEP's debug index is {{DEBUG_BASEP[6:4], region, half}}");
-        assert!(scalar::NAMES.len() <= 32, "scalar ids select through a 32-bit one-hot word");
+        assert!(scalar::COUNT <= 64, "scalar ids select through a 64-bit one-hot word");
         assert!(LATCH_STEPS <= 128, "LATCH counts in 7 bits");
         Self {
             clock: Default::default(),
@@ -242,6 +306,17 @@ impl Default for KernelRegisters {
             ifm_pad_left: Default::default(),
             ifm_pad_bottom: Default::default(),
             ifm_pad_right: Default::default(),
+            ifm_depth_m1: Default::default(),
+            ofm_blk_depth_m1: Default::default(),
+            weight_region: Default::default(),
+            scale_region: Default::default(),
+            weight_base: Default::default(),
+            weight_length: Default::default(),
+            scale_base: Default::default(),
+            scale_length: Default::default(),
+            ifm_stride_c: Default::default(),
+            weight_basep: Default::default(),
+            scale_basep: Default::default(),
             r_ifm_region: Default::default(),
             r_ifm2_region: Default::default(),
             r_ofm_region: Default::default(),
@@ -271,6 +346,21 @@ impl Default for KernelRegisters {
             r_ifm_pad_left: Default::default(),
             r_ifm_pad_bottom: Default::default(),
             r_ifm_pad_right: Default::default(),
+            r_ifm_depth_m1: Default::default(),
+            r_ofm_blk_depth_m1: Default::default(),
+            r_weight_region: Default::default(),
+            r_scale_region: Default::default(),
+            r_weight_base: Default::default(),
+            r_weight_length: Default::default(),
+            r_scale_base: Default::default(),
+            r_scale_length: Default::default(),
+            r_ifm_stride_c: Default::default(),
+            r_weight_basep_low: Default::default(),
+            r_weight_basep_high: Default::default(),
+            r_scale_basep_low: Default::default(),
+            r_scale_basep_high: Default::default(),
+            weight_basep_join: Default::default(),
+            scale_basep_join: Default::default(),
             index_rom: ROM::new(index_rom()),
             target_rom: ROM::new(target_rom()),
             basep_slot: Default::default(),
@@ -293,10 +383,12 @@ impl Default for KernelRegisters {
             kind_ifm: k(1),
             kind_ifm2: k(2),
             kind_ofm: k(3),
-            one32: k(1),
+            one64: k(1),
             debug_basep_high: k((super::command_front_end::DEBUG_BASEP >> 4) as u64),
-            one2: k(1),
-            two2: k(2),
+            one3: k(1),
+            two3: k(2),
+            three3: k(3),
+            four3: k(4),
         }
     }
 }
@@ -304,7 +396,7 @@ impl Default for KernelRegisters {
 impl Logic for KernelRegisters {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, busy, k, r_ifm_region, r_ifm2_region, r_ofm_region, r_ifm_zero_point, r_ifm2_zero_point, r_ofm_zero_point, r_ifm_precision, r_ifm2_precision, r_ofm_precision, r_ifm2_broadcast, r_ifm2_scalar, r_opa_scale, r_opb_scale, r_ofm_scale, r_activation, r_activation_min, r_activation_max, r_acc_format, r_ifm_upscale, r_ofm_height_m1, r_ofm_width_m1, r_ofm_depth_m1, r_kernel_height_m1, r_kernel_width_m1, r_kernel_stride, r_ifm_pad_top, r_ifm_pad_left, r_ifm_pad_bottom, r_ifm_pad_right);
+        dff_setup!(self, clock, busy, k, r_ifm_region, r_ifm2_region, r_ofm_region, r_ifm_zero_point, r_ifm2_zero_point, r_ofm_zero_point, r_ifm_precision, r_ifm2_precision, r_ofm_precision, r_ifm2_broadcast, r_ifm2_scalar, r_opa_scale, r_opb_scale, r_ofm_scale, r_activation, r_activation_min, r_activation_max, r_acc_format, r_ifm_upscale, r_ofm_height_m1, r_ofm_width_m1, r_ofm_depth_m1, r_kernel_height_m1, r_kernel_width_m1, r_kernel_stride, r_ifm_pad_top, r_ifm_pad_left, r_ifm_pad_bottom, r_ifm_pad_right, r_ifm_depth_m1, r_ofm_blk_depth_m1, r_weight_region, r_scale_region, r_weight_base, r_weight_length, r_scale_base, r_scale_length, r_ifm_stride_c, r_weight_basep_low, r_weight_basep_high, r_scale_basep_low, r_scale_basep_high);
         self.busy.reset.next = self.reset.val();
         self.k.reset.next = self.reset.val();
         self.r_ifm_region.reset.next = self.reset.val();
@@ -336,6 +428,19 @@ impl Logic for KernelRegisters {
         self.r_ifm_pad_left.reset.next = self.reset.val();
         self.r_ifm_pad_bottom.reset.next = self.reset.val();
         self.r_ifm_pad_right.reset.next = self.reset.val();
+        self.r_ifm_depth_m1.reset.next = self.reset.val();
+        self.r_ofm_blk_depth_m1.reset.next = self.reset.val();
+        self.r_weight_region.reset.next = self.reset.val();
+        self.r_scale_region.reset.next = self.reset.val();
+        self.r_weight_base.reset.next = self.reset.val();
+        self.r_weight_length.reset.next = self.reset.val();
+        self.r_scale_base.reset.next = self.reset.val();
+        self.r_scale_length.reset.next = self.reset.val();
+        self.r_ifm_stride_c.reset.next = self.reset.val();
+        self.r_weight_basep_low.reset.next = self.reset.val();
+        self.r_weight_basep_high.reset.next = self.reset.val();
+        self.r_scale_basep_low.reset.next = self.reset.val();
+        self.r_scale_basep_high.reset.next = self.reset.val();
 
         // The sequence: step k reads `index_rom[k]`, then the BASEPs; the value read at step
         // k arrives at k + 1 and goes to `target_rom[k]` (kind << 6 | slot or scalar id).
@@ -362,17 +467,24 @@ impl Logic for KernelRegisters {
         self.load_value.next = self.debug_value.val().get_bits::<40>(0);
         // Scalar id `target[4:0]` (the ids of module `scalar`, in order).
         self.scalar_write.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_scalar.val());
-        self.scalar_select.next = self.one32.val() << self.target.val().get_bits::<5>(0);
+        self.scalar_select.next = self.one64.val() << self.target.val().get_bits::<6>(0);
 
-        // The debug port: the table's reads, then BASEP 2r and 2r + 1 of map step[2:1]'s
-        // region r (checked by the unit only: a bad region reads some BASEP, unused).
+        // The debug port: the table's reads, then BASEP 2r and 2r + 1 of region r of the
+        // IFM, IFM2, OFM, weights, scales (step[3:1]; checked by the unit only: a bad region
+        // reads some BASEP, unused).
         self.step.next = self.k.q.val() - self.table_len.val();
         self.region.next = self.r_ifm_region.q.val().get_bits::<3>(0);
-        if self.step.val().get_bits::<2>(1) == self.one2.val() {
+        if self.step.val().get_bits::<3>(1) == self.one3.val() {
             self.region.next = self.r_ifm2_region.q.val().get_bits::<3>(0);
         }
-        if self.step.val().get_bits::<2>(1) == self.two2.val() {
+        if self.step.val().get_bits::<3>(1) == self.two3.val() {
             self.region.next = self.r_ofm_region.q.val().get_bits::<3>(0);
+        }
+        if self.step.val().get_bits::<3>(1) == self.three3.val() {
+            self.region.next = self.r_weight_region.q.val().get_bits::<3>(0);
+        }
+        if self.step.val().get_bits::<3>(1) == self.four3.val() {
+            self.region.next = self.r_scale_region.q.val().get_bits::<3>(0);
         }
         self.basep_slot.high.next = self.region.val();
         self.basep_slot.low.next = self.step.val().get_bits::<1>(0);
@@ -387,9 +499,8 @@ impl Logic for KernelRegisters {
             self.debug_index.next = self.basep_index.joined.val();
         }
         self.unused_bits.next = self.debug_value.val().get_bits::<10>(38).any()
-            | self.target.val().get_bit(5)
-            | self.step.val().get_bits::<4>(3).any()
-            | self.scalar_select.val().get_bits::<3>(29).any();
+            | self.step.val().get_bits::<3>(4).any()
+            | self.scalar_select.val().get_bits::<22>(42).any();
         if self.scalar_write.val() {
             if self.scalar_select.val().get_bit(0) {
                 self.r_ifm_region.d.next = self.debug_value.val().get_bits::<16>(0);
@@ -478,6 +589,45 @@ impl Logic for KernelRegisters {
             if self.scalar_select.val().get_bit(28) {
                 self.r_ifm_pad_right.d.next = self.debug_value.val().get_bits::<16>(0);
             }
+            if self.scalar_select.val().get_bit(29) {
+                self.r_ifm_depth_m1.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(30) {
+                self.r_ofm_blk_depth_m1.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(31) {
+                self.r_weight_region.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(32) {
+                self.r_scale_region.d.next = self.debug_value.val().get_bits::<16>(0);
+            }
+            if self.scalar_select.val().get_bit(33) {
+                self.r_weight_base.d.next = self.debug_value.val().get_bits::<40>(0);
+            }
+            if self.scalar_select.val().get_bit(34) {
+                self.r_weight_length.d.next = self.debug_value.val().get_bits::<40>(0);
+            }
+            if self.scalar_select.val().get_bit(35) {
+                self.r_scale_base.d.next = self.debug_value.val().get_bits::<40>(0);
+            }
+            if self.scalar_select.val().get_bit(36) {
+                self.r_scale_length.d.next = self.debug_value.val().get_bits::<40>(0);
+            }
+            if self.scalar_select.val().get_bit(37) {
+                self.r_ifm_stride_c.d.next = self.debug_value.val().get_bits::<40>(0);
+            }
+            if self.scalar_select.val().get_bit(38) {
+                self.r_weight_basep_low.d.next = self.debug_value.val().get_bits::<32>(0);
+            }
+            if self.scalar_select.val().get_bit(39) {
+                self.r_weight_basep_high.d.next = self.debug_value.val().get_bits::<8>(0);
+            }
+            if self.scalar_select.val().get_bit(40) {
+                self.r_scale_basep_low.d.next = self.debug_value.val().get_bits::<32>(0);
+            }
+            if self.scalar_select.val().get_bit(41) {
+                self.r_scale_basep_high.d.next = self.debug_value.val().get_bits::<8>(0);
+            }
         }
         self.ifm_region.next = self.r_ifm_region.q.val();
         self.ifm2_region.next = self.r_ifm2_region.q.val();
@@ -508,6 +658,21 @@ impl Logic for KernelRegisters {
         self.ifm_pad_left.next = self.r_ifm_pad_left.q.val();
         self.ifm_pad_bottom.next = self.r_ifm_pad_bottom.q.val();
         self.ifm_pad_right.next = self.r_ifm_pad_right.q.val();
+        self.ifm_depth_m1.next = self.r_ifm_depth_m1.q.val();
+        self.ofm_blk_depth_m1.next = self.r_ofm_blk_depth_m1.q.val();
+        self.weight_region.next = self.r_weight_region.q.val();
+        self.scale_region.next = self.r_scale_region.q.val();
+        self.weight_base.next = self.r_weight_base.q.val();
+        self.weight_length.next = self.r_weight_length.q.val();
+        self.scale_base.next = self.r_scale_base.q.val();
+        self.scale_length.next = self.r_scale_length.q.val();
+        self.ifm_stride_c.next = self.r_ifm_stride_c.q.val();
+        self.weight_basep_join.high.next = self.r_weight_basep_high.q.val();
+        self.weight_basep_join.low.next = self.r_weight_basep_low.q.val();
+        self.weight_basep.next = self.weight_basep_join.joined.val();
+        self.scale_basep_join.high.next = self.r_scale_basep_high.q.val();
+        self.scale_basep_join.low.next = self.r_scale_basep_low.q.val();
+        self.scale_basep.next = self.scale_basep_join.joined.val();
     }
 }
 

@@ -13,6 +13,8 @@ mod mac_unit;
 mod output_unit;
 pub mod pooling_alu;
 mod conv_datapath;
+pub mod conv_unit;
+mod conv_ports;
 mod requantize;
 mod weight_decoder;
 mod weight_decoder_core;
@@ -22,6 +24,7 @@ mod word_cache;
 
 pub use command_front_end::CommandFrontEnd;
 pub use conv_datapath::ConvDatapath;
+pub use conv_unit::ConvUnit;
 pub use dot_product::DotProduct;
 pub use elementwise::Elementwise;
 pub use mac_unit::MacUnit;

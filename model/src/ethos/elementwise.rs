@@ -3,10 +3,10 @@
 //! (`hdl/src/ethos/elementwise_alu.rs`) and its pooling arithmetic ([`average_over_padding`]
 //! and the tap and accumulator of `hdl/src/ethos/pooling_alu.rs`); the reference executor
 //! calls [`combine`] and [`average_over_padding`] as well.
-use super::feature_map::{address, Slots};
+use super::feature_map::address;
+use super::kernel_registers::KernelRegisters;
 use super::output_unit::{apply_scale, Rounding};
-use npu_hdl::ethos::command_front_end::DEBUG_BASEP;
-use npu_hdl::ethos::elementwise::{latch_table, scalar, state, ERROR_IFM, ERROR_OFM, ERROR_UNSUPPORTED, LATCH_STEPS};
+use npu_hdl::ethos::elementwise::{scalar, state, ERROR_IFM, ERROR_OFM, ERROR_UNSUPPORTED, LATCH_STEPS};
 use npu_hdl::ethos::elementwise_alu::MIN_OPA_SHIFT;
 use npu_hdl::ethos::pooling_alu::MAX_KERNEL_M1;
 
@@ -110,9 +110,8 @@ pub struct Elementwise {
     mode: u8,
     mode_bad: bool,
     error: u8,
-    scalar: [u64; 32],
-    /// IFM, IFM2, OFM.
-    maps: [Slots; 3],
+    /// The LATCHed registers.
+    regs: KernelRegisters,
     y: u16,
     x: u16,
     c: u16,
@@ -140,8 +139,7 @@ impl Default for Elementwise {
             mode: 0,
             mode_bad: false,
             error: 0,
-            scalar: [0; 32],
-            maps: [[0; 16]; 3],
+            regs: KernelRegisters::default(),
             y: 0,
             x: 0,
             c: 0,
@@ -162,7 +160,7 @@ impl Default for Elementwise {
 
 impl Elementwise {
     fn param(&self, id: usize) -> u16 {
-        self.scalar[id] as u16
+        self.regs.param(id)
     }
 
     fn broadcast(&self) -> u16 {
@@ -172,9 +170,9 @@ impl Elementwise {
     fn ifm_address(&self) -> u64 {
         if self.pool {
             let (iy, ix, _) = self.tap();
-            address(&self.maps[0], iy, ix, self.c)
+            address(&self.regs.maps[0], iy, ix, self.c)
         } else {
-            address(&self.maps[0], self.y, self.x, self.c)
+            address(&self.regs.maps[0], self.y, self.x, self.c)
         }
     }
 
@@ -199,7 +197,7 @@ impl Elementwise {
     fn ifm2_address(&self) -> u64 {
         let b = self.broadcast();
         let at = |bit: u16, v: u16| if b & bit != 0 { 0 } else { v };
-        address(&self.maps[1], at(1, self.y), at(2, self.x), at(4, self.c))
+        address(&self.regs.maps[1], at(1, self.y), at(2, self.x), at(4, self.c))
     }
 
     /// The state after the IFM byte.
@@ -214,7 +212,7 @@ impl Elementwise {
     }
 
     fn ofm_address(&self) -> u64 {
-        address(&self.maps[2], self.y, self.x, self.c)
+        address(&self.regs.maps[2], self.y, self.x, self.c)
     }
 
     /// The outputs (they follow the state only).
@@ -224,16 +222,7 @@ impl Elementwise {
 
     fn outputs(&self) -> Out {
         let s = self.state;
-        let debug_index = if s != state::LATCH {
-            0
-        } else if usize::from(self.k) < latch_table().len() {
-            latch_table()[usize::from(self.k)].0
-        } else if usize::from(self.k) < LATCH_STEPS - 1 {
-            let j = usize::from(self.k) - latch_table().len();
-            (DEBUG_BASEP + 2 * (self.scalar[j >> 1] as usize & 7) + (j & 1)) as u8
-        } else {
-            0
-        };
+        let debug_index = if s == state::LATCH { self.regs.debug_index(usize::from(self.k)) } else { 0 };
         let read = match s {
             state::READ_A => Some((self.ifm_address(), 0)),
             state::READ_B => Some((self.ifm2_address(), 1)),
@@ -271,7 +260,7 @@ impl Elementwise {
             || p(scalar::ACC_FORMAT) > 1
             || p(scalar::IFM_UPSCALE) != 0
             || (add_sub && scale_mode == 3)
-            || (add_sub && (scale_mode == 1 || scale_mode == 2) && ((self.scalar[scalar::OPA_SCALE] >> 32) & 0x3f) < u64::from(MIN_OPA_SHIFT))
+            || (add_sub && (scale_mode == 1 || scale_mode == 2) && ((self.regs.scalar[scalar::OPA_SCALE] >> 32) & 0x3f) < u64::from(MIN_OPA_SHIFT))
             || p(scalar::IFM_REGION) > 7
             || p(scalar::OFM_REGION) > 7
             || (ifm2 && p(scalar::IFM2_REGION) > 7)
@@ -300,8 +289,8 @@ impl Elementwise {
         let (a, b) = if self.broadcast() & 0x40 != 0 { (second, first) } else { (first, second) };
         // 18-bit operands, as the RTL's ALU takes them.
         let wrap18 = |v: i64| (v << 46) >> 46;
-        let opa = ((self.scalar[scalar::OPA_SCALE] >> 32) as u16, self.scalar[scalar::OPA_SCALE] as u32);
-        let r = combine(u16::from(self.mode), (p(scalar::IFM_PRECISION) >> 8) & 3, wrap18(a), wrap18(b), opa, self.scalar[scalar::OPB_SCALE] as u32);
+        let opa = ((self.regs.scalar[scalar::OPA_SCALE] >> 32) as u16, self.regs.scalar[scalar::OPA_SCALE] as u32);
+        let r = combine(u16::from(self.mode), (p(scalar::IFM_PRECISION) >> 8) & 3, wrap18(a), wrap18(b), opa, self.regs.scalar[scalar::OPB_SCALE] as u32);
         self.output((r << 24) >> 24, false) // the ALU's 40 bits
     }
 
@@ -315,7 +304,7 @@ impl Elementwise {
     /// `r` through the OFM scale (or unscaled: scale 1, shift 0), zero point and clamp.
     fn output(&self, r: i64, unscaled: bool) -> u8 {
         let p = |id| self.param(id);
-        let scale = if unscaled { 1 } else { self.scalar[scalar::OFM_SCALE] };
+        let scale = if unscaled { 1 } else { self.regs.scalar[scalar::OFM_SCALE] };
         let rounding = Rounding::from_bits((p(scalar::OFM_PRECISION) >> 14) as u8);
         let v = apply_scale(r, scale as u32, ((scale >> 32) & 0x3f) as u8, rounding) + i128::from(p(scalar::OFM_ZERO_POINT) as i16);
         v.clamp(i128::from(p(scalar::ACTIVATION_MIN) as i16), i128::from(p(scalar::ACTIVATION_MAX) as i16)) as u8
@@ -323,7 +312,7 @@ impl Elementwise {
 
     fn clock(&mut self, i: &In) -> &'static str {
         if i.reset {
-            *self = Self { scalar: self.scalar, maps: self.maps, ..Self::default() };
+            *self = Self { regs: self.regs.clone(), ..Self::default() };
             return "reset";
         }
         // A pool's taps start afresh outside its tap loop (the RTL clears them in every other
@@ -352,21 +341,7 @@ impl Elementwise {
             }
             state::IDLE => "idle",
             state::LATCH => {
-                if self.k >= 1 {
-                    let e = usize::from(self.k) - 1;
-                    let target = match latch_table().get(e) {
-                        Some(&(_, target)) => target,
-                        None => {
-                            let j = e - latch_table().len();
-                            (((j >> 1) + 1) << 6 | (npu_hdl::ethos::feature_map::BASEP_LOW + (j & 1))) as u8
-                        }
-                    };
-                    let (kind, slot) = (target >> 6, usize::from(target & 0x1f));
-                    match kind {
-                        0 => self.scalar[slot] = i.debug_value & ((1 << 48) - 1),
-                        m => self.maps[usize::from(m) - 1][slot & 15] = i.debug_value & ((1 << 40) - 1),
-                    }
-                }
+                self.regs.latch(usize::from(self.k), i.debug_value);
                 if usize::from(self.k) == LATCH_STEPS - 1 {
                     self.state = state::CHECK;
                 } else {

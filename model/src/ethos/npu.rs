@@ -1,7 +1,11 @@
 //! The Ethos-U65 NPU top (`hdl/src/ethos/npu.rs`, whose comment has the ports and the
-//! arbitration): the command front end and the elementwise unit composed as the RTL wires
-//! them, and the arbiter of the one memory master port.
+//! arbitration): the command front end and the kernel unit (`elementwise.rs`) composed as the
+//! RTL wires them, and the arbiter of the one memory master port. [`Npu::with_convolution`]
+//! adds the convolution unit (`conv_unit.rs`) behind a three-way arbiter (front end, then
+//! kernel unit, then convolution unit), as docs/ethos.md decides; the RTL top does not have
+//! it yet (its RTL is written, `hdl/src/ethos/conv_unit.rs`, not yet lint-clean in the top).
 use super::command_front_end::{self as fe, CommandFrontEnd};
+use super::conv_unit::ConvUnit;
 use super::elementwise::{self as ew, Elementwise};
 use crate::Block;
 
@@ -34,15 +38,29 @@ pub struct Out {
     pub mem_w_strb: u8,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Default)]
 pub struct Npu {
     front_end: CommandFrontEnd,
     elementwise: Elementwise,
+    conv: ConvUnit,
+    /// CONV and DEPTHWISE go to the convolution unit (else to the kernel unit, which refuses
+    /// them, as the RTL top does: its convolution unit is not in the top yet).
+    convolution: bool,
     read_busy: bool,
     read_kernel: bool,
+    read_conv: bool,
     write_busy: bool,
     write_kernel: bool,
+    write_conv: bool,
     events: Vec<&'static str>,
+}
+
+impl Npu {
+    /// The NPU with its convolution unit (the model only: the RTL top does not have it yet;
+    /// `Npu::default()` is the RTL top's model, in lock step).
+    pub fn with_convolution() -> Self {
+        Self { convolution: true, ..Self::default() }
+    }
 }
 
 impl Block for Npu {
@@ -54,9 +72,11 @@ impl Block for Npu {
     }
 
     fn step(&mut self, i: &In) -> Out {
-        // The kernel unit's outputs come from its state only; the front end's inputs do not
-        // depend on the front end's outputs, so it steps first.
+        // The kernel units' outputs come from their state only; the front end's inputs do not
+        // depend on the front end's outputs, so it steps first. Only one unit runs at a time,
+        // and an idle unit drives its handshake and debug outputs low: they are ORed.
         let k = self.elementwise.peek();
+        let c = self.conv.peek();
         let f = self.front_end.step(&fe::In {
             reset: i.reset,
             apb_sel: i.apb_sel,
@@ -68,49 +88,62 @@ impl Block for Npu {
             mem_r_valid: i.mem_r_valid && !self.read_kernel,
             mem_r_data: i.mem_r_data,
             mem_r_error: i.mem_r_error,
-            kernel_done: k.kernel_done,
-            kernel_error: k.kernel_error,
-            debug_index: k.debug_index,
-            debug_hold: k.debug_hold,
+            kernel_done: k.kernel_done || c.kernel_done,
+            kernel_error: k.kernel_error | c.kernel_error,
+            debug_index: k.debug_index | c.debug_index,
+            debug_hold: k.debug_hold || c.debug_hold,
             mem_aw_ready: i.mem_aw_ready && !self.write_busy,
             mem_b_valid: i.mem_b_valid && !self.write_kernel,
             mem_b_error: i.mem_b_error,
         });
-        self.elementwise.step(&ew::In {
+        let unit_in = |conv: bool| ew::In {
             reset: i.reset,
-            kernel_start: f.kernel_start,
+            kernel_start: f.kernel_start && (self.convolution && f.kernel_op < 2) == conv,
             kernel_op: f.kernel_op,
             kernel_mode: f.kernel_mode,
             debug_value: f.debug_value,
-            mem_ar_ready: i.mem_ar_ready && !self.read_busy && !f.mem_ar_valid,
-            mem_r_valid: i.mem_r_valid && self.read_kernel,
+            mem_ar_ready: i.mem_ar_ready && !self.read_busy && !f.mem_ar_valid && (!conv || !k.mem_ar_valid),
+            mem_r_valid: i.mem_r_valid && self.read_kernel && self.read_conv == conv,
             mem_r_data: i.mem_r_data,
             mem_r_error: i.mem_r_error,
-            mem_aw_ready: i.mem_aw_ready && !self.write_busy && !f.mem_aw_valid,
-            mem_b_valid: i.mem_b_valid && self.write_kernel,
+            mem_aw_ready: i.mem_aw_ready && !self.write_busy && !f.mem_aw_valid && (!conv || !k.mem_aw_valid),
+            mem_b_valid: i.mem_b_valid && self.write_kernel && self.write_conv == conv,
             mem_b_error: i.mem_b_error,
-        });
+        };
+        self.elementwise.step(&unit_in(false));
+        self.conv.step(&unit_in(true));
         let fe_write = f.mem_aw_valid;
+        // As the RTL muxes them: the front end's, else the convolution unit's when it asks,
+        // else the kernel unit's (also when no one asks).
+        let (ar_addr, aw) = (if c.mem_ar_valid { c.mem_ar_addr } else { k.mem_ar_addr }, if c.mem_aw_valid { &c } else { &k });
         let out = Out {
             apb_rdata: f.apb_rdata,
             irq: f.irq,
-            mem_ar_valid: !self.read_busy && (f.mem_ar_valid || k.mem_ar_valid),
-            mem_ar_addr: if f.mem_ar_valid { f.mem_ar_addr } else { k.mem_ar_addr },
-            mem_aw_valid: !self.write_busy && (fe_write || k.mem_aw_valid),
-            mem_aw_addr: if fe_write { f.mem_aw_addr } else { k.mem_aw_addr },
-            mem_w_data: if fe_write { f.mem_w_data } else { k.mem_w_data },
-            mem_w_strb: if fe_write { f.mem_w_strb } else { k.mem_w_strb },
+            mem_ar_valid: !self.read_busy && (f.mem_ar_valid || k.mem_ar_valid || c.mem_ar_valid),
+            mem_ar_addr: if f.mem_ar_valid { f.mem_ar_addr } else { ar_addr },
+            mem_aw_valid: !self.write_busy && (fe_write || k.mem_aw_valid || c.mem_aw_valid),
+            mem_aw_addr: if fe_write { f.mem_aw_addr } else { aw.mem_aw_addr },
+            mem_w_data: if fe_write { f.mem_w_data } else { aw.mem_w_data },
+            mem_w_strb: if fe_write { f.mem_w_strb } else { aw.mem_w_strb },
         };
         self.events = self.front_end.events().to_vec();
         self.events.extend_from_slice(self.elementwise.events());
+        self.events.extend_from_slice(self.conv.events());
         if i.reset {
-            (self.read_busy, self.read_kernel, self.write_busy, self.write_kernel) = (false, false, false, false);
+            (self.read_busy, self.read_kernel, self.read_conv) = (false, false, false);
+            (self.write_busy, self.write_kernel, self.write_conv) = (false, false, false);
             return out;
         }
         if !self.read_busy && out.mem_ar_valid && i.mem_ar_ready {
-            (self.read_busy, self.read_kernel) = (true, !f.mem_ar_valid);
-            self.events.push(if f.mem_ar_valid { "arbiter: front-end read" } else { "arbiter: kernel read" });
-            if f.mem_ar_valid && k.mem_ar_valid {
+            (self.read_busy, self.read_kernel, self.read_conv) = (true, !f.mem_ar_valid, !f.mem_ar_valid && !k.mem_ar_valid);
+            self.events.push(if f.mem_ar_valid {
+                "arbiter: front-end read"
+            } else if k.mem_ar_valid {
+                "arbiter: kernel read"
+            } else {
+                "arbiter: convolution read"
+            });
+            if f.mem_ar_valid && (k.mem_ar_valid || c.mem_ar_valid) {
                 self.events.push("arbiter: kernel read waits");
             }
         }
@@ -118,8 +151,14 @@ impl Block for Npu {
             self.read_busy = false;
         }
         if !self.write_busy && out.mem_aw_valid && i.mem_aw_ready {
-            (self.write_busy, self.write_kernel) = (true, !fe_write);
-            self.events.push(if fe_write { "arbiter: front-end write" } else { "arbiter: kernel write" });
+            (self.write_busy, self.write_kernel, self.write_conv) = (true, !fe_write, !fe_write && !k.mem_aw_valid);
+            self.events.push(if fe_write {
+                "arbiter: front-end write"
+            } else if k.mem_aw_valid {
+                "arbiter: kernel write"
+            } else {
+                "arbiter: convolution write"
+            });
         }
         if i.mem_b_valid {
             self.write_busy = false;

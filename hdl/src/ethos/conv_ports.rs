@@ -1,0 +1,127 @@
+//! The convolution unit's handshake with its datapath (`conv_unit.rs`; docs/ethos.md,
+//! "Convolution unit"), two blocks of their own so that every datapath input the unit drives
+//! is a register or one of their outputs: computed in the unit's combinational block, which
+//! also reads the datapath's outputs, Verilator saw a loop through the datapath (UNOPTFLAT).
+//! - [`ConvHold`]: from the datapath's registered state and OFM valid and the unit's
+//!   registers, the datapath's `hold`, the cycle that releases a gathered tap
+//!   (`tap_release`; `release` is a SystemVerilog keyword) and whether the OFM queue is short
+//!   of room.
+//! - [`StreamPort`]: the stream reader's buffered word on the datapath's `w_*` / `sb_*` ports,
+//!   low half first (from the unit's registers only).
+//!
+//! The model is inside `npu_model::ethos::conv_unit`.
+use rust_hdl::prelude::*;
+
+/// The datapath's MAC state (`conv_datapath.rs`).
+const DP_MAC: u64 = 4;
+
+#[derive(LogicBlock)]
+pub struct ConvHold {
+    /// The unit is in RUN.
+    pub running: Signal<In, Bit>,
+    pub dp_state: Signal<In, Bits<3>>,
+    pub dp_ofm_valid: Signal<In, Bit>,
+    pub ifs_ready: Signal<In, Bit>,
+    pub q_count: Signal<In, Bits<4>>,
+    pub hold: Signal<Out, Bit>,
+    pub tap_release: Signal<Out, Bit>,
+    /// The OFM queue with the value on the port would leave fewer than 4 entries free.
+    pub ofm_full: Signal<Out, Bit>,
+    count: Signal<Local, Bits<4>>,
+    mac: Signal<Local, Bit>,
+    one4: Constant<Bits<4>>,
+    limit: Constant<Bits<4>>,
+    dp_mac: Constant<Bits<3>>,
+}
+
+impl Default for ConvHold {
+    fn default() -> Self {
+        Self {
+            running: Default::default(),
+            dp_state: Default::default(),
+            dp_ofm_valid: Default::default(),
+            ifs_ready: Default::default(),
+            q_count: Default::default(),
+            hold: Default::default(),
+            tap_release: Default::default(),
+            ofm_full: Default::default(),
+            count: Default::default(),
+            mac: Default::default(),
+            one4: Constant::new(1.into()),
+            limit: Constant::new(((super::conv_unit::QUEUE - 4) as u64).into()),
+            dp_mac: Constant::new(DP_MAC.into()),
+        }
+    }
+}
+
+impl Logic for ConvHold {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.count.next = self.q_count.val();
+        if self.dp_ofm_valid.val() {
+            self.count.next = self.q_count.val() + self.one4.val();
+        }
+        self.ofm_full.next = self.count.val() > self.limit.val();
+        self.mac.next = self.dp_state.val() == self.dp_mac.val();
+        self.hold.next = (self.mac.val() & !self.ifs_ready.val()) | self.ofm_full.val();
+        self.tap_release.next = self.running.val() & self.mac.val() & self.ifs_ready.val() & !self.ofm_full.val();
+    }
+}
+
+#[derive(LogicBlock)]
+pub struct StreamPort {
+    pub running: Signal<In, Bit>,
+    pub sr_buf: Signal<In, Bits<64>>,
+    pub sr_halves: Signal<In, Bits<2>>,
+    pub sr_buf_scale: Signal<In, Bit>,
+    pub sr_buf_last: Signal<In, Bit>,
+    pub w_valid: Signal<Out, Bit>,
+    pub sb_valid: Signal<Out, Bit>,
+    pub data: Signal<Out, Bits<32>>,
+    pub last: Signal<Out, Bit>,
+    shown: Signal<Local, Bit>,
+    zero2: Constant<Bits<2>>,
+    one2: Constant<Bits<2>>,
+    two2: Constant<Bits<2>>,
+}
+
+impl Default for StreamPort {
+    fn default() -> Self {
+        Self {
+            running: Default::default(),
+            sr_buf: Default::default(),
+            sr_halves: Default::default(),
+            sr_buf_scale: Default::default(),
+            sr_buf_last: Default::default(),
+            w_valid: Default::default(),
+            sb_valid: Default::default(),
+            data: Default::default(),
+            last: Default::default(),
+            shown: Default::default(),
+            zero2: Constant::new(0.into()),
+            one2: Constant::new(1.into()),
+            two2: Constant::new(2.into()),
+        }
+    }
+}
+
+impl Logic for StreamPort {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.data.next = self.sr_buf.val().get_bits::<32>(32);
+        if self.sr_halves.val() == self.two2.val() {
+            self.data.next = self.sr_buf.val().get_bits::<32>(0);
+        }
+        self.shown.next = (self.sr_halves.val() != self.zero2.val()) & self.running.val();
+        self.w_valid.next = self.shown.val() & !self.sr_buf_scale.val();
+        self.sb_valid.next = self.shown.val() & self.sr_buf_scale.val();
+        self.last.next = self.sr_buf_last.val() & (self.sr_halves.val() == self.one2.val());
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(ConvHold::default(), "conv_hold");
+    crate::synth_check::assert_synthesizes(StreamPort::default(), "stream_port");
+}
