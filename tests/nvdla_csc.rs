@@ -191,7 +191,10 @@ fn random_layers_through_csc_rtl_match_the_plain_reference() {
             }
         }
         let sat_before = pipe.cacc.coverage.count("saturation +") + pipe.cacc.coverage.count("saturation -");
-        let got = run_layer(&mut pipe, &c, &layer, &memory, [1.0, 0.5, 0.1][rng.gen_range(0..3)], &mut rng, n);
+        // Every tenth layer's SDP side nearly stops (2 %), so that CACC's delivery buffer fills and
+        // holds CSC back on every seed, as in nvdla_dc (where 1/10 at the slowest missed it on SEED=222).
+        let ready_rate = if n % 10 == 0 { 0.02 } else { [1.0, 0.5, 0.1][rng.gen_range(0..3)] };
+        let got = run_layer(&mut pipe, &c, &layer, &memory, ready_rate, &mut rng, n);
         let expected = c.output(&input, &weights);
         if let Some(i) = (0..got.len()).find(|&i| got[i] != expected[i]) {
             panic!("layer {n}, seed {}: {c:?}\noutput {i} (pixel {}, kernel {}): pipeline {}, reference {}", run.seed, i / c.kernels, i % c.kernels, got[i], expected[i]);

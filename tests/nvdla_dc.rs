@@ -366,7 +366,10 @@ fn random_layers_through_the_convolution_models_match_the_reference() {
         }
         let (input, weights, memory, layer) = in_memory(&c, &mut rng);
         layer.check().unwrap_or_else(|e| panic!("layer {n}: {e}"));
-        let got = through_models(&layer, c.clip_truncate, &memory, [1.0, 0.5, 0.1][rng.gen_range(0..3)], &mut rng, &mut seen);
+        // Every tenth layer's SDP side nearly stops (2 %), so that CACC's delivery buffer fills and
+        // holds CSC back on every seed (at rates down to 1/10 it did on most, not all: SEED=222).
+        let ready_rate = if n % 10 == 0 { 0.02 } else { [1.0, 0.5, 0.1][rng.gen_range(0..3)] };
+        let got = through_models(&layer, c.clip_truncate, &memory, ready_rate, &mut rng, &mut seen);
         let expected = c.output(&input, &weights);
         if let Some(i) = (0..got.len()).find(|&i| got[i] != expected[i]) {
             panic!("layer {n}, seed {}: {c:?}\noutput {i} (pixel {}, kernel {}): models {}, reference {}", run.seed, i / c.kernels, i % c.kernels, got[i], expected[i]);
