@@ -23,9 +23,17 @@
 //! refused while busy, or an error response) goes to FLUSH, which lets the request in flight,
 //! the responses and the array's rows finish, then DONE with the stop's code. PLAN's verdict
 //! stands even if a stop came during CHECK; a stop seen in the step to DONE is too late.
+//!
+//! This file holds the state machine, the request generator and the stop logic; the sub-blocks
+//! are the tile sequencer (sizes, checks, tile walk, pointers: `tile_sequencer.rs`), the weight
+//! loader (the two weight banks, REWEIGHTS: `weight_loader.rs`), the output writer (OUT's
+//! pipeline: `output_writer.rs`), the X buffer (`tile_ram.rs`), the result buffer and the array.
+use super::output_writer::OutputWriter;
 use super::result_buffer::{self, ResultBuffer};
 use super::systolic::{self, Systolic};
 use super::tile_ram::{self, TileRam};
+use super::tile_sequencer::TileSequencer;
+use super::weight_loader::WeightLoader;
 use super::{SIZE, X_WORDS};
 
 /// Bytes per memory word (one tile row of int16).
@@ -153,27 +161,12 @@ pub struct Engine {
     code: u8,
     stop: bool,
     stop_code: u8,
-    // CHECK: sizes in bytes.
-    x_bytes: u32,
-    w_bytes: u32,
-    bs_bytes: u32,
-    r_bytes: u32,
-    // PLAN: section addresses.
-    w_addr: u32,
-    // Tile walk.
-    n_left: u32,
-    k_left: u32,
-    b_ptr: u32,
-    s_ptr: u32,
-    w_nt_ptr: u32,
-    w_kt_ptr: u32,
-    x_kt_ptr: u32,
-    out_ptr: u32,
-    first_k: bool,
-    /// The first column tile: its STREAM phases fill the X buffer.
-    first_n: bool,
-    /// The weight bank the current K tile streams with (the one loaded last).
-    bank: bool,
+    /// Sizes, checks, the tile walk and the phases' first addresses.
+    pub tiles: TileSequencer,
+    /// The weight banks and what REWEIGHTS may use.
+    pub weights: WeightLoader,
+    /// OUT's pipeline.
+    pub writer: OutputWriter,
     // Request generator of the current phase.
     req_addr: u32,
     issued: u32,
@@ -183,14 +176,6 @@ pub struct Engine {
     held: bool,
     /// The phase writes (OUT, or FLUSH after OUT).
     writing: bool,
-    // Output pipeline: accumulator read (stage 1) and output register (stage 2).
-    out_next_row: u32,
-    p1: bool,
-    p2: bool,
-    // What the last layers left behind for REWEIGHTS (REINPUTS: `results`).
-    w_loaded: bool,
-    w_rows: u8,
-    w_cols: u8,
     pub systolic: Systolic,
     pub results: ResultBuffer,
     /// The X buffer: this layer's X kept on chip, so that X is read from memory once per
@@ -217,7 +202,7 @@ impl Engine {
         let ncw = words(c.wghtcols) * WORD_BYTES;
         match self.state {
             State::Bias | State::Sums => (2, WORD_BYTES),
-            State::WLoad => (self.k_left.min(SIZE as u32), ncw),
+            State::WLoad => (self.tiles.k_rows(), ncw),
             State::Stream => (u32::from(c.inrows), words(c.incols) * WORD_BYTES),
             State::Out => (u32::from(c.inrows), ncw),
             _ => (0, 0),
@@ -226,7 +211,7 @@ impl Engine {
 
     /// This column tile streams X from the X buffer (stored by the first column tile).
     fn x_on_chip(&self, c: &In) -> bool {
-        !c.reinputs && !self.first_n && self.xbuf.fits()
+        !c.reinputs && !self.tiles.first_n && self.xbuf.fits()
     }
 
     /// The outputs: registers, except that the request count of a phase follows INROWS.
@@ -234,7 +219,7 @@ impl Engine {
         let (total, _) = self.phase(c);
         let valid = self.held
             || match self.state {
-                State::Out => c.saveout && self.p2 && !self.stop,
+                State::Out => c.saveout && self.writer.pending() && !self.stop,
                 // With REINPUTS, X comes from the result buffer; after the first column tile,
                 // from the X buffer if it fits.
                 State::Stream if c.reinputs || self.x_on_chip(c) => false,
@@ -275,7 +260,7 @@ impl Engine {
         let requested = accept || buffer_read || x_read;
         let response = i.mem_resp_valid || self.results.read_valid() || self.xbuf.read_valid();
         // The first column tile keeps the X rows it receives from memory.
-        let x_store = self.state == State::Stream && self.first_n && i.mem_resp_valid;
+        let x_store = self.state == State::Stream && self.tiles.first_n && i.mem_resp_valid;
         let phase_done = self.issued == total && self.outstanding == 0;
         let array_active = self.systolic.active();
         // A stopped layer also lets its rows leave the array, so none reaches the next layer.
@@ -291,14 +276,13 @@ impl Engine {
         // The array.
         let in_phase = |s: State| self.state == s && response;
         // Without SAVEOUT, the output stage only stores the results in the buffer.
-        let adv2 = !self.p2 || accept || (!c.saveout && !self.stop);
-        let emit = self.state == State::Out && self.p2 && adv2;
-        let adv1 = !self.p1 || adv2;
-        let out_read = self.state == State::Out && adv1 && self.out_next_row < u32::from(c.inrows);
+        let w = self.writer.step(self.state == State::Out, c.inrows, c.saveout, self.stop, accept);
+        let emit = w.emit;
         // KSTART loads the other bank once no row of it is left in the array.
-        let load_bank = self.bank ^ (self.state == State::KStart);
-        let bank_free = !self.systolic.bank_active(load_bank);
-        if self.state == State::KStart && !c.reweights && !bank_free {
+        let kstart = self.state == State::KStart;
+        let load_bank = self.weights.load_bank(kstart);
+        let bank_free = self.weights.other_free(&self.systolic);
+        if kstart && !c.reweights && !bank_free {
             self.events.push("KSTART waits for its bank");
         }
         let array = systolic::In {
@@ -310,10 +294,10 @@ impl Engine {
             } else {
                 i.mem_resp_data
             },
-            row_bank: self.bank,
-            row_first: self.first_k,
+            row_bank: self.weights.bank,
+            row_first: self.tiles.first_k,
             w_bank: load_bank,
-            w_clear: self.state == State::KStart && !c.reweights && bank_free,
+            w_clear: self.weights.clear(kstart, c, &self.systolic),
             w_load: in_phase(State::WLoad),
             w_row: self.responses as usize % SIZE,
             base_clear: self.state == State::NStart,
@@ -322,11 +306,10 @@ impl Engine {
             rows_clear: self.state == State::NStart,
             inrows: c.inrows,
             out_phase: self.state == State::Out,
-            out_read,
-            out_row: self.out_next_row as usize,
-            // Only data read for a row: the accumulator memory has no reset.
-            out_load: self.state == State::Out && adv2 && self.p1,
-            lanes_on: self.n_left.min(SIZE as u32) as usize,
+            out_read: w.read,
+            out_row: w.row,
+            out_load: w.load,
+            lanes_on: self.tiles.lanes_on(),
             relu: c.actfn,
             shift: c.shiftamt,
         };
@@ -365,20 +348,14 @@ impl Engine {
         if x_store && x_fits {
             self.events.push("X row stored in the X buffer");
         }
-        if accept && self.state == State::Stream && !self.first_n {
+        if accept && self.state == State::Stream && !self.tiles.first_n {
             self.events.push("X re-read from memory: it does not fit the X buffer");
         }
         if emit && results_fit {
             self.events.push(if c.saveout { "result stored and written" } else { "result stored, not written" });
         }
         if self.state == State::Out {
-            if adv2 {
-                self.p2 = self.p1;
-            }
-            if adv1 {
-                self.p1 = out_read;
-                self.out_next_row += u32::from(out_read);
-            }
+            self.writer.clock(&w);
         }
 
         // Requests and responses.
@@ -401,10 +378,10 @@ impl Engine {
             _ if stopping => State::Flush,
             State::Idle if i.start => State::Check,
             State::Check => {
-                self.check(c);
+                self.tiles.check(c, self.results.reinput_ok(c.inrows, c.incols), self.weights.reweight_ok(c));
                 State::Plan
             }
-            State::Plan => match self.plan(c) {
+            State::Plan => match self.tiles.plan(c) {
                 Some(code) => {
                     self.code = code;
                     self.events.push(if code == CPU_ERR { "exit CPU_ERR at check" } else { "exit MEM_ERR at check" });
@@ -413,10 +390,7 @@ impl Engine {
                 None => State::NStart,
             },
             State::NStart => {
-                self.k_left = u32::from(c.wghtrows);
-                self.w_kt_ptr = self.w_nt_ptr;
-                self.x_kt_ptr = c.base;
-                self.first_k = true;
+                self.tiles.start_n(c);
                 if c.usebias {
                     State::Bias
                 } else if c.usesumm {
@@ -435,19 +409,16 @@ impl Engine {
             State::Sums if phase_done => State::KStart,
             State::KStart if c.reweights => State::Stream,
             State::KStart if bank_free => {
-                self.bank = load_bank;
+                self.weights.switch();
                 State::WLoad
             }
             State::WLoad if phase_done => State::Stream,
             // The next K tile's rows follow this one's through the array.
-            State::Stream if phase_done && self.k_left > SIZE as u32 => {
+            State::Stream if phase_done && self.tiles.more_k() => {
                 if array_active {
                     self.events.push("next K tile follows rows in the array");
                 }
-                self.k_left -= SIZE as u32;
-                self.x_kt_ptr = self.x_kt_ptr.wrapping_add(WORD_BYTES);
-                self.w_kt_ptr = self.w_kt_ptr.wrapping_add(SIZE as u32 * words(c.wghtcols) * WORD_BYTES);
-                self.first_k = false;
+                self.tiles.next_k(c);
                 State::KStart
             }
             State::Stream if phase_done => State::Drain,
@@ -456,13 +427,8 @@ impl Engine {
             State::Drain if c.saveout || results_fit => State::Out,
             State::Drain => State::NextN,
             State::Out if phase_done => State::NextN,
-            State::NextN if self.n_left > SIZE as u32 => {
-                self.n_left -= SIZE as u32;
-                self.b_ptr = self.b_ptr.wrapping_add(2 * WORD_BYTES);
-                self.s_ptr = self.s_ptr.wrapping_add(2 * WORD_BYTES);
-                self.w_nt_ptr = self.w_nt_ptr.wrapping_add(WORD_BYTES);
-                self.out_ptr = self.out_ptr.wrapping_add(WORD_BYTES);
-                self.first_n = false;
+            State::NextN if self.tiles.more_n() => {
+                self.tiles.next_n();
                 State::NStart
             }
             State::NextN => {
@@ -475,7 +441,8 @@ impl Engine {
                 State::Done
             }
             State::Done => {
-                self.finish_layer(c);
+                // What the layer leaves for the next one's REWEIGHTS (REINPUTS: the result buffer).
+                self.weights.finish_layer(self.code == SUCCESS, c);
                 State::Idle
             }
             s => s,
@@ -504,72 +471,21 @@ impl Engine {
         self.issued = 0;
         self.responses = 0;
         self.req_addr = match next {
-            State::Bias => self.b_ptr,
-            State::Sums => self.s_ptr,
-            State::WLoad => self.w_kt_ptr,
-            State::Stream => self.x_kt_ptr,
-            State::Out => self.out_ptr,
+            State::Bias => self.tiles.b_ptr,
+            State::Sums => self.tiles.s_ptr,
+            State::WLoad => self.tiles.w_kt_ptr,
+            State::Stream => self.tiles.x_kt_ptr,
+            State::Out => self.tiles.out_ptr,
             _ => self.req_addr,
         };
         if next == State::Out {
-            (self.out_next_row, self.p1, self.p2) = (0, false, false);
+            self.writer.restart();
         }
         if next == State::Check {
             self.code = UNUSED;
         }
         if next != State::Flush {
             self.writing = next == State::Out;
-        }
-    }
-
-    /// CHECK: the byte sizes of the sections.
-    fn check(&mut self, c: &In) {
-        let (nxw, ncw) = (words(c.incols), words(c.wghtcols));
-        self.x_bytes = u32::from(c.inrows) * nxw * WORD_BYTES;
-        self.w_bytes = u32::from(c.wghtrows) * ncw * WORD_BYTES;
-        self.bs_bytes = ncw * 2 * WORD_BYTES;
-        self.r_bytes = u32::from(c.inrows) * ncw * WORD_BYTES;
-    }
-
-    /// PLAN: the exit code if the layer cannot run, else the section addresses and the first
-    /// tile's pointers.
-    fn plan(&mut self, c: &In) -> Option<u8> {
-        let dims_zero = c.inrows == 0 || c.incols == 0 || c.wghtrows == 0 || c.wghtcols == 0;
-        let bad_reinputs = c.reinputs && !self.results.reinput_ok(c.inrows, c.incols);
-        let bad_reweights = c.reweights && !(self.w_loaded && self.w_rows == c.wghtrows && self.w_cols == c.wghtcols);
-        if dims_zero || c.incols != c.wghtrows || bad_reinputs || bad_reweights {
-            return Some(CPU_ERR);
-        }
-        let at_base = !c.reinputs || !c.reweights || c.usebias || c.usesumm;
-        let base = u64::from(c.base);
-        let w_addr = base + if c.reinputs { 0 } else { u64::from(self.x_bytes) };
-        let b_addr = w_addr + if c.reweights { 0 } else { u64::from(self.w_bytes) };
-        let s_addr = b_addr + if c.usebias { u64::from(self.bs_bytes) } else { 0 };
-        let end = s_addr + if c.usesumm { u64::from(self.bs_bytes) } else { 0 };
-        let misaligned = |a: u32| a % WORD_BYTES != 0;
-        let bad_base = at_base && (misaligned(c.base) || end > MEM_BYTES);
-        let bad_result = c.saveout && (misaligned(c.result) || u64::from(c.result) + u64::from(self.r_bytes) > MEM_BYTES);
-        if bad_base || bad_result {
-            return Some(MEM_ERR);
-        }
-        self.w_addr = w_addr as u32;
-        self.b_ptr = b_addr as u32;
-        self.s_ptr = s_addr as u32;
-        self.w_nt_ptr = self.w_addr;
-        self.out_ptr = c.result;
-        self.n_left = u32::from(c.wghtcols);
-        self.first_n = true;
-        None
-    }
-
-    /// DONE: what the layer leaves for the next one's REWEIGHTS (REINPUTS: the result buffer).
-    fn finish_layer(&mut self, c: &In) {
-        if self.code == SUCCESS {
-            self.w_loaded = usize::from(c.wghtrows) <= SIZE && usize::from(c.wghtcols) <= SIZE;
-            self.w_rows = c.wghtrows;
-            self.w_cols = c.wghtcols;
-        } else {
-            self.w_loaded &= c.reweights;
         }
     }
 }

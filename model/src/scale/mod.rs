@@ -11,8 +11,11 @@ pub const X_WORDS: usize = 1024;
 
 pub mod csr;
 pub mod engine;
+pub mod output_writer;
 pub mod pe_column;
 pub mod result_buffer;
 pub mod scale_npu;
 pub mod systolic;
 pub mod tile_ram;
+pub mod tile_sequencer;
+pub mod weight_loader;
