@@ -46,6 +46,7 @@ use super::command_set::{Action, Kind, COMMANDS, CMD1_CONTROL};
 use crate::primitives::{Concat, Ram, Reg, ZeroExtend};
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
+use crate::primitives::constant as k;
 
 /// ID register value (digest §4: Ethos-U65 r0p0, architecture 1.0.6).
 pub const ID: u32 = 0x1006_6001;
@@ -395,10 +396,6 @@ fn register_index(name: &str) -> Constant<Bits<7>> {
         .find(|&i| super::command_set::register(i).is_some_and(|c| c.name == name))
         .expect("an NPU_SET_ command of the table");
     k(index as u64)
-}
-
-fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
-    Constant::new(value.into())
 }
 
 impl Default for CommandFrontEnd {

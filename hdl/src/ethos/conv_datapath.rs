@@ -13,6 +13,7 @@
 use super::{MacUnit, OutputUnit, WeightDecoder};
 use crate::primitives::{Diagonal, IfmLanes, MulU, Ram, Reg, SignExtendBits, ZeroExtend};
 use rust_hdl::prelude::*;
+use crate::primitives::constant as k;
 
 /// Rows of 64 weights (8 OFM x 8 IFM channels, 576 bits) the weight buffer holds, and its
 /// address width.
@@ -366,10 +367,6 @@ pub struct ConvDatapath {
     ones32: Constant<Bits<32>>,
     last_k: Constant<Bits<5>>,
     pad_bit: [Constant<Bits<4>>; 4],
-}
-
-fn k<const W: usize>(v: u64) -> Constant<Bits<W>> {
-    Constant::new(v.into())
 }
 
 impl Default for ConvDatapath {

@@ -73,6 +73,7 @@ use super::feature_map::FeatureMap;
 use super::kernel_registers::KernelRegisters;
 use crate::primitives::{Concat, Reg, RegFile, ZeroExtend};
 use rust_hdl::prelude::*;
+use crate::primitives::constant as k;
 
 /// The datapath's DECODE and MAC states (`conv_datapath.rs`).
 const DP_DECODE: u64 = 2;
@@ -249,11 +250,6 @@ pub struct ConvUnit {
     zero3: Constant<Bits<3>>,
     zero5: Constant<Bits<5>>,
 }
-
-fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
-    Constant::new(value.into())
-}
-
 
 impl Default for ConvUnit {
     fn default() -> Self {

@@ -59,6 +59,7 @@ use super::requantize::{Requantize, ScaleProduct};
 use super::word_cache::WordCache;
 use crate::primitives::{Concat, Reg, SignExtendBits, ZeroExtend};
 use rust_hdl::prelude::*;
+use crate::primitives::constant as k;
 
 /// `kernel_error` codes (the TRM's faulting_channel codes for the memory errors, digest §4).
 pub const ERROR_IFM: u8 = 1;
@@ -214,10 +215,6 @@ pub struct Elementwise {
     seven40: Constant<Bits<40>>,
     three40: Constant<Bits<40>>,
     one8: Constant<Bits<8>>,
-}
-
-fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
-    Constant::new(value.into())
 }
 
 impl Default for Elementwise {

@@ -17,6 +17,7 @@ use super::feature_map::{BASEP_LOW, SLOTS};
 use crate::primitives::{Concat, Reg};
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
+use crate::primitives::constant as k;
 
 /// The scalar registers the unit keeps (ids; the regions first, as the BASEP reads at the end
 /// of LATCH need them).
@@ -253,10 +254,6 @@ pub struct KernelRegisters {
     two3: Constant<Bits<3>>,
     three3: Constant<Bits<3>>,
     four3: Constant<Bits<3>>,
-}
-
-fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
-    Constant::new(value.into())
 }
 
 impl Default for KernelRegisters {

@@ -14,8 +14,7 @@ use super::weight_emitter::WeightEmitter;
 use super::weight_queues::WeightQueues;
 use crate::primitives::{Reg, RegFile, ZeroExtend};
 use rust_hdl::prelude::*;
-
-
+use crate::primitives::constant as k;
 
 /// The parser, queue storage and emitter of `WeightDecoder`: what they would do this cycle,
 /// given the decoder's registers; the decoder applies it as its handshakes allow.
@@ -232,10 +231,6 @@ pub struct WeightDecoderCore {
     max_quotient: Constant<Bits<10>>,
     max_run: Constant<Bits<16>>,
     queue_limit: Constant<Bits<6>>,
-}
-
-fn k<const W: usize>(v: u64) -> Constant<Bits<W>> {
-    Constant::new(v.into())
 }
 
 /// Constants 0, 1, .. N-1 (for comparisons with a loop index); also the decoder's sub-blocks'.

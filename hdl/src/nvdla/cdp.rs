@@ -16,6 +16,7 @@ use super::cdp_window::CdpWindow;
 use super::cube_walk::CubeWalk;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
+use crate::primitives::constant as k;
 
 #[derive(LogicBlock)]
 pub struct Cdp {
@@ -78,9 +79,6 @@ pub struct Cdp {
 
 impl Default for Cdp {
     fn default() -> Self {
-        fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
-            Constant::new(value.into())
-        }
         Self {
             clock: Default::default(),
             reset: Default::default(),

@@ -16,6 +16,7 @@ use super::cube_walk::CubeWalk;
 use super::pool::Pool;
 use crate::primitives::{Reg, ZeroExtend};
 use rust_hdl::prelude::*;
+use crate::primitives::constant as k;
 
 #[derive(LogicBlock)]
 pub struct Pdp {
@@ -89,9 +90,6 @@ pub struct Pdp {
 
 impl Default for Pdp {
     fn default() -> Self {
-        fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
-            Constant::new(value.into())
-        }
         Self {
             clock: Default::default(),
             reset: Default::default(),

@@ -19,6 +19,7 @@ use super::sdp_y::SdpY;
 use super::unpack::Unpack;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
+use crate::primitives::constant as k;
 
 #[derive(LogicBlock)]
 pub struct Sdp {
@@ -152,9 +153,6 @@ pub struct Sdp {
 
 impl Default for Sdp {
     fn default() -> Self {
-        fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
-            Constant::new(value.into())
-        }
         Self {
             clock: Default::default(),
             reset: Default::default(),

@@ -29,3 +29,11 @@ pub use reg_file::RegFile;
 pub use sign_extend::SignExtend;
 pub use sign_extend_bits::SignExtendBits;
 pub use zero_extend::ZeroExtend;
+
+use rust_hdl::prelude::{Bits, Constant};
+
+/// A block's constant field of `N` bits from a number (the `Default` of a block with
+/// `Constant` fields); blocks import it as `k`.
+pub fn constant<const N: usize>(value: u64) -> Constant<Bits<N>> {
+    Constant::new(value.into())
+}

@@ -16,6 +16,7 @@ use super::weight_loader::WeightLoader;
 use super::{ResultBuffer, Systolic, TileRam, X_WORDS};
 use crate::primitives::{Reg, ZeroExtend};
 use rust_hdl::prelude::*;
+use crate::primitives::constant as k;
 
 const X_ADDR_BITS: usize = X_WORDS.trailing_zeros() as usize;
 
@@ -128,10 +129,6 @@ pub struct Engine {
     stopping: Signal<Local, Bit>,
     running: Signal<Local, Bit>,
     next: Signal<Local, Bits<4>>,
-}
-
-fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
-    Constant::new(value.into())
 }
 
 impl Default for Engine {

@@ -5,6 +5,7 @@
 use super::SIZE;
 use crate::primitives::{Reg, ZeroExtend};
 use rust_hdl::prelude::*;
+use crate::primitives::constant as k;
 
 /// Bytes per memory word, and its log2.
 pub const WORD_BYTES: u64 = 2 * SIZE as u64;
@@ -115,10 +116,6 @@ pub struct TileSequencer {
     b_off: Signal<Local, Bits<32>>,
     s_off: Signal<Local, Bits<32>>,
     end_off: Signal<Local, Bits<32>>,
-}
-
-fn k<const N: usize>(value: u64) -> Constant<Bits<N>> {
-    Constant::new(value.into())
 }
 
 impl Default for TileSequencer {
