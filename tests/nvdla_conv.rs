@@ -192,10 +192,10 @@ fn wait_layer(b: &mut Bench, what: &str) -> u32 {
 /// plain reference's. The truncation (CACC's CLIP_TRUNCATE and SDP's CVT_SHIFT, split at random)
 /// is chosen from the layer's largest sum so that the outputs fit int8: most must not saturate
 /// (asserted, over all layers), else the CRC-like comparison would prove little. GLB's done
-/// bits of the group each layer ran in. `CYCLES` = layers (40), `SEED`.
+/// bits of the group each layer ran in. `CYCLES` = layers (100, about 2 s), `SEED`.
 #[test]
 fn random_layers_through_nv_small_match_the_plain_convolution() {
-    let run = Run::from_env("random_layers_through_nv_small_match_the_plain_convolution", 40);
+    let run = Run::from_env("random_layers_through_nv_small_match_the_plain_convolution", 100);
     let mut rng = run.rng();
     let mut unit = NvSmall::with_convolution();
     let mut seen = BTreeSet::new();
@@ -389,4 +389,28 @@ fn conv_features_not_built_stop_naming_them() {
         let stop = player::play_built(&trace, &mut |i| unit.step(i), None, built).unwrap_err();
         assert!(matches!(&stop, Stop::NotImplemented(m) if m.contains(message)), "{edits:?}: {stop:?}");
     }
+}
+
+/// `npu nvdla trace DIR --model` plays a dc trace on the model's convolution engine (exit 0,
+/// the check passes); without `--model`, on the Verilated RTL, it stops naming flying mode
+/// (exit 2).
+#[test]
+fn the_cli_plays_a_dc_trace_on_the_model_only() {
+    let dir = npu::nvdla::shared_folder("NVDLA_TRACES", "traces", std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).join("dc_1x1x8_1x1x8x1_int8_0");
+    let run = |model: bool| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_npu"));
+        command.args(["nvdla", "trace"]).arg(&dir);
+        if model {
+            command.arg("--model");
+        }
+        command.output().unwrap()
+    };
+    let out = run(true);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("1 of 1 checks passed") && text.contains("(model)"), "{text}");
+    let out = run(false);
+    let error = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{error}");
+    assert!(error.contains("SDP flying mode (input from the convolution engine): not implemented"), "{error}");
 }
