@@ -98,7 +98,8 @@ impl Default for Cacc {
 }
 
 impl Cacc {
-    fn outputs(&self) -> Out {
+    /// The outputs of this cycle (before the edge).
+    pub fn outputs(&self) -> Out {
         let (atom, last) = self.delivery.front().copied().unwrap_or(([0; 8], false));
         let (lo, hi) = pack_atom(atom);
         Out {

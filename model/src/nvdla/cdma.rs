@@ -298,6 +298,24 @@ fn lanes(atom: u64, last_lane: u64, converter: Option<Converter>) -> u64 {
 }
 
 impl Cdma {
+    /// The outputs of this cycle (before the edge), for the layer ports `i`: the memory
+    /// request and CBUF write are registers, `wt_done` also reads the kernel count.
+    pub fn outputs(&self, i: &In) -> Out {
+        Out {
+            dbb_req_valid: self.state == State::FeatureRequest || self.state == State::WeightAtom && self.real(i),
+            dbb_req_addr: if self.state == State::FeatureRequest { self.walk.addr() } else { self.pointer },
+            cbuf_wr_valid: self.write.0,
+            cbuf_wr_entry: self.write.1,
+            cbuf_wr_data: self.write.2,
+            weights_ready: self.state == State::Ready,
+            dat_done: self.dat_done,
+            wt_done: self.state == State::Ready && self.last_group(i),
+            error: self.error,
+            error_code: self.error_code,
+            running: self.state != State::Idle,
+        }
+    }
+
     fn last_block(&self, i: &In) -> bool {
         self.block == u64::from(i.channel / 8)
     }
@@ -351,19 +369,7 @@ impl Block for Cdma {
     }
 
     fn step(&mut self, i: &In) -> Out {
-        let out = Out {
-            dbb_req_valid: self.state == State::FeatureRequest || self.state == State::WeightAtom && self.real(i),
-            dbb_req_addr: if self.state == State::FeatureRequest { self.walk.addr() } else { self.pointer },
-            cbuf_wr_valid: self.write.0,
-            cbuf_wr_entry: self.write.1,
-            cbuf_wr_data: self.write.2,
-            weights_ready: self.state == State::Ready,
-            dat_done: self.dat_done,
-            wt_done: self.state == State::Ready && self.last_group(i),
-            error: self.error,
-            error_code: self.error_code,
-            running: self.state != State::Idle,
-        };
+        let out = self.outputs(i);
         self.events.clear();
         if i.reset {
             *self = Cdma::default();

@@ -47,6 +47,12 @@ impl UnitRegisters {
         self.get(self.consumer, name)
     }
 
+    /// Field `field` of register `name` in the consumer group, shifted down.
+    pub fn consumed_field(&self, name: &str, field: &str) -> u32 {
+        let f = regmap::field(self.unit.name, name, field);
+        (self.consumed(name) & f.mask()) >> f.lsb
+    }
+
     pub fn enabled(&self, group: usize) -> bool {
         self.get(group, "D_OP_ENABLE") & 1 != 0
     }
@@ -216,6 +222,14 @@ impl Csb {
         for name in units {
             self.unit_mut(name).finish();
         }
+        let status = self.glb.index("S_INTR_STATUS");
+        self.glb.single[status] |= done;
+    }
+
+    /// GLB's status field `fields[g]` set, g being `unit`'s consumer group: an event of the
+    /// layer running there (CDMA_DAT_DONE and CDMA_WT_DONE when CDMA's fetches end).
+    pub fn raise(&mut self, unit: &str, fields: [&str; 2]) {
+        let done = regmap::field("GLB", "S_INTR_STATUS", fields[self.unit(unit).consumer]).mask();
         let status = self.glb.index("S_INTR_STATUS");
         self.glb.single[status] |= done;
     }

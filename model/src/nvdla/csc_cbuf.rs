@@ -137,17 +137,11 @@ pub struct CscCbuf {
     events: Vec<&'static str>,
 }
 
-impl crate::Block for CscCbuf {
-    type In = In;
-    type Out = Out;
-
-    fn reset_input() -> Option<In> {
-        Some(In { reset: true, ..In::default() })
-    }
-
-    fn step(&mut self, i: &In) -> Out {
+impl CscCbuf {
+    /// The outputs of this cycle (before the edge): CSC's registered outputs and its state.
+    pub fn outputs(&self) -> Out {
         let o = self.csc.registered();
-        let out = Out {
+        Out {
             wt_valid: o.wt_valid,
             wt_kernel: o.wt_kernel,
             wt_data: o.wt_data,
@@ -160,7 +154,20 @@ impl crate::Block for CscCbuf {
             running: self.csc.running(),
             wants_weights: self.csc.wants_weights(),
             group: self.csc.group() as u16,
-        };
+        }
+    }
+}
+
+impl crate::Block for CscCbuf {
+    type In = In;
+    type Out = Out;
+
+    fn reset_input() -> Option<In> {
+        Some(In { reset: true, ..In::default() })
+    }
+
+    fn step(&mut self, i: &In) -> Out {
+        let out = self.outputs();
         self.events.clear();
         if i.reset {
             // CBUF's entries have no reset (the RTL's memory neither).

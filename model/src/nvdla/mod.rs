@@ -6,6 +6,7 @@ pub mod cdp;
 pub mod cdp_dp;
 pub mod cdp_window;
 pub mod cmac;
+pub mod conv_core;
 pub mod convert;
 pub mod csb;
 pub mod csc;

@@ -1,12 +1,15 @@
 //! NVDLA nv_small as built so far (seeds/001; docs/nvdla.md has the block diagram, ports,
 //! timing and decisions): the CSB and register files ([`Csb`]), the SDP engine ([`Sdp`]), the
-//! PDP engine ([`Pdp`]) and the CDP engine ([`Cdp`]) with its datapath ([`CdpDp`]) behind one
-//! DBB-style memory port and its arbiter (round robin between the engines' requests, a read
-//! granted only while none is outstanding, its data routed to the engine that asked). RTL: `npu_hdl::nvdla::NvSmall`.
+//! PDP engine ([`Pdp`]), the CDP engine ([`Cdp`]) with its datapath ([`CdpDp`]) and the
+//! convolution engine ([`ConvCore`]: CDMA, CBUF, CSC, CMAC, CACC, its atoms into SDP in flying
+//! mode) behind one DBB-style memory port and its arbiter (round robin between the engines'
+//! requests, a read granted only while none is outstanding, its data routed to the engine that
+//! asked). RTL: `npu_hdl::nvdla::NvSmall` (without the convolution engine yet).
 use super::cdp::{self, Cdp};
 use super::cdp_dp::{CdpDp, LutTables};
 use super::sdp_lut::LutConfig;
 use super::csb::Csb;
+use super::conv_core::{self, ConvCore};
 use super::pdp::{self, Pdp};
 use super::sdp::{self, Sdp};
 use super::sdp::MemoryRequest;
@@ -48,11 +51,16 @@ pub struct Out {
 }
 
 pub struct NvSmall {
+    /// The convolution engine and SDP's flying mode are on ([`Self::with_convolution`]). The
+    /// default is off, as the RTL (no convolution engine yet) that the model runs in lock step
+    /// with: convolution groups then pend, FLYING_MODE is not looked at.
+    convolution: bool,
     csb: Csb,
     sdp: Sdp,
     pdp: Pdp,
     cdp: Cdp,
     cdp_dp: CdpDp,
+    conv: ConvCore,
     /// SDP's EW LUT tables (the RTL's `SdpLut`).
     sdp_lut: LutTables,
     arbiter: Arbiter,
@@ -63,11 +71,13 @@ pub struct NvSmall {
 impl Default for NvSmall {
     fn default() -> Self {
         Self {
+            convolution: false,
             csb: Csb::default(),
             sdp: Sdp::default(),
             pdp: Pdp::default(),
             cdp: Cdp::default(),
             cdp_dp: CdpDp::default(),
+            conv: ConvCore::default(),
             sdp_lut: LutTables::default(),
             arbiter: Arbiter::default(),
             out: Out::idle(),
@@ -77,7 +87,7 @@ impl Default for NvSmall {
 }
 
 /// The memory arbiter's registers: the read outstanding and whose it is, and the engine first
-/// in line (engines numbered SDP 0, PDP 1, CDP 2).
+/// in line (engines numbered SDP 0, PDP 1, CDP 2, CDMA 3).
 #[derive(Clone, Copy, Debug, Default)]
 struct Arbiter {
     outstanding: bool,
@@ -87,13 +97,16 @@ struct Arbiter {
 
 impl Arbiter {
     /// The engine whose request the port shows this cycle: the first asking, in the order
-    /// SDP, PDP, CDP starting at `prefer` (a write asks always, a read while none is
-    /// outstanding).
-    fn grant(&self, requests: [MemoryRequest; 3]) -> Option<usize> {
+    /// SDP, PDP, CDP, CDMA starting at `prefer` (a write asks always, a read while none is
+    /// outstanding). With CDMA not asking this is the round robin of the three others.
+    fn grant(&self, requests: [MemoryRequest; ENGINES]) -> Option<usize> {
         let asks = |r: MemoryRequest| r.valid && (r.write || !self.outstanding);
-        (0..3).map(|k| (self.prefer + k) % 3).find(|&e| asks(requests[e]))
+        (0..ENGINES).map(|k| (self.prefer + k) % ENGINES).find(|&e| asks(requests[e]))
     }
 }
+
+/// The engines on the memory port.
+const ENGINES: usize = 4;
 
 impl Out {
     fn idle() -> Self {
@@ -102,10 +115,16 @@ impl Out {
 }
 
 impl NvSmall {
+    /// nv_small with the convolution engine (CDMA, CBUF, CSC, CMAC, CACC) and SDP's flying
+    /// mode: the model ahead of the RTL (`npu nvdla trace --model`).
+    pub fn with_convolution() -> Self {
+        NvSmall { convolution: true, sdp: Sdp::with_flying_mode(), ..Self::default() }
+    }
+
     fn clock(&mut self, i: &In) {
         self.events.clear();
         if i.reset {
-            *self = Self::default();
+            *self = if self.convolution { Self::with_convolution() } else { Self::default() };
             self.events.push("reset");
             return;
         }
@@ -113,9 +132,10 @@ impl NvSmall {
         // The CSB first, on the registers as they were before this edge: a read returns
         // them, and a layer starts only on enables set before it (a write enabling a group
         // starts it at the next edge).
-        let may_start = Sdp::may_start(&self.csb);
+        let may_start = self.sdp.may_start(&self.csb);
         let pdp_may_start = Pdp::may_start(&self.csb);
         let cdp_may_start = Cdp::may_start(&self.csb);
+        let conv_may_start = self.convolution && ConvCore::may_start(&self.csb);
         // CDP's datapath on its inputs of this cycle (the registers and the engine's window
         // as they are before the edge, the LUT port from this cycle's CSB request).
         let csb_write = (i.csb_valid && i.csb_write).then_some((i.csb_addr, i.csb_wdat));
@@ -126,9 +146,14 @@ impl NvSmall {
         let sdp_lut_entry = self.csb.lut_entry("SDP");
         let sdp_lut_write = csb_write.and_then(|(address, data)| self.csb.lut_write("SDP", address, data));
         if i.csb_valid && !i.csb_write {
-            let (sdp_running, pdp_running, cdp_running) = (self.sdp.running(), self.pdp.running(), self.cdp.running());
+            let (sdp_running, pdp_running, cdp_running, conv_running) = (self.sdp.running(), self.pdp.running(), self.cdp.running(), self.conv.running());
+            // A flying SDP layer does not run SDP_RDMA's group.
+            let sdp_flying = self.sdp.flying();
             let running = |unit: &str| {
-                sdp_running && sdp::engine().units.contains(&unit) || pdp_running && pdp::engine().units.contains(&unit) || cdp_running && cdp::engine().units.contains(&unit)
+                sdp_running && sdp::engine().units.contains(&unit) && !(sdp_flying && unit == "SDP_RDMA")
+                    || pdp_running && pdp::engine().units.contains(&unit)
+                    || cdp_running && cdp::engine().units.contains(&unit)
+                    || conv_running && conv_core::engine().units.contains(&unit)
             };
             let sdp_entry = self.sdp_lut.read(sdp_lut_entry.0, sdp_lut_entry.1);
             next.csb_rdata = self.csb.read(i.csb_addr, running, |unit| if unit == "SDP" { sdp_entry } else { dp.lut_rdata });
@@ -144,7 +169,7 @@ impl NvSmall {
         // Then the engines: a write to a group they run on was dropped, and a done status
         // wins over a write clearing the interrupt status in the same cycle.
         // The arbiter on the requests the engines drive in this cycle.
-        let requests = [self.sdp.request(), self.pdp.request(), self.cdp.request()];
+        let requests = [self.sdp.request(), self.pdp.request(), self.cdp.request(), self.conv.request()];
         let granted = self.arbiter.grant(requests);
         let response = i.dbb_resp_valid.then_some(i.dbb_resp_data);
         let owner = self.arbiter.owner;
@@ -152,7 +177,7 @@ impl NvSmall {
             self.arbiter.outstanding = false;
         }
         if let Some(e) = granted.filter(|_| i.dbb_req_ready) {
-            self.arbiter.prefer = (e + 1) % 3;
+            self.arbiter.prefer = (e + 1) % ENGINES;
             if !requests[e].write {
                 self.arbiter.outstanding = true;
                 self.arbiter.owner = e;
@@ -160,13 +185,23 @@ impl NvSmall {
             if requests.iter().filter(|r| r.valid).count() > 1 {
                 self.events.push("memory both asked");
             }
-            if requests.iter().all(|r| r.valid) {
+            if requests[..3].iter().all(|r| r.valid) {
                 self.events.push("memory all three asked");
+            }
+            if requests[3].valid && requests[..3].iter().any(|r| r.valid) {
+                self.events.push("memory cdma and another asked");
             }
         }
         let ready = |e: usize| i.dbb_req_ready && granted == Some(e);
         let data = |e: usize| response.filter(|_| owner == e);
-        self.sdp.clock(may_start, &mut self.csb, ready(0), data(0), &sdp_lut, &self.sdp_lut, &mut self.events);
+        // The convolution engine before SDP: the atom SDP takes from CACC this cycle (SDP
+        // ready as it is before the edge) goes into SDP at the edge.
+        let delivered = if self.convolution {
+            self.conv.clock(conv_may_start, &mut self.csb, ready(3), data(3), self.sdp.flying_ready(), &mut self.events)
+        } else {
+            conv_core::Delivered::default()
+        };
+        self.sdp.clock(may_start, &mut self.csb, ready(0), data(0), delivered, &sdp_lut, &self.sdp_lut, &mut self.events);
         if let Some(data) = sdp_lut_write {
             self.sdp_lut.write(sdp_lut_entry.0, sdp_lut_entry.1, data);
         }
@@ -174,7 +209,7 @@ impl NvSmall {
         let counts = [dp.perf_uflow, dp.perf_oflow, dp.perf_hybrid, dp.perf_le_hit, dp.perf_lo_hit, dp.perf_saturation];
         self.csb.cdp_count(cdp_may_start && !self.cdp.running(), dp.out_valid.then_some(counts));
         self.cdp.clock(cdp_may_start, &mut self.csb, ready(2), data(2), dp.out_valid.then_some(dp.out_atom), &mut self.events);
-        let requests = [self.sdp.request(), self.pdp.request(), self.cdp.request()];
+        let requests = [self.sdp.request(), self.pdp.request(), self.cdp.request(), self.conv.request()];
         let granted = self.arbiter.grant(requests);
         let request = requests[granted.unwrap_or(0)];
         next.dbb_req_valid = granted.is_some();

@@ -3,9 +3,11 @@
 //! its BRDMA and NRDMA are on, the atom's BS and BN operand words, per element or per
 //! channel, [`super::sdp_operands`]), the BS and BN stages ([`super::sdp_x`]), the
 //! EW stage ([`super::sdp_y`], register operands) and the output converter process each of
-//! the atom's 8 lanes, and SDP's write DMA writes the atom back.
-//! RTL: `npu_hdl::nvdla::sdp::Sdp`; docs/nvdla.md, "SDP in bypass" and "SDP's BS and BN
-//! stages".
+//! the atom's 8 lanes, and SDP's write DMA writes the atom back. In flying mode (built with
+//! [`Sdp::with_flying_mode`], the model only so far) the input atoms are CACC's, from the
+//! convolution engine ([`super::conv_core`]), and SDP_RDMA does not run.
+//! RTL: `npu_hdl::nvdla::sdp::Sdp` (off-flying); docs/nvdla.md, "SDP in bypass", "SDP's BS and
+//! BN stages" and "Convolution engine".
 use super::convert::{convert_lanes, ATOM};
 use super::unpack::lanes;
 use super::sdp_x::XConfig;
@@ -14,6 +16,7 @@ use super::sdp_lut::LutConfig;
 use super::sdp_operands::OperandRead;
 use super::cdp_dp::LutTables;
 use super::csb::Csb;
+use super::conv_core::Delivered;
 use npu_hdl::nvdla::csb::{engine_of, Engine};
 
 /// The registered memory request an engine drives (docs/nvdla.md, "Memory port").
@@ -42,11 +45,15 @@ enum State {
     /// Asking for the BN operand atom (NRDMA), waiting for it.
     BnRequest,
     BnWait,
+    /// Flying mode: waiting for CACC's next atom (`ready` towards CACC).
+    FlyWait,
 }
 
 /// The configuration of one layer, taken from the consumer groups when it starts.
 #[derive(Clone, Copy, Debug, Default)]
 struct Layer {
+    /// D_FEATURE_MODE_CFG.FLYING_MODE: the input comes from CACC, not SDP_RDMA.
+    flying: bool,
     width: u64,
     height: u64,
     surfaces: u64,
@@ -68,13 +75,16 @@ struct Layer {
 }
 
 impl Layer {
-    fn from_registers(csb: &Csb) -> Self {
+    fn from_registers(csb: &Csb, flying: bool) -> Self {
         let (r, s) = (csb.unit("SDP_RDMA"), csb.unit("SDP"));
         let wide = |low: u32, high: u32| u64::from(high) << 32 | u64::from(low);
+        // The cube: SDP_RDMA's off the fly, SDP's own on the fly (SDP_RDMA does not run).
+        let cube = if flying { s } else { r };
         Layer {
-            width: u64::from(r.consumed("D_DATA_CUBE_WIDTH")) + 1,
-            height: u64::from(r.consumed("D_DATA_CUBE_HEIGHT")) + 1,
-            surfaces: (u64::from(r.consumed("D_DATA_CUBE_CHANNEL")) + ATOM) / ATOM,
+            flying,
+            width: u64::from(cube.consumed("D_DATA_CUBE_WIDTH")) + 1,
+            height: u64::from(cube.consumed("D_DATA_CUBE_HEIGHT")) + 1,
+            surfaces: (u64::from(cube.consumed("D_DATA_CUBE_CHANNEL")) + ATOM) / ATOM,
             src: wide(r.consumed("D_SRC_BASE_ADDR_LOW"), r.consumed("D_SRC_BASE_ADDR_HIGH")),
             src_line: u64::from(r.consumed("D_SRC_LINE_STRIDE")),
             src_surface: u64::from(r.consumed("D_SRC_SURFACE_STRIDE")),
@@ -99,8 +109,22 @@ pub fn engine() -> &'static Engine {
     engine_of("SDP")
 }
 
+/// SDP's consumer group is in flying mode (D_FEATURE_MODE_CFG.FLYING_MODE): its input is
+/// CACC's output and the layer runs on SDP's group alone (docs/nvdla.md "Convolution engine").
+fn flying_mode(csb: &Csb) -> bool {
+    csb.unit("SDP").consumed_field("D_FEATURE_MODE_CFG", "FLYING_MODE") != 0
+}
+
+/// The units whose groups a layer runs on: SDP alone in flying mode, else SDP_RDMA and SDP.
+fn units(flying: bool) -> &'static [&'static str] {
+    if flying { &engine().units[1..] } else { engine().units }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Sdp {
+    /// Flying mode is built (with the convolution engine, [`Self::with_flying_mode`]); without
+    /// it FLYING_MODE is not looked at, as in the RTL, which has no convolution engine yet.
+    flying_built: bool,
     state: State,
     layer: Layer,
     /// Position of the current atom: x, y, surface.
@@ -127,9 +151,30 @@ impl Sdp {
         self.request
     }
 
-    /// SDP_RDMA's and SDP's consumer groups are both enabled (off-flying mode needs both).
-    pub fn may_start(csb: &Csb) -> bool {
-        engine().units.iter().all(|u| csb.unit(u).ready())
+    /// An SDP that takes CACC's atoms in flying mode.
+    pub fn with_flying_mode() -> Self {
+        Sdp { flying_built: true, ..Sdp::default() }
+    }
+
+    /// The consumer group's layer is a flying one.
+    fn flying_layer(&self, csb: &Csb) -> bool {
+        self.flying_built && flying_mode(csb)
+    }
+
+    /// SDP_RDMA's and SDP's consumer groups are both enabled (off-flying mode needs both);
+    /// in flying mode SDP's alone.
+    pub fn may_start(&self, csb: &Csb) -> bool {
+        units(self.flying_layer(csb)).iter().all(|u| csb.unit(u).ready())
+    }
+
+    /// In a flying layer, waiting for CACC's next atom: SDP takes it this cycle if valid.
+    pub fn flying_ready(&self) -> bool {
+        self.state == State::FlyWait
+    }
+
+    /// The layer running is in flying mode (SDP_RDMA's group is not in it).
+    pub fn flying(&self) -> bool {
+        self.running() && self.layer.flying
     }
 
     fn atom_address(&self, base: u64, line: u64, surface: u64) -> u64 {
@@ -167,10 +212,17 @@ impl Sdp {
         let off = [(0, 0); 8];
         let bs_operands = l.bs_cube.map_or(off, |c| c.operands(&self.bs_data));
         let bn_operands = l.bn_cube.map_or(off, |c| c.operands(&self.bn_data));
+        self.process(lanes(self.input), bs_operands, bn_operands, lut, tables);
+    }
+
+    /// The atom's 8 input lanes through BS, BN, EW (and its LUT) and the converter, into the
+    /// write request of the current position.
+    fn process(&mut self, input: [i32; 8], bs_operands: [(i16, i16); 8], bn_operands: [(i16, i16); 8], lut: &LutConfig, tables: &LutTables) {
+        let l = self.layer;
         let processed = std::array::from_fn(|k| {
             let (bs_alu, bs_mul) = bs_operands[k];
             let (bn_alu, bn_mul) = bn_operands[k];
-            lut.lane(l.ew.lane(l.bn.lane(l.bs.lane(lanes(self.input)[k], bs_alu, bs_mul), bn_alu, bn_mul)), tables)
+            lut.lane(l.ew.lane(l.bn.lane(l.bs.lane(input[k], bs_alu, bs_mul), bn_alu, bn_mul)), tables)
         });
         self.request.wdata = convert_lanes(processed, l.cvt_offset, l.cvt_scale, l.cvt_shift);
         self.request.addr = self.atom_address(l.dst, l.dst_line, l.dst_surface);
@@ -180,18 +232,34 @@ impl Sdp {
     /// One clock edge. `may_start` is [`Self::may_start`] on the registers as they were
     /// before the edge's CSB write (a write enabling a group starts the layer at the next
     /// edge); `ready` is the memory taking this cycle's request, `response` read data; `lut`
-    /// the EW stage's LUT configuration and `tables` its tables, as they were before the edge.
+    /// the EW stage's LUT configuration and `tables` its tables, as they were before the edge;
+    /// `conv` what the convolution engine delivers (in flying mode: CACC's atom taken in
+    /// [`Self::flying_ready`], or the engine's refusal of its layer, which ends a flying layer
+    /// waiting for an atom without writing).
     #[allow(clippy::too_many_arguments)]
-    pub fn clock(&mut self, may_start: bool, csb: &mut Csb, ready: bool, response: Option<u64>, lut: &LutConfig, tables: &LutTables, events: &mut Vec<&'static str>) {
+    pub fn clock(&mut self, may_start: bool, csb: &mut Csb, ready: bool, response: Option<u64>, conv: Delivered, lut: &LutConfig, tables: &LutTables, events: &mut Vec<&'static str>) {
         let l = self.layer;
         match self.state {
             State::Idle if may_start => {
-                self.layer = Layer::from_registers(csb);
+                self.layer = Layer::from_registers(csb, self.flying_layer(csb));
                 (self.x, self.y, self.surface) = (0, 0, 0);
-                self.state = State::ReadRequest;
+                self.state = if self.layer.flying { State::FlyWait } else { State::ReadRequest };
                 self.request.addr = self.atom_address(self.layer.src, self.layer.src_line, self.layer.src_surface);
-                events.push("sdp start");
+                events.push(if self.layer.flying { "sdp flying start" } else { "sdp start" });
             }
+            State::FlyWait => match conv {
+                Delivered { atom: Some(atom), .. } => {
+                    let off = [(0, 0); 8];
+                    self.process(atom, off, off, lut, tables);
+                    events.push("sdp flying atom");
+                }
+                Delivered { refused: true, .. } => {
+                    csb.finish(units(true), engine().done_fields);
+                    self.state = State::Idle;
+                    events.push("sdp flying layer ended by a refused convolution");
+                }
+                _ => events.push("sdp flying wait"),
+            },
             State::Idle => {}
             State::ReadRequest if ready => self.state = State::ReadWait,
             State::ReadRequest => events.push("read stall"),
@@ -230,9 +298,12 @@ impl Sdp {
                     }
                 }
                 if self.surface == l.surfaces {
-                    csb.finish(&engine().units, engine().done_fields);
+                    csb.finish(units(l.flying), engine().done_fields);
                     self.state = State::Idle;
                     events.push("sdp done");
+                } else if l.flying {
+                    self.state = State::FlyWait;
+                    events.push("atom");
                 } else {
                     self.request.addr = self.atom_address(l.src, l.src_line, l.src_surface);
                     self.state = State::ReadRequest;

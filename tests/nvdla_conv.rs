@@ -1,0 +1,416 @@
+//! The convolution engine in nv_small (model `npu_model::nvdla::conv_core`, wired in
+//! `nv_small`): CDMA, CBUF, CSC, CMAC and CACC run from their register groups, CACC's atoms into
+//! SDP in flying mode, GLB's CDMA_DAT_DONE, CDMA_WT_DONE and CACC_DONE. NVIDIA's nine dc traces
+//! through the trace player; random layers programmed through the CSB as a driver would,
+//! against the plain convolution reference; layers CBUF cannot hold and surfaces outside
+//! memory. docs/nvdla.md, "Convolution engine". The RTL has no convolution engine yet: these
+//! run on the model.
+mod nvdla_bench;
+use npu::cosim::lockstep::Run;
+use npu::model::nvdla::nv_small::{In, NvSmall};
+use npu::model::Block;
+use npu::nvdla::memory::Memory;
+use npu::nvdla::player::{self, Bench, Built, Stop};
+use npu::nvdla::trace::{Command, Trace};
+use npu_hdl::nvdla::regmap;
+use nvdla_bench::conv_reference::{Conv, CubeLayout, FlyingSdp};
+use nvdla_bench::dc_layers::{in_memory, random_layer};
+use nvdla_bench::sdp_reference::{Ew, Stage};
+use nvdla_bench::{address, read, write};
+use rand::Rng;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+const DC_TRACES: [&str; 9] = [
+    "dc_13x15x64_5x3x64x16_int8_0",
+    "dc_1x1x8_1x1x8x1_int8_0",
+    "dc_24x44x14_5x3x14x41_int8_0",
+    "dc_32x26x76_6x3x76x16_int8_0",
+    "dc_35x22x54_6x8x54x29_int8_0",
+    "dc_4x1x8192_1x1x8192x1_int8_0",
+    "dc_6x8x192_3x3x192x32_int8_0",
+    "dc_8192x1x1_2x3x1x41_int8_0",
+    "dc_8x16x128_3x3x128x32_int8",
+];
+
+fn load(name: &str) -> Trace {
+    let dir: PathBuf = npu::nvdla::shared_folder("NVDLA_TRACES", "traces", std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
+    assert!(dir.is_dir(), "NVIDIA's traces are not at {} (set NVDLA_TRACES to their folder)", dir.display());
+    Trace::load(&dir.join(name)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// GLB S_INTR_STATUS's bit `field`.
+fn status_bit(field: &str) -> u32 {
+    regmap::field("GLB", "S_INTR_STATUS", field).mask()
+}
+
+/// A CSB read straight on the model (request, then the answer a cycle later).
+fn model_read(unit: &mut NvSmall, unit_name: &str, register: &str) -> u32 {
+    unit.step(&In { csb_valid: true, csb_addr: address(unit_name, register), ..In::default() });
+    let out = unit.step(&In::default());
+    assert!(out.csb_rvalid);
+    out.csb_rdata
+}
+
+/// The nine dc traces on the model behind the stalling memory: every CRC; afterwards GLB's
+/// CDMA_DAT_DONE0, CDMA_WT_DONE0 and CACC_DONE0 are set (masked by the traces, not cleared by
+/// their SDP wait), the five convolution units' and SDP's consumers have moved to group 1 and
+/// SDP_RDMA's has not (flying mode does not use its group); the engine's events.
+#[test]
+fn dc_traces_pass_on_the_model() {
+    let run = Run::from_env("dc_traces_pass_on_the_model", 0);
+    let mut seen = BTreeSet::new();
+    for name in DC_TRACES {
+        let mut unit = NvSmall::with_convolution();
+        let mut step = |i: &In| {
+            let o = unit.step(i);
+            seen.extend(unit.events().iter().copied());
+            o
+        };
+        let played = player::play_built(&load(name), &mut step, Some(run.seed), Built::MODEL).unwrap_or_else(|e| panic!("{name}: {e:?} (SEED={})", run.seed));
+        assert!(!played.checks.is_empty());
+        for c in &played.checks {
+            assert!(c.passed(), "{name}, line {}: expected {:#010x}, got {:#010x} (SEED={})", c.line, c.expected, c.got, run.seed);
+        }
+        let status = model_read(&mut unit, "GLB", "S_INTR_STATUS");
+        let conv = status_bit("CDMA_DAT_DONE_STATUS0") | status_bit("CDMA_WT_DONE_STATUS0") | status_bit("CACC_DONE_STATUS0");
+        assert_eq!(status, conv, "{name}: GLB S_INTR_STATUS after the trace");
+        for u in ["CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC", "SDP", "SDP_RDMA"] {
+            let pointer = model_read(&mut unit, u, "S_POINTER");
+            assert_eq!(pointer >> 16, u32::from(u != "SDP_RDMA"), "{name}: {u}'s consumer");
+            assert_eq!(model_read(&mut unit, u, "S_STATUS"), 0, "{name}: {u} idle");
+        }
+        eprintln!("{name}: {} cycles, memory stalled {}", played.cycles, played.stalled);
+    }
+    for event in ["conv start", "cdma dat done", "cdma wt done", "conv done", "sdp flying start", "sdp flying atom", "sdp flying wait", "csc wait weights", "SDP stall", "memory cdma and another asked", "weight atom of a partial block", "write stall"] {
+        assert!(seen.contains(event), "{event} not seen (SEED={}): {seen:?}", run.seed);
+    }
+}
+
+/// The convolution layer `c` programmed into register group `group` of CDMA, CSC, CMAC_A/B,
+/// CACC and SDP (flying), as a driver would, and enabled (SDP first, CDMA last, as NVIDIA's
+/// traces do).
+#[allow(clippy::too_many_arguments)]
+fn program(b: &mut Bench, group: u32, c: &Conv, feature: CubeLayout, weight_base: u64, banks: (u32, u32), dst: CubeLayout, sdp: &FlyingSdp) {
+    let units = ["CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC", "SDP"];
+    for u in units {
+        write(b, address(u, "S_POINTER"), group);
+    }
+    let m = |v: usize| v as u32 - 1;
+    let size = |w: usize, h: usize| m(w) | m(h) << 16;
+    let cvt = c.converter;
+    let bank = banks.0 - 1 | (banks.1 - 1) << 16;
+    let registers = [
+        ("CDMA", "D_MISC_CFG", 0),
+        ("CDMA", "D_DATAIN_SIZE_0", size(c.width, c.height)),
+        ("CDMA", "D_DATAIN_SIZE_1", m(c.channels)),
+        ("CDMA", "D_DAIN_ADDR_LOW_0", feature.base as u32),
+        ("CDMA", "D_DAIN_ADDR_HIGH_0", (feature.base >> 32) as u32),
+        ("CDMA", "D_LINE_STRIDE", feature.line as u32),
+        ("CDMA", "D_SURF_STRIDE", feature.surface as u32),
+        ("CDMA", "D_WEIGHT_ADDR_LOW", weight_base as u32),
+        ("CDMA", "D_WEIGHT_ADDR_HIGH", (weight_base >> 32) as u32),
+        ("CDMA", "D_WEIGHT_SIZE_0", m(c.kernel_width * c.kernel_height * c.channels)),
+        ("CDMA", "D_WEIGHT_SIZE_1", m(c.kernels)),
+        ("CDMA", "D_BANK", bank),
+        ("CDMA", "D_CVT_CFG", cvt.map_or(0, |v| 1 | v.truncate << 4)),
+        ("CDMA", "D_CVT_OFFSET", cvt.map_or(0, |v| u32::from(v.offset as u16))),
+        ("CDMA", "D_CVT_SCALE", cvt.map_or(0, |v| u32::from(v.scale as u16))),
+        ("CSC", "D_MISC_CFG", 0),
+        ("CSC", "D_DATAIN_SIZE_EXT_0", size(c.width, c.height)),
+        ("CSC", "D_DATAIN_SIZE_EXT_1", m(c.channels)),
+        ("CSC", "D_WEIGHT_SIZE_EXT_0", size(c.kernel_width, c.kernel_height)),
+        ("CSC", "D_WEIGHT_SIZE_EXT_1", m(c.channels) | m(c.kernels) << 16),
+        ("CSC", "D_CONV_STRIDE_EXT", size(c.stride.0, c.stride.1)),
+        ("CSC", "D_DILATION_EXT", size(c.dilation.0, c.dilation.1)),
+        ("CSC", "D_ZERO_PADDING", c.pad_left as u32 | (c.pad_top as u32) << 16),
+        ("CSC", "D_ZERO_PADDING_VALUE", u32::from(c.pad_value as u8)),
+        ("CSC", "D_DATAOUT_SIZE_0", size(c.out_width, c.out_height)),
+        ("CSC", "D_DATAOUT_SIZE_1", m(c.kernels)),
+        ("CSC", "D_BANK", bank),
+        ("CACC", "D_MISC_CFG", 0),
+        ("CACC", "D_CLIP_CFG", c.clip_truncate),
+        ("SDP", "D_FEATURE_MODE_CFG", 1),
+        ("SDP", "D_DATA_CUBE_WIDTH", m(c.out_width)),
+        ("SDP", "D_DATA_CUBE_HEIGHT", m(c.out_height)),
+        ("SDP", "D_DATA_CUBE_CHANNEL", m(c.kernels)),
+        ("SDP", "D_DST_BASE_ADDR_LOW", dst.base as u32),
+        ("SDP", "D_DST_BASE_ADDR_HIGH", (dst.base >> 32) as u32),
+        ("SDP", "D_DST_LINE_STRIDE", dst.line as u32),
+        ("SDP", "D_DST_SURFACE_STRIDE", dst.surface as u32),
+        ("SDP", "D_DP_BS_CFG", sdp.bs.cfg),
+        ("SDP", "D_DP_BS_ALU_CFG", sdp.bs.alu_cfg),
+        ("SDP", "D_DP_BS_ALU_SRC_VALUE", sdp.bs.alu_value),
+        ("SDP", "D_DP_BS_MUL_CFG", sdp.bs.mul_cfg),
+        ("SDP", "D_DP_BS_MUL_SRC_VALUE", sdp.bs.mul_value),
+        ("SDP", "D_DP_BN_CFG", sdp.bn.cfg),
+        ("SDP", "D_DP_BN_ALU_CFG", sdp.bn.alu_cfg),
+        ("SDP", "D_DP_BN_ALU_SRC_VALUE", sdp.bn.alu_value),
+        ("SDP", "D_DP_BN_MUL_CFG", sdp.bn.mul_cfg),
+        ("SDP", "D_DP_BN_MUL_SRC_VALUE", sdp.bn.mul_value),
+        ("SDP", "D_DP_EW_CFG", sdp.ew.cfg),
+        ("SDP", "D_DP_EW_ALU_SRC_VALUE", sdp.ew.alu_value),
+        ("SDP", "D_DP_EW_MUL_SRC_VALUE", sdp.ew.mul_value),
+        ("SDP", "D_DP_EW_TRUNCATE_VALUE", sdp.ew.truncate),
+        ("SDP", "D_CVT_OFFSET", sdp.cvt_offset as u32),
+        ("SDP", "D_CVT_SCALE", u32::from(sdp.cvt_scale as u16)),
+        ("SDP", "D_CVT_SHIFT", sdp.cvt_shift),
+    ];
+    for (u, r, v) in registers {
+        write(b, address(u, r), v);
+    }
+    for u in ["SDP", "CACC", "CMAC_A", "CMAC_B", "CSC", "CDMA"] {
+        write(b, address(u, "D_OP_ENABLE"), 1);
+    }
+}
+
+/// SDP in flying mode with every stage bypassed and the converter `(x - offset) >> shift`.
+fn bypassing_sdp(offset: i32, shift: u32) -> FlyingSdp {
+    let bypass = Stage { cfg: 0x73, alu_cfg: 0, alu_value: 0, mul_cfg: 0, mul_value: 0 };
+    FlyingSdp { bs: bypass, bn: bypass, ew: Ew { cfg: 0x53, alu_value: 0, mul_value: 0, truncate: 0 }, cvt_offset: offset, cvt_scale: 1, cvt_shift: shift }
+}
+
+/// GLB's mask as NVIDIA's dc traces set it: only SDP's done bits raise `irq`.
+fn mask_all_but_sdp(b: &mut Bench) {
+    let all = regmap::register("GLB", "S_INTR_MASK").1.mask();
+    let sdp = regmap::field("GLB", "S_INTR_MASK", "SDP_DONE_MASK0").mask() | regmap::field("GLB", "S_INTR_MASK", "SDP_DONE_MASK1").mask();
+    write(b, address("GLB", "S_INTR_MASK"), all & !sdp);
+}
+
+/// Waits for the SDP done interrupt of the layer and clears GLB's status; returns it.
+fn wait_layer(b: &mut Bench, what: &str) -> u32 {
+    assert!(b.wait_irq(), "{what}: no interrupt");
+    let status = read(b, address("GLB", "S_INTR_STATUS"));
+    write(b, address("GLB", "S_INTR_STATUS"), status);
+    status
+}
+
+/// Random layers (as `nvdla_dc`'s: up to 12 x 12 x 20 inputs, up to 20 kernels of up to 4 x 4,
+/// strides, dilations, padding and its value, CDMA's converter now and then) programmed through
+/// the CSB into alternating register groups of the nv_small model, behind the stalling memory,
+/// SDP on the fly: the output cube (with the gaps between its lines and surfaces) equals the
+/// plain reference's. The truncation (CACC's CLIP_TRUNCATE and SDP's CVT_SHIFT, split at random)
+/// is chosen from the layer's largest sum so that the outputs fit int8: most must not saturate
+/// (asserted, over all layers), else the CRC-like comparison would prove little. GLB's done
+/// bits of the group each layer ran in. `CYCLES` = layers (100, about 2 s), `SEED`.
+#[test]
+fn random_layers_through_nv_small_match_the_plain_convolution() {
+    let run = Run::from_env("random_layers_through_nv_small_match_the_plain_convolution", 100);
+    let mut rng = run.rng();
+    let mut unit = NvSmall::with_convolution();
+    let mut seen = BTreeSet::new();
+    let mut step = |i: &In| {
+        let o = unit.step(i);
+        seen.extend(unit.events().iter().copied());
+        o
+    };
+    let mut bench = Bench::new(&mut step, Memory::default(), Some(run.seed));
+    mask_all_but_sdp(&mut bench);
+    let (mut outputs, mut saturated, mut cases) = (0usize, 0usize, BTreeSet::new());
+    for n in 0..run.cycles {
+        let b = &mut bench;
+        let mut c = random_layer(&mut rng);
+        // Every fifth layer a 1 x 1 kernel over 12 x 12 pixels of at most 8 channels: stripes
+        // of 32 atoms every 40 cycles, faster than SDP writes them behind the stalling
+        // memory, so that CACC's delivery buffer fills and holds CSC.
+        if n % 5 == 0 {
+            (c.width, c.height, c.kernel_width, c.kernel_height, c.stride, c.dilation, c.pad_left, c.pad_top) = (12, 12, 1, 1, (1, 1), (1, 1), 0, 0);
+            (c.out_width, c.out_height, c.channels) = (12, 12, c.channels.min(8));
+        }
+        if rng.gen_bool(0.2) {
+            c.converter = Some(nvdla_bench::conv_reference::InputConverter { offset: rng.gen_range(-64..64), scale: rng.gen_range(-4..5), truncate: rng.gen_range(0..3) });
+            cases.insert("CDMA converter");
+        }
+        let (input, weights, memory, layer) = in_memory(&c, &mut rng);
+        let largest = c.sums(&input, &weights).iter().map(|s| s.unsigned_abs()).max().unwrap_or(0);
+        // The smallest shift that brings the largest sum to int8, sometimes one less.
+        let mut shift = (0..40).find(|&s| (largest >> s) < 127).unwrap_or(40);
+        if shift > 0 && rng.gen_bool(0.2) {
+            shift -= 1;
+        }
+        c.clip_truncate = rng.gen_range(0..=shift.min(16));
+        let sdp = bypassing_sdp(rng.gen_range(-3..=3), shift - c.clip_truncate);
+        for (case, met) in [("CACC truncation", c.clip_truncate > 0), ("SDP shift", shift > c.clip_truncate), ("partial channel block", c.channels % 8 != 0), ("several kernel groups", c.kernels > 8), ("several pixel blocks", c.out_width * c.out_height > 32)] {
+            if met {
+                cases.insert(case);
+            }
+        }
+        // The bench's memory: the layer's features and weights, and the output region's old
+        // bytes (random), which the gaps must keep.
+        let dst_line = (c.out_width as u64 * 8).next_multiple_of(32) + 32;
+        let dst = CubeLayout { base: 0x4000_0000 + 0x10_0000 * n, line: dst_line, surface: dst_line * c.out_height as u64 + 32 };
+        let surfaces = c.kernels.div_ceil(8) as u64;
+        let old: Vec<u8> = (0..dst.surface * surfaces).map(|_| rng.gen()).collect();
+        copy_region(&memory, &mut b.memory, layer.feature_base, layer.surface_stride * c.channels.div_ceil(8) as u64);
+        copy_region(&memory, &mut b.memory, layer.weight_base, (c.kernels * c.kernel_width * c.kernel_height * c.channels) as u64);
+        b.memory.write(dst.base, &old);
+        let group = (n % 2) as u32;
+        let banks = (layer.csc.data_banks as u32, layer.weight_banks as u32);
+        program(b, group, &c, CubeLayout { base: layer.feature_base, line: layer.line_stride, surface: layer.surface_stride }, layer.weight_base, banks, dst, &sdp);
+        let status = wait_layer(b, &format!("layer {n} (SEED={})", run.seed));
+        // SDP's done interrupt; CACC's came before it (the atoms go on to SDP after CACC).
+        let g = group.to_string();
+        let expected_status = ["SDP_DONE_STATUS", "CDMA_DAT_DONE_STATUS", "CDMA_WT_DONE_STATUS", "CACC_DONE_STATUS"].iter().fold(0, |m, f| m | status_bit(&format!("{f}{g}")));
+        assert_eq!(status, expected_status, "layer {n} in group {group}: GLB status (SEED={})", run.seed);
+        let values = c.output(&input, &weights);
+        let mut expected = Memory::default();
+        expected.write(dst.base, &old);
+        let mut sdp_seen = BTreeSet::new();
+        sdp.write(&mut expected, dst, &values, (c.out_width, c.out_height, c.kernels), &mut sdp_seen);
+        for a in dst.base..dst.base + dst.surface * surfaces {
+            assert_eq!(b.memory.read(a), expected.read(a), "layer {n} (SEED={}): {c:?}\nbyte at {a:#x} (offset {:#x} of the output region)", run.seed, a - dst.base);
+        }
+        outputs += values.len();
+        saturated += values.iter().filter(|&&v| {
+            let r = i128::from(v);
+            let converted = nvdla_bench::sdp_reference::reference_convert(r, sdp.cvt_offset, 1, sdp.cvt_shift);
+            converted == i8::MAX || converted == i8::MIN
+        }).count();
+    }
+    drop(bench);
+    eprintln!("{} layers, {outputs} outputs, {saturated} at int8's limits; {cases:?}", run.cycles);
+    assert!(saturated * 10 < outputs, "SEED={}: {saturated} of {outputs} outputs at int8's limits: the test must keep most outputs exact", run.seed);
+    for case in ["CDMA converter", "CACC truncation", "SDP shift", "partial channel block", "several kernel groups", "several pixel blocks"] {
+        assert!(cases.contains(case), "{case} not met (SEED={})", run.seed);
+    }
+    for event in ["conv start", "conv done", "cdma dat done", "cdma wt done", "sdp flying atom", "csc padding", "csc hold", "csc wait weights", "busy_full", "feature read stall", "weight read stall"] {
+        assert!(seen.contains(event), "{event} not seen (SEED={})", run.seed);
+    }
+}
+
+/// Copies `size` bytes at `base` of `from` into `to`.
+fn copy_region(from: &Memory, to: &mut Memory, base: u64, size: u64) {
+    let bytes: Vec<u8> = (0..size).map(|k| from.read(base + k)).collect();
+    to.write(base, &bytes);
+}
+
+/// Bad input at the engine, documented in docs/nvdla.md "Convolution engine": (1) a layer
+/// whose banks exceed CBUF (CDMA's D_BANK 31 + 31): CDMA refuses it, nothing is read or
+/// written, the five groups end with CACC_DONE (no CDMA_DAT_DONE, CDMA_WT_DONE), and the
+/// flying SDP layer waiting for it ends with SDP_DONE; the next layer then runs normally.
+/// (2) A feature surface past the end of the 64-bit address space: addresses wrap, the memory
+/// answers what it holds (0 where nothing was loaded), the layer runs to its end.
+#[test]
+fn bad_layers_end_without_hanging() {
+    let run = Run::from_env("bad_layers_end_without_hanging", 0);
+    let mut rng = run.rng();
+    let mut unit = NvSmall::with_convolution();
+    let seen = std::cell::RefCell::new(BTreeSet::new());
+    let mut step = |i: &In| {
+        let o = unit.step(i);
+        seen.borrow_mut().extend(unit.events().iter().copied());
+        o
+    };
+    let mut bench = Bench::new(&mut step, Memory::default(), Some(run.seed));
+    let b = &mut bench;
+    mask_all_but_sdp(b);
+    let c = Conv {
+        width: 5,
+        height: 4,
+        channels: 11,
+        kernel_width: 2,
+        kernel_height: 3,
+        kernels: 10,
+        stride: (1, 1),
+        dilation: (1, 1),
+        pad_left: 1,
+        pad_top: 0,
+        out_width: 5,
+        out_height: 2,
+        pad_value: -3,
+        converter: None,
+        clip_truncate: 4,
+    };
+    let (input, weights, memory, layer) = in_memory(&c, &mut rng);
+    copy_region(&memory, &mut b.memory, layer.feature_base, layer.surface_stride * 2);
+    copy_region(&memory, &mut b.memory, layer.weight_base, (c.kernels * 6 * c.channels) as u64);
+    let feature = CubeLayout { base: layer.feature_base, line: layer.line_stride, surface: layer.surface_stride };
+    let dst = CubeLayout { base: 0x5000_0000, line: 64, surface: 128 };
+    let sdp = bypassing_sdp(0, 8);
+    let before = b.memory.crc32(dst.base, 256);
+    program(b, 0, &c, feature, layer.weight_base, (31, 31), dst, &sdp);
+    let status = wait_layer(b, "a layer CBUF cannot hold");
+    assert_eq!(status, status_bit("SDP_DONE_STATUS0") | status_bit("CACC_DONE_STATUS0"), "refused: CACC and SDP done, no CDMA fetch done");
+    assert_eq!(b.memory.crc32(dst.base, 256), before, "a refused layer writes nothing");
+    assert!(seen.borrow().contains("conv refused") && seen.borrow().contains("sdp flying layer ended by a refused convolution"));
+    assert!(!seen.borrow().contains("feature request"), "a refused layer reads nothing");
+    // The next layer, in group 1, runs as if nothing had happened.
+    program(b, 1, &c, feature, layer.weight_base, (layer.csc.data_banks as u32, layer.weight_banks as u32), dst, &sdp);
+    let status = wait_layer(b, "the layer after a refused one");
+    assert_eq!(status & status_bit("CACC_DONE_STATUS1"), status_bit("CACC_DONE_STATUS1"));
+    let mut expected = b.memory.clone();
+    sdp.write(&mut expected, dst, &c.output(&input, &weights), (c.out_width, c.out_height, c.kernels), &mut BTreeSet::new());
+    assert_eq!(b.memory.crc32(dst.base, 256), expected.crc32(dst.base, 256), "the layer after a refused one");
+    // A feature cube whose second surface lies past 2^64: it wraps to address 0.., where the
+    // memory holds nothing (reads 0); the layer ends, its output as the reference's over
+    // that cube.
+    let high = CubeLayout { base: u64::MAX - 0x3f, line: 64, surface: 256 };
+    let mut wrapped = input.clone();
+    for y in 0..c.height {
+        for x in 0..c.width {
+            for ch in 0..c.channels {
+                let a = high.base.wrapping_add((ch / 8) as u64 * high.surface).wrapping_add(y as u64 * high.line).wrapping_add((x * 8 + ch % 8) as u64);
+                if a > high.base {
+                    b.memory.write(a, &[input[(y * c.width + x) * c.channels + ch] as u8]);
+                } else {
+                    wrapped[(y * c.width + x) * c.channels + ch] = 0;
+                }
+            }
+        }
+    }
+    program(b, 0, &c, high, layer.weight_base, (layer.csc.data_banks as u32, layer.weight_banks as u32), dst, &sdp);
+    wait_layer(b, "a feature surface past 2^64");
+    let mut expected = b.memory.clone();
+    sdp.write(&mut expected, dst, &c.output(&wrapped, &weights), (c.out_width, c.out_height, c.kernels), &mut BTreeSet::new());
+    assert_eq!(b.memory.crc32(dst.base, 256), expected.crc32(dst.base, 256), "a surface past 2^64 wraps");
+}
+
+/// The player refuses what the convolution engine does not build (before it runs), and on
+/// the RTL (no convolution engine yet) it names the engine.
+#[test]
+fn conv_features_not_built_stop_naming_them() {
+    let name = "dc_1x1x8_1x1x8x1_int8_0";
+    for (built, edits, message) in [
+        (Built::RTL, &[][..], "SDP flying mode (input from the convolution engine): not implemented"),
+        (Built::MODEL, &[("CDMA", "D_WEIGHT_FORMAT", 1)][..], "CDMA compressed weights: not implemented"),
+        (Built::MODEL, &[("CSC", "D_MISC_CFG", 1)][..], "CSC Winograd convolution: not implemented"),
+        (Built::MODEL, &[("CDMA", "D_DATAIN_FORMAT", 1)][..], "CDMA pixel input (image mode): not implemented"),
+        (Built::MODEL, &[("SDP", "D_DP_BS_CFG", 0x30), ("SDP", "D_DP_BS_ALU_CFG", 1)][..], "SDP BS ALU operand from memory in flying mode"),
+    ] {
+        let mut trace = load(name);
+        for (_, command) in &mut trace.commands {
+            if let Command::RegWrite { register, value } = command {
+                if let Some(&(_, _, v)) = edits.iter().find(|(u, r, _)| register.unit == *u && register.name.strip_suffix("_0") == Some(*r)) {
+                    *value = v;
+                }
+            }
+        }
+        let mut unit = if built.convolution { NvSmall::with_convolution() } else { NvSmall::default() };
+        let stop = player::play_built(&trace, &mut |i| unit.step(i), None, built).unwrap_err();
+        assert!(matches!(&stop, Stop::NotImplemented(m) if m.contains(message)), "{edits:?}: {stop:?}");
+    }
+}
+
+/// `npu nvdla trace DIR --model` plays a dc trace on the model's convolution engine (exit 0,
+/// the check passes); without `--model`, on the Verilated RTL, it stops naming flying mode
+/// (exit 2).
+#[test]
+fn the_cli_plays_a_dc_trace_on_the_model_only() {
+    let dir = npu::nvdla::shared_folder("NVDLA_TRACES", "traces", std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).join("dc_1x1x8_1x1x8x1_int8_0");
+    let run = |model: bool| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_npu"));
+        command.args(["nvdla", "trace"]).arg(&dir);
+        if model {
+            command.arg("--model");
+        }
+        command.output().unwrap()
+    };
+    let out = run(true);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("1 of 1 checks passed") && text.contains("(model)"), "{text}");
+    let out = run(false);
+    let error = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{error}");
+    assert!(error.contains("SDP flying mode (input from the convolution engine): not implemented"), "{error}");
+}
