@@ -4,10 +4,10 @@
 //! documented rules and its results against the plain integer reference.
 use npu::cosim::lockstep::{drive, Run};
 use npu::cosim::tops::scale_engine::ScaleEngine;
-use npu::scale::layer::Layer;
+use npu::scale::layer::{matrix_bytes, Layer};
 use npu::scale::memory::{Memory, Request, Timing};
 use npu::scale::program::{random_layer, reinput_cases_shown, History, REINPUT_CASES};
-use npu_model::scale::engine::{In, State, CPU_ERR, MEM_BYTES, MEM_ERR, SUCCESS};
+use npu_model::scale::engine::{In, State, CPU_ERR, MEM_BYTES, MEM_ERR, SUCCESS, WORD_BYTES};
 use rand::{Rng, SeedableRng};
 use std::cell::RefCell;
 
@@ -92,6 +92,12 @@ fn random_layers_match_the_model_and_the_reference() {
                     0 => Fault::WriteWhileBusy(rng.gen_range(0..200)),
                     1 if !layer.regs.reinputs => Fault::ErrorAt(layer.regs.base),
                     1 if layer.regs.saveout => Fault::ErrorAt(layer.regs.result),
+                    // The second column tile's first weight row: loaded ahead, while the first
+                    // column tile drains.
+                    2 if usize::from(layer.regs.wghtcols) > npu_model::scale::SIZE && !layer.regs.reweights => {
+                        let x_bytes = if layer.regs.reinputs { 0 } else { matrix_bytes(layer.regs.inrows, layer.regs.incols) };
+                        Fault::ErrorAt(layer.regs.base.wrapping_add(x_bytes).wrapping_add(WORD_BYTES))
+                    }
                     _ => Fault::None,
                 };
                 b.memory.faulty = match b.fault {
@@ -188,6 +194,13 @@ fn random_layers_match_the_model_and_the_reference() {
         "results checked, several K and N tiles",
         "next K tile follows rows in the array",
         "KSTART waits for its bank",
+        // The look-ahead weight load (docs/scale.md, "Where the cycles go now", 1).
+        "weight row loaded while streaming",
+        "weight row loaded while draining",
+        "look-ahead load waits for its bank",
+        "STREAM waits for the look-ahead load",
+        "K tile starts with weights loaded ahead",
+        "error response to a look-ahead load",
         "REINPUTS layer succeeded",
         "REWEIGHTS layer succeeded",
         "USEBIAS layer succeeded",

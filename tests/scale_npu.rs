@@ -120,7 +120,7 @@ fn register_programs_match_the_model_and_the_reference() {
     let mut required: Vec<&str> = npu_model::scale::engine::State::ALL.iter().map(|s| s.name()).collect();
     required.extend(["exit SUCCESS", "exit MEM_ERR", "exit CPU_ERR", "results checked", "layer stopped by a refused write", "write ignored busy", "request stalled", "irq set", "irq clear"]);
     required.extend(REINPUT_CASES);
-    required.push("X row from the X buffer");
+    required.extend(["X row from the X buffer", "weight row loaded while streaming", "K tile starts with weights loaded ahead"]);
     coverage.require(&required);
 }
 

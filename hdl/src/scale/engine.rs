@@ -7,7 +7,9 @@
 //! stop logic; its sub-blocks are the tile sequencer (sizes, checks, tile walk and pointers:
 //! `tile_sequencer.rs`), the weight loader (the array's two weight banks and REWEIGHTS:
 //! `weight_loader.rs`), the output writer (OUT's pipeline: `output_writer.rs`), the X buffer
-//! (`tile_ram.rs`), the result buffer and the systolic array.
+//! (`tile_ram.rs`), the result buffer and the systolic array. A second request generator, the
+//! look-ahead weight load, uses the port while STREAM reads X on chip and while DRAIN waits
+//! (the model's `Engine::ahead_on` has the decisions).
 use super::output_writer::OutputWriter;
 use super::pe_column::VECTOR;
 use super::regmap::{EXIT_CPU_ERR, EXIT_MEM_ERR, EXIT_SUCCESS, EXIT_UNUSED};
@@ -70,6 +72,14 @@ pub struct Engine {
     responses: Reg<Bits<9>>,
     held: Reg<Bit>,
     writing: Reg<Bit>,
+    /// The look-ahead weight load: started (its bank cleared), rows left to request, responses
+    /// outstanding and taken, the next address, a request offered and not taken.
+    ahead_on: Reg<Bit>,
+    ahead_left: Reg<Bits<9>>,
+    ahead_outstanding: Reg<Bits<9>>,
+    ahead_responses: Reg<Bits<9>>,
+    ahead_addr: Reg<Bits<32>>,
+    ahead_held: Reg<Bit>,
     inrows9: ZeroExtend<8, 9>,
     // Constants.
     s_idle: Constant<Bits<4>>,
@@ -129,6 +139,27 @@ pub struct Engine {
     stopping: Signal<Local, Bit>,
     running: Signal<Local, Bit>,
     next: Signal<Local, Bits<4>>,
+    /// The main request generator offers a request.
+    main_valid: Signal<Local, Bit>,
+    /// A memory response for the main generator (not the look-ahead's).
+    mem_response: Signal<Local, Bit>,
+    /// STREAM reads X on chip; the look-ahead may use the port (STREAM on chip, DRAIN); the
+    /// engine is in STREAM or DRAIN.
+    stream_on_chip: Signal<Local, Bit>,
+    ahead_phase: Signal<Local, Bit>,
+    ahead_region: Signal<Local, Bit>,
+    ahead_start: Signal<Local, Bit>,
+    ahead_valid: Signal<Local, Bit>,
+    ahead_accept: Signal<Local, Bit>,
+    ahead_ready: Signal<Local, Bit>,
+    ahead_pending: Signal<Local, Bit>,
+    ahead_resp: Signal<Local, Bit>,
+    /// The look-ahead's rows left and address this cycle (from the tile sequencer as it starts).
+    ahead_left_now: Signal<Local, Bits<9>>,
+    ahead_addr_now: Signal<Local, Bits<32>>,
+    /// STREAM goes on with the next K tile, its weights loaded ahead; a K tile takes them.
+    restart: Signal<Local, Bit>,
+    take_ahead: Signal<Local, Bit>,
 }
 
 impl Default for Engine {
@@ -178,6 +209,12 @@ impl Default for Engine {
             responses: Default::default(),
             held: Default::default(),
             writing: Default::default(),
+            ahead_on: Default::default(),
+            ahead_left: Default::default(),
+            ahead_outstanding: Default::default(),
+            ahead_responses: Default::default(),
+            ahead_addr: Default::default(),
+            ahead_held: Default::default(),
             inrows9: Default::default(),
             s_idle: k(0),
             s_check: k(1),
@@ -234,6 +271,21 @@ impl Default for Engine {
             stopping: Default::default(),
             running: Default::default(),
             next: Default::default(),
+            main_valid: Default::default(),
+            mem_response: Default::default(),
+            stream_on_chip: Default::default(),
+            ahead_phase: Default::default(),
+            ahead_region: Default::default(),
+            ahead_start: Default::default(),
+            ahead_valid: Default::default(),
+            ahead_accept: Default::default(),
+            ahead_ready: Default::default(),
+            ahead_pending: Default::default(),
+            ahead_resp: Default::default(),
+            ahead_left_now: Default::default(),
+            ahead_addr_now: Default::default(),
+            restart: Default::default(),
+            take_ahead: Default::default(),
         }
     }
 }
@@ -241,7 +293,10 @@ impl Default for Engine {
 impl Logic for Engine {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, code, stop, stop_code, req_addr, issued, outstanding, responses, held, writing);
+        dff_setup!(
+            self, clock, state, code, stop, stop_code, req_addr, issued, outstanding, responses, held, writing, ahead_on,
+            ahead_left, ahead_outstanding, ahead_responses, ahead_addr, ahead_held
+        );
         self.state.reset.next = self.reset.val();
         self.code.reset.next = self.reset.val();
         self.stop.reset.next = self.reset.val();
@@ -252,6 +307,12 @@ impl Logic for Engine {
         self.responses.reset.next = self.reset.val();
         self.held.reset.next = self.reset.val();
         self.writing.reset.next = self.reset.val();
+        self.ahead_on.reset.next = self.reset.val();
+        self.ahead_left.reset.next = self.reset.val();
+        self.ahead_outstanding.reset.next = self.reset.val();
+        self.ahead_responses.reset.next = self.reset.val();
+        self.ahead_addr.reset.next = self.reset.val();
+        self.ahead_held.reset.next = self.reset.val();
         self.array.clock.next = self.clock.val();
         self.array.reset.next = self.reset.val();
         self.results.clock.next = self.clock.val();
@@ -316,32 +377,73 @@ impl Logic for Engine {
         self.buffer_read.next = self.stream_more.val() & self.reinputs.val();
         self.x_read.next = self.stream_more.val() & self.x_on_chip.val();
         if self.in_out.val() {
-            self.valid.next = self.held.q.val() | (self.saveout.val() & self.writer.pending.val() & !self.stop.q.val());
+            self.main_valid.next = self.held.q.val() | (self.saveout.val() & self.writer.pending.val() & !self.stop.q.val());
         } else {
-            self.valid.next = self.held.q.val()
+            self.main_valid.next = self.held.q.val()
                 | (self.issues.val()
                     & (self.issued.q.val() != self.total.val())
                     & !self.stop.q.val()
                     & !(self.in_stream.val() & (self.reinputs.val() | self.x_on_chip.val())));
         }
-        self.accept.next = self.valid.val() & self.mem_req_ready.val();
+        // The look-ahead weight load: the next K tile's weights, into the other bank, while the
+        // port is free (STREAM reading X on chip, DRAIN), once no row of that bank is left.
+        self.stream_on_chip.next = self.in_stream.val() & (self.reinputs.val() | self.x_on_chip.val());
+        self.ahead_phase.next = self.stream_on_chip.val() | self.in_drain.val();
+        self.ahead_region.next = self.in_stream.val() | self.in_drain.val();
+        self.ahead_start.next = self.ahead_phase.val()
+            & self.tiles.ahead.val()
+            & !self.ahead_on.q.val()
+            & !self.stop.q.val()
+            & self.weights.other_free.val();
+        self.ahead_valid.next = self.ahead_held.q.val()
+            | (self.ahead_phase.val() & self.ahead_on.q.val() & (self.ahead_left.q.val() != self.zero9.val()) & !self.stop.q.val())
+            | self.ahead_start.val();
+        self.ahead_accept.next = self.ahead_valid.val() & self.mem_req_ready.val();
+        self.ahead_pending.next = self.ahead_outstanding.q.val() != self.zero9.val();
+        self.ahead_resp.next = self.mem_resp_valid.val() & self.ahead_pending.val();
+        self.ahead_ready.next = self.ahead_on.q.val()
+            & (self.ahead_left.q.val() == self.zero9.val())
+            & (self.ahead_outstanding.q.val() == self.zero9.val());
+        self.ahead_left_now.next = self.tiles.ahead_rows.val();
+        self.ahead_addr_now.next = self.tiles.ahead_ptr.val();
+        if self.ahead_on.q.val() {
+            self.ahead_left_now.next = self.ahead_left.q.val();
+            self.ahead_addr_now.next = self.ahead_addr.q.val();
+        }
+        self.valid.next = self.main_valid.val() | self.ahead_valid.val();
+        self.accept.next = self.main_valid.val() & self.mem_req_ready.val();
         self.requested.next = self.accept.val() | self.buffer_read.val() | self.x_read.val();
+        self.mem_response.next = self.mem_resp_valid.val() & !self.ahead_pending.val();
         self.response.next =
-            self.mem_resp_valid.val() | self.results.read_valid.val() | self.xbuf.read_valid.val();
+            self.mem_response.val() | self.results.read_valid.val() | self.xbuf.read_valid.val();
         self.busy.next = !self.in_idle.val();
         self.finish.next = self.in_done.val();
         self.exit_code.next = self.code.q.val();
         self.mem_req_valid.next = self.valid.val();
         self.mem_req_write.next = self.writing.q.val();
         self.mem_req_addr.next = self.req_addr.q.val();
+        if self.ahead_valid.val() {
+            self.mem_req_addr.next = self.ahead_addr_now.val();
+        }
         self.mem_req_wdata.next = self.array.out_word.val();
 
         // The tile sequencer: sizes (CHECK), checks and addresses (PLAN), the tile walk.
         self.tiles.check.next = self.in_check.val() & !self.stopping.val();
         self.tiles.plan.next = self.in_plan.val();
         self.tiles.nstart.next = self.in_nstart.val() & !self.stopping.val();
-        self.tiles.next_k.next =
-            self.in_stream.val() & self.phase_done.val() & self.tiles.more_k.val() & !self.stopping.val();
+        // STREAM on chip goes on with the next K tile once its weights are loaded ahead.
+        self.restart.next = self.stream_on_chip.val()
+            & self.phase_done.val()
+            & self.tiles.more_k.val()
+            & self.ahead_ready.val()
+            & !self.stopping.val();
+        self.take_ahead.next =
+            self.restart.val() | (self.in_kstart.val() & !self.reweights.val() & self.ahead_ready.val() & !self.stopping.val());
+        self.tiles.next_k.next = self.in_stream.val()
+            & self.phase_done.val()
+            & self.tiles.more_k.val()
+            & !self.stopping.val()
+            & (!self.stream_on_chip.val() | self.ahead_ready.val());
         self.tiles.next_n.next = self.in_nextn.val() & self.tiles.more_n.val() & !self.stopping.val();
         self.tiles.inrows.next = self.inrows.val();
         self.tiles.incols.next = self.incols.val();
@@ -359,7 +461,10 @@ impl Logic for Engine {
 
         // The weight loader: KSTART clears the other bank once no row of it is left in the array.
         self.weights.kstart.next = self.in_kstart.val();
-        self.weights.wload.next = self.in_wload.val();
+        self.weights.ahead_region.next = self.ahead_region.val();
+        self.weights.ahead_ready.next = self.ahead_ready.val();
+        self.weights.ahead_clear.next = self.ahead_start.val();
+        self.weights.take_ahead.next = self.restart.val();
         self.weights.done.next = self.in_done.val();
         self.weights.success.next = self.code.q.val() == self.c_success.val();
         self.weights.reweights.next = self.reweights.val();
@@ -368,8 +473,12 @@ impl Logic for Engine {
         self.weights.wghtcols.next = self.wghtcols.val();
         self.weights.bank0_active.next = self.array.bank0_active.val();
         self.weights.bank1_active.next = self.array.bank1_active.val();
-        self.weights.response.next = self.response.val();
-        self.weights.index.next = self.responses.q.val();
+        self.weights.load_row.next =
+            (self.in_wload.val() & self.response.val()) | (self.ahead_resp.val() & self.ahead_region.val());
+        self.weights.index.next = self.ahead_responses.q.val();
+        if self.in_wload.val() {
+            self.weights.index.next = self.responses.q.val();
+        }
 
         // The output writer (OUT).
         self.writer.active.next = self.in_out.val();
@@ -385,6 +494,7 @@ impl Logic for Engine {
         // The array.
         self.array.row_valid.next = self.in_stream.val() & self.response.val();
         self.array.word.next = self.mem_resp_data.val();
+        self.array.w_word.next = self.mem_resp_data.val();
         if self.xbuf.read_valid.val() {
             self.array.word.next = self.xbuf.read_data.val();
         }
@@ -429,7 +539,7 @@ impl Logic for Engine {
         self.xbuf.read_restart.next = self.in_nstart.val();
         self.xbuf.read_base.next = self.zero_x.val();
         self.xbuf.read.next = self.x_read.val();
-        self.xbuf.store.next = self.in_stream.val() & self.tiles.first_n.val() & self.mem_resp_valid.val();
+        self.xbuf.store.next = self.in_stream.val() & self.tiles.first_n.val() & self.mem_response.val();
         self.xbuf.word.next = self.mem_resp_data.val();
 
         // Requests and responses.
@@ -437,7 +547,7 @@ impl Logic for Engine {
             self.issued.d.next = self.issued.q.val() + self.one9.val();
             self.req_addr.d.next = self.req_addr.q.val() + self.stride.val();
         }
-        self.held.d.next = self.valid.val() & !self.mem_req_ready.val();
+        self.held.d.next = self.main_valid.val() & !self.mem_req_ready.val();
         if self.requested.val() & !self.response.val() {
             self.outstanding.d.next = self.outstanding.q.val() + self.one9.val();
         }
@@ -446,6 +556,31 @@ impl Logic for Engine {
         }
         if self.response.val() {
             self.responses.d.next = self.responses.q.val() + self.one9.val();
+        }
+        if self.ahead_start.val() {
+            self.ahead_on.d.next = true;
+            self.ahead_left.d.next = self.ahead_left_now.val();
+            self.ahead_addr.d.next = self.ahead_addr_now.val();
+        }
+        if self.ahead_accept.val() {
+            self.ahead_left.d.next = self.ahead_left_now.val() - self.one9.val();
+            self.ahead_addr.d.next = self.ahead_addr_now.val() + self.tiles.ncw_bytes.val();
+        }
+        self.ahead_held.d.next = self.ahead_valid.val() & !self.mem_req_ready.val();
+        if self.ahead_accept.val() & !self.ahead_resp.val() {
+            self.ahead_outstanding.d.next = self.ahead_outstanding.q.val() + self.one9.val();
+        }
+        if !self.ahead_accept.val() & self.ahead_resp.val() {
+            self.ahead_outstanding.d.next = self.ahead_outstanding.q.val() - self.one9.val();
+        }
+        if self.ahead_resp.val() {
+            self.ahead_responses.d.next = self.ahead_responses.q.val() + self.one9.val();
+        }
+        // A K tile takes the weights loaded ahead: the look-ahead is free for the next one.
+        if self.take_ahead.val() {
+            self.ahead_on.d.next = false;
+            self.ahead_left.d.next = self.zero9.val();
+            self.ahead_responses.d.next = self.zero9.val();
         }
 
         // Next state.
@@ -491,6 +626,9 @@ impl Logic for Engine {
         } else if self.in_kstart.val() {
             if self.reweights.val() {
                 self.next.next = self.s_stream.val();
+            } else if self.ahead_ready.val() {
+                // The next column tile's first K tile, its weights loaded ahead: no WLOAD.
+                self.next.next = self.s_stream.val();
             } else if self.weights.other_free.val() {
                 self.next.next = self.s_wload.val();
             }
@@ -500,16 +638,21 @@ impl Logic for Engine {
             }
         } else if self.in_stream.val() {
             if self.phase_done.val() {
-                // With another K tile, its rows follow this one's through the array.
+                // With another K tile, its rows follow this one's through the array: at once if
+                // X is on chip (its weights loaded ahead: `restart`; until then STREAM waits),
+                // else after KSTART and WLOAD.
                 if self.tiles.more_k.val() {
-                    self.next.next = self.s_kstart.val();
+                    if !self.stream_on_chip.val() {
+                        self.next.next = self.s_kstart.val();
+                    }
                 } else {
                     self.next.next = self.s_drain.val();
                 }
             }
         } else if self.in_drain.val() {
-            if self.array.active.val() {
-                // Wait: the last rows' products are still on their way to the accumulators.
+            if self.array.active.val() | (self.tiles.ahead.val() & !self.ahead_ready.val()) {
+                // Wait: the last rows' products are still on their way to the accumulators, or
+                // the next K tile's weights are being loaded ahead.
             } else if self.saveout.val() | self.results.fits.val() {
                 self.next.next = self.s_out.val();
             } else {
@@ -527,7 +670,12 @@ impl Logic for Engine {
                 self.next.next = self.s_done.val();
             }
         } else if self.in_flush.val() {
-            if !self.held.q.val() & (self.outstanding.q.val() == self.zero9.val()) & !self.array.active.val() {
+            if !self.held.q.val()
+                & !self.ahead_held.q.val()
+                & (self.outstanding.q.val() == self.zero9.val())
+                & (self.ahead_outstanding.q.val() == self.zero9.val())
+                & !self.array.active.val()
+            {
                 self.code.d.next = self.stop_code.q.val();
                 self.next.next = self.s_done.val();
             }
@@ -571,10 +719,19 @@ impl Logic for Engine {
             }
             if self.next.val() == self.s_check.val() {
                 self.code.d.next = self.c_unused.val();
+                // A stopped layer may leave a look-ahead load unused.
+                self.ahead_on.d.next = false;
+                self.ahead_left.d.next = self.zero9.val();
+                self.ahead_responses.d.next = self.zero9.val();
             }
             if self.next.val() != self.s_flush.val() {
                 self.writing.d.next = self.next.val() == self.s_out.val();
             }
+        }
+        if self.restart.val() {
+            // The next K tile's request generator (the address is not used: X is on chip).
+            self.issued.d.next = self.zero9.val();
+            self.responses.d.next = self.zero9.val();
         }
         self.state.d.next = self.next.val();
         self.writer.restart.next = (self.next.val() != self.state.q.val()) & (self.next.val() == self.s_out.val());

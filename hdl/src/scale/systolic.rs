@@ -16,6 +16,9 @@ pub struct Systolic {
     pub reset: Signal<In, Bit>,
     pub row_valid: Signal<In, Bit>,
     pub word: Signal<In, Bits<VECTOR>>,
+    /// The word weight rows and bias/sums words come in (the memory response), apart from the
+    /// input row's `word`: a weight row loaded ahead arrives while an X row streams on chip.
+    pub w_word: Signal<In, Bits<VECTOR>>,
     /// The entering row's weight bank and first-K-tile bit.
     pub row_bank: Signal<In, Bit>,
     pub row_first: Signal<In, Bit>,
@@ -87,6 +90,7 @@ impl Default for Systolic {
             reset: Default::default(),
             row_valid: Default::default(),
             word: Default::default(),
+            w_word: Default::default(),
             row_bank: Default::default(),
             row_first: Default::default(),
             w_bank: Default::default(),
@@ -184,8 +188,8 @@ impl Logic for Systolic {
         for j in 0..SIZE {
             self.columns[j].clock.next = self.clock.val();
             self.columns[j].reset.next = self.reset.val();
-            self.columns[j].w_lane.next = self.word.val().get_bits::<16>(self.w_lane_at[j].val().index());
-            self.columns[j].b_lane.next = self.word.val().get_bits::<32>(self.b_lane_at[j].val().index());
+            self.columns[j].w_lane.next = self.w_word.val().get_bits::<16>(self.w_lane_at[j].val().index());
+            self.columns[j].b_lane.next = self.w_word.val().get_bits::<32>(self.b_lane_at[j].val().index());
             self.columns[j].w_bank.next = self.w_bank.val();
             self.columns[j].w_clear.next = self.w_clear.val();
             self.columns[j].w_load.next = self.w_load.val();

@@ -62,6 +62,12 @@ pub struct TileSequencer {
     pub w_kt_ptr: Signal<Out, Bits<32>>,
     pub x_kt_ptr: Signal<Out, Bits<32>>,
     pub out_ptr: Signal<Out, Bits<32>>,
+    /// A K tile follows this one in the walk (this column tile's next, or the next column
+    /// tile's first): the engine's look-ahead weight load has a target; its weight rows and its
+    /// W address (docs/scale.md, "Where the cycles go now", 1).
+    pub ahead: Signal<Out, Bit>,
+    pub ahead_rows: Signal<Out, Bits<9>>,
+    pub ahead_ptr: Signal<Out, Bits<32>>,
 
     /// CHECK's verdicts and section addresses, for PLAN.
     cpu: Reg<Bit>,
@@ -87,6 +93,7 @@ pub struct TileSequencer {
     wghtrows16: ZeroExtend<8, 16>,
     wghtcols16: ZeroExtend<8, 16>,
     k_left9: ZeroExtend<8, 9>,
+    wghtrows9: ZeroExtend<8, 9>,
     word_bytes: Constant<Bits<32>>,
     two_words: Constant<Bits<32>>,
     log2_word_bytes: Constant<Bits<32>>,
@@ -116,6 +123,11 @@ pub struct TileSequencer {
     b_off: Signal<Local, Bits<32>>,
     s_off: Signal<Local, Bits<32>>,
     end_off: Signal<Local, Bits<32>>,
+    /// `more_k` and `more_n`, for this block's own use (an output is not read back inside a block).
+    mk: Signal<Local, Bit>,
+    mn: Signal<Local, Bit>,
+    /// K rows left after this K tile.
+    k_after: Signal<Local, Bits<9>>,
 }
 
 impl Default for TileSequencer {
@@ -179,6 +191,13 @@ impl Default for TileSequencer {
             wghtrows16: Default::default(),
             wghtcols16: Default::default(),
             k_left9: Default::default(),
+            wghtrows9: Default::default(),
+            mk: Default::default(),
+            mn: Default::default(),
+            k_after: Default::default(),
+            ahead: Default::default(),
+            ahead_rows: Default::default(),
+            ahead_ptr: Default::default(),
             word_bytes: k(WORD_BYTES),
             two_words: k(2 * WORD_BYTES),
             log2_word_bytes: k(LOG2_WORD_BYTES),
@@ -334,6 +353,26 @@ impl Logic for TileSequencer {
         }
         self.more_k.next = self.k_left.q.val() > self.size8.val();
         self.more_n.next = self.n_left.q.val() > self.size8.val();
+        self.mk.next = self.k_left.q.val() > self.size8.val();
+        self.mn.next = self.n_left.q.val() > self.size8.val();
+        self.ahead.next = self.mk.val() | self.mn.val();
+        // The K tile after this one: this column tile's next (rows left after this one, at most
+        // SIZE), or the next column tile's first (min(WGHTROWS, SIZE), one word to the right).
+        self.wghtrows9.narrow.next = self.wghtrows.val();
+        self.k_after.next = self.k_left9.wide.val() - self.size9.val();
+        if self.mk.val() {
+            self.ahead_rows.next = self.size9.val();
+            if self.k_after.val() < self.size9.val() {
+                self.ahead_rows.next = self.k_after.val();
+            }
+            self.ahead_ptr.next = self.w_kt.q.val() + self.wk_stride.q.val();
+        } else {
+            self.ahead_rows.next = self.size9.val();
+            if self.wghtrows9.wide.val() < self.size9.val() {
+                self.ahead_rows.next = self.wghtrows9.wide.val();
+            }
+            self.ahead_ptr.next = self.w_nt.q.val() + self.word_bytes.val();
+        }
         self.first_k.next = self.fk.q.val();
         self.first_n.next = self.fnt.q.val();
         self.k_rows.next = self.size9.val();

@@ -1,7 +1,8 @@
 //! ScaleNPU's weight loader, a sub-block of the layer engine (`engine.rs`): the array's two
 //! weight banks (docs/scale.md, "Timing": double-buffered weights), which one a K tile streams
 //! with and which one KSTART clears and WLOAD loads, and what a layer leaves for the next one's
-//! REWEIGHTS. Model: `model/src/scale/weight_loader.rs`.
+//! REWEIGHTS, and the bank the engine's look-ahead load fills while a K tile streams or the
+//! array drains. Model: `model/src/scale/weight_loader.rs`.
 use super::SIZE;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
@@ -10,10 +11,18 @@ use rust_hdl::prelude::*;
 pub struct WeightLoader {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    /// The engine's state is KSTART, WLOAD, DONE.
+    /// The engine's state is KSTART, DONE.
     pub kstart: Signal<In, Bit>,
-    pub wload: Signal<In, Bit>,
     pub done: Signal<In, Bit>,
+    /// The engine is in STREAM or DRAIN, where the look-ahead load fills the other bank.
+    pub ahead_region: Signal<In, Bit>,
+    /// The other bank holds the next K tile's weights, loaded ahead: KSTART switches to it
+    /// without clearing it.
+    pub ahead_ready: Signal<In, Bit>,
+    /// The look-ahead load starts: clear the other bank.
+    pub ahead_clear: Signal<In, Bit>,
+    /// STREAM goes on with the next K tile, loaded ahead: switch to its bank.
+    pub take_ahead: Signal<In, Bit>,
     /// DONE of a layer that ended SUCCESS.
     pub success: Signal<In, Bit>,
     pub reweights: Signal<In, Bit>,
@@ -24,8 +33,8 @@ pub struct WeightLoader {
     /// Rows tagged with bank 0 / bank 1 are in the array.
     pub bank0_active: Signal<In, Bit>,
     pub bank1_active: Signal<In, Bit>,
-    /// A weight row arrives (in WLOAD), the `index`-th of the K tile.
-    pub response: Signal<In, Bit>,
+    /// A weight row arrives (in WLOAD, or for the look-ahead load), the `index`-th of its K tile.
+    pub load_row: Signal<In, Bit>,
     pub index: Signal<In, Bits<9>>,
     /// The bank the current K tile streams with (the one loaded last).
     pub bank: Signal<Out, Bit>,
@@ -58,8 +67,11 @@ impl Default for WeightLoader {
             clock: Default::default(),
             reset: Default::default(),
             kstart: Default::default(),
-            wload: Default::default(),
             done: Default::default(),
+            ahead_region: Default::default(),
+            ahead_ready: Default::default(),
+            ahead_clear: Default::default(),
+            take_ahead: Default::default(),
             success: Default::default(),
             reweights: Default::default(),
             stopping: Default::default(),
@@ -67,7 +79,7 @@ impl Default for WeightLoader {
             wghtcols: Default::default(),
             bank0_active: Default::default(),
             bank1_active: Default::default(),
-            response: Default::default(),
+            load_row: Default::default(),
             index: Default::default(),
             bank: Default::default(),
             load_bank: Default::default(),
@@ -98,7 +110,7 @@ impl Logic for WeightLoader {
 
         // KSTART clears the other bank once no row of it is left in the array, and switches to it.
         self.load_bank.next = self.current.q.val();
-        if self.kstart.val() {
+        if self.kstart.val() | self.ahead_region.val() {
             self.load_bank.next = !self.current.q.val();
         }
         self.other_free.next = !self.bank1_active.val();
@@ -109,11 +121,14 @@ impl Logic for WeightLoader {
         if self.current.q.val() {
             self.free.next = !self.bank0_active.val();
         }
-        self.clear.next = self.kstart.val() & !self.reweights.val() & self.free.val();
-        if self.kstart.val() & !self.reweights.val() & self.free.val() & !self.stopping.val() {
+        self.clear.next =
+            (self.kstart.val() & !self.reweights.val() & self.free.val() & !self.ahead_ready.val()) | self.ahead_clear.val();
+        if (self.kstart.val() & !self.reweights.val() & (self.free.val() | self.ahead_ready.val()) & !self.stopping.val())
+            | self.take_ahead.val()
+        {
             self.current.d.next = !self.current.q.val();
         }
-        self.load.next = self.wload.val() & self.response.val();
+        self.load.next = self.load_row.val();
         self.row.next = self.one_hot0.val() << self.index.val();
         self.bank.next = self.current.q.val();
 

@@ -16,7 +16,12 @@
 //! carry their bank through the array, so a K tile follows the one before without waiting
 //! for the array to drain; KSTART waits only while rows of the bank it is about to load (the
 //! K tile before the one before) are still in the array. With REWEIGHTS, the bank loaded
-//! last is used again. With REINPUTS, STREAM reads X's
+//! last is used again. While STREAM reads X on chip (from the X buffer or, with REINPUTS, the
+//! result buffer) and while DRAIN waits, the memory port is free: the look-ahead load fetches
+//! the weights of the K tile that follows in the walk (this column tile's next, or the next
+//! column tile's first) into the other bank (`Engine::ahead_on`); STREAM then goes on with the
+//! next K tile at once, without KSTART and WLOAD, and KSTART after NSTART switches to the
+//! loaded bank and skips WLOAD. With REINPUTS, STREAM reads X's
 //! rows from the result buffer instead of memory. Otherwise the first column tile's STREAM
 //! phases store X's rows in the X buffer as they arrive, and the later column tiles stream
 //! them from there, if X fits; a larger X is re-read from memory (`Engine::xbuf`). A stop (a register write
@@ -176,6 +181,29 @@ pub struct Engine {
     held: bool,
     /// The phase writes (OUT, or FLUSH after OUT).
     writing: bool,
+    /// The look-ahead weight load (docs/scale.md, "Where the cycles go now", 1): a second
+    /// request generator on the memory port, for the weights of the K tile that follows in the
+    /// walk. Decisions:
+    /// - When: while the port is free, in STREAM when X comes from the X buffer or the result
+    ///   buffer, and in DRAIN; it starts once no row of the other bank is left in the array
+    ///   (clearing that bank then), as KSTART does.
+    /// - Its requests and responses: its own counts (rows left to request, responses
+    ///   outstanding, responses taken) and address. The two generators never have memory
+    ///   requests outstanding together (the main one's STREAM reads no memory, and a phase ends
+    ///   only when its responses are back), so a memory response belongs to the look-ahead
+    ///   whenever the look-ahead has one outstanding.
+    /// - STREAM with another K tile waits for the look-ahead to finish, then starts that K tile
+    ///   (bank switched, no KSTART or WLOAD); DRAIN waits for it too, and the next column tile's
+    ///   KSTART switches to the loaded bank and skips WLOAD. Waiting never costs cycles against
+    ///   KSTART and WLOAD, which would wait for the same bank and issue the same requests.
+    /// - A stop: the look-ahead issues nothing more; FLUSH waits for its responses too.
+    ahead_on: bool,
+    ahead_left: u32,
+    ahead_outstanding: u32,
+    ahead_responses: u32,
+    ahead_addr: u32,
+    /// A look-ahead request was offered and not taken.
+    ahead_held: bool,
     pub systolic: Systolic,
     pub results: ResultBuffer,
     /// The X buffer: this layer's X kept on chip, so that X is read from memory once per
@@ -214,24 +242,59 @@ impl Engine {
         !c.reinputs && !self.tiles.first_n && self.xbuf.fits()
     }
 
-    /// The outputs: registers, except that the request count of a phase follows INROWS.
-    pub fn outputs(&self, c: &In) -> Out {
+    /// STREAM reads X on chip (the X buffer, or the result buffer with REINPUTS): the memory
+    /// port is free.
+    fn stream_on_chip(&self, c: &In) -> bool {
+        self.state == State::Stream && (c.reinputs || self.x_on_chip(c))
+    }
+
+    /// The look-ahead weight load may use the port now.
+    fn ahead_phase(&self, c: &In) -> bool {
+        self.stream_on_chip(c) || self.state == State::Drain
+    }
+
+    /// The look-ahead starts now: it clears the other bank, and offers its first request.
+    fn ahead_start(&self, c: &In) -> bool {
+        self.ahead_phase(c) && self.tiles.ahead() && !self.ahead_on && !self.stop && self.weights.other_free(&self.systolic)
+    }
+
+    /// The look-ahead offers a request.
+    fn ahead_valid(&self, c: &In) -> bool {
+        self.ahead_held || (self.ahead_phase(c) && self.ahead_on && self.ahead_left > 0 && !self.stop) || self.ahead_start(c)
+    }
+
+    /// The weights of the next K tile are in the other bank.
+    fn ahead_ready(&self) -> bool {
+        self.ahead_on && self.ahead_left == 0 && self.ahead_outstanding == 0
+    }
+
+    /// The main request generator offers a request.
+    fn main_valid(&self, c: &In) -> bool {
         let (total, _) = self.phase(c);
-        let valid = self.held
+        self.held
             || match self.state {
                 State::Out => c.saveout && self.writer.pending() && !self.stop,
                 // With REINPUTS, X comes from the result buffer; after the first column tile,
                 // from the X buffer if it fits.
                 State::Stream if c.reinputs || self.x_on_chip(c) => false,
                 s => s.issues() && self.issued < total && !self.stop,
-            };
+            }
+    }
+
+    /// The outputs: registers, except that the request count of a phase follows INROWS.
+    pub fn outputs(&self, c: &In) -> Out {
+        let ahead = self.ahead_valid(c);
         Out {
             busy: self.state != State::Idle,
             finish: self.state == State::Done,
             exit_code: self.code,
-            mem_req_valid: valid,
+            mem_req_valid: self.main_valid(c) || ahead,
             mem_req_write: self.writing,
-            mem_req_addr: self.req_addr,
+            mem_req_addr: match (ahead, self.ahead_on) {
+                (false, _) => self.req_addr,
+                (true, true) => self.ahead_addr,
+                (true, false) => self.tiles.ahead_ptr(c),
+            },
             mem_req_wdata: self.systolic.word(),
         }
     }
@@ -250,7 +313,15 @@ impl Engine {
         }
         let c = i;
         let out = self.outputs(c);
-        let accept = out.mem_req_valid && i.mem_req_ready;
+        let main_valid = self.main_valid(c);
+        let accept = main_valid && i.mem_req_ready;
+        // The look-ahead weight load.
+        let ahead_valid = self.ahead_valid(c);
+        let ahead_start = self.ahead_start(c);
+        let ahead_accept = ahead_valid && i.mem_req_ready;
+        let ahead_ready = self.ahead_ready();
+        let ahead_resp = i.mem_resp_valid && self.ahead_outstanding > 0;
+        let ahead_region = matches!(self.state, State::Stream | State::Drain);
         let (total, stride) = self.phase(c);
         // With REINPUTS, STREAM reads the result buffer, after the first column tile the X
         // buffer if X fits (both always ready, answering the next cycle).
@@ -258,18 +329,19 @@ impl Engine {
         let buffer_read = stream_more && c.reinputs;
         let x_read = stream_more && self.x_on_chip(c);
         let requested = accept || buffer_read || x_read;
-        let response = i.mem_resp_valid || self.results.read_valid() || self.xbuf.read_valid();
+        let mem_response = i.mem_resp_valid && !ahead_resp;
+        let response = mem_response || self.results.read_valid() || self.xbuf.read_valid();
         // The first column tile keeps the X rows it receives from memory.
-        let x_store = self.state == State::Stream && self.tiles.first_n && i.mem_resp_valid;
+        let x_store = self.state == State::Stream && self.tiles.first_n && mem_response;
         let phase_done = self.issued == total && self.outstanding == 0;
         let array_active = self.systolic.active();
         // A stopped layer also lets its rows leave the array, so none reaches the next layer.
-        let flushed = !self.held && self.outstanding == 0 && !array_active;
+        let flushed = !self.held && !self.ahead_held && self.outstanding == 0 && self.ahead_outstanding == 0 && !array_active;
         self.events.push(self.state.name());
         if out.mem_req_valid && !i.mem_req_ready {
             self.events.push("request stalled");
         }
-        if response && i.mem_resp_error {
+        if i.mem_resp_valid && i.mem_resp_error {
             self.events.push("error response");
         }
 
@@ -280,10 +352,20 @@ impl Engine {
         let emit = w.emit;
         // KSTART loads the other bank once no row of it is left in the array.
         let kstart = self.state == State::KStart;
-        let load_bank = self.weights.load_bank(kstart);
+        let load_bank = self.weights.load_bank(kstart, ahead_region);
         let bank_free = self.weights.other_free(&self.systolic);
-        if kstart && !c.reweights && !bank_free {
+        if kstart && !c.reweights && !ahead_ready && !bank_free {
             self.events.push("KSTART waits for its bank");
+        }
+        if self.ahead_phase(c) && self.tiles.ahead() && !self.ahead_on && !self.stop && !bank_free {
+            self.events.push("look-ahead load waits for its bank");
+        }
+        let ahead_load = ahead_resp && ahead_region;
+        if ahead_resp && i.mem_resp_error {
+            self.events.push("error response to a look-ahead load");
+        }
+        if ahead_load {
+            self.events.push(if self.state == State::Stream { "weight row loaded while streaming" } else { "weight row loaded while draining" });
         }
         let array = systolic::In {
             row_valid: in_phase(State::Stream),
@@ -294,12 +376,13 @@ impl Engine {
             } else {
                 i.mem_resp_data
             },
+            w_word: i.mem_resp_data,
             row_bank: self.weights.bank,
             row_first: self.tiles.first_k,
             w_bank: load_bank,
-            w_clear: self.weights.clear(kstart, c, &self.systolic),
-            w_load: in_phase(State::WLoad),
-            w_row: self.responses as usize % SIZE,
+            w_clear: self.weights.clear(kstart, ahead_ready, ahead_start, c, &self.systolic),
+            w_load: in_phase(State::WLoad) || ahead_load,
+            w_row: if self.state == State::WLoad { self.responses } else { self.ahead_responses } as usize % SIZE,
             base_clear: self.state == State::NStart,
             base_add: in_phase(State::Bias) || in_phase(State::Sums),
             base_half: self.responses as usize % 2,
@@ -363,13 +446,27 @@ impl Engine {
             self.issued += 1;
             self.req_addr = self.req_addr.wrapping_add(stride);
         }
-        self.held = out.mem_req_valid && !i.mem_req_ready;
+        self.held = main_valid && !i.mem_req_ready;
         match (requested, response) {
             (true, false) => self.outstanding += 1,
             (false, true) => self.outstanding -= 1,
             _ => {}
         }
         self.responses += u32::from(response);
+        if ahead_start {
+            (self.ahead_on, self.ahead_left, self.ahead_addr) = (true, self.tiles.ahead_rows(c), self.tiles.ahead_ptr(c));
+        }
+        if ahead_accept {
+            self.ahead_left -= 1;
+            self.ahead_addr = self.ahead_addr.wrapping_add(words(c.wghtcols) * WORD_BYTES);
+        }
+        self.ahead_held = ahead_valid && !i.mem_req_ready;
+        match (ahead_accept, ahead_resp) {
+            (true, false) => self.ahead_outstanding += 1,
+            (false, true) => self.ahead_outstanding -= 1,
+            _ => {}
+        }
+        self.ahead_responses += u32::from(ahead_resp);
 
         // Next state; a stop seen now acts from the next cycle.
         // PLAN's verdict on the registers stands even if a stop came during CHECK.
@@ -408,11 +505,31 @@ impl Engine {
             }
             State::Sums if phase_done => State::KStart,
             State::KStart if c.reweights => State::Stream,
+            // The next column tile's first K tile, its weights loaded ahead.
+            State::KStart if ahead_ready => {
+                self.take_ahead();
+                State::Stream
+            }
             State::KStart if bank_free => {
                 self.weights.switch();
                 State::WLoad
             }
             State::WLoad if phase_done => State::Stream,
+            // X on chip: the next K tile streams as soon as its weights, loaded ahead, are in.
+            State::Stream if phase_done && self.tiles.more_k() && self.stream_on_chip(c) => {
+                if ahead_ready {
+                    if array_active {
+                        self.events.push("next K tile follows rows in the array");
+                    }
+                    self.tiles.next_k(c);
+                    self.take_ahead();
+                    // The request generator starts the K tile (the address is not used: X is on chip).
+                    (self.issued, self.responses) = (0, 0);
+                } else {
+                    self.events.push("STREAM waits for the look-ahead load");
+                }
+                State::Stream
+            }
             // The next K tile's rows follow this one's through the array.
             State::Stream if phase_done && self.tiles.more_k() => {
                 if array_active {
@@ -424,6 +541,7 @@ impl Engine {
             State::Stream if phase_done => State::Drain,
             // The last rows' products are still on their way to the accumulators.
             State::Drain if array_active => State::Drain,
+            State::Drain if self.tiles.ahead() && !ahead_ready => State::Drain,
             State::Drain if c.saveout || results_fit => State::Out,
             State::Drain => State::NextN,
             State::Out if phase_done => State::NextN,
@@ -453,7 +571,7 @@ impl Engine {
         if self.state == State::Idle && i.start {
             self.stop = false;
         } else if running && !self.stop {
-            if response && i.mem_resp_error {
+            if i.mem_resp_valid && i.mem_resp_error {
                 (self.stop, self.stop_code) = (true, MEM_ERR);
             } else if i.write_while_busy {
                 (self.stop, self.stop_code) = (true, CPU_ERR);
@@ -464,6 +582,14 @@ impl Engine {
             self.enter(next);
         }
         self.state = next;
+    }
+
+    /// A K tile starts with the weights loaded ahead: switch to their bank, and the look-ahead
+    /// is free for the next one.
+    fn take_ahead(&mut self) {
+        self.weights.switch();
+        (self.ahead_on, self.ahead_left, self.ahead_responses) = (false, 0, 0);
+        self.events.push("K tile starts with weights loaded ahead");
     }
 
     /// Sets up the request generator of the phase `next`.
@@ -483,6 +609,8 @@ impl Engine {
         }
         if next == State::Check {
             self.code = UNUSED;
+            // A stopped layer may leave a look-ahead load unused.
+            (self.ahead_on, self.ahead_left, self.ahead_responses) = (false, 0, 0);
         }
         if next != State::Flush {
             self.writing = next == State::Out;

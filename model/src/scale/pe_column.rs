@@ -74,12 +74,12 @@ impl PeColumn {
 
     /// The rising edge, with the activations `a_in` (lane `i` for row `i`, skewed), their
     /// banks, and the valid and first-K-tile bits of the last row's lane from the column
-    /// before, and the array's controls `i` (the memory response `word` carries weight rows
+    /// before, and the array's controls `i` (the memory response `w_word` carries weight rows
     /// and bias/sums words). Returns whether a row was accumulated.
     pub fn clock(&mut self, a_in: [i16; SIZE], bank_in: [bool; SIZE], v_in: bool, first_in: bool, i: &In) -> bool {
         let j = self.index;
-        let lane16 = (i.word >> (16 * j)) as u16 as i16;
-        let lane32 = (i.word >> (32 * (j % (SIZE / 2)))) as u32 as i32;
+        let lane16 = (i.w_word >> (16 * j)) as u16 as i16;
+        let lane32 = (i.w_word >> (32 * (j % (SIZE / 2)))) as u32 as i32;
         // Accumulator memory: the write and the registered read of this edge (old contents).
         let accumulate = self.v;
         let write = accumulate.then(|| {

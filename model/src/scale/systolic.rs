@@ -17,6 +17,10 @@ pub struct In {
     /// A memory response to enter the skew as an input row.
     pub row_valid: bool,
     pub word: u128,
+    /// The word weight rows and bias/sums words come in (the memory response), apart from the
+    /// input row's `word`: a weight row loaded ahead arrives while an X row streams from the X
+    /// buffer or the result buffer.
+    pub w_word: u128,
     /// The weight bank the entering row is multiplied with, and whether it belongs to the
     /// first K tile (its sums start from the column's base).
     pub row_bank: bool,

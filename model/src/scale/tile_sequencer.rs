@@ -119,6 +119,31 @@ impl TileSequencer {
         self.k_left.min(SIZE as u32)
     }
 
+    /// A K tile follows this one in the walk (this column tile's next, or the next column
+    /// tile's first): the look-ahead weight load has a target (docs/scale.md, "Where the cycles
+    /// go now", 1).
+    pub fn ahead(&self) -> bool {
+        self.more_k() || self.more_n()
+    }
+
+    /// Weight rows of the K tile that follows this one in the walk.
+    pub fn ahead_rows(&self, c: &In) -> u32 {
+        if self.more_k() {
+            (self.k_left - SIZE as u32).min(SIZE as u32)
+        } else {
+            u32::from(c.wghtrows).min(SIZE as u32)
+        }
+    }
+
+    /// The W address of the K tile that follows this one in the walk.
+    pub fn ahead_ptr(&self, c: &In) -> u32 {
+        if self.more_k() {
+            self.w_kt_ptr.wrapping_add(SIZE as u32 * words(c.wghtcols) * WORD_BYTES)
+        } else {
+            self.w_nt_ptr.wrapping_add(WORD_BYTES)
+        }
+    }
+
     /// Columns of this column tile.
     pub fn lanes_on(&self) -> usize {
         self.n_left.min(SIZE as u32) as usize

@@ -6,7 +6,10 @@
 //! Decisions: a bank may be cleared or loaded only when no row tagged with it is left in the
 //! array (KSTART waits for it); REWEIGHTS streams with the bank loaded last, and is allowed only
 //! if the last successful layer's weights fit one tile and have this layer's shape; a failed
-//! layer without REWEIGHTS drops them.
+//! layer without REWEIGHTS drops them. The next K tile's weights may also be loaded ahead,
+//! while this one streams or the array drains (the engine's look-ahead load, docs/scale.md
+//! "Where the cycles go now", 1): into the other bank, cleared once no row of it is left in the
+//! array; KSTART (or the end of STREAM) then switches to it without clearing it.
 use super::engine::In;
 use super::systolic::Systolic;
 use super::SIZE;
@@ -21,9 +24,10 @@ pub struct WeightLoader {
 }
 
 impl WeightLoader {
-    /// The bank KSTART clears (the other one) or WLOAD loads (the current one).
-    pub fn load_bank(&self, kstart: bool) -> bool {
-        self.bank ^ kstart
+    /// The bank KSTART clears (the other one), WLOAD loads (the current one), or the look-ahead
+    /// load clears and loads in STREAM and DRAIN (`ahead_region`: the other one).
+    pub fn load_bank(&self, kstart: bool, ahead_region: bool) -> bool {
+        self.bank ^ (kstart || ahead_region)
     }
 
     /// No row of the other bank (the one KSTART clears) is left in the array.
@@ -31,9 +35,11 @@ impl WeightLoader {
         !array.bank_active(!self.bank)
     }
 
-    /// KSTART clears the other bank now (and switches to it, unless the engine is stopping).
-    pub fn clear(&self, kstart: bool, c: &In, array: &Systolic) -> bool {
-        kstart && !c.reweights && self.other_free(array)
+    /// KSTART clears the other bank now (and switches to it, unless the engine is stopping),
+    /// unless it holds the weights loaded ahead (`ahead_ready`); or the look-ahead load starts
+    /// (`ahead_clear`, in STREAM or DRAIN, once the other bank is free).
+    pub fn clear(&self, kstart: bool, ahead_ready: bool, ahead_clear: bool, c: &In, array: &Systolic) -> bool {
+        (kstart && !c.reweights && self.other_free(array) && !ahead_ready) || ahead_clear
     }
 
     /// The rising edge in KSTART: switch to the bank just cleared.
