@@ -1,7 +1,8 @@
-//! The NPU top (command front end + kernel unit, `npu_hdl::ethos::Npu`) runs random
-//! Vela-compiled networks of ELEMENTWISE operators (ADD, SUB, MUL, MAXIMUM, MINIMUM) and of
-//! pools (MAX_POOL_2D, AVERAGE_POOL_2D, chained with ADD and MAXIMUM), both Vela cores, end to
-//! end, Verilated RTL in lock step with its model, over a memory with random stalls and
+//! The NPU top (command front end, kernel unit and convolution unit, `npu_hdl::ethos::Npu`)
+//! runs random Vela-compiled networks of ELEMENTWISE operators (ADD, SUB, MUL, MAXIMUM,
+//! MINIMUM), of pools (MAX_POOL_2D, AVERAGE_POOL_2D, chained with ADD and MAXIMUM) and of
+//! convolutions (CONV_2D, DEPTHWISE_CONV_2D, chained with a pool and ADD), both Vela cores, end
+//! to end, Verilated RTL in lock step with its model, over a memory with random stalls and
 //! latencies; the memory after the run must equal the reference executor's
 //! (`npu::ethos::executor`) and the output TFLite's. `SEED` repeats a run, `CYCLES` sets the
 //! number of networks.
@@ -86,14 +87,13 @@ const CONV_REQUIRED: [&str; 20] = [
 /// refuses (part-kernel-first, OFM block orders the datapath does not walk, dilation, kernels
 /// above 8; docs/ethos.md) must be exactly those [`walkable`] says it cannot walk: they stop
 /// the NPU with cmd_parse_error and are counted; every other network must equal the executor
-/// and TFLite. The RTL top has no convolution unit yet: the model runs alone
-/// ([`npu::ethos::npu::alone`]).
+/// and TFLite; Verilated RTL in lock step with its model every cycle.
 #[test]
 fn conv_networks_run_on_the_npu() {
     let run = Run::from_env("conv_networks_run_on_the_npu", 48);
     let kinds = vec![Kind::Conv2d, Kind::DepthwiseConv2d, Kind::Conv2d, Kind::DepthwiseConv2d, Kind::MaxPool2d, Kind::Add];
     let choice = Choice { kinds, ops: 1..=2, side: 1..=7, channels: 1..=20, pool_kernel: 1..=3 };
-    run_networks_on(&run, &choice, &CONV_REQUIRED, Side::Model);
+    run_networks(&run, &choice, &CONV_REQUIRED);
 }
 
 /// Whether the convolution unit walks `op` (an independent statement of its CHECK's layer
@@ -125,22 +125,9 @@ fn conv_coverage(op: &Operation, coverage: &mut Coverage) {
     }
 }
 
-/// Which NPU runs the networks.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Side {
-    /// The Verilated RTL in lock step with its model.
-    Lockstep,
-    /// The model with its convolution unit, alone.
-    Model,
-}
-
 /// Compiles `run.cycles` random networks of `choice` with both cores and runs each on the NPU
 /// in lock step: memory == executor, output == TFLite; then asserts `required` was seen.
 fn run_networks(run: &Run, choice: &Choice, required: &[&str]) {
-    run_networks_on(run, choice, required, Side::Lockstep)
-}
-
-fn run_networks_on(run: &Run, choice: &Choice, required: &[&str], side: Side) {
     let mut refused_layers = 0;
     let mut conv_layers = 0;
     let tflite = oracle();
@@ -181,18 +168,8 @@ fn run_networks_on(run: &Run, choice: &Choice, required: &[&str], side: Side) {
             coverage.hit(&format!("{} core", core.name()));
             let timing = if rng.gen_bool(0.2) { Timing::fastest() } else { Timing::random(&mut rng) };
             let limit = Run { cycles: 400_000 + 60 * image.bytes.len() as u64 * 4, ..run.clone() };
-            let outcome = match side {
-                Side::Lockstep => {
-                    let (outcome, seen) = npu::ethos::npu::lockstep(&limit, &image, &stream, timing).unwrap_or_else(|m| panic!("{context}\n{m}"));
-                    coverage.merge(&seen);
-                    outcome
-                }
-                Side::Model => {
-                    let mut npu = npu::model::ethos::npu::Npu::with_convolution();
-                    let mut seen = |events: &[&'static str]| events.iter().for_each(|e| coverage.hit(e));
-                    npu::ethos::npu::alone_observed(&mut npu, &image, &stream, timing, rng.gen(), limit.cycles, &mut seen)
-                }
-            };
+            let (outcome, seen) = npu::ethos::npu::lockstep(&limit, &image, &stream, timing).unwrap_or_else(|m| panic!("{context}\n{m}"));
+            coverage.merge(&seen);
             let outcome = outcome.unwrap_or_else(|| panic!("{context}: the NPU did not stop within {} cycles", limit.cycles));
             // The first convolution CHECK refuses ends the run: it must be one `walkable`
             // refuses, and every earlier one ran.
@@ -261,8 +238,7 @@ fn pool_coverage(op: &Operation, coverage: &mut Coverage) {
 /// - an OFM base beyond the memory (bus_status, faulting_channel 8; the executor refuses),
 /// - a weight and a scale stream beyond the memory (bus_status, faulting_channel 2 and 3).
 ///
-/// The CONV cases run on the model with its convolution unit (the RTL top has none yet: it
-/// refuses every CONV), the others in lock step.
+/// Every case in lock step, the Verilated RTL with its model.
 #[test]
 fn bad_streams_stop_with_their_status() {
     use npu::ethos::executor::ExecError;
@@ -312,19 +288,12 @@ fn bad_streams_stop_with_their_status() {
         ("scales beyond memory", set_payload(&depthwise, "NPU_SET_SCALE_BASE", far), &depthwise_image, BUS_STATUS, 3, true),
     ];
     for (what, bad, image, error, channel, executor_refuses) in cases {
-        let conv_unit = what.contains("CONV") || what.starts_with("weights") || what.starts_with("scales");
         let context = format!("SEED={} {what}", run.seed);
         let refused = execute(&operations(&decode(&bad).unwrap()), &mut image.clone());
         assert!(!executor_refuses || matches!(refused, Err(ExecError::Unsupported { .. } | ExecError::Access { .. })), "{context}: the executor gave {refused:?}");
         let limit = Run { cycles: 100_000, ..run.clone() };
         let timing = Timing::random(&mut rng);
-        let (outcome, _) = if conv_unit {
-            let mut npu = npu::model::ethos::npu::Npu::with_convolution();
-            (npu::ethos::npu::alone(&mut npu, image, &bad, timing, run.seed, limit.cycles), ())
-        } else {
-            let (outcome, _) = npu::ethos::npu::lockstep(&limit, image, &bad, timing).unwrap_or_else(|m| panic!("{context}\n{m}"));
-            (outcome, ())
-        };
+        let (outcome, _) = npu::ethos::npu::lockstep(&limit, image, &bad, timing).unwrap_or_else(|m| panic!("{context}\n{m}"));
         let outcome = outcome.unwrap_or_else(|| panic!("{context}: the NPU did not stop"));
         assert_eq!(outcome.status & (BUS_STATUS | CMD_PARSE_ERROR | IRQ_RAISED | CMD_END_REACHED), error | IRQ_RAISED, "{context}: STATUS {:#x}", outcome.status);
         assert_eq!(outcome.status >> 12 & 0xf, channel, "{context}: faulting_channel, STATUS {:#x}", outcome.status);

@@ -136,7 +136,7 @@ pub fn run(tflite: &TfLite, file: &[u8], core: VelaCore, npy: Option<(&str, &[u8
     if let Some(k) = outcome.kernels.iter().position(|k| k.refused) {
         let op = ops.iter().filter(|o| is_kernel(o)).nth(k).expect("the kernel unit counts kernel operations");
         return Err(RunError::Input(format!(
-            "the NPU refused {} (command at byte {:#x}, STATUS {:#x}): a kernel or field value it does not implement (docs/ethos.md: a unit's CHECK; the RTL top has no convolution unit yet, `--model` has)",
+            "the NPU refused {} (command at byte {:#x}, STATUS {:#x}): a kernel or field value it does not implement (docs/ethos.md: a unit's CHECK)",
             op.name, op.offset, outcome.status
         )));
     }
@@ -183,7 +183,7 @@ fn is_kernel(op: &Operation) -> bool {
 fn run_npu(image: &Image, stream: &[u32], seed: u64, engine: &Engine) -> Result<Outcome, RunError> {
     let limit = 400_000 + 240 * image.bytes.len() as u64;
     let outcome = match engine {
-        Engine::Model => super::npu::alone(&mut npu_model::ethos::npu::Npu::with_convolution(), image, stream, Timing::fastest(), seed, limit),
+        Engine::Model => super::npu::alone(&mut npu_model::ethos::npu::Npu::default(), image, stream, Timing::fastest(), seed, limit),
         Engine::Rtl { waves } => {
             let run = Run { test: "npu ethos run".into(), seed, cycles: limit };
             super::npu::lockstep_with_waves(&run, waves.clone(), image, stream, Timing::fastest())

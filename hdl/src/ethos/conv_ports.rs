@@ -1,13 +1,13 @@
 //! The convolution unit's handshake with its datapath (`conv_unit.rs`; docs/ethos.md,
-//! "Convolution unit"), two blocks of their own so that every datapath input the unit drives
-//! is a register or one of their outputs: computed in the unit's combinational block, which
-//! also reads the datapath's outputs, Verilator saw a loop through the datapath (UNOPTFLAT).
+//! "Convolution unit"), two blocks of their own whose outputs are logic on registers and the
+//! datapath's registered outputs only, so that the datapath inputs they drive are no loop
+//! through the datapath for Verilator (UNOPTFLAT; the module comment of `conv_unit.rs`):
 //! - [`ConvHold`]: from the datapath's registered state and OFM valid and the unit's
 //!   registers, the datapath's `hold`, the cycle that releases a gathered tap
 //!   (`tap_release`; `release` is a SystemVerilog keyword) and whether the OFM queue is short
 //!   of room.
-//! - [`StreamPort`]: the stream reader's buffered word on the datapath's `w_*` / `sb_*` ports,
-//!   low half first (from the unit's registers only).
+//! - [`StreamPort`]: the stream reader's buffered word (`stream_reader.rs`) on the datapath's
+//!   `w_*` / `sb_*` ports, low half first (from the reader's registers only).
 //!
 //! The model is inside `npu_model::ethos::conv_unit`.
 use rust_hdl::prelude::*;

@@ -1,7 +1,10 @@
 //! The convolution unit (`hdl/src/ethos/conv_unit.rs`, whose comment has the ports, states,
 //! timing and decisions): NPU_OP_CONV and NPU_OP_DEPTHWISE on the convolution datapath, its
 //! weight and scale streams, IFM reads and OFM writes served from the NPU's one memory port.
-//! docs/ethos.md, "Convolution unit".
+//! docs/ethos.md, "Convolution unit". The RTL's sub-blocks (`conv_layer.rs`, `conv_ports.rs`,
+//! `stream_reader.rs`, `ifm_server.rs`, `ofm_queue.rs`) are modelled here, in one file
+//! (decision): their registers are fields of one struct stepped in the RTL's order, which one
+//! file keeps in view.
 use super::conv_datapath::{self as dp, ConvDatapath};
 use super::elementwise::{In, Out};
 use super::feature_map::address;
@@ -228,6 +231,9 @@ impl ConvUnit {
         let out = self.peek();
         self.events.clear();
         let s = self.state;
+        // FINISH looks at the channels, the queue and the error as they were at the cycle's
+        // start (the RTL's registers), not as this cycle leaves them.
+        let (wr_idle, queue_empty) = (self.wr == 0, self.q_count == 0);
         let running = s == state::RUN;
         // The datapath's view: its outputs follow its registers and the layer registers.
         let start = s == state::CHECK && !self.unsupported();
@@ -348,7 +354,9 @@ impl ConvUnit {
             2 if i.mem_b_valid => {
                 self.wr = 0;
                 if i.mem_b_error {
-                    if self.error == 0 {
+                    // Over a read error of the same cycle (the RTL's error register at the
+                    // cycle's start).
+                    if ok {
                         self.error = ERROR_OFM;
                     }
                     self.events.push("write error");
@@ -421,7 +429,7 @@ impl ConvUnit {
                 }
             }
             state::FINISH => {
-                if self.rd == 0 && self.wr == 0 && (self.q_count == 0 || self.error != 0) {
+                if rd_idle && wr_idle && (queue_empty || !ok) {
                     self.state = state::DONE;
                 }
             }

@@ -1,9 +1,7 @@
 //! The Ethos-U65 NPU top (`hdl/src/ethos/npu.rs`, whose comment has the ports and the
-//! arbitration): the command front end and the kernel unit (`elementwise.rs`) composed as the
-//! RTL wires them, and the arbiter of the one memory master port. [`Npu::with_convolution`]
-//! adds the convolution unit (`conv_unit.rs`) behind a three-way arbiter (front end, then
-//! kernel unit, then convolution unit), as docs/ethos.md decides; the RTL top does not have
-//! it yet (its RTL is written, `hdl/src/ethos/conv_unit.rs`, not yet lint-clean in the top).
+//! arbitration): the command front end, the kernel unit (`elementwise.rs`) and the convolution
+//! unit (`conv_unit.rs`) composed as the RTL wires them, and the three-way arbiter of the one
+//! memory master port (front end, then kernel unit, then convolution unit; docs/ethos.md).
 use super::command_front_end::{self as fe, CommandFrontEnd};
 use super::conv_unit::ConvUnit;
 use super::elementwise::{self as ew, Elementwise};
@@ -43,9 +41,6 @@ pub struct Npu {
     front_end: CommandFrontEnd,
     elementwise: Elementwise,
     conv: ConvUnit,
-    /// CONV and DEPTHWISE go to the convolution unit (else to the kernel unit, which refuses
-    /// them, as the RTL top does: its convolution unit is not in the top yet).
-    convolution: bool,
     read_busy: bool,
     read_kernel: bool,
     read_conv: bool,
@@ -53,14 +48,6 @@ pub struct Npu {
     write_kernel: bool,
     write_conv: bool,
     events: Vec<&'static str>,
-}
-
-impl Npu {
-    /// The NPU with its convolution unit (the model only: the RTL top does not have it yet;
-    /// `Npu::default()` is the RTL top's model, in lock step).
-    pub fn with_convolution() -> Self {
-        Self { convolution: true, ..Self::default() }
-    }
 }
 
 impl Block for Npu {
@@ -73,8 +60,9 @@ impl Block for Npu {
 
     fn step(&mut self, i: &In) -> Out {
         // The kernel units' outputs come from their state only; the front end's inputs do not
-        // depend on the front end's outputs, so it steps first. Only one unit runs at a time,
-        // and an idle unit drives its handshake and debug outputs low: they are ORed.
+        // depend on the front end's outputs, so it steps first. CONV and DEPTHWISE (`kernel_op`
+        // 0 and 1) start the convolution unit, the others the kernel unit. Only one unit runs
+        // at a time, and an idle unit drives its handshake and debug outputs low: they are ORed.
         let k = self.elementwise.peek();
         let c = self.conv.peek();
         let f = self.front_end.step(&fe::In {
@@ -98,7 +86,7 @@ impl Block for Npu {
         });
         let unit_in = |conv: bool| ew::In {
             reset: i.reset,
-            kernel_start: f.kernel_start && (self.convolution && f.kernel_op < 2) == conv,
+            kernel_start: f.kernel_start && (f.kernel_op < 2) == conv,
             kernel_op: f.kernel_op,
             kernel_mode: f.kernel_mode,
             debug_value: f.debug_value,

@@ -1,0 +1,224 @@
+//! The convolution unit's OFM queue and write channel (`conv_unit.rs`; docs/ethos.md,
+//! "Convolution unit", OFM writes): [`QUEUE`](super::conv_unit::QUEUE) (8: the register file's
+//! 3-bit address) entries of the datapath's OFM values
+//! {y, x, channel, value}, each written as one strobed byte at the OFM feature map's address
+//! (TRM §4.6 feature-map registers; digest `shared/spec/ethos-u65.md` §2.2), one write in
+//! flight. The datapath's OFM port has no ready: the unit holds the datapath while the queue
+//! could not take what the output unit's pipeline still delivers (`conv_ports.rs`, from
+//! [`OfmQueue::count`]). The model is inside `npu_model::ethos::conv_unit`.
+//!
+//! Its outputs to the memory port and to the hold are registers (the write channel's, the
+//! entry count); a write error is reported for the cycle its response arrives
+//! (`write_error`), the unit keeps the error code. `clear` (the unit's CHECK) empties the
+//! queue.
+use super::feature_map::FeatureMap;
+use crate::primitives::constant as k;
+use crate::primitives::{Concat, Reg, RegFile, ZeroExtend};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct OfmQueue {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    /// Empties the queue (the unit's CHECK).
+    pub clear: Signal<In, Bit>,
+    /// No error so far: writes may start.
+    pub ok: Signal<In, Bit>,
+    /// The datapath's OFM value to queue (its `ofm_valid` while the unit runs).
+    pub push: Signal<In, Bit>,
+    pub ofm_y: Signal<In, Bits<12>>,
+    pub ofm_x: Signal<In, Bits<12>>,
+    pub ofm_channel: Signal<In, Bits<12>>,
+    pub ofm_data: Signal<In, Bits<8>>,
+    /// The OFM feature map's registers (LATCH, `kernel_registers.rs`).
+    pub load: Signal<In, Bit>,
+    pub load_slot: Signal<In, Bits<4>>,
+    pub load_value: Signal<In, Bits<40>>,
+    pub mem_aw_ready: Signal<In, Bit>,
+    pub mem_b_valid: Signal<In, Bit>,
+    pub mem_b_error: Signal<In, Bit>,
+    pub mem_aw_valid: Signal<Out, Bit>,
+    pub mem_aw_addr: Signal<Out, Bits<40>>,
+    pub mem_w_data: Signal<Out, Bits<64>>,
+    pub mem_w_strb: Signal<Out, Bits<8>>,
+    /// Entries queued.
+    pub count: Signal<Out, Bits<4>>,
+    /// No write in flight.
+    pub idle: Signal<Out, Bit>,
+    /// The write in flight was answered with an error (this cycle).
+    pub write_error: Signal<Out, Bit>,
+    ofm: FeatureMap,
+    /// Entries {y, x, c, data}.
+    queue: RegFile<44, 3, 1, 1>,
+    entry_yx: Concat<12, 12, 24>,
+    entry_yxc: Concat<24, 12, 36>,
+    entry: Concat<36, 8, 44>,
+    head_y: ZeroExtend<12, 16>,
+    head_x: ZeroExtend<12, 16>,
+    head_c: ZeroExtend<12, 16>,
+    byte16: Concat<8, 8, 16>,
+    byte32: Concat<16, 16, 32>,
+    byte64: Concat<32, 32, 64>,
+    q_head: Reg<Bits<3>>,
+    q_count: Reg<Bits<4>>,
+    /// The write channel: 0 idle, 1 address, 2 response.
+    wr: Reg<Bits<2>>,
+    w_addr: Reg<Bits<40>>,
+    w_data: Reg<Bits<64>>,
+    w_strb: Reg<Bits<8>>,
+    pop: Signal<Local, Bit>,
+    lane: Signal<Local, Bits<3>>,
+    tail: Signal<Local, Bits<3>>,
+    zero2: Constant<Bits<2>>,
+    one2: Constant<Bits<2>>,
+    two2: Constant<Bits<2>>,
+    zero3: Constant<Bits<3>>,
+    one3: Constant<Bits<3>>,
+    zero4: Constant<Bits<4>>,
+    one4: Constant<Bits<4>>,
+    one8: Constant<Bits<8>>,
+    align40: Constant<Bits<40>>,
+}
+
+impl Default for OfmQueue {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            clear: Default::default(),
+            ok: Default::default(),
+            push: Default::default(),
+            ofm_y: Default::default(),
+            ofm_x: Default::default(),
+            ofm_channel: Default::default(),
+            ofm_data: Default::default(),
+            load: Default::default(),
+            load_slot: Default::default(),
+            load_value: Default::default(),
+            mem_aw_ready: Default::default(),
+            mem_b_valid: Default::default(),
+            mem_b_error: Default::default(),
+            mem_aw_valid: Default::default(),
+            mem_aw_addr: Default::default(),
+            mem_w_data: Default::default(),
+            mem_w_strb: Default::default(),
+            count: Default::default(),
+            idle: Default::default(),
+            write_error: Default::default(),
+            ofm: Default::default(),
+            queue: Default::default(),
+            entry_yx: Default::default(),
+            entry_yxc: Default::default(),
+            entry: Default::default(),
+            head_y: Default::default(),
+            head_x: Default::default(),
+            head_c: Default::default(),
+            byte16: Default::default(),
+            byte32: Default::default(),
+            byte64: Default::default(),
+            q_head: Default::default(),
+            q_count: Default::default(),
+            wr: Default::default(),
+            w_addr: Default::default(),
+            w_data: Default::default(),
+            w_strb: Default::default(),
+            pop: Default::default(),
+            lane: Default::default(),
+            tail: Default::default(),
+            zero2: k(0),
+            one2: k(1),
+            two2: k(2),
+            zero3: k(0),
+            one3: k(1),
+            zero4: k(0),
+            one4: k(1),
+            one8: k(1),
+            align40: k(((1u64 << 40) - 1) & !7),
+        }
+    }
+}
+
+impl Logic for OfmQueue {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, q_head, q_count, wr, w_addr, w_data, w_strb);
+        self.q_head.reset.next = self.reset.val();
+        self.q_count.reset.next = self.reset.val();
+        self.wr.reset.next = self.reset.val();
+        self.w_addr.reset.next = self.reset.val();
+        self.w_data.reset.next = self.reset.val();
+        self.w_strb.reset.next = self.reset.val();
+        self.ofm.clock.next = self.clock.val();
+        self.queue.clock.next = self.clock.val();
+        self.ofm.load.next = self.load.val();
+        self.ofm.load_slot.next = self.load_slot.val();
+        self.ofm.load_value.next = self.load_value.val();
+
+        // The entry at the head: its byte address and the byte in every lane.
+        self.queue.read_address[0].next = self.q_head.q.val();
+        self.head_y.narrow.next = self.queue.read_data[0].val().get_bits::<12>(32);
+        self.head_x.narrow.next = self.queue.read_data[0].val().get_bits::<12>(20);
+        self.head_c.narrow.next = self.queue.read_data[0].val().get_bits::<12>(8);
+        self.ofm.y.next = self.head_y.wide.val();
+        self.ofm.x.next = self.head_x.wide.val();
+        self.ofm.c.next = self.head_c.wide.val();
+        self.lane.next = self.ofm.address.val().get_bits::<3>(0);
+        self.byte16.high.next = self.queue.read_data[0].val().get_bits::<8>(0);
+        self.byte16.low.next = self.queue.read_data[0].val().get_bits::<8>(0);
+        self.byte32.high.next = self.byte16.joined.val();
+        self.byte32.low.next = self.byte16.joined.val();
+        self.byte64.high.next = self.byte32.joined.val();
+        self.byte64.low.next = self.byte32.joined.val();
+
+        // The write channel.
+        self.mem_aw_valid.next = self.wr.q.val() == self.one2.val();
+        self.mem_aw_addr.next = self.w_addr.q.val();
+        self.mem_w_data.next = self.w_data.q.val();
+        self.mem_w_strb.next = self.w_strb.q.val();
+        self.count.next = self.q_count.q.val();
+        self.idle.next = self.wr.q.val() == self.zero2.val();
+        self.write_error.next = (self.wr.q.val() == self.two2.val()) & self.mem_b_valid.val() & self.mem_b_error.val();
+        if (self.wr.q.val() == self.one2.val()) & self.mem_aw_ready.val() {
+            self.wr.d.next = self.two2.val();
+        }
+        if (self.wr.q.val() == self.two2.val()) & self.mem_b_valid.val() {
+            self.wr.d.next = self.zero2.val();
+        }
+        self.pop.next = (self.wr.q.val() == self.zero2.val()) & self.ok.val() & (self.q_count.q.val() != self.zero4.val());
+        if self.pop.val() {
+            self.w_addr.d.next = self.ofm.address.val() & self.align40.val();
+            self.w_strb.d.next = self.one8.val() << self.lane.val();
+            self.w_data.d.next = self.byte64.joined.val();
+            self.wr.d.next = self.one2.val();
+            self.q_head.d.next = self.q_head.q.val() + self.one3.val();
+        }
+
+        // The datapath's value joins the tail.
+        self.entry_yx.high.next = self.ofm_y.val();
+        self.entry_yx.low.next = self.ofm_x.val();
+        self.entry_yxc.high.next = self.entry_yx.joined.val();
+        self.entry_yxc.low.next = self.ofm_channel.val();
+        self.entry.high.next = self.entry_yxc.joined.val();
+        self.entry.low.next = self.ofm_data.val();
+        self.tail.next = self.q_head.q.val() + self.q_count.q.val().get_bits::<3>(0);
+        self.queue.write_enable[0].next = self.push.val();
+        self.queue.write_address[0].next = self.tail.val();
+        self.queue.write_data[0].next = self.entry.joined.val();
+        if self.push.val() & !self.pop.val() {
+            self.q_count.d.next = self.q_count.q.val() + self.one4.val();
+        }
+        if !self.push.val() & self.pop.val() {
+            self.q_count.d.next = self.q_count.q.val() - self.one4.val();
+        }
+        if self.clear.val() {
+            self.q_head.d.next = self.zero3.val();
+            self.q_count.d.next = self.zero4.val();
+        }
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(OfmQueue::default(), "ofm_queue");
+}
