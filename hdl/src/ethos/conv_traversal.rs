@@ -1,0 +1,491 @@
+//! The Ethos-U65 convolution datapath's traversal counters (`conv_datapath.rs`; TRM §4,
+//! digest §1.9, §5): which 2x2 OFM block, 8-channel OFM group, kernel element and IFM channel
+//! group the MAC phase is at, which accumulator the OUT phase reads, and the stage-2
+//! registers of both. The next values read registers only (the counters, the datapath's state
+//! and the latched layer registers); `advance` (low while the datapath is held) is the
+//! registers' clock enable, so Verilator evaluates this block once a cycle rather than on
+//! every change of the datapath's inputs (docs/ethos.md, "Verilated speed").
+use super::conv_datapath::{DIM_BITS, STATE_CHECK, STATE_DRAIN, STATE_DONE, STATE_MAC, STATE_OUT};
+use crate::primitives::constant as k;
+use crate::primitives::{RegEn, ZeroExtend};
+use rust_hdl::prelude::*;
+
+/// `phase_next`: the state after this cycle for MAC, OUT and DRAIN (else `phase`). MAC walks
+/// one tap a cycle: conv, the 8-channel groups `u` of the 32-channel block (those beyond the
+/// IFM depth skipped), then kernel elements, then blocks; depthwise, kernel elements (the
+/// group's rows padded to a multiple of 4). OUT reads accumulator `k` (8p + o) a cycle; after
+/// the 32nd, the next OFM group, or the next block (raster order), or DRAIN (4 cycles).
+/// `origin_*` are the block's first IFM row/column plus 8 (so that padding above/left stays
+/// non-negative). `out_valid1`: this OUT cycle's accumulator is inside the OFM.
+#[derive(LogicBlock)]
+pub struct ConvTraversal {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub advance: Signal<In, Bit>,
+    pub phase: Signal<In, Bits<3>>,
+    pub ifm_depth: Signal<In, Bits<DIM_BITS>>,
+    pub ofm_height: Signal<In, Bits<DIM_BITS>>,
+    pub ofm_width: Signal<In, Bits<DIM_BITS>>,
+    pub ofm_depth: Signal<In, Bits<DIM_BITS>>,
+    pub kernel_height: Signal<In, Bits<4>>,
+    pub kernel_width: Signal<In, Bits<4>>,
+    pub stride_y: Signal<In, Bits<2>>,
+    pub stride_x: Signal<In, Bits<2>>,
+    pub pad_top: Signal<In, Bits<3>>,
+    pub pad_left: Signal<In, Bits<3>>,
+    pub depthwise: Signal<In, Bit>,
+    pub phase_next: Signal<Out, Bits<3>>,
+    pub block_y: Signal<Out, Bits<13>>,
+    pub block_x: Signal<Out, Bits<13>>,
+    pub origin_y: Signal<Out, Bits<14>>,
+    pub origin_x: Signal<Out, Bits<14>>,
+    pub og: Signal<Out, Bits<9>>,
+    /// The weight row MAC reads.
+    pub row: Signal<Out, Bits<12>>,
+    pub cg_base: Signal<Out, Bits<9>>,
+    pub u: Signal<Out, Bits<2>>,
+    pub ky: Signal<Out, Bits<3>>,
+    pub kx: Signal<Out, Bits<3>>,
+    pub out_valid1: Signal<Out, Bit>,
+    /// The OFM channel OUT reads the parameters of.
+    pub channel_out: Signal<Out, Bits<12>>,
+    /// Stage 2.
+    pub mac_valid2: Signal<Out, Bit>,
+    pub clear2: Signal<Out, Bit>,
+    pub out_valid2: Signal<Out, Bit>,
+    pub read_index2: Signal<Out, Bits<5>>,
+    pub ofm_y2: Signal<Out, Bits<12>>,
+    pub ofm_x2: Signal<Out, Bits<12>>,
+    pub ofm_c2: Signal<Out, Bits<12>>,
+
+    block_y_q: RegEn<Bits<13>>,
+    block_x_q: RegEn<Bits<13>>,
+    origin_y_q: RegEn<Bits<14>>,
+    origin_x_q: RegEn<Bits<14>>,
+    og_q: RegEn<Bits<9>>,
+    row_q: RegEn<Bits<13>>,
+    row_base: RegEn<Bits<13>>,
+    cg_base_q: RegEn<Bits<9>>,
+    u_q: RegEn<Bits<2>>,
+    ky_q: RegEn<Bits<3>>,
+    kx_q: RegEn<Bits<3>>,
+    first: RegEn<Bit>,
+    k: RegEn<Bits<5>>,
+    drain: RegEn<Bits<2>>,
+    mac_valid2_q: RegEn<Bit>,
+    clear2_q: RegEn<Bit>,
+    out_valid2_q: RegEn<Bit>,
+    read_index2_q: RegEn<Bits<5>>,
+    ofm_y2_q: RegEn<Bits<12>>,
+    ofm_x2_q: RegEn<Bits<12>>,
+    ofm_c2_q: RegEn<Bits<12>>,
+
+    ifm_depth13: ZeroExtend<12, 13>,
+    ofm_depth13: ZeroExtend<12, 13>,
+    ofm_height13: ZeroExtend<12, 13>,
+    ofm_width13: ZeroExtend<12, 13>,
+    stride_y14: ZeroExtend<2, 14>,
+    stride_x14: ZeroExtend<2, 14>,
+    pad_top14: ZeroExtend<3, 14>,
+    pad_left14: ZeroExtend<3, 14>,
+    ky4: ZeroExtend<3, 4>,
+    kx4: ZeroExtend<3, 4>,
+    u9: ZeroExtend<2, 9>,
+    cg13: ZeroExtend<9, 13>,
+    cg_base13: ZeroExtend<9, 13>,
+    og13: ZeroExtend<9, 13>,
+    o13: ZeroExtend<3, 13>,
+    in_check: Signal<Local, Bit>,
+    in_mac: Signal<Local, Bit>,
+    in_out: Signal<Local, Bit>,
+    in_drain: Signal<Local, Bit>,
+    row1: Signal<Local, Bit>,
+    col1: Signal<Local, Bit>,
+    cg: Signal<Local, Bits<9>>,
+    last_u: Signal<Local, Bit>,
+    kx_more: Signal<Local, Bit>,
+    ky_more: Signal<Local, Bit>,
+    position_inside: Signal<Local, Bit>,
+    channel: Signal<Local, Bits<13>>,
+
+    state_check: Constant<Bits<3>>,
+    state_mac: Constant<Bits<3>>,
+    state_out: Constant<Bits<3>>,
+    state_drain: Constant<Bits<3>>,
+    state_done: Constant<Bits<3>>,
+    zero2: Constant<Bits<2>>,
+    zero3: Constant<Bits<3>>,
+    zero5: Constant<Bits<5>>,
+    zero9: Constant<Bits<9>>,
+    zero13: Constant<Bits<13>>,
+    one2: Constant<Bits<2>>,
+    one3: Constant<Bits<3>>,
+    one4: Constant<Bits<4>>,
+    one5: Constant<Bits<5>>,
+    one9: Constant<Bits<9>>,
+    one12: Constant<Bits<12>>,
+    one13: Constant<Bits<13>>,
+    two13: Constant<Bits<13>>,
+    three2: Constant<Bits<2>>,
+    three13: Constant<Bits<13>>,
+    four9: Constant<Bits<9>>,
+    four13: Constant<Bits<13>>,
+    eight14: Constant<Bits<14>>,
+    last_k: Constant<Bits<5>>,
+    shift1: Constant<Bits<4>>,
+    shift3: Constant<Bits<4>>,
+}
+
+impl Default for ConvTraversal {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            advance: Default::default(),
+            phase: Default::default(),
+            ifm_depth: Default::default(),
+            ofm_height: Default::default(),
+            ofm_width: Default::default(),
+            ofm_depth: Default::default(),
+            kernel_height: Default::default(),
+            kernel_width: Default::default(),
+            stride_y: Default::default(),
+            stride_x: Default::default(),
+            pad_top: Default::default(),
+            pad_left: Default::default(),
+            depthwise: Default::default(),
+            phase_next: Default::default(),
+            block_y: Default::default(),
+            block_x: Default::default(),
+            origin_y: Default::default(),
+            origin_x: Default::default(),
+            og: Default::default(),
+            row: Default::default(),
+            cg_base: Default::default(),
+            u: Default::default(),
+            ky: Default::default(),
+            kx: Default::default(),
+            out_valid1: Default::default(),
+            channel_out: Default::default(),
+            mac_valid2: Default::default(),
+            clear2: Default::default(),
+            out_valid2: Default::default(),
+            read_index2: Default::default(),
+            ofm_y2: Default::default(),
+            ofm_x2: Default::default(),
+            ofm_c2: Default::default(),
+            block_y_q: Default::default(),
+            block_x_q: Default::default(),
+            origin_y_q: Default::default(),
+            origin_x_q: Default::default(),
+            og_q: Default::default(),
+            row_q: Default::default(),
+            row_base: Default::default(),
+            cg_base_q: Default::default(),
+            u_q: Default::default(),
+            ky_q: Default::default(),
+            kx_q: Default::default(),
+            first: Default::default(),
+            k: Default::default(),
+            drain: Default::default(),
+            mac_valid2_q: Default::default(),
+            clear2_q: Default::default(),
+            out_valid2_q: Default::default(),
+            read_index2_q: Default::default(),
+            ofm_y2_q: Default::default(),
+            ofm_x2_q: Default::default(),
+            ofm_c2_q: Default::default(),
+            ifm_depth13: Default::default(),
+            ofm_depth13: Default::default(),
+            ofm_height13: Default::default(),
+            ofm_width13: Default::default(),
+            stride_y14: Default::default(),
+            stride_x14: Default::default(),
+            pad_top14: Default::default(),
+            pad_left14: Default::default(),
+            ky4: Default::default(),
+            kx4: Default::default(),
+            u9: Default::default(),
+            cg13: Default::default(),
+            cg_base13: Default::default(),
+            og13: Default::default(),
+            o13: Default::default(),
+            in_check: Default::default(),
+            in_mac: Default::default(),
+            in_out: Default::default(),
+            in_drain: Default::default(),
+            row1: Default::default(),
+            col1: Default::default(),
+            cg: Default::default(),
+            last_u: Default::default(),
+            kx_more: Default::default(),
+            ky_more: Default::default(),
+            position_inside: Default::default(),
+            channel: Default::default(),
+            state_check: k(STATE_CHECK),
+            state_mac: k(STATE_MAC),
+            state_out: k(STATE_OUT),
+            state_drain: k(STATE_DRAIN),
+            state_done: k(STATE_DONE),
+            zero2: k(0),
+            zero3: k(0),
+            zero5: k(0),
+            zero9: k(0),
+            zero13: k(0),
+            one2: k(1),
+            one3: k(1),
+            one4: k(1),
+            one5: k(1),
+            one9: k(1),
+            one12: k(1),
+            one13: k(1),
+            two13: k(2),
+            three2: k(3),
+            three13: k(3),
+            four9: k(4),
+            four13: k(4),
+            eight14: k(8),
+            last_k: k(31),
+            shift1: k(1),
+            shift3: k(3),
+        }
+    }
+}
+
+impl Logic for ConvTraversal {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            block_y_q,
+            block_x_q,
+            origin_y_q,
+            origin_x_q,
+            og_q,
+            row_q,
+            row_base,
+            cg_base_q,
+            u_q,
+            ky_q,
+            kx_q,
+            first,
+            k,
+            drain,
+            mac_valid2_q,
+            clear2_q,
+            out_valid2_q,
+            read_index2_q,
+            ofm_y2_q,
+            ofm_x2_q,
+            ofm_c2_q
+        );
+        self.block_y_q.reset.next = self.reset.val();
+        self.block_y_q.enable.next = self.advance.val();
+        self.block_x_q.reset.next = self.reset.val();
+        self.block_x_q.enable.next = self.advance.val();
+        self.origin_y_q.reset.next = self.reset.val();
+        self.origin_y_q.enable.next = self.advance.val();
+        self.origin_x_q.reset.next = self.reset.val();
+        self.origin_x_q.enable.next = self.advance.val();
+        self.og_q.reset.next = self.reset.val();
+        self.og_q.enable.next = self.advance.val();
+        self.row_q.reset.next = self.reset.val();
+        self.row_q.enable.next = self.advance.val();
+        self.row_base.reset.next = self.reset.val();
+        self.row_base.enable.next = self.advance.val();
+        self.cg_base_q.reset.next = self.reset.val();
+        self.cg_base_q.enable.next = self.advance.val();
+        self.u_q.reset.next = self.reset.val();
+        self.u_q.enable.next = self.advance.val();
+        self.ky_q.reset.next = self.reset.val();
+        self.ky_q.enable.next = self.advance.val();
+        self.kx_q.reset.next = self.reset.val();
+        self.kx_q.enable.next = self.advance.val();
+        self.first.reset.next = self.reset.val();
+        self.first.enable.next = self.advance.val();
+        self.k.reset.next = self.reset.val();
+        self.k.enable.next = self.advance.val();
+        self.drain.reset.next = self.reset.val();
+        self.drain.enable.next = self.advance.val();
+        self.mac_valid2_q.reset.next = self.reset.val();
+        self.mac_valid2_q.enable.next = self.advance.val();
+        self.clear2_q.reset.next = self.reset.val();
+        self.clear2_q.enable.next = self.advance.val();
+        self.out_valid2_q.reset.next = self.reset.val();
+        self.out_valid2_q.enable.next = self.advance.val();
+        self.read_index2_q.reset.next = self.reset.val();
+        self.read_index2_q.enable.next = self.advance.val();
+        self.ofm_y2_q.reset.next = self.reset.val();
+        self.ofm_y2_q.enable.next = self.advance.val();
+        self.ofm_x2_q.reset.next = self.reset.val();
+        self.ofm_x2_q.enable.next = self.advance.val();
+        self.ofm_c2_q.reset.next = self.reset.val();
+        self.ofm_c2_q.enable.next = self.advance.val();
+        self.in_check.next = self.phase.val() == self.state_check.val();
+        self.in_mac.next = self.phase.val() == self.state_mac.val();
+        self.in_out.next = self.phase.val() == self.state_out.val();
+        self.in_drain.next = self.phase.val() == self.state_drain.val();
+        self.block_y.next = self.block_y_q.q.val();
+        self.block_x.next = self.block_x_q.q.val();
+        self.origin_y.next = self.origin_y_q.q.val();
+        self.origin_x.next = self.origin_x_q.q.val();
+        self.og.next = self.og_q.q.val();
+        self.row.next = self.row_q.q.val().get_bits::<12>(0);
+        self.cg_base.next = self.cg_base_q.q.val();
+        self.u.next = self.u_q.q.val();
+        self.ky.next = self.ky_q.q.val();
+        self.kx.next = self.kx_q.q.val();
+        self.mac_valid2.next = self.mac_valid2_q.q.val();
+        self.clear2.next = self.clear2_q.q.val();
+        self.out_valid2.next = self.out_valid2_q.q.val();
+        self.read_index2.next = self.read_index2_q.q.val();
+        self.ofm_y2.next = self.ofm_y2_q.q.val();
+        self.ofm_x2.next = self.ofm_x2_q.q.val();
+        self.ofm_c2.next = self.ofm_c2_q.q.val();
+
+        self.ifm_depth13.narrow.next = self.ifm_depth.val();
+        self.ofm_depth13.narrow.next = self.ofm_depth.val();
+        self.ofm_height13.narrow.next = self.ofm_height.val();
+        self.ofm_width13.narrow.next = self.ofm_width.val();
+        self.stride_y14.narrow.next = self.stride_y.val();
+        self.stride_x14.narrow.next = self.stride_x.val();
+        self.pad_top14.narrow.next = self.pad_top.val();
+        self.pad_left14.narrow.next = self.pad_left.val();
+        self.row1.next = (self.block_y_q.q.val() + self.one13.val()) < self.ofm_height13.wide.val();
+        self.col1.next = (self.block_x_q.q.val() + self.one13.val()) < self.ofm_width13.wide.val();
+        self.u9.narrow.next = self.u_q.q.val();
+        self.cg.next = self.cg_base_q.q.val() + self.u9.wide.val();
+        self.cg13.narrow.next = self.cg.val();
+        self.cg_base13.narrow.next = self.cg_base_q.q.val();
+        self.last_u.next = (self.u_q.q.val() == self.three2.val())
+            | (((self.cg13.wide.val() + self.one13.val()) << self.shift3.val()) >= self.ifm_depth13.wide.val());
+        self.ky4.narrow.next = self.ky_q.q.val();
+        self.kx4.narrow.next = self.kx_q.q.val();
+        self.kx_more.next = (self.kx4.wide.val() + self.one4.val()) < self.kernel_width.val();
+        self.ky_more.next = (self.ky4.wide.val() + self.one4.val()) < self.kernel_height.val();
+
+        // OUT: accumulator k = 8p + o of the block, read with its channel's parameters now.
+        // Only a valid one reads its parameters: the others' entries may never have been
+        // written, and the output unit computes on whatever it is given.
+        self.og13.narrow.next = self.og_q.q.val();
+        self.o13.narrow.next = self.k.q.val().get_bits::<3>(0);
+        self.channel.next = (self.og13.wide.val() << self.shift3.val()) + self.o13.wide.val();
+        self.channel_out.next = self.channel.val().get_bits::<12>(0);
+        self.position_inside.next = (!self.k.q.val().get_bit(4) | self.row1.val()) & (!self.k.q.val().get_bit(3) | self.col1.val());
+        self.out_valid1.next = self.in_out.val() & self.position_inside.val() & (self.channel.val() < self.ofm_depth13.wide.val());
+
+        // Stage 2: what the MAC unit and the output unit take in the next cycle.
+        self.mac_valid2_q.d.next = self.in_mac.val();
+        self.clear2_q.d.next = self.first.q.val();
+        self.out_valid2_q.d.next = self.out_valid1.val();
+        self.read_index2_q.d.next = self.k.q.val();
+        self.ofm_y2_q.d.next = self.block_y_q.q.val().get_bits::<12>(0);
+        if self.k.q.val().get_bit(4) {
+            self.ofm_y2_q.d.next = self.block_y_q.q.val().get_bits::<12>(0) + self.one12.val();
+        }
+        self.ofm_x2_q.d.next = self.block_x_q.q.val().get_bits::<12>(0);
+        if self.k.q.val().get_bit(3) {
+            self.ofm_x2_q.d.next = self.block_x_q.q.val().get_bits::<12>(0) + self.one12.val();
+        }
+        self.ofm_c2_q.d.next = self.channel_out.val();
+
+        self.phase_next.next = self.phase.val();
+        if self.in_check.val() {
+            self.block_y_q.d.next = self.zero13.val();
+            self.block_x_q.d.next = self.zero13.val();
+            self.origin_y_q.d.next = self.eight14.val() - self.pad_top14.wide.val();
+            self.origin_x_q.d.next = self.eight14.val() - self.pad_left14.wide.val();
+            self.og_q.d.next = self.zero9.val();
+            self.row_q.d.next = self.zero13.val();
+            self.row_base.d.next = self.zero13.val();
+            self.cg_base_q.d.next = self.zero9.val();
+            self.u_q.d.next = self.zero2.val();
+            self.ky_q.d.next = self.zero3.val();
+            self.kx_q.d.next = self.zero3.val();
+            self.first.d.next = true;
+            self.k.d.next = self.zero5.val();
+        }
+        if self.in_mac.val() {
+            self.first.d.next = false;
+            if self.depthwise.val() {
+                self.row_q.d.next = self.row_q.q.val() + self.one13.val();
+                if self.kx_more.val() {
+                    self.kx_q.d.next = self.kx_q.q.val() + self.one3.val();
+                } else if self.ky_more.val() {
+                    self.kx_q.d.next = self.zero3.val();
+                    self.ky_q.d.next = self.ky_q.q.val() + self.one3.val();
+                } else {
+                    // The group's rows are padded to a multiple of 4.
+                    self.kx_q.d.next = self.zero3.val();
+                    self.ky_q.d.next = self.zero3.val();
+                    self.row_q.d.next = (self.row_q.q.val() | self.three13.val()) + self.one13.val();
+                    self.row_base.d.next = (self.row_q.q.val() | self.three13.val()) + self.one13.val();
+                    self.phase_next.next = self.state_out.val();
+                }
+            } else if !self.last_u.val() {
+                self.u_q.d.next = self.u_q.q.val() + self.one2.val();
+                self.row_q.d.next = self.row_q.q.val() + self.one13.val();
+            } else {
+                self.u_q.d.next = self.zero2.val();
+                self.row_q.d.next = self.row_base.q.val() + self.four13.val();
+                self.row_base.d.next = self.row_base.q.val() + self.four13.val();
+                if self.kx_more.val() {
+                    self.kx_q.d.next = self.kx_q.q.val() + self.one3.val();
+                } else if self.ky_more.val() {
+                    self.kx_q.d.next = self.zero3.val();
+                    self.ky_q.d.next = self.ky_q.q.val() + self.one3.val();
+                } else {
+                    self.kx_q.d.next = self.zero3.val();
+                    self.ky_q.d.next = self.zero3.val();
+                    if ((self.cg_base13.wide.val() + self.four13.val()) << self.shift3.val()) < self.ifm_depth13.wide.val() {
+                        self.cg_base_q.d.next = self.cg_base_q.q.val() + self.four9.val();
+                    } else {
+                        self.cg_base_q.d.next = self.zero9.val();
+                        self.phase_next.next = self.state_out.val();
+                    }
+                }
+            }
+        }
+        if self.in_out.val() {
+            self.k.d.next = self.k.q.val() + self.one5.val();
+            if self.k.q.val() == self.last_k.val() {
+                self.first.d.next = true;
+                self.phase_next.next = self.state_mac.val();
+                if ((self.og13.wide.val() + self.one13.val()) << self.shift3.val()) < self.ofm_depth13.wide.val() {
+                    self.og_q.d.next = self.og_q.q.val() + self.one9.val();
+                } else {
+                    // The block's last group: back to the first row, next block.
+                    self.og_q.d.next = self.zero9.val();
+                    self.row_q.d.next = self.zero13.val();
+                    self.row_base.d.next = self.zero13.val();
+                    if (self.block_x_q.q.val() + self.two13.val()) < self.ofm_width13.wide.val() {
+                        self.block_x_q.d.next = self.block_x_q.q.val() + self.two13.val();
+                        self.origin_x_q.d.next = self.origin_x_q.q.val() + (self.stride_x14.wide.val() << self.shift1.val());
+                    } else if (self.block_y_q.q.val() + self.two13.val()) < self.ofm_height13.wide.val() {
+                        self.block_x_q.d.next = self.zero13.val();
+                        self.block_y_q.d.next = self.block_y_q.q.val() + self.two13.val();
+                        self.origin_x_q.d.next = self.eight14.val() - self.pad_left14.wide.val();
+                        self.origin_y_q.d.next = self.origin_y_q.q.val() + (self.stride_y14.wide.val() << self.shift1.val());
+                    } else {
+                        self.drain.d.next = self.zero2.val();
+                        self.phase_next.next = self.state_drain.val();
+                    }
+                }
+            }
+        }
+        // The last value leaves the output unit 4 cycles after the last OUT cycle.
+        if self.in_drain.val() {
+            self.drain.d.next = self.drain.q.val() + self.one2.val();
+            if self.drain.q.val() == self.three2.val() {
+                self.phase_next.next = self.state_done.val();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(ConvTraversal::default(), "conv_traversal");
+}
