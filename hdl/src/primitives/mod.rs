@@ -2,7 +2,6 @@
 //! export Verilog with width mismatches or without a reset, written once.
 mod concat;
 mod diagonal;
-mod dot8;
 mod ifm_lanes;
 mod mul_s16;
 mod mul_s8;
@@ -18,7 +17,6 @@ mod zero_extend;
 
 pub use concat::Concat;
 pub use diagonal::Diagonal;
-pub use dot8::Dot8;
 pub use ifm_lanes::IfmLanes;
 pub use mul_s16::MulS16;
 pub use mul_s8::MulS8;
