@@ -8,8 +8,10 @@
 //! `tile_sequencer.rs`), the weight loader (the array's two weight banks and REWEIGHTS:
 //! `weight_loader.rs`), the output writer (OUT's pipeline: `output_writer.rs`), the X buffer
 //! (`tile_ram.rs`), the result buffer and the systolic array. A second request generator, the
-//! look-ahead weight load, uses the port while STREAM reads X on chip and while DRAIN waits
-//! (the model's `Engine::ahead_on` has the decisions).
+//! look-ahead weight load, uses the port while STREAM reads X on chip and while DRAIN waits:
+//! the engine decides when it starts and offers a request, its counts and address are the
+//! sub-block `look_ahead.rs` (the model's has the decisions).
+use super::look_ahead::LookAhead;
 use super::output_writer::OutputWriter;
 use super::pe_column::VECTOR;
 use super::regmap::{EXIT_CPU_ERR, EXIT_MEM_ERR, EXIT_SUCCESS, EXIT_UNUSED};
@@ -61,6 +63,8 @@ pub struct Engine {
     tiles: TileSequencer,
     weights: WeightLoader,
     writer: OutputWriter,
+    /// The look-ahead weight load's counts and address (`look_ahead.rs`).
+    ahead: LookAhead,
     // Registers (as in the model).
     state: Reg<Bits<4>>,
     code: Reg<Bits<2>>,
@@ -72,14 +76,6 @@ pub struct Engine {
     responses: Reg<Bits<9>>,
     held: Reg<Bit>,
     writing: Reg<Bit>,
-    /// The look-ahead weight load: started (its bank cleared), rows left to request, responses
-    /// outstanding and taken, the next address, a request offered and not taken.
-    ahead_on: Reg<Bit>,
-    ahead_left: Reg<Bits<9>>,
-    ahead_outstanding: Reg<Bits<9>>,
-    ahead_responses: Reg<Bits<9>>,
-    ahead_addr: Reg<Bits<32>>,
-    ahead_held: Reg<Bit>,
     inrows9: ZeroExtend<8, 9>,
     // Constants.
     s_idle: Constant<Bits<4>>,
@@ -150,13 +146,8 @@ pub struct Engine {
     ahead_region: Signal<Local, Bit>,
     ahead_start: Signal<Local, Bit>,
     ahead_valid: Signal<Local, Bit>,
-    ahead_accept: Signal<Local, Bit>,
     ahead_ready: Signal<Local, Bit>,
-    ahead_pending: Signal<Local, Bit>,
     ahead_resp: Signal<Local, Bit>,
-    /// The look-ahead's rows left and address this cycle (from the tile sequencer as it starts).
-    ahead_left_now: Signal<Local, Bits<9>>,
-    ahead_addr_now: Signal<Local, Bits<32>>,
     /// STREAM goes on with the next K tile, its weights loaded ahead; a K tile takes them.
     restart: Signal<Local, Bit>,
     take_ahead: Signal<Local, Bit>,
@@ -199,6 +190,7 @@ impl Default for Engine {
             tiles: Default::default(),
             weights: Default::default(),
             writer: Default::default(),
+            ahead: Default::default(),
             state: Default::default(),
             code: Default::default(),
             stop: Default::default(),
@@ -209,12 +201,6 @@ impl Default for Engine {
             responses: Default::default(),
             held: Default::default(),
             writing: Default::default(),
-            ahead_on: Default::default(),
-            ahead_left: Default::default(),
-            ahead_outstanding: Default::default(),
-            ahead_responses: Default::default(),
-            ahead_addr: Default::default(),
-            ahead_held: Default::default(),
             inrows9: Default::default(),
             s_idle: k(0),
             s_check: k(1),
@@ -278,12 +264,8 @@ impl Default for Engine {
             ahead_region: Default::default(),
             ahead_start: Default::default(),
             ahead_valid: Default::default(),
-            ahead_accept: Default::default(),
             ahead_ready: Default::default(),
-            ahead_pending: Default::default(),
             ahead_resp: Default::default(),
-            ahead_left_now: Default::default(),
-            ahead_addr_now: Default::default(),
             restart: Default::default(),
             take_ahead: Default::default(),
         }
@@ -294,8 +276,7 @@ impl Logic for Engine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, code, stop, stop_code, req_addr, issued, outstanding, responses, held, writing, ahead_on,
-            ahead_left, ahead_outstanding, ahead_responses, ahead_addr, ahead_held
+            self, clock, state, code, stop, stop_code, req_addr, issued, outstanding, responses, held, writing
         );
         self.state.reset.next = self.reset.val();
         self.code.reset.next = self.reset.val();
@@ -307,12 +288,6 @@ impl Logic for Engine {
         self.responses.reset.next = self.reset.val();
         self.held.reset.next = self.reset.val();
         self.writing.reset.next = self.reset.val();
-        self.ahead_on.reset.next = self.reset.val();
-        self.ahead_left.reset.next = self.reset.val();
-        self.ahead_outstanding.reset.next = self.reset.val();
-        self.ahead_responses.reset.next = self.reset.val();
-        self.ahead_addr.reset.next = self.reset.val();
-        self.ahead_held.reset.next = self.reset.val();
         self.array.clock.next = self.clock.val();
         self.array.reset.next = self.reset.val();
         self.results.clock.next = self.clock.val();
@@ -325,6 +300,8 @@ impl Logic for Engine {
         self.weights.reset.next = self.reset.val();
         self.writer.clock.next = self.clock.val();
         self.writer.reset.next = self.reset.val();
+        self.ahead.clock.next = self.clock.val();
+        self.ahead.reset.next = self.reset.val();
 
         self.inrows9.narrow.next = self.inrows.val();
         self.in_idle.next = self.state.q.val() == self.s_idle.val();
@@ -392,28 +369,25 @@ impl Logic for Engine {
         self.ahead_region.next = self.in_stream.val() | self.in_drain.val();
         self.ahead_start.next = self.ahead_phase.val()
             & self.tiles.ahead.val()
-            & !self.ahead_on.q.val()
+            & !self.ahead.on.val()
             & !self.stop.q.val()
             & self.weights.other_free.val();
-        self.ahead_valid.next = self.ahead_held.q.val()
-            | (self.ahead_phase.val() & self.ahead_on.q.val() & (self.ahead_left.q.val() != self.zero9.val()) & !self.stop.q.val())
+        self.ahead_valid.next = self.ahead.held.val()
+            | (self.ahead_phase.val() & self.ahead.more.val() & !self.stop.q.val())
             | self.ahead_start.val();
-        self.ahead_accept.next = self.ahead_valid.val() & self.mem_req_ready.val();
-        self.ahead_pending.next = self.ahead_outstanding.q.val() != self.zero9.val();
-        self.ahead_resp.next = self.mem_resp_valid.val() & self.ahead_pending.val();
-        self.ahead_ready.next = self.ahead_on.q.val()
-            & (self.ahead_left.q.val() == self.zero9.val())
-            & (self.ahead_outstanding.q.val() == self.zero9.val());
-        self.ahead_left_now.next = self.tiles.ahead_rows.val();
-        self.ahead_addr_now.next = self.tiles.ahead_ptr.val();
-        if self.ahead_on.q.val() {
-            self.ahead_left_now.next = self.ahead_left.q.val();
-            self.ahead_addr_now.next = self.ahead_addr.q.val();
-        }
+        self.ahead_resp.next = self.mem_resp_valid.val() & self.ahead.pending.val();
+        self.ahead_ready.next = self.ahead.ready.val();
+        self.ahead.start.next = self.ahead_start.val();
+        self.ahead.valid.next = self.ahead_valid.val();
+        self.ahead.req_ready.next = self.mem_req_ready.val();
+        self.ahead.resp.next = self.ahead_resp.val();
+        self.ahead.rows.next = self.tiles.ahead_rows.val();
+        self.ahead.ptr.next = self.tiles.ahead_ptr.val();
+        self.ahead.stride.next = self.tiles.ncw_bytes.val();
         self.valid.next = self.main_valid.val() | self.ahead_valid.val();
         self.accept.next = self.main_valid.val() & self.mem_req_ready.val();
         self.requested.next = self.accept.val() | self.buffer_read.val() | self.x_read.val();
-        self.mem_response.next = self.mem_resp_valid.val() & !self.ahead_pending.val();
+        self.mem_response.next = self.mem_resp_valid.val() & !self.ahead.pending.val();
         self.response.next =
             self.mem_response.val() | self.results.read_valid.val() | self.xbuf.read_valid.val();
         self.busy.next = !self.in_idle.val();
@@ -423,7 +397,7 @@ impl Logic for Engine {
         self.mem_req_write.next = self.writing.q.val();
         self.mem_req_addr.next = self.req_addr.q.val();
         if self.ahead_valid.val() {
-            self.mem_req_addr.next = self.ahead_addr_now.val();
+            self.mem_req_addr.next = self.ahead.addr.val();
         }
         self.mem_req_wdata.next = self.array.out_word.val();
 
@@ -475,7 +449,7 @@ impl Logic for Engine {
         self.weights.bank1_active.next = self.array.bank1_active.val();
         self.weights.load_row.next =
             (self.in_wload.val() & self.response.val()) | (self.ahead_resp.val() & self.ahead_region.val());
-        self.weights.index.next = self.ahead_responses.q.val();
+        self.weights.index.next = self.ahead.index.val();
         if self.in_wload.val() {
             self.weights.index.next = self.responses.q.val();
         }
@@ -556,31 +530,6 @@ impl Logic for Engine {
         }
         if self.response.val() {
             self.responses.d.next = self.responses.q.val() + self.one9.val();
-        }
-        if self.ahead_start.val() {
-            self.ahead_on.d.next = true;
-            self.ahead_left.d.next = self.ahead_left_now.val();
-            self.ahead_addr.d.next = self.ahead_addr_now.val();
-        }
-        if self.ahead_accept.val() {
-            self.ahead_left.d.next = self.ahead_left_now.val() - self.one9.val();
-            self.ahead_addr.d.next = self.ahead_addr_now.val() + self.tiles.ncw_bytes.val();
-        }
-        self.ahead_held.d.next = self.ahead_valid.val() & !self.mem_req_ready.val();
-        if self.ahead_accept.val() & !self.ahead_resp.val() {
-            self.ahead_outstanding.d.next = self.ahead_outstanding.q.val() + self.one9.val();
-        }
-        if !self.ahead_accept.val() & self.ahead_resp.val() {
-            self.ahead_outstanding.d.next = self.ahead_outstanding.q.val() - self.one9.val();
-        }
-        if self.ahead_resp.val() {
-            self.ahead_responses.d.next = self.ahead_responses.q.val() + self.one9.val();
-        }
-        // A K tile takes the weights loaded ahead: the look-ahead is free for the next one.
-        if self.take_ahead.val() {
-            self.ahead_on.d.next = false;
-            self.ahead_left.d.next = self.zero9.val();
-            self.ahead_responses.d.next = self.zero9.val();
         }
 
         // Next state.
@@ -671,9 +620,9 @@ impl Logic for Engine {
             }
         } else if self.in_flush.val() {
             if !self.held.q.val()
-                & !self.ahead_held.q.val()
+                & !self.ahead.held.val()
                 & (self.outstanding.q.val() == self.zero9.val())
-                & (self.ahead_outstanding.q.val() == self.zero9.val())
+                & !self.ahead.pending.val()
                 & !self.array.active.val()
             {
                 self.code.d.next = self.stop_code.q.val();
@@ -719,10 +668,6 @@ impl Logic for Engine {
             }
             if self.next.val() == self.s_check.val() {
                 self.code.d.next = self.c_unused.val();
-                // A stopped layer may leave a look-ahead load unused.
-                self.ahead_on.d.next = false;
-                self.ahead_left.d.next = self.zero9.val();
-                self.ahead_responses.d.next = self.zero9.val();
             }
             if self.next.val() != self.s_flush.val() {
                 self.writing.d.next = self.next.val() == self.s_out.val();
@@ -735,6 +680,10 @@ impl Logic for Engine {
         }
         self.state.d.next = self.next.val();
         self.writer.restart.next = (self.next.val() != self.state.q.val()) & (self.next.val() == self.s_out.val());
+        // A K tile takes the weights loaded ahead, or a layer starts (a stopped one may leave a
+        // look-ahead load unused): the look-ahead is free for the next one.
+        self.ahead.free.next =
+            self.take_ahead.val() | ((self.next.val() != self.state.q.val()) & (self.next.val() == self.s_check.val()));
     }
 }
 

@@ -19,7 +19,7 @@
 //! last is used again. While STREAM reads X on chip (from the X buffer or, with REINPUTS, the
 //! result buffer) and while DRAIN waits, the memory port is free: the look-ahead load fetches
 //! the weights of the K tile that follows in the walk (this column tile's next, or the next
-//! column tile's first) into the other bank (`Engine::ahead_on`); STREAM then goes on with the
+//! column tile's first) into the other bank (`look_ahead.rs`); STREAM then goes on with the
 //! next K tile at once, without KSTART and WLOAD, and KSTART after NSTART switches to the
 //! loaded bank and skips WLOAD. With REINPUTS, STREAM reads X's
 //! rows from the result buffer instead of memory. Otherwise the first column tile's STREAM
@@ -33,6 +33,7 @@
 //! are the tile sequencer (sizes, checks, tile walk, pointers: `tile_sequencer.rs`), the weight
 //! loader (the two weight banks, REWEIGHTS: `weight_loader.rs`), the output writer (OUT's
 //! pipeline: `output_writer.rs`), the X buffer (`tile_ram.rs`), the result buffer and the array.
+use super::look_ahead::{self, LookAhead};
 use super::output_writer::OutputWriter;
 use super::result_buffer::{self, ResultBuffer};
 use super::systolic::{self, Systolic};
@@ -183,27 +184,8 @@ pub struct Engine {
     writing: bool,
     /// The look-ahead weight load (docs/scale.md, "Where the cycles go now", 1): a second
     /// request generator on the memory port, for the weights of the K tile that follows in the
-    /// walk. Decisions:
-    /// - When: while the port is free, in STREAM when X comes from the X buffer or the result
-    ///   buffer, and in DRAIN; it starts once no row of the other bank is left in the array
-    ///   (clearing that bank then), as KSTART does.
-    /// - Its requests and responses: its own counts (rows left to request, responses
-    ///   outstanding, responses taken) and address. The two generators never have memory
-    ///   requests outstanding together (the main one's STREAM reads no memory, and a phase ends
-    ///   only when its responses are back), so a memory response belongs to the look-ahead
-    ///   whenever the look-ahead has one outstanding.
-    /// - STREAM with another K tile waits for the look-ahead to finish, then starts that K tile
-    ///   (bank switched, no KSTART or WLOAD); DRAIN waits for it too, and the next column tile's
-    ///   KSTART switches to the loaded bank and skips WLOAD. Waiting never costs cycles against
-    ///   KSTART and WLOAD, which would wait for the same bank and issue the same requests.
-    /// - A stop: the look-ahead issues nothing more; FLUSH waits for its responses too.
-    ahead_on: bool,
-    ahead_left: u32,
-    ahead_outstanding: u32,
-    ahead_responses: u32,
-    ahead_addr: u32,
-    /// A look-ahead request was offered and not taken.
-    ahead_held: bool,
+    /// walk (`look_ahead.rs` has the decisions).
+    pub ahead: LookAhead,
     pub systolic: Systolic,
     pub results: ResultBuffer,
     /// The X buffer: this layer's X kept on chip, so that X is read from memory once per
@@ -255,17 +237,12 @@ impl Engine {
 
     /// The look-ahead starts now: it clears the other bank, and offers its first request.
     fn ahead_start(&self, c: &In) -> bool {
-        self.ahead_phase(c) && self.tiles.ahead() && !self.ahead_on && !self.stop && self.weights.other_free(&self.systolic)
+        self.ahead_phase(c) && self.tiles.ahead() && !self.ahead.on() && !self.stop && self.weights.other_free(&self.systolic)
     }
 
     /// The look-ahead offers a request.
     fn ahead_valid(&self, c: &In) -> bool {
-        self.ahead_held || (self.ahead_phase(c) && self.ahead_on && self.ahead_left > 0 && !self.stop) || self.ahead_start(c)
-    }
-
-    /// The weights of the next K tile are in the other bank.
-    fn ahead_ready(&self) -> bool {
-        self.ahead_on && self.ahead_left == 0 && self.ahead_outstanding == 0
+        self.ahead.held() || (self.ahead_phase(c) && self.ahead.more() && !self.stop) || self.ahead_start(c)
     }
 
     /// The main request generator offers a request.
@@ -290,11 +267,7 @@ impl Engine {
             exit_code: self.code,
             mem_req_valid: self.main_valid(c) || ahead,
             mem_req_write: self.writing,
-            mem_req_addr: match (ahead, self.ahead_on) {
-                (false, _) => self.req_addr,
-                (true, true) => self.ahead_addr,
-                (true, false) => self.tiles.ahead_ptr(c),
-            },
+            mem_req_addr: if ahead { self.ahead.addr(self.tiles.ahead_ptr(c)) } else { self.req_addr },
             mem_req_wdata: self.systolic.word(),
         }
     }
@@ -318,9 +291,8 @@ impl Engine {
         // The look-ahead weight load.
         let ahead_valid = self.ahead_valid(c);
         let ahead_start = self.ahead_start(c);
-        let ahead_accept = ahead_valid && i.mem_req_ready;
-        let ahead_ready = self.ahead_ready();
-        let ahead_resp = i.mem_resp_valid && self.ahead_outstanding > 0;
+        let ahead_ready = self.ahead.ready();
+        let ahead_resp = i.mem_resp_valid && self.ahead.pending();
         let ahead_region = matches!(self.state, State::Stream | State::Drain);
         let (total, stride) = self.phase(c);
         // With REINPUTS, STREAM reads the result buffer, after the first column tile the X
@@ -336,7 +308,7 @@ impl Engine {
         let phase_done = self.issued == total && self.outstanding == 0;
         let array_active = self.systolic.active();
         // A stopped layer also lets its rows leave the array, so none reaches the next layer.
-        let flushed = !self.held && !self.ahead_held && self.outstanding == 0 && self.ahead_outstanding == 0 && !array_active;
+        let flushed = !self.held && !self.ahead.held() && self.outstanding == 0 && !self.ahead.pending() && !array_active;
         self.events.push(self.state.name());
         if out.mem_req_valid && !i.mem_req_ready {
             self.events.push("request stalled");
@@ -357,7 +329,7 @@ impl Engine {
         if kstart && !c.reweights && !ahead_ready && !bank_free {
             self.events.push("KSTART waits for its bank");
         }
-        if self.ahead_phase(c) && self.tiles.ahead() && !self.ahead_on && !self.stop && !bank_free {
+        if self.ahead_phase(c) && self.tiles.ahead() && !self.ahead.on() && !self.stop && !bank_free {
             self.events.push("look-ahead load waits for its bank");
         }
         let ahead_load = ahead_resp && ahead_region;
@@ -382,7 +354,7 @@ impl Engine {
             w_bank: load_bank,
             w_clear: self.weights.clear(kstart, ahead_ready, ahead_start, c, &self.systolic),
             w_load: in_phase(State::WLoad) || ahead_load,
-            w_row: if self.state == State::WLoad { self.responses } else { self.ahead_responses } as usize % SIZE,
+            w_row: if self.state == State::WLoad { self.responses } else { self.ahead.index() } as usize % SIZE,
             base_clear: self.state == State::NStart,
             base_add: in_phase(State::Bias) || in_phase(State::Sums),
             base_half: self.responses as usize % 2,
@@ -453,20 +425,15 @@ impl Engine {
             _ => {}
         }
         self.responses += u32::from(response);
-        if ahead_start {
-            (self.ahead_on, self.ahead_left, self.ahead_addr) = (true, self.tiles.ahead_rows(c), self.tiles.ahead_ptr(c));
-        }
-        if ahead_accept {
-            self.ahead_left -= 1;
-            self.ahead_addr = self.ahead_addr.wrapping_add(words(c.wghtcols) * WORD_BYTES);
-        }
-        self.ahead_held = ahead_valid && !i.mem_req_ready;
-        match (ahead_accept, ahead_resp) {
-            (true, false) => self.ahead_outstanding += 1,
-            (false, true) => self.ahead_outstanding -= 1,
-            _ => {}
-        }
-        self.ahead_responses += u32::from(ahead_resp);
+        self.ahead.clock(&look_ahead::Step {
+            start: ahead_start,
+            valid: ahead_valid,
+            ready: i.mem_req_ready,
+            resp: ahead_resp,
+            rows: self.tiles.ahead_rows(c),
+            ptr: self.tiles.ahead_ptr(c),
+            stride: words(c.wghtcols) * WORD_BYTES,
+        });
 
         // Next state; a stop seen now acts from the next cycle.
         // PLAN's verdict on the registers stands even if a stop came during CHECK.
@@ -588,7 +555,7 @@ impl Engine {
     /// is free for the next one.
     fn take_ahead(&mut self) {
         self.weights.switch();
-        (self.ahead_on, self.ahead_left, self.ahead_responses) = (false, 0, 0);
+        self.ahead.free();
         self.events.push("K tile starts with weights loaded ahead");
     }
 
@@ -610,7 +577,7 @@ impl Engine {
         if next == State::Check {
             self.code = UNUSED;
             // A stopped layer may leave a look-ahead load unused.
-            (self.ahead_on, self.ahead_left, self.ahead_responses) = (false, 0, 0);
+            self.ahead.free();
         }
         if next != State::Flush {
             self.writing = next == State::Out;

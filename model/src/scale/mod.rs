@@ -11,6 +11,7 @@ pub const X_WORDS: usize = 1024;
 
 pub mod csr;
 pub mod engine;
+pub mod look_ahead;
 pub mod output_writer;
 pub mod pe_column;
 pub mod result_buffer;
