@@ -235,7 +235,9 @@ fn pool_coverage(op: &Operation, coverage: &mut Coverage) {
 ///   dilation; cmd_parse_error),
 /// - an IFM base beyond the memory (bus_status, faulting_channel 1; the executor refuses),
 /// - an OFM base beyond the memory (bus_status, faulting_channel 8; the executor refuses),
-/// - a weight and a scale stream beyond the memory (bus_status, faulting_channel 2 and 3).
+/// - a weight and a scale stream beyond the memory (bus_status, faulting_channel 2 and 3),
+/// - a CONV whose OFM_BLK_DEPTH is not a multiple of 8 (cmd_parse_error: the weight-row
+///   address walks 8-channel OFM groups).
 ///
 /// Every case in lock step, the Verilated RTL with its model.
 #[test]
@@ -277,10 +279,11 @@ fn bad_streams_stop_with_their_status() {
     let set_payload = |stream: &[u32], name: &str, payload: u32| edit(stream, name, &|s, w| s[w + 1] = payload);
     let conv_stride = decode(&conv).unwrap().iter().find(|c| c.command.name == "NPU_SET_KERNEL_STRIDE").map(|c| c.param).expect("KERNEL_STRIDE");
     // (what, stream, image, STATUS error bit, faulting_channel, whether the executor must refuse)
-    let cases: [(&str, Vec<u32>, &Memory, u32, u32, bool); 7] = [
+    let cases: [(&str, Vec<u32>, &Memory, u32, u32, bool); 8] = [
         ("lookup table", set_param(&add, "NPU_SET_ACTIVATION", 1), &add_image, CMD_PARSE_ERROR, 0, true),
         ("CONV in place of ELEMENTWISE", edit(&add, "NPU_OP_ELEMENTWISE", &|s, w| s[w] = npu_hdl::ethos::command_set::named("NPU_OP_CONV").unwrap().word(0)), &add_image, CMD_PARSE_ERROR, 0, false),
         ("dilated CONV", set_param(&conv, "NPU_SET_KERNEL_STRIDE", conv_stride | 8), &conv_image, CMD_PARSE_ERROR, 0, false),
+        ("CONV with an OFM block depth of 12", set_param(&conv, "NPU_SET_OFM_BLK_DEPTH_M1", 11), &conv_image, CMD_PARSE_ERROR, 0, false),
         ("IFM beyond memory", set_payload(&add, "NPU_SET_IFM_BASE0", far), &add_image, BUS_STATUS, 1, true),
         ("OFM beyond memory", set_payload(&add, "NPU_SET_OFM_BASE0", far), &add_image, BUS_STATUS, 8, true),
         ("weights beyond memory", set_payload(&depthwise, "NPU_SET_WEIGHT_BASE", far), &depthwise_image, BUS_STATUS, 2, true),
