@@ -7,6 +7,7 @@ use npu::cosim::lockstep::{Coverage, Run};
 use npu::ethos::conv::{channel_scales, random_layer, random_layer_with_depths, reference};
 use npu::ethos::conv_datapath::{lockstep, ConvError, Job, Stats};
 use npu::ethos::tflite::{output_shape, ConvLayer, Padding, TfLite};
+use rand::Rng;
 use npu::model::ethos::conv_datapath::{SHAPE_KERNEL, SHAPE_WEIGHT_ROWS};
 use npu::model::ethos::weight_decoder::DecodeError;
 
@@ -51,7 +52,10 @@ fn random_layers_equal_tflite() {
     let mut coverage = Coverage::default();
     let (mut macs, mut cycles) = (0u64, 0u64);
     for (i, (layer, tflite_out)) in layers.iter().zip(&expected).enumerate() {
-        let job = Job::new(layer).unwrap_or_else(|e| panic!("layer {i}: {e}"));
+        // Vela's weight orders: depth-first or part-kernel-first, OFM blocks of 8 to 128 channels.
+        let part_kernel = rng.gen_bool(0.5);
+        let ofm_block_depth = [8, 8, 16, 24, 32, 40, 64, 128][rng.gen_range(0..8)];
+        let job = Job::with_order(layer, part_kernel, ofm_block_depth).unwrap_or_else(|e| panic!("layer {i}: {e}"));
         let seed = run_info.seed.wrapping_add(i as u64);
         // One layer in four held at random (the NPU's convolution unit holds it while it serves
         // the IFM reads and OFM writes).
@@ -66,8 +70,9 @@ fn random_layers_equal_tflite() {
         if let Some(k) = (0..got.len()).find(|&k| got[k] != tflite_out[k]) {
             let (_, out_w, out_c) = output_shape(layer);
             panic!(
-                "SEED={} layer {i}: the datapath gives {} at (y {}, x {}, c {}), TFLite {}\n  {}",
+                "SEED={} layer {i} ({}, OFM blocks of {ofm_block_depth}): the datapath gives {} at (y {}, x {}, c {}), TFLite {}\n  {}",
                 run_info.seed,
+                if job.part_kernel { "part-kernel-first" } else { "depth-first" },
                 got[k],
                 k / out_c / out_w,
                 k / out_c % out_w,
@@ -97,6 +102,19 @@ fn random_layers_equal_tflite() {
         if layer.out_channels > 8 {
             coverage.hit("more than 8 OFM channels");
         }
+        if !layer.depthwise {
+            let blocks = layer.out_channels.div_ceil(ofm_block_depth);
+            coverage.hit(if job.part_kernel { "part-kernel-first" } else { "depth-first" });
+            if blocks > 1 && layer.out_channels % ofm_block_depth != 0 && ofm_block_depth > 8 {
+                coverage.hit("OFM blocks above 8 channels, the last one partial");
+            }
+            if ofm_block_depth > 8 && layer.out_channels > 8 && layer.input_shape.2 > 32 && !job.part_kernel {
+                coverage.hit("depth-first, OFM blocks above 8 channels, more than one IFM block");
+            }
+            if job.part_kernel && layer.kernel.0 * layer.kernel.1 % 4 != 0 && layer.input_shape.2 > 8 {
+                coverage.hit("part-kernel-first, padded elements, more than one IFM group");
+            }
+        }
     }
     eprintln!(
         "{} layers identical to TFLite; {:.1} useful MACs per cycle overall; coverage:\n{coverage}",
@@ -118,6 +136,11 @@ fn random_layers_equal_tflite() {
         "outputs at both int8 limits",
         "more than one 32-channel IFM block",
         "more than 8 OFM channels",
+        "depth-first",
+        "part-kernel-first",
+        "OFM blocks above 8 channels, the last one partial",
+        "depth-first, OFM blocks above 8 channels, more than one IFM block",
+        "part-kernel-first, padded elements, more than one IFM group",
         // The unit's own states and cases, from its model.
         "check",
         "decode",
@@ -126,6 +149,8 @@ fn random_layers_equal_tflite() {
         "mac",
         "padded tap",
         "channel groups beyond the IFM skipped",
+        "next IFM block",
+        "next IFM micro-block",
         "out",
         "drain",
         "done",

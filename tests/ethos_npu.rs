@@ -75,8 +75,8 @@ fn large_pool_kernels_run_on_the_npu() {
 /// (saturating both ways; a 1x1 kernel is counted, not required: 48 networks miss it now
 /// and then), the datapath held for the IFM reads and for the OFM queue, IFM
 /// groups across two words, chains with a pool and an elementwise operator, stalls.
-const CONV_REQUIRED: [&str; 20] = [
-    "CONV", "DEPTHWISE", "conv stride 2", "padding", "conv kernel above 3", "nhcwb16 ifm", "nhcwb16 ofm",
+const CONV_REQUIRED: [&str; 23] = [
+    "CONV", "DEPTHWISE", "part-kernel-first CONV", "depth-first CONV", "OFM block above 8 channels, more than 8 OFM channels", "conv stride 2", "padding", "conv kernel above 3", "nhcwb16 ifm", "nhcwb16 ofm",
     "regor core", "legacy core", "saturated high", "saturated low", "held: IFM reads", "held: OFM queue",
     "IFM group across two words", "IFM tap released", "POOL max", "ELEMENTWISE add", "bench: address stalled",
     "arbiter: convolution read", "arbiter: convolution write",
@@ -84,8 +84,7 @@ const CONV_REQUIRED: [&str; 20] = [
 
 /// Random networks of CONV_2D and DEPTHWISE_CONV_2D (chained with a max pool and ADD), both
 /// cores, on the NPU with its convolution unit. The layers the convolution unit's CHECK
-/// refuses (part-kernel-first, OFM block orders the datapath does not walk, dilation, kernels
-/// above 8; docs/ethos.md) must be exactly those [`walkable`] says it cannot walk: they stop
+/// refuses (dilation, kernels above 8, an OFM block depth not a multiple of 8; docs/ethos.md) must be exactly those [`walkable`] says it cannot walk: they stop
 /// the NPU with cmd_parse_error and are counted; every other network must equal the executor
 /// and TFLite; Verilated RTL in lock step with its model every cycle.
 #[test]
@@ -100,20 +99,20 @@ fn conv_networks_run_on_the_npu() {
 /// rules, docs/ethos.md "Convolution unit").
 fn walkable(op: &Operation) -> bool {
     let k = op.kernel();
-    let depthwise = op.name == "NPU_OP_DEPTHWISE";
-    let ifm_depth = op.input("IFM").depth;
     let block = op.registers.param("NPU_SET_OFM_BLK_DEPTH_M1") + 1;
-    k.dilation == (1, 1)
-        && k.size.0 <= 8
-        && k.size.1 <= 8
-        && (depthwise || !k.part_kernel_first)
-        && (depthwise || ifm_depth <= 32 || block <= 8)
+    k.dilation == (1, 1) && k.size.0 <= 8 && k.size.1 <= 8 && block % 8 == 0 && block <= 128
 }
 
 /// The convolution's kernel and stride, as CONV_REQUIRED names them.
 fn conv_coverage(op: &Operation, coverage: &mut Coverage) {
     let k = op.kernel();
     coverage.hit(if op.name == "NPU_OP_CONV" { "CONV" } else { "DEPTHWISE" });
+    if op.name == "NPU_OP_CONV" {
+        coverage.hit(if k.part_kernel_first { "part-kernel-first CONV" } else { "depth-first CONV" });
+        if op.registers.param("NPU_SET_OFM_BLK_DEPTH_M1") >= 8 && op.output().depth > 8 {
+            coverage.hit("OFM block above 8 channels, more than 8 OFM channels");
+        }
+    }
     if k.stride.0 > 1 || k.stride.1 > 1 {
         coverage.hit("conv stride 2");
     }
@@ -236,7 +235,9 @@ fn pool_coverage(op: &Operation, coverage: &mut Coverage) {
 ///   dilation; cmd_parse_error),
 /// - an IFM base beyond the memory (bus_status, faulting_channel 1; the executor refuses),
 /// - an OFM base beyond the memory (bus_status, faulting_channel 8; the executor refuses),
-/// - a weight and a scale stream beyond the memory (bus_status, faulting_channel 2 and 3).
+/// - a weight and a scale stream beyond the memory (bus_status, faulting_channel 2 and 3),
+/// - a CONV whose OFM_BLK_DEPTH is not a multiple of 8 (cmd_parse_error: the weight-row
+///   address walks 8-channel OFM groups).
 ///
 /// Every case in lock step, the Verilated RTL with its model.
 #[test]
@@ -278,10 +279,11 @@ fn bad_streams_stop_with_their_status() {
     let set_payload = |stream: &[u32], name: &str, payload: u32| edit(stream, name, &|s, w| s[w + 1] = payload);
     let conv_stride = decode(&conv).unwrap().iter().find(|c| c.command.name == "NPU_SET_KERNEL_STRIDE").map(|c| c.param).expect("KERNEL_STRIDE");
     // (what, stream, image, STATUS error bit, faulting_channel, whether the executor must refuse)
-    let cases: [(&str, Vec<u32>, &Memory, u32, u32, bool); 7] = [
+    let cases: [(&str, Vec<u32>, &Memory, u32, u32, bool); 8] = [
         ("lookup table", set_param(&add, "NPU_SET_ACTIVATION", 1), &add_image, CMD_PARSE_ERROR, 0, true),
         ("CONV in place of ELEMENTWISE", edit(&add, "NPU_OP_ELEMENTWISE", &|s, w| s[w] = npu_hdl::ethos::command_set::named("NPU_OP_CONV").unwrap().word(0)), &add_image, CMD_PARSE_ERROR, 0, false),
         ("dilated CONV", set_param(&conv, "NPU_SET_KERNEL_STRIDE", conv_stride | 8), &conv_image, CMD_PARSE_ERROR, 0, false),
+        ("CONV with an OFM block depth of 12", set_param(&conv, "NPU_SET_OFM_BLK_DEPTH_M1", 11), &conv_image, CMD_PARSE_ERROR, 0, false),
         ("IFM beyond memory", set_payload(&add, "NPU_SET_IFM_BASE0", far), &add_image, BUS_STATUS, 1, true),
         ("OFM beyond memory", set_payload(&add, "NPU_SET_OFM_BASE0", far), &add_image, BUS_STATUS, 8, true),
         ("weights beyond memory", set_payload(&depthwise, "NPU_SET_WEIGHT_BASE", far), &depthwise_image, BUS_STATUS, 2, true),

@@ -3,9 +3,9 @@
 //! NPU in lock step with its model, and on the model alone (the same table, cycle for cycle),
 //! its output identical to TFLite's; a file Vela already compiled, checked against the
 //! reference executor; an input from an `.npy` file; a waveform; and the refusals (exit 2): a
-//! part-kernel-first and a dilated CONV (the convolution unit's CHECK, on the RTL and on the
-//! model), a file that is no model, an input of the wrong shape; and a DEPTHWISE_CONV_2D that
-//! runs on the RTL and on the model (the same table), identical to TFLite.
+//! dilated CONV (the convolution unit's CHECK, on the RTL and on the model), a file that is no
+//! model, an input of the wrong shape; and a DEPTHWISE_CONV_2D and a part-kernel-first 1x1
+//! CONV that run on the RTL and on the model (the same table), identical to TFLite.
 use npu::ethos::network::{Constant, Kind, Network, Op, Operand, Quant, Window};
 use npu::ethos::tflite::{Activation, Padding, TfLite};
 use std::path::PathBuf;
@@ -145,26 +145,27 @@ fn operations_not_built_and_bad_inputs_exit_2_with_the_reason() {
     }];
     let conv = scratch("conv.tflite");
     std::fs::write(&conv, &tflite.network_files(std::slice::from_ref(&net), None).unwrap()[0]).unwrap();
-    // A 1x1 DEPTHWISE_CONV_2D runs on the Verilated NPU's convolution unit in lock step with
-    // its model, identical to TFLite, and on the model alone in the same cycles (Vela makes
-    // the 1x1 CONV part-kernel-first, which the unit does not walk yet).
+    // A 1x1 DEPTHWISE_CONV_2D and a 1x1 CONV (Vela makes it part-kernel-first) run on the
+    // Verilated NPU's convolution unit in lock step with its model, identical to TFLite, and
+    // on the model alone in the same cycles.
     let mut depthwise = net.clone();
     depthwise.ops[0].kind = Kind::DepthwiseConv2d;
     depthwise.ops[0].shape = [4, 4, 3];
     depthwise.ops[0].weights = Some(npu::ethos::network::Weights { weights: vec![1, -2, 3], scales: vec![0.01, 0.02, 0.03], bias: vec![10, -10, 5] });
     let dw = scratch("depthwise.tflite");
     std::fs::write(&dw, &tflite.network_files(&[depthwise], None).unwrap()[0]).unwrap();
-    let o = npu(&["ethos", "run", &dw, "--seed", "1"]);
-    let (stdout, stderr) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
-    assert!(stdout.contains("on the Verilated NPU, in lock step with its model every cycle"), "{stdout}");
-    assert!(stdout.contains("DEPTHWISE") && stdout.contains("identical to TFLite"), "{stdout}");
-    let o = npu(&["ethos", "run", &dw, "--seed", "1", "--model"]);
-    let (model_stdout, stderr) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{model_stdout}{stderr}");
-    assert!(model_stdout.contains("identical to TFLite"), "{model_stdout}");
-    assert_eq!(table(&model_stdout), table(&stdout), "the model takes the RTL's cycles");
-    let plain = conv;
+    for (file, kind) in [(&dw, "DEPTHWISE"), (&conv, "CONV")] {
+        let o = npu(&["ethos", "run", file, "--seed", "1"]);
+        let (stdout, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+        assert!(stdout.contains("on the Verilated NPU, in lock step with its model every cycle"), "{stdout}");
+        assert!(stdout.contains(kind) && stdout.contains("identical to TFLite"), "{stdout}");
+        let o = npu(&["ethos", "run", file, "--seed", "1", "--model"]);
+        let (model_stdout, stderr) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{model_stdout}{stderr}");
+        assert!(model_stdout.contains("identical to TFLite"), "{model_stdout}");
+        assert_eq!(table(&model_stdout), table(&stdout), "the model takes the RTL's cycles");
+    }
     // A dilated 2x2 CONV: the convolution unit's CHECK refuses it.
     let mut dilated = net.clone();
     dilated.ops[0].shape = [2, 2, 2];
@@ -175,8 +176,7 @@ fn operations_not_built_and_bad_inputs_exit_2_with_the_reason() {
     let junk = scratch("junk.tflite");
     std::fs::write(&junk, b"not a flatbuffer at all").unwrap();
     let waves = scratch("never.fst");
-    let cases: [(&[&str], &str); 6] = [
-        (&["ethos", "run", &plain, "--seed", "1"], "the NPU refused NPU_OP_CONV (command at byte 0x"),
+    let cases: [(&[&str], &str); 5] = [
         (&["ethos", "run", &conv, "--seed", "1"], "the NPU refused NPU_OP_CONV (command at byte 0x"),
         (&["ethos", "run", &conv, "--seed", "1", "--model"], "the NPU refused NPU_OP_CONV (command at byte 0x"),
         (&["ethos", "run", &junk], "junk.tflite: "),

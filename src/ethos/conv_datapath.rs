@@ -6,8 +6,9 @@
 //! Verilated RTL, on the model (`npu_model::ethos::conv_datapath`), or on both in lock step.
 //! docs/ethos.md ("Convolution datapath") has the traversal, the timing and the decisions.
 //!
-//! Inputs as the NPU takes them: the weights as one compressed stream in Vela's depth-first
-//! order with 8-channel OFM blocks (depthwise: Vela's depthwise order), the per-channel
+//! Inputs as the NPU takes them: the weights as one compressed stream in Vela's order
+//! (conv: depth-first or part-kernel-first, OFM blocks of any multiple of 8 channels up to
+//! 128; depthwise: Vela's depthwise order), the per-channel
 //! scale/bias stream in Vela's 10-byte format (§2.4: int40 bias, uint32 scale, 6-bit shift),
 //! the IFM as int8 NHWC. The output unit runs in TFL rounding, which makes the layer
 //! bit-exact to TFLite's reference kernels wherever TFLite's own int32 arithmetic does not
@@ -97,19 +98,25 @@ pub struct Job {
     pub scale_bias: Vec<u8>,
     /// Weights the stream must decode to (the reordered kernel with its zero padding).
     pub weights_expected: usize,
+    /// Conv: the stream's order is part-kernel-first (else depth-first).
+    pub part_kernel: bool,
+    /// The order's OFM block depth, a multiple of 8.
+    pub ofm_block_depth: usize,
 }
 
 /// The reorder parameters of a layer's kernel (OHWI; depthwise O,H,W,1).
-fn reorder_params(layer: &ConvLayer) -> ReorderParams {
+fn reorder_params(layer: &ConvLayer, part_kernel: bool, ofm_block_depth: usize) -> ReorderParams {
     let (_, _, c) = layer.input_shape;
     ReorderParams {
         ofm_depth: layer.out_channels,
         kernel_height: layer.kernel.0,
         kernel_width: layer.kernel.1,
         ifm_depth: if layer.depthwise { 1 } else { c },
-        ofm_block_depth: CHANNELS,
+        ofm_block_depth,
         kind: if layer.depthwise {
             Traversal::Depthwise
+        } else if part_kernel {
+            Traversal::PartKernelFirst
         } else {
             Traversal::DepthFirst
         },
@@ -135,10 +142,20 @@ pub fn scale_bias_stream(layer: &ConvLayer) -> Vec<u8> {
 }
 
 impl Job {
-    /// The streams for `layer`: its kernel reordered and compressed by the project's encoder,
-    /// and its scale/bias records.
+    /// The streams for `layer`: its kernel reordered (depth-first, 8-channel OFM blocks) and
+    /// compressed by the project's encoder, and its scale/bias records.
     pub fn new(layer: &ConvLayer) -> Result<Job, ConvError> {
-        let params = reorder_params(layer);
+        Self::with_order(layer, false, CHANNELS)
+    }
+
+    /// [`Job::new`] with the weights in part-kernel-first order (`part_kernel`, conv only) and
+    /// OFM blocks of `ofm_block_depth` channels (a multiple of 8, at most 128).
+    pub fn with_order(layer: &ConvLayer, part_kernel: bool, ofm_block_depth: usize) -> Result<Job, ConvError> {
+        if ofm_block_depth % CHANNELS != 0 || !(CHANNELS..=128).contains(&ofm_block_depth) {
+            return Err(ConvError::Unsupported(format!("OFM block depth {ofm_block_depth}: a multiple of 8 up to 128")));
+        }
+        let part_kernel = part_kernel && !layer.depthwise;
+        let params = reorder_params(layer, part_kernel, ofm_block_depth);
         let ohwi: Vec<i16> = if layer.depthwise {
             // 1HWC -> O,H,W,1.
             let (kh, kw) = layer.kernel;
@@ -157,6 +174,8 @@ impl Job {
             weight_stream,
             scale_bias: scale_bias_stream(layer),
             weights_expected: ordered.len(),
+            part_kernel,
+            ofm_block_depth,
         })
     }
 }
@@ -270,7 +289,11 @@ pub struct Bench<'a> {
 
 impl<'a> Bench<'a> {
     pub fn new(job: &'a Job) -> Result<Self, ConvError> {
-        let registers = registers(&job.layer)?;
+        let registers = In {
+            part_kernel: job.part_kernel,
+            block_groups_m1: (job.ofm_block_depth / CHANNELS - 1) as u8,
+            ..registers(&job.layer)?
+        };
         let (out_h, out_w, out_c) = output_shape(&job.layer);
         let stats = Stats {
             useful_macs: useful_macs(&job.layer),

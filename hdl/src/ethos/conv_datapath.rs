@@ -14,7 +14,8 @@
 //! Sub-blocks: the layer registers latched at `start` (`layer_registers.rs`), CHECK
 //! (`layer_check.rs`), the weight buffer with its gather register and row selection
 //! (`weight_buffer.rs`), the scale/bias loader (`scale_bias_loader.rs`) and the traversal
-//! counters with the stage-2 registers (`conv_traversal.rs`). The weight buffer, CHECK and
+//! counters with the stage-2 registers (`conv_traversal.rs`), and the weight-row address in
+//! Vela's order (`weight_rows.rs`). The weight buffer, CHECK and
 //! the traversal read registers only, and `hold` is their registers' clock enable; this
 //! block keeps what reads the ports (the state machine, the IFM read addresses, the streams'
 //! handshakes, the MAC and output units' inputs), so that Verilator evaluates the rest once a
@@ -26,6 +27,7 @@ use super::layer_check::LayerCheck;
 use super::layer_registers::LayerRegisters;
 use super::scale_bias_loader::ScaleBiasLoader;
 use super::weight_buffer::WeightBuffer;
+use super::weight_rows::WeightRows;
 use super::{MacUnit, OutputUnit, WeightDecoder};
 use crate::primitives::constant as k;
 use crate::primitives::{IfmLanes, Ram, Reg, RegEn, SignExtendBits};
@@ -103,6 +105,10 @@ pub struct ConvDatapath {
     pub pad_top: Signal<In, Bits<3>>,
     pub pad_left: Signal<In, Bits<3>>,
     pub depthwise: Signal<In, Bit>,
+    /// Conv: the weight stream is part-kernel-first (KERNEL_STRIDE bit 2), else depth-first.
+    pub part_kernel: Signal<In, Bit>,
+    /// Conv: the weight order's OFM block depth (OFM_BLK_DEPTH) / 8, minus 1.
+    pub block_groups_m1: Signal<In, Bits<4>>,
     /// int8 each.
     pub ifm_zero_point: Signal<In, Bits<8>>,
     pub ofm_zero_point: Signal<In, Bits<8>>,
@@ -167,6 +173,7 @@ pub struct ConvDatapath {
     weights: WeightBuffer,
     scale_bias: ScaleBiasLoader,
     traversal: ConvTraversal,
+    rows: WeightRows,
     control: ConvControl,
     reads: IfmReads,
 
@@ -206,6 +213,8 @@ impl Default for ConvDatapath {
             pad_top: Default::default(),
             pad_left: Default::default(),
             depthwise: Default::default(),
+            part_kernel: Default::default(),
+            block_groups_m1: Default::default(),
             ifm_zero_point: Default::default(),
             ofm_zero_point: Default::default(),
             act_min: Default::default(),
@@ -259,6 +268,7 @@ impl Default for ConvDatapath {
             weights: Default::default(),
             scale_bias: Default::default(),
             traversal: Default::default(),
+            rows: Default::default(),
             control: Default::default(),
             reads: Default::default(),
             pad2: Default::default(),
@@ -338,6 +348,8 @@ impl Logic for ConvDatapath {
         self.layer.pad_top_in.next = self.pad_top.val();
         self.layer.pad_left_in.next = self.pad_left.val();
         self.layer.depthwise_in.next = self.depthwise.val();
+        self.layer.part_kernel_in.next = self.part_kernel.val();
+        self.layer.block_groups_m1_in.next = self.block_groups_m1.val();
         self.check.ifm_height.next = self.layer.ifm_height.val();
         self.check.ifm_width.next = self.layer.ifm_width.val();
         self.check.ifm_depth.next = self.layer.ifm_depth.val();
@@ -349,6 +361,7 @@ impl Logic for ConvDatapath {
         self.check.stride_y.next = self.layer.stride_y.val();
         self.check.stride_x.next = self.layer.stride_x.val();
         self.check.depthwise.next = self.layer.depthwise.val();
+        self.check.part_kernel.next = self.layer.part_kernel.val();
 
         // DECODE: the decoder restarts with every layer; its beats go to the weight buffer.
         // These read the state machine's outputs, not a local: a statement that reads the
@@ -368,7 +381,7 @@ impl Logic for ConvDatapath {
         self.weights.beat_count.next = self.decoder.out_count.val();
         self.weights.beat_data.next = self.decoder.out_data.val();
         self.weights.read_enable.next = self.control.in_mac.val() & !self.control.holding.val();
-        self.weights.read_address.next = self.traversal.row.val();
+        self.weights.read_address.next = self.rows.row.val();
 
         // SCALE_BIAS: the records into the parameter memory.
         self.sb_ready.next = self.control.in_scale_bias.val();
@@ -397,6 +410,18 @@ impl Logic for ConvDatapath {
         self.traversal.pad_top.next = self.layer.pad_top.val();
         self.traversal.pad_left.next = self.layer.pad_left.val();
         self.traversal.depthwise.next = self.layer.depthwise.val();
+        self.traversal.part_kernel.next = self.layer.part_kernel.val();
+        self.rows.clock.next = self.clock.val();
+        self.rows.reset.next = self.reset.val();
+        self.rows.advance.next = !self.control.holding.val();
+        self.rows.step.next = self.traversal.row_step.val();
+        self.rows.og.next = self.traversal.og.val();
+        self.rows.depthwise.next = self.layer.depthwise.val();
+        self.rows.part_kernel.next = self.layer.part_kernel.val();
+        self.rows.ofm_depth.next = self.layer.ofm_depth.val();
+        self.rows.kernel_height.next = self.layer.kernel_height.val();
+        self.rows.kernel_width.next = self.layer.kernel_width.val();
+        self.rows.block_groups_m1.next = self.layer.block_groups_m1.val();
         self.parameters.read_enable.next = self.traversal.out_valid1.val() & !self.control.holding.val();
         self.parameters.read_address.next = self.traversal.channel_out.val();
 

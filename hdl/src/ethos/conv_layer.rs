@@ -20,8 +20,6 @@ pub struct ConvLayer {
     /// Starts LATCH (`kernel_registers.rs`).
     pub latch: Signal<In, Bit>,
     pub debug_value: Signal<In, Bits<48>>,
-    /// The operation is NPU_OP_DEPTHWISE.
-    pub depthwise: Signal<In, Bit>,
     pub debug_index: Signal<Out, Bits<7>>,
     pub debug_hold: Signal<Out, Bit>,
     pub latched: Signal<Out, Bit>,
@@ -47,6 +45,9 @@ pub struct ConvLayer {
     pub ofm_depth: Signal<Out, Bits<12>>,
     pub kernel_height: Signal<Out, Bits<4>>,
     pub kernel_width: Signal<Out, Bits<4>>,
+    /// KERNEL_STRIDE bit 2 (conv weights part-kernel-first) and OFM_BLK_DEPTH / 8 - 1.
+    pub part_kernel: Signal<Out, Bit>,
+    pub block_groups_m1: Signal<Out, Bits<4>>,
     pub stride_y: Signal<Out, Bits<2>>,
     pub stride_x: Signal<Out, Bits<2>>,
     pub pad_top: Signal<Out, Bits<3>>,
@@ -81,7 +82,8 @@ pub struct ConvLayer {
     o9: Constant<Bits<9>>,
     zero16: Constant<Bits<16>>,
     seven16: Constant<Bits<16>>,
-    thirty_one16: Constant<Bits<16>>,
+    seven3: Constant<Bits<3>>,
+    max_block_m1: Constant<Bits<16>>,
     max_m1: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
     zero20: Constant<Bits<20>>,
@@ -102,7 +104,6 @@ impl Default for ConvLayer {
             reset: Default::default(),
             latch: Default::default(),
             debug_value: Default::default(),
-            depthwise: Default::default(),
             debug_index: Default::default(),
             debug_hold: Default::default(),
             latched: Default::default(),
@@ -124,6 +125,8 @@ impl Default for ConvLayer {
             ofm_depth: Default::default(),
             kernel_height: Default::default(),
             kernel_width: Default::default(),
+            part_kernel: Default::default(),
+            block_groups_m1: Default::default(),
             stride_y: Default::default(),
             stride_x: Default::default(),
             pad_top: Default::default(),
@@ -158,7 +161,8 @@ impl Default for ConvLayer {
             o9: k(0x1ff),
             zero16: k(0),
             seven16: k(7),
-            thirty_one16: k(31),
+            seven3: k(7),
+            max_block_m1: k(127),
             max_m1: k(4094),
             one16: k(1),
             zero20: k(0),
@@ -257,8 +261,8 @@ impl Logic for ConvLayer {
             | (self.registers.kernel_stride.val().get_bit(6) & self.registers.kernel_stride.val().get_bit(0))
             | (self.registers.ifm_pad_top.val() > self.seven16.val())
             | (self.registers.ifm_pad_left.val() > self.seven16.val())
-            | (!self.depthwise.val() & self.registers.kernel_stride.val().get_bit(2))
-            | (!self.depthwise.val() & (self.registers.ifm_depth_m1.val() > self.thirty_one16.val()) & (self.registers.ofm_blk_depth_m1.val() > self.seven16.val()))
+            | (self.registers.ofm_blk_depth_m1.val().get_bits::<3>(0) != self.seven3.val())
+            | (self.registers.ofm_blk_depth_m1.val() > self.max_block_m1.val())
             | (self.registers.ofm_height_m1.val() > self.max_m1.val())
             | (self.registers.ofm_width_m1.val() > self.max_m1.val())
             | (self.registers.ofm_depth_m1.val() > self.max_m1.val())
@@ -287,6 +291,8 @@ impl Logic for ConvLayer {
         self.ofm_depth.next = self.registers.ofm_depth_m1.val().get_bits::<12>(0) + self.one12.val();
         self.kernel_height.next = self.registers.kernel_height_m1.val().get_bits::<4>(0) + self.one4.val();
         self.kernel_width.next = self.registers.kernel_width_m1.val().get_bits::<4>(0) + self.one4.val();
+        self.part_kernel.next = self.registers.kernel_stride.val().get_bit(2);
+        self.block_groups_m1.next = self.registers.ofm_blk_depth_m1.val().get_bits::<4>(3);
         self.stride_y.next = self.one2.val();
         if self.registers.kernel_stride.val().get_bit(1) {
             self.stride_y.next = self.two2.val();

@@ -6,14 +6,16 @@
 //! registers' clock enable, so Verilator evaluates this block once a cycle rather than on
 //! every change of the datapath's inputs (docs/ethos.md, "Verilated speed").
 use super::conv_datapath::{DIM_BITS, STATE_CHECK, STATE_DRAIN, STATE_DONE, STATE_MAC, STATE_OUT};
+use super::weight_rows::{STEP_CLEAR, STEP_ELEMENT, STEP_GROUP, STEP_LAST, STEP_NONE, STEP_UNIT};
 use crate::primitives::constant as k;
 use crate::primitives::{RegEn, ZeroExtend};
 use rust_hdl::prelude::*;
 
 /// `phase_next`: the state after this cycle for MAC, OUT and DRAIN (else `phase`). MAC walks
-/// one tap a cycle: conv, the 8-channel groups `u` of the 32-channel block (those beyond the
-/// IFM depth skipped), then kernel elements, then blocks; depthwise, kernel elements (the
-/// group's rows padded to a multiple of 4). OUT reads accumulator `k` (8p + o) a cycle; after
+/// one tap a cycle: depth-first conv, the 8-channel groups `u` of the 32-channel block (those
+/// beyond the IFM depth skipped), then kernel elements, then blocks; part-kernel-first, kernel
+/// elements, then 8-channel groups (`cg_base` steps by 1, `u` stays 0); depthwise, kernel
+/// elements. `row_step` tells the weight-row address (`weight_rows.rs`) what the tap did. OUT reads accumulator `k` (8p + o) a cycle; after
 /// the 32nd, the next OFM group, or the next block (raster order), or DRAIN (4 cycles).
 /// `origin_*` are the block's first IFM row/column plus 8 (so that padding above/left stays
 /// non-negative). `out_valid1`: this OUT cycle's accumulator is inside the OFM.
@@ -34,14 +36,15 @@ pub struct ConvTraversal {
     pub pad_top: Signal<In, Bits<3>>,
     pub pad_left: Signal<In, Bits<3>>,
     pub depthwise: Signal<In, Bit>,
+    pub part_kernel: Signal<In, Bit>,
     pub phase_next: Signal<Out, Bits<3>>,
     pub block_y: Signal<Out, Bits<13>>,
     pub block_x: Signal<Out, Bits<13>>,
     pub origin_y: Signal<Out, Bits<14>>,
     pub origin_x: Signal<Out, Bits<14>>,
     pub og: Signal<Out, Bits<9>>,
-    /// The weight row MAC reads.
-    pub row: Signal<Out, Bits<12>>,
+    /// `STEP_*` of `weight_rows.rs`.
+    pub row_step: Signal<Out, Bits<3>>,
     pub cg_base: Signal<Out, Bits<9>>,
     pub u: Signal<Out, Bits<2>>,
     pub ky: Signal<Out, Bits<3>>,
@@ -63,8 +66,6 @@ pub struct ConvTraversal {
     origin_y_q: RegEn<Bits<14>>,
     origin_x_q: RegEn<Bits<14>>,
     og_q: RegEn<Bits<9>>,
-    row_q: RegEn<Bits<13>>,
-    row_base: RegEn<Bits<13>>,
     cg_base_q: RegEn<Bits<9>>,
     u_q: RegEn<Bits<2>>,
     ky_q: RegEn<Bits<3>>,
@@ -93,6 +94,8 @@ pub struct ConvTraversal {
     u9: ZeroExtend<2, 9>,
     cg13: ZeroExtend<9, 13>,
     cg_base13: ZeroExtend<9, 13>,
+    groups13: Signal<Local, Bits<13>>,
+    groups9: Signal<Local, Bits<9>>,
     og13: ZeroExtend<9, 13>,
     o13: ZeroExtend<3, 13>,
     in_check: Signal<Local, Bit>,
@@ -105,6 +108,8 @@ pub struct ConvTraversal {
     last_u: Signal<Local, Bit>,
     kx_more: Signal<Local, Bit>,
     ky_more: Signal<Local, Bit>,
+    more_ifm: Signal<Local, Bit>,
+    last_og: Signal<Local, Bit>,
     position_inside: Signal<Local, Bit>,
     channel: Signal<Local, Bits<13>>,
 
@@ -125,9 +130,14 @@ pub struct ConvTraversal {
     one9: Constant<Bits<9>>,
     one12: Constant<Bits<12>>,
     one13: Constant<Bits<13>>,
+    step_none: Constant<Bits<3>>,
+    step_group: Constant<Bits<3>>,
+    step_element: Constant<Bits<3>>,
+    step_unit: Constant<Bits<3>>,
+    step_last: Constant<Bits<3>>,
+    step_clear: Constant<Bits<3>>,
     two13: Constant<Bits<13>>,
     three2: Constant<Bits<2>>,
-    three13: Constant<Bits<13>>,
     four9: Constant<Bits<9>>,
     four13: Constant<Bits<13>>,
     eight14: Constant<Bits<14>>,
@@ -154,13 +164,14 @@ impl Default for ConvTraversal {
             pad_top: Default::default(),
             pad_left: Default::default(),
             depthwise: Default::default(),
+            part_kernel: Default::default(),
             phase_next: Default::default(),
             block_y: Default::default(),
             block_x: Default::default(),
             origin_y: Default::default(),
             origin_x: Default::default(),
             og: Default::default(),
-            row: Default::default(),
+            row_step: Default::default(),
             cg_base: Default::default(),
             u: Default::default(),
             ky: Default::default(),
@@ -179,8 +190,6 @@ impl Default for ConvTraversal {
             origin_y_q: Default::default(),
             origin_x_q: Default::default(),
             og_q: Default::default(),
-            row_q: Default::default(),
-            row_base: Default::default(),
             cg_base_q: Default::default(),
             u_q: Default::default(),
             ky_q: Default::default(),
@@ -208,6 +217,8 @@ impl Default for ConvTraversal {
             u9: Default::default(),
             cg13: Default::default(),
             cg_base13: Default::default(),
+            groups13: Default::default(),
+            groups9: Default::default(),
             og13: Default::default(),
             o13: Default::default(),
             in_check: Default::default(),
@@ -220,6 +231,8 @@ impl Default for ConvTraversal {
             last_u: Default::default(),
             kx_more: Default::default(),
             ky_more: Default::default(),
+            more_ifm: Default::default(),
+            last_og: Default::default(),
             position_inside: Default::default(),
             channel: Default::default(),
             state_check: k(STATE_CHECK),
@@ -239,9 +252,14 @@ impl Default for ConvTraversal {
             one9: k(1),
             one12: k(1),
             one13: k(1),
+            step_none: k(STEP_NONE),
+            step_group: k(STEP_GROUP),
+            step_element: k(STEP_ELEMENT),
+            step_unit: k(STEP_UNIT),
+            step_last: k(STEP_LAST),
+            step_clear: k(STEP_CLEAR),
             two13: k(2),
             three2: k(3),
-            three13: k(3),
             four9: k(4),
             four13: k(4),
             eight14: k(8),
@@ -263,8 +281,6 @@ impl Logic for ConvTraversal {
             origin_y_q,
             origin_x_q,
             og_q,
-            row_q,
-            row_base,
             cg_base_q,
             u_q,
             ky_q,
@@ -290,10 +306,6 @@ impl Logic for ConvTraversal {
         self.origin_x_q.enable.next = self.advance.val();
         self.og_q.reset.next = self.reset.val();
         self.og_q.enable.next = self.advance.val();
-        self.row_q.reset.next = self.reset.val();
-        self.row_q.enable.next = self.advance.val();
-        self.row_base.reset.next = self.reset.val();
-        self.row_base.enable.next = self.advance.val();
         self.cg_base_q.reset.next = self.reset.val();
         self.cg_base_q.enable.next = self.advance.val();
         self.u_q.reset.next = self.reset.val();
@@ -326,12 +338,12 @@ impl Logic for ConvTraversal {
         self.in_mac.next = self.phase.val() == self.state_mac.val();
         self.in_out.next = self.phase.val() == self.state_out.val();
         self.in_drain.next = self.phase.val() == self.state_drain.val();
+        self.last_og.next = ((self.og13.wide.val() + self.one13.val()) << self.shift3.val()) >= self.ofm_depth13.wide.val();
         self.block_y.next = self.block_y_q.q.val();
         self.block_x.next = self.block_x_q.q.val();
         self.origin_y.next = self.origin_y_q.q.val();
         self.origin_x.next = self.origin_x_q.q.val();
         self.og.next = self.og_q.q.val();
-        self.row.next = self.row_q.q.val().get_bits::<12>(0);
         self.cg_base.next = self.cg_base_q.q.val();
         self.u.next = self.u_q.q.val();
         self.ky.next = self.ky_q.q.val();
@@ -358,12 +370,21 @@ impl Logic for ConvTraversal {
         self.cg.next = self.cg_base_q.q.val() + self.u9.wide.val();
         self.cg13.narrow.next = self.cg.val();
         self.cg_base13.narrow.next = self.cg_base_q.q.val();
-        self.last_u.next = (self.u_q.q.val() == self.three2.val())
+        self.last_u.next = self.part_kernel.val()
+            | (self.u_q.q.val() == self.three2.val())
             | (((self.cg13.wide.val() + self.one13.val()) << self.shift3.val()) >= self.ifm_depth13.wide.val());
         self.ky4.narrow.next = self.ky_q.q.val();
         self.kx4.narrow.next = self.kx_q.q.val();
         self.kx_more.next = (self.kx4.wide.val() + self.one4.val()) < self.kernel_width.val();
         self.ky_more.next = (self.ky4.wide.val() + self.one4.val()) < self.kernel_height.val();
+        // The next IFM block (depth-first, 4 groups) or group (part-kernel-first).
+        self.groups13.next = self.four13.val();
+        self.groups9.next = self.four9.val();
+        if self.part_kernel.val() {
+            self.groups13.next = self.one13.val();
+            self.groups9.next = self.one9.val();
+        }
+        self.more_ifm.next = ((self.cg_base13.wide.val() + self.groups13.val()) << self.shift3.val()) < self.ifm_depth13.wide.val();
 
         // OUT: accumulator k = 8p + o of the block, read with its channel's parameters now.
         // Only a valid one reads its parameters: the others' entries may never have been
@@ -397,8 +418,6 @@ impl Logic for ConvTraversal {
             self.origin_y_q.d.next = self.eight14.val() - self.pad_top14.wide.val();
             self.origin_x_q.d.next = self.eight14.val() - self.pad_left14.wide.val();
             self.og_q.d.next = self.zero9.val();
-            self.row_q.d.next = self.zero13.val();
-            self.row_base.d.next = self.zero13.val();
             self.cg_base_q.d.next = self.zero9.val();
             self.u_q.d.next = self.zero2.val();
             self.ky_q.d.next = self.zero3.val();
@@ -406,30 +425,18 @@ impl Logic for ConvTraversal {
             self.first.d.next = true;
             self.k.d.next = self.zero5.val();
         }
+        self.row_step.next = self.step_none.val();
+        if self.in_check.val() {
+            self.row_step.next = self.step_clear.val();
+        }
         if self.in_mac.val() {
             self.first.d.next = false;
-            if self.depthwise.val() {
-                self.row_q.d.next = self.row_q.q.val() + self.one13.val();
-                if self.kx_more.val() {
-                    self.kx_q.d.next = self.kx_q.q.val() + self.one3.val();
-                } else if self.ky_more.val() {
-                    self.kx_q.d.next = self.zero3.val();
-                    self.ky_q.d.next = self.ky_q.q.val() + self.one3.val();
-                } else {
-                    // The group's rows are padded to a multiple of 4.
-                    self.kx_q.d.next = self.zero3.val();
-                    self.ky_q.d.next = self.zero3.val();
-                    self.row_q.d.next = (self.row_q.q.val() | self.three13.val()) + self.one13.val();
-                    self.row_base.d.next = (self.row_q.q.val() | self.three13.val()) + self.one13.val();
-                    self.phase_next.next = self.state_out.val();
-                }
-            } else if !self.last_u.val() {
+            if !self.depthwise.val() & !self.last_u.val() {
                 self.u_q.d.next = self.u_q.q.val() + self.one2.val();
-                self.row_q.d.next = self.row_q.q.val() + self.one13.val();
+                self.row_step.next = self.step_group.val();
             } else {
                 self.u_q.d.next = self.zero2.val();
-                self.row_q.d.next = self.row_base.q.val() + self.four13.val();
-                self.row_base.d.next = self.row_base.q.val() + self.four13.val();
+                self.row_step.next = self.step_element.val();
                 if self.kx_more.val() {
                     self.kx_q.d.next = self.kx_q.q.val() + self.one3.val();
                 } else if self.ky_more.val() {
@@ -438,10 +445,12 @@ impl Logic for ConvTraversal {
                 } else {
                     self.kx_q.d.next = self.zero3.val();
                     self.ky_q.d.next = self.zero3.val();
-                    if ((self.cg_base13.wide.val() + self.four13.val()) << self.shift3.val()) < self.ifm_depth13.wide.val() {
-                        self.cg_base_q.d.next = self.cg_base_q.q.val() + self.four9.val();
+                    if !self.depthwise.val() & self.more_ifm.val() {
+                        self.cg_base_q.d.next = self.cg_base_q.q.val() + self.groups9.val();
+                        self.row_step.next = self.step_unit.val();
                     } else {
                         self.cg_base_q.d.next = self.zero9.val();
+                        self.row_step.next = self.step_last.val();
                         self.phase_next.next = self.state_out.val();
                     }
                 }
@@ -452,13 +461,12 @@ impl Logic for ConvTraversal {
             if self.k.q.val() == self.last_k.val() {
                 self.first.d.next = true;
                 self.phase_next.next = self.state_mac.val();
-                if ((self.og13.wide.val() + self.one13.val()) << self.shift3.val()) < self.ofm_depth13.wide.val() {
+                if !self.last_og.val() {
                     self.og_q.d.next = self.og_q.q.val() + self.one9.val();
                 } else {
                     // The block's last group: back to the first row, next block.
                     self.og_q.d.next = self.zero9.val();
-                    self.row_q.d.next = self.zero13.val();
-                    self.row_base.d.next = self.zero13.val();
+                    self.row_step.next = self.step_clear.val();
                     if (self.block_x_q.q.val() + self.two13.val()) < self.ofm_width13.wide.val() {
                         self.block_x_q.d.next = self.block_x_q.q.val() + self.two13.val();
                         self.origin_x_q.d.next = self.origin_x_q.q.val() + (self.stride_x14.wide.val() << self.shift1.val());

@@ -50,9 +50,9 @@
 //! datapath's output unit rounds as TFLite); ACTIVATION[4:0] ≠ 0, ACC_FORMAT > 1,
 //! IFM_UPSCALE ≠ 0; an IFM, OFM, weight or scale region above 7; an IFM or OFM zero point or
 //! ACTIVATION_MIN/MAX outside int8; a dilation (KERNEL_STRIDE[4:3]); a kernel side above 8; a
-//! stride above 3; a top or left padding above 7; a part-kernel-first CONV (KERNEL_STRIDE[2]),
-//! or a depth-first one with an IFM deeper than 32 and an OFM block depth above 8 (the
-//! datapath walks Vela's weight order only for 8-channel OFM blocks there); a size above 4095
+//! stride above 3; a top or left padding above 7; an OFM_BLK_DEPTH that is not a multiple of
+//! 8 or above 128 (the datapath's weight-row address walks Vela's order in 8-channel OFM
+//! groups, `weight_rows.rs`; the TRM's least block depth is 8); a size above 4095
 //! or an IFM extent outside 1..4095; a weight or scale stream not starting 16-byte aligned
 //! (`BASEP + BASE`), or whose LENGTH is 0, not a multiple of 16 or of 2^32 bytes or more. The
 //! datapath's own errors (shape, weight or scale stream) are [`ERROR_UNSUPPORTED`] too. A
@@ -266,7 +266,6 @@ impl Logic for ConvUnit {
         // The layer registers and CHECK (`conv_layer.rs`).
         self.layer.clock.next = self.clock.val();
         self.layer.reset.next = self.reset.val();
-        self.layer.depthwise.next = self.depthwise.q.val();
         self.start.next = (self.state.q.val() == self.s_check.val()) & !self.layer.bad.val();
         self.running.next = self.state.q.val() == self.s_run.val();
         self.ok.next = self.error.q.val() == self.e_none.val();
@@ -286,6 +285,8 @@ impl Logic for ConvUnit {
         self.datapath.pad_top.next = self.layer.pad_top.val();
         self.datapath.pad_left.next = self.layer.pad_left.val();
         self.datapath.depthwise.next = self.depthwise.q.val();
+        self.datapath.part_kernel.next = self.layer.part_kernel.val();
+        self.datapath.block_groups_m1.next = self.layer.block_groups_m1.val();
         self.datapath.ifm_zero_point.next = self.layer.ifm_zero_point.val();
         self.datapath.ofm_zero_point.next = self.layer.ofm_zero_point.val();
         self.datapath.act_min.next = self.layer.act_min.val();

@@ -1,7 +1,8 @@
 //! The Ethos-U65 convolution datapath's CHECK (`conv_datapath.rs`): every layer register in
 //! range, and the weight rows the layer needs in Vela's order (digest §1.9): per 8-channel
-//! OFM group, conv: 4 rows of 8 IFM channels per 32-channel IFM block and kernel element;
-//! depthwise: one row per kernel element, padded to a multiple of 4 elements. Computed from
+//! OFM group, conv depth-first: 4 rows of 8 IFM channels per 32-channel IFM block and kernel
+//! element; part-kernel-first: per 8-channel IFM group, one row per kernel element padded to
+//! a multiple of 4 elements; depthwise: one row per kernel element, padded likewise. Computed from
 //! the latched layer registers (`layer_registers.rs`) alone.
 use super::conv_datapath::{DIM_BITS, SHAPE_DEPTHWISE, SHAPE_DIMS, SHAPE_KERNEL, SHAPE_STRIDE, SHAPE_WEIGHT_ROWS, WEIGHT_ROWS};
 use crate::primitives::constant as k;
@@ -24,12 +25,16 @@ pub struct LayerCheck {
     pub stride_y: Signal<In, Bits<2>>,
     pub stride_x: Signal<In, Bits<2>>,
     pub depthwise: Signal<In, Bit>,
+    pub part_kernel: Signal<In, Bit>,
     pub shape: Signal<Out, Bits<20>>,
     pub total_rows: Signal<Out, Bits<13>>,
     pub scale_bias_limit: Signal<Out, Bits<20>>,
 
     elements: MulU<4, 4, 8>,
     conv_rows: MulU<13, 8, 16>,
+    part_kernel_rows: MulU<13, 8, 16>,
+    padded_elements: Signal<Local, Bits<8>>,
+    groups: Signal<Local, Bits<13>>,
     total: MulU<13, 16, 26>,
     ifm_depth13: ZeroExtend<12, 13>,
     ofm_depth13: ZeroExtend<12, 13>,
@@ -50,6 +55,8 @@ pub struct LayerCheck {
     eight4: Constant<Bits<4>>,
     three16: Constant<Bits<16>>,
     round4_16: Constant<Bits<16>>,
+    three8: Constant<Bits<8>>,
+    round4_8: Constant<Bits<8>>,
     seven13: Constant<Bits<13>>,
     thirty_one13: Constant<Bits<13>>,
     rows_max26: Constant<Bits<26>>,
@@ -75,11 +82,15 @@ impl Default for LayerCheck {
             stride_y: Default::default(),
             stride_x: Default::default(),
             depthwise: Default::default(),
+            part_kernel: Default::default(),
             shape: Default::default(),
             total_rows: Default::default(),
             scale_bias_limit: Default::default(),
             elements: Default::default(),
             conv_rows: Default::default(),
+            part_kernel_rows: Default::default(),
+            padded_elements: Default::default(),
+            groups: Default::default(),
             total: Default::default(),
             ifm_depth13: Default::default(),
             ofm_depth13: Default::default(),
@@ -100,6 +111,8 @@ impl Default for LayerCheck {
             eight4: k(8),
             three16: k(3),
             round4_16: k(0xFFFC),
+            three8: k(3),
+            round4_8: k(0xFC),
             seven13: k(7),
             thirty_one13: k(31),
             rows_max26: k(WEIGHT_ROWS),
@@ -126,6 +139,13 @@ impl Logic for LayerCheck {
         self.conv_rows.a.next = self.blocks.val();
         self.conv_rows.b.next = self.elements.product.val();
         self.per_og.next = self.conv_rows.product.val() << self.shift2.val();
+        self.padded_elements.next = (self.elements.product.val() + self.three8.val()) & self.round4_8.val();
+        self.groups.next = (self.ifm_depth13.wide.val() + self.seven13.val()) >> self.shift3.val();
+        self.part_kernel_rows.a.next = self.groups.val();
+        self.part_kernel_rows.b.next = self.padded_elements.val();
+        if self.part_kernel.val() {
+            self.per_og.next = self.part_kernel_rows.product.val();
+        }
         if self.depthwise.val() {
             self.per_og.next = (self.elements16.wide.val() + self.three16.val()) & self.round4_16.val();
         }

@@ -29,6 +29,8 @@ pub struct LayerRegisters {
     pub pad_top_in: Signal<In, Bits<3>>,
     pub pad_left_in: Signal<In, Bits<3>>,
     pub depthwise_in: Signal<In, Bit>,
+    pub part_kernel_in: Signal<In, Bit>,
+    pub block_groups_m1_in: Signal<In, Bits<4>>,
     pub ifm_height: Signal<Out, Bits<DIM_BITS>>,
     pub ifm_width: Signal<Out, Bits<DIM_BITS>>,
     pub ifm_depth: Signal<Out, Bits<DIM_BITS>>,
@@ -42,6 +44,8 @@ pub struct LayerRegisters {
     pub pad_top: Signal<Out, Bits<3>>,
     pub pad_left: Signal<Out, Bits<3>>,
     pub depthwise: Signal<Out, Bit>,
+    pub part_kernel: Signal<Out, Bit>,
+    pub block_groups_m1: Signal<Out, Bits<4>>,
     ifm_height_q: RegEn<Bits<DIM_BITS>>,
     ifm_width_q: RegEn<Bits<DIM_BITS>>,
     ifm_depth_q: RegEn<Bits<DIM_BITS>>,
@@ -55,6 +59,8 @@ pub struct LayerRegisters {
     pad_top_q: RegEn<Bits<3>>,
     pad_left_q: RegEn<Bits<3>>,
     depthwise_q: RegEn<Bit>,
+    part_kernel_q: RegEn<Bit>,
+    block_groups_m1_q: RegEn<Bits<4>>,
 }
 
 impl Logic for LayerRegisters {
@@ -125,6 +131,16 @@ impl Logic for LayerRegisters {
         self.depthwise_q.enable.next = self.load.val();
         self.depthwise_q.d.next = self.depthwise_in.val();
         self.depthwise.next = self.depthwise_q.q.val();
+        self.part_kernel_q.clock.next = self.clock.val();
+        self.part_kernel_q.reset.next = self.reset.val();
+        self.part_kernel_q.enable.next = self.load.val();
+        self.part_kernel_q.d.next = self.part_kernel_in.val();
+        self.part_kernel.next = self.part_kernel_q.q.val();
+        self.block_groups_m1_q.clock.next = self.clock.val();
+        self.block_groups_m1_q.reset.next = self.reset.val();
+        self.block_groups_m1_q.enable.next = self.load.val();
+        self.block_groups_m1_q.d.next = self.block_groups_m1_in.val();
+        self.block_groups_m1.next = self.block_groups_m1_q.q.val();
     }
 }
 

@@ -20,6 +20,7 @@ mod layer_check;
 mod layer_registers;
 mod scale_bias_loader;
 mod weight_buffer;
+mod weight_rows;
 pub mod conv_unit;
 mod conv_layer;
 mod conv_ports;

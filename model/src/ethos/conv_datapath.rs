@@ -4,20 +4,23 @@
 //! `shared/spec/ethos-u65.md` §1.9 (weight order), §2 (output unit), §5 (MAC unit).
 //!
 //! A layer is its registers (held from `start` to `done`), a compressed weight stream in
-//! Vela's order with 8-channel OFM blocks (depthwise: Vela's depthwise order), the
-//! scale/bias stream (Vela's 10-byte records, §2.4), and the IFM, read through four ports.
-//! The phases, one state each:
+//! Vela's order (conv: depth-first or part-kernel-first, any OFM block depth that is a
+//! multiple of 8; depthwise: Vela's depthwise order), the scale/bias stream (Vela's 10-byte
+//! records, §2.4), and the IFM, read through four ports. The phases, one state each:
 //! - CHECK (1 cycle): every size in range, and the weight rows the layer needs
-//!   (`ceil(O/8)` groups of `4 · ceil(C/32) · KH · KW` rows, depthwise `roundup(KH · KW, 4)`)
-//!   within the buffer's 4096; else `ERROR_SHAPE`.
+//!   (`ceil(O/8)` groups of `4 · ceil(C/32) · KH · KW` rows, part-kernel-first
+//!   `ceil(C/8) · roundup(KH · KW, 4)`, depthwise `roundup(KH · KW, 4)`) within the buffer's
+//!   4096; else `ERROR_SHAPE`.
 //! - DECODE: the stream through the decoder; every 64 weights (depthwise 8) are one row of the
 //!   weight buffer, in stream order. A weight beyond the layer's rows, or a stream that ends
 //!   short of them, is `ERROR_WEIGHT_COUNT`; a malformed one `ERROR_WEIGHT_STREAM`.
 //! - SCALE_BIAS: the records, one per OFM channel, into the parameter memory; up to 4 bytes a
 //!   cycle. The stream may be padded to 16 bytes (as Vela stores it) and no further.
 //! - For each 2x2 OFM block (raster order) and each 8-channel OFM group: MAC, one tap a cycle
-//!   (conv: per 32-channel IFM block, per kernel element, its four 8-channel groups, those
-//!   wholly beyond the IFM depth skipped; depthwise: per kernel element), then OUT, the 32
+//!   (depth-first: per 32-channel IFM block, per kernel element, its four 8-channel groups,
+//!   those wholly beyond the IFM depth skipped; part-kernel-first: per 8-channel IFM group, per
+//!   kernel element; depthwise: per kernel element), the weight row at the address of
+//!   `weight_rows.rs` (Vela's order, read the other way round), then OUT, the 32
 //!   accumulators through the output unit (TFL rounding), a cycle each.
 //! - DRAIN (4 cycles) until the last value has left the output unit; DONE (1 cycle).
 //!
@@ -32,6 +35,7 @@
 use super::mac_unit::{self, pack, MacUnit, CHANNELS};
 use super::output_unit::{self, OutputUnit};
 use super::weight_decoder::{self, WeightDecoder};
+use super::weight_rows::{self, Step, WeightRows};
 use crate::Block;
 
 pub const WEIGHT_ROWS: usize = 4096;
@@ -95,6 +99,10 @@ pub struct In {
     pub pad_top: u8,
     pub pad_left: u8,
     pub depthwise: bool,
+    /// Conv: the weights are in part-kernel-first order (KERNEL_STRIDE bit 2), else depth-first.
+    pub part_kernel: bool,
+    /// Conv: OFM channels per block of the weight order (OFM_BLK_DEPTH) / 8, minus 1.
+    pub block_groups_m1: u8,
     pub ifm_zero_point: i8,
     pub ofm_zero_point: i8,
     pub act_min: i8,
@@ -210,8 +218,7 @@ struct Walk {
     origin_y: u32,
     origin_x: u32,
     og: u32,
-    row: u32,
-    row_base: u32,
+    address: WeightRows,
     cg_base: u32,
     u: u32,
     ky: u32,
@@ -281,6 +288,8 @@ pub fn check_shape(i: &In) -> (u32, u64) {
     let elements = u64::from(i.kernel_height) * u64::from(i.kernel_width);
     let per_group = if i.depthwise {
         (elements + 3) & !3
+    } else if i.part_kernel {
+        c.div_ceil(8) * ((elements + 3) & !3)
     } else {
         4 * c.div_ceil(32) * elements
     };
@@ -302,6 +311,18 @@ pub fn check_shape(i: &In) -> (u32, u64) {
         shape |= SHAPE_WEIGHT_ROWS;
     }
     (shape, rows)
+}
+
+/// The layer registers of the weight-row address.
+fn rows_layer(i: &In) -> weight_rows::Layer {
+    weight_rows::Layer {
+        depthwise: i.depthwise,
+        part_kernel: i.part_kernel,
+        ofm_depth: i.ofm_depth,
+        kernel_height: i.kernel_height,
+        kernel_width: i.kernel_width,
+        block_groups_m1: i.block_groups_m1,
+    }
 }
 
 /// The tap's position inside the IFM and OFM, as the RTL decides it.
@@ -341,7 +362,7 @@ impl ConvDatapath {
             col1,
             group,
             live: if remaining >= 8 { 8 } else { remaining & 0xF },
-            last_u: self.walk.u == 3 || (cg + 1) << 3 >= u32::from(i.ifm_depth),
+            last_u: i.part_kernel || self.walk.u == 3 || (cg + 1) << 3 >= u32::from(i.ifm_depth),
             kx_more: self.walk.kx + 1 < u32::from(i.kernel_width),
             ky_more: self.walk.ky + 1 < u32::from(i.kernel_height),
         }
@@ -506,7 +527,7 @@ impl ConvDatapath {
         self.pad2 = taps.pad;
         self.live2 = taps.live;
         if state == STATE_MAC {
-            self.weight_read = self.weight_buffer[self.walk.row as usize % WEIGHT_ROWS];
+            self.weight_read = self.weight_buffer[self.walk.address.row as usize % WEIGHT_ROWS];
         }
 
         match state {
@@ -538,6 +559,7 @@ impl ConvDatapath {
             first: true,
             ..Walk::default()
         };
+        self.walk.address.step(Step::Clear, 0, &rows_layer(i));
         self.state = STATE_DECODE;
         if shape != 0 {
             self.stop(ERROR_SHAPE, shape);
@@ -640,33 +662,38 @@ impl ConvDatapath {
                 true
             }
         };
-        if i.depthwise {
-            self.walk.row += 1;
+        let step = if i.depthwise {
             if next_element(self) {
-                self.walk.row = (self.walk.row - 1) | 3;
-                self.walk.row += 1;
-                self.walk.row_base = self.walk.row;
                 self.state = STATE_OUT;
+                Step::Last
+            } else {
+                Step::Element
             }
         } else if !taps.last_u {
             self.walk.u += 1;
-            self.walk.row += 1;
+            Step::Group
         } else {
-            if self.walk.u != 3 {
+            if self.walk.u != 3 && !i.part_kernel {
                 self.events.push("channel groups beyond the IFM skipped");
             }
             self.walk.u = 0;
-            self.walk.row_base += 4;
-            self.walk.row = self.walk.row_base;
-            if next_element(self) {
-                if (self.walk.cg_base + 4) << 3 < u32::from(i.ifm_depth) {
-                    self.walk.cg_base += 4;
-                } else {
-                    self.walk.cg_base = 0;
-                    self.state = STATE_OUT;
-                }
+            // The next IFM block (depth-first, 4 groups) or micro-block (part-kernel-first).
+            let groups = if i.part_kernel { 1 } else { 4 };
+            if !next_element(self) {
+                Step::Element
+            } else if (self.walk.cg_base + groups) << 3 < u32::from(i.ifm_depth) {
+                self.walk.cg_base += groups;
+                Step::Unit
+            } else {
+                self.walk.cg_base = 0;
+                self.state = STATE_OUT;
+                Step::Last
             }
+        };
+        if step == Step::Unit {
+            self.events.push(if i.part_kernel { "next IFM micro-block" } else { "next IFM block" });
         }
+        self.walk.address.step(step, self.walk.og, &rows_layer(i));
     }
 
     fn out(&mut self, i: &In) {
@@ -681,8 +708,7 @@ impl ConvDatapath {
             return;
         }
         self.walk.og = 0;
-        self.walk.row = 0;
-        self.walk.row_base = 0;
+        self.walk.address.step(Step::Clear, 0, &rows_layer(i));
         if self.walk.block_x + 2 < u32::from(i.ofm_width) {
             self.walk.block_x += 2;
             self.walk.origin_x += 2 * u32::from(i.stride_x);

@@ -159,8 +159,8 @@ impl ConvUnit {
             || sx > 3
             || p(scalar::IFM_PAD_TOP) > 7
             || p(scalar::IFM_PAD_LEFT) > 7
-            || (!self.depthwise && s & 4 != 0)
-            || (!self.depthwise && p(scalar::IFM_DEPTH_M1) >= 32 && p(scalar::OFM_BLK_DEPTH_M1) >= 8)
+            || p(scalar::OFM_BLK_DEPTH_M1) & 7 != 7
+            || p(scalar::OFM_BLK_DEPTH_M1) > 127
             || [scalar::OFM_HEIGHT_M1, scalar::OFM_WIDTH_M1, scalar::OFM_DEPTH_M1, scalar::IFM_DEPTH_M1].iter().any(|&id| p(id) > 4094)
             || !(1..=4095).contains(&h)
             || !(1..=4095).contains(&w)
@@ -191,6 +191,8 @@ impl ConvUnit {
             pad_top: (p(scalar::IFM_PAD_TOP) & 7) as u8,
             pad_left: (p(scalar::IFM_PAD_LEFT) & 7) as u8,
             depthwise: self.depthwise,
+            part_kernel: p(scalar::KERNEL_STRIDE) & 4 != 0,
+            block_groups_m1: (p(scalar::OFM_BLK_DEPTH_M1) >> 3 & 15) as u8,
             ifm_zero_point: p(scalar::IFM_ZERO_POINT) as i8,
             ofm_zero_point: p(scalar::OFM_ZERO_POINT) as i8,
             // Outside RUN the registers may be half latched (min above max), which the output
