@@ -355,17 +355,10 @@ fn copy_region(from: &Memory, to: &mut Memory, base: u64, size: u64) {
 /// flying SDP layer waiting for it ends with SDP_DONE; the next layer then runs normally.
 /// (2) A feature surface past the end of the 64-bit address space: addresses wrap, the memory
 /// answers what it holds (0 where nothing was loaded), the layer runs to its end.
-#[test]
-fn bad_layers_end_without_hanging() {
-    let run = Run::from_env("bad_layers_end_without_hanging", 0);
+fn bad_layers(rtl: bool, run: &Run) {
     let mut rng = run.rng();
-    let mut unit = NvSmall::default();
-    let seen = std::cell::RefCell::new(BTreeSet::new());
-    let mut step = |i: &In| {
-        let o = unit.step(i);
-        seen.borrow_mut().extend(unit.events().iter().copied());
-        o
-    };
+    let unit = std::cell::RefCell::new(Design::open(rtl, run));
+    let mut step = |i: &In| unit.borrow_mut().step(i);
     let mut bench = Bench::new(&mut step, Memory::default(), Some(run.seed));
     let b = &mut bench;
     mask_all_but_sdp(b);
@@ -397,8 +390,8 @@ fn bad_layers_end_without_hanging() {
     let status = wait_layer(b, "a layer CBUF cannot hold");
     assert_eq!(status, status_bit("SDP_DONE_STATUS0") | status_bit("CACC_DONE_STATUS0"), "refused: CACC and SDP done, no CDMA fetch done");
     assert_eq!(b.memory.crc32(dst.base, 256), before, "a refused layer writes nothing");
-    assert!(seen.borrow().contains("conv refused") && seen.borrow().contains("sdp flying layer ended by a refused convolution"));
-    assert!(!seen.borrow().contains("feature request"), "a refused layer reads nothing");
+    assert!(unit.borrow().seen("conv refused") && unit.borrow().seen("sdp flying layer ended by a refused convolution"));
+    assert!(!unit.borrow().seen("feature request"), "a refused layer reads nothing");
     // The next layer, in group 1, runs as if nothing had happened.
     program(b, 1, &c, feature, layer.weight_base, (layer.csc.data_banks as u32, layer.weight_banks as u32), dst, &sdp);
     let status = wait_layer(b, "the layer after a refused one");
@@ -428,6 +421,18 @@ fn bad_layers_end_without_hanging() {
     let mut expected = b.memory.clone();
     sdp.write(&mut expected, dst, &c.output(&wrapped, &weights), (c.out_width, c.out_height, c.kernels), &mut BTreeSet::new());
     assert_eq!(b.memory.crc32(dst.base, 256), expected.crc32(dst.base, 256), "a surface past 2^64 wraps");
+}
+
+#[test]
+fn bad_layers_end_without_hanging() {
+    bad_layers(false, &Run::from_env("bad_layers_end_without_hanging", 0));
+}
+
+/// The same on the RTL in lock step with the model: CDMA's refusal, SDP's flying layer ended
+/// by it, the wrapped addresses.
+#[test]
+fn bad_layers_end_without_hanging_on_the_rtl() {
+    bad_layers(true, &Run::from_env("bad_layers_end_without_hanging_on_the_rtl", 0));
 }
 
 /// The player refuses what the convolution engine does not build (before it runs).
