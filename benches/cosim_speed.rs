@@ -609,7 +609,8 @@ fn ethos_npu() -> Table {
 /// NVIDIA's nv_small trace tests (`shared/nvdla/traces`, or `NVDLA_TRACES`) that the NVDLA built
 /// here runs: cycles from reset to the last check (memory answering the next cycle) against the
 /// ideal at nv_small's throughput of one output element a cycle for SDP, PDP and CDP (seeds/001,
-/// "Small example"), and the Verilated nv_small against its model on the same trace. The
+/// "Small example"; for a dc trace its output elements too, whose MAC utilisation
+/// docs/nvdla.md "Convolution engine" gives), and the Verilated nv_small against its model on the same trace. The
 /// output elements are the unit's output cube (its or its read DMA's `D_DATA_CUBE_OUT_*`
 /// registers, else `D_DATA_CUBE_*`) as last written before the unit's `D_OP_ENABLE`. The speeds time the whole play,
 /// so they include the player's loading, clearing and CRC of the memory images (up to 16 MiB).
@@ -627,7 +628,11 @@ fn nvdla_traces() -> Table {
     let mut not_built = 0;
     for path in &tests {
         let Ok(trace) = Trace::load(path) else { continue };
-        let unit = trace.name.split('_').next().unwrap_or("").to_uppercase();
+        // A dc trace's output cube is its flying SDP layer's.
+        let unit = match trace.name.split('_').next().unwrap_or("").to_uppercase() {
+            u if u == "DC" => "SDP".to_string(),
+            u => u,
+        };
         let mut written: HashMap<String, u32> = HashMap::new();
         let mut elements = 0u64;
         for (_, command) in &trace.commands {

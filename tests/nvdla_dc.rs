@@ -382,8 +382,8 @@ fn random_layers_through_the_convolution_models_match_the_reference() {
 }
 
 /// NVIDIA's dc traces through the models of CDMA's placement, CSC, CMAC and CACC, the flying
-/// SDP reference writing the output: each trace's CRC. (The player does not run them yet:
-/// the convolution units are not in the register map and the top.)
+/// SDP reference writing the output: each trace's CRC, apart from the register interface
+/// (`nvdla_conv` plays them through the player on nv_small, RTL and model).
 #[test]
 fn dc_traces_through_the_convolution_models() {
     let mut rng = Run::from_env("dc_traces_through_the_convolution_models", 1).rng();

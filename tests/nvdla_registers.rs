@@ -541,22 +541,26 @@ fn lut_access_fills_and_reads_both_tables() {
 }
 
 /// The convolution core's five units (CDMA, CSC, CMAC_A, CMAC_B, CACC) are ping-pong groups
-/// of one engine that is not built yet: enabling all five in group 0 leaves each pending
-/// (S_STATUS 2), drops writes into group 0, keeps group 1 writable and separate, and sets no
-/// done bit (docs/nvdla.md "Register groups").
+/// of one engine (docs/nvdla.md "Register groups", "Convolution engine"): enabling all five in
+/// group 0 (reset values: a 1 x 1 x 1 cube, one 1 x 1 kernel) runs the engine there: each
+/// reads running (S_STATUS 1), writes into group 0 are dropped, group 1 stays writable and
+/// separate; CDMA's fetches set CDMA_DAT_DONE0 and CDMA_WT_DONE0, but the layer does not end
+/// while no SDP takes CACC's atom. A flying SDP layer in group 0 then takes it and writes it:
+/// CACC_DONE0 and SDP_DONE0, the five consumers move to group 1, SDP_RDMA's does not.
 #[test]
-fn convolution_groups_pend_without_their_engine() {
-    let run = Run::from_env("convolution_groups_pend_without_their_engine", 0);
+fn convolution_groups_run_until_sdp_takes_the_atoms() {
+    let run = Run::from_env("convolution_groups_run_until_sdp_takes_the_atoms", 0);
     let units = ["CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC"];
-    on_bench(&run, |b| {
+    let bit = |f: &str| regmap::field("GLB", "S_INTR_STATUS", f).mask();
+    let coverage = on_bench(&run, |b| {
         for unit in units {
             write(b, address(unit, "D_OP_ENABLE"), 1);
         }
-        for _ in 0..20 {
+        for _ in 0..200 {
             b.idle();
         }
         for unit in units {
-            assert_eq!(read(b, address(unit, "S_STATUS")), 2, "{unit}: group 0 pending, group 1 idle");
+            assert_eq!(read(b, address(unit, "S_STATUS")), 1, "{unit}: group 0 running, group 1 idle");
             assert_eq!(read(b, address(unit, "S_POINTER")), 0, "{unit}: consumer still group 0");
             // D_MISC_CFG (every one of the five has it): CONV_MODE 1 (Winograd) written.
             let (misc, reset) = (address(unit, "D_MISC_CFG"), regmap::register(unit, "D_MISC_CFG").1.reset());
@@ -568,7 +572,19 @@ fn convolution_groups_pend_without_their_engine() {
             write(b, address(unit, "S_POINTER"), 0);
             assert_eq!(read(b, misc), reset, "{unit}: group 0 kept apart");
         }
-        assert_eq!(read(b, address("GLB", "S_INTR_STATUS")), 0, "no done without the engine");
-        assert!(!b.idle().irq);
+        let fetched = bit("CDMA_DAT_DONE_STATUS0") | bit("CDMA_WT_DONE_STATUS0");
+        assert_eq!(read(b, address("GLB", "S_INTR_STATUS")), fetched, "CDMA's fetches done, the layer not");
+        write(b, address("SDP", "D_FEATURE_MODE_CFG"), 1);
+        write(b, address("SDP", "D_OP_ENABLE"), 1);
+        for _ in 0..20 {
+            b.idle();
+        }
+        assert_eq!(read(b, address("GLB", "S_INTR_STATUS")), fetched | bit("CACC_DONE_STATUS0") | bit("SDP_DONE_STATUS0"));
+        for unit in units.iter().chain(&["SDP"]) {
+            assert_eq!(read(b, address(unit, "S_POINTER")), 1 << 16, "{unit}: consumer group 1");
+            assert_eq!(read(b, address(unit, "S_STATUS")), 0, "{unit}: idle");
+        }
+        assert_eq!(read(b, address("SDP_RDMA", "S_POINTER")), 0, "SDP_RDMA's group not used on the fly");
     });
+    coverage.require(&["conv start", "conv done", "sdp flying start", "sdp flying atom", "sdp done"]);
 }

@@ -28,7 +28,7 @@ pub fn pcf(top: &str) -> Option<&'static str> {
 /// nor CDMA (its input converter's 8 17x16-bit multipliers in the cycle of the read data),
 /// nor CSC with CBUF (1 Mbit of buffer: the HX8K has 128 kbit of block RAM).
 pub fn on_ice40(top: &str) -> bool {
-    !matches!(top, "weight_decoder" | "mac_unit" | "output_unit" | "conv_datapath" | "command_front_end" | "ethos_npu" | "cdp_dp" | "cmac" | "cacc" | "cdma" | "csc_cbuf")
+    !matches!(top, "weight_decoder" | "mac_unit" | "output_unit" | "conv_datapath" | "command_front_end" | "ethos_npu" | "cdp_dp" | "cmac" | "cacc" | "cdma" | "csc_cbuf" | "nv_small")
         && !top.starts_with("scale_")
 }
 

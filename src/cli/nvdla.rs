@@ -76,13 +76,13 @@ impl Nvdla {
 /// Plays `trace` on the Verilated nv_small (with `options`) or its model.
 fn play(trace: &Trace, model: bool, options: &npu::cosim::DutOptions) -> Result<player::Played, Stop> {
     let mut step: Box<dyn FnMut(&In) -> Out> = if model {
-        let mut unit = NvSmall::with_convolution();
+        let mut unit = NvSmall::default();
         Box::new(move |i| unit.step(i))
     } else {
         let mut unit = npu::cosim::tops::nv_small::NvSmall::open(options);
         Box::new(move |i| unit.step(i))
     };
-    player::play_built(trace, &mut *step, None, if model { player::Built::MODEL } else { player::Built::RTL })
+    player::play(trace, &mut *step, None)
 }
 
 fn trace(dir: &Path, model: bool, waves: Option<PathBuf>) -> Outcome {

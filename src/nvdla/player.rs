@@ -141,26 +141,10 @@ fn resolve(register: &Register) -> Result<(&'static regmap::Unit, &'static regma
     Ok((unit, r))
 }
 
-/// What the design under test has built beyond SDP, PDP and CDP in off-flying mode: the model
-/// runs the convolution engine (CDMA, CBUF, CSC, CMAC, CACC, SDP in flying mode), the RTL not
-/// yet (docs/nvdla.md, "Convolution engine").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Built {
-    pub convolution: bool,
-}
-
-impl Built {
-    /// The Verilated RTL's `nv_small`.
-    pub const RTL: Built = Built { convolution: false };
-    /// The model's `nv_small`.
-    pub const MODEL: Built = Built { convolution: true };
-}
-
 /// What the trace wrote so far, as the hardware holds it: per unit, its producer pointer and
 /// the values of each group, so that the layer a D_OP_ENABLE write starts can be checked for
 /// features not built before it runs.
 struct Shadow {
-    built: Built,
     producer: HashMap<&'static str, usize>,
     values: HashMap<(&'static str, usize, &'static str), u32>,
 }
@@ -192,9 +176,6 @@ impl Shadow {
         match unit {
             "PDP_RDMA" | "PDP" => self.unsupported_pdp(),
             "CDP_RDMA" | "CDP" => self.unsupported_cdp(),
-            "CDMA" | "CSC" | "CMAC_A" | "CMAC_B" | "CACC" if !self.built.convolution => {
-                Some("the convolution engine (CDMA, CSC, CMAC, CACC): not implemented".into())
-            }
             "CDMA" | "CSC" | "CMAC_A" | "CMAC_B" | "CACC" => self.unsupported_conv(),
             _ => self.unsupported_sdp(),
         }
@@ -264,9 +245,6 @@ impl Shadow {
     /// The first feature of the SDP layer in the producer groups that is not built, if any.
     fn unsupported_sdp(&self) -> Option<String> {
         let flying = self.field("SDP", "D_FEATURE_MODE_CFG", "FLYING_MODE") != 0;
-        if flying && !self.built.convolution {
-            return Some("SDP flying mode (input from the convolution engine): not implemented".into());
-        }
         let checks: [(&str, &str, &str, u32, &str); 14] = [
             ("SDP", "D_FEATURE_MODE_CFG", "OUTPUT_DST", 0, "SDP output to PDP"),
             ("SDP", "D_FEATURE_MODE_CFG", "WINOGRAD", 0, "SDP Winograd output"),
@@ -356,15 +334,11 @@ pub struct Played {
     pub stalled: u64,
 }
 
-/// Plays `trace` on `step` with what the RTL has built; `stall_seed` makes the memory stall.
+/// Plays `trace` on `step` (nv_small, RTL or model); `stall_seed` makes the memory stall. A
+/// trace needing a feature not built stops before its layer runs.
 pub fn play(trace: &Trace, step: &mut dyn FnMut(&In) -> Out, stall_seed: Option<u64>) -> Result<Played, Stop> {
-    play_built(trace, step, stall_seed, Built::RTL)
-}
-
-/// Plays `trace` on `step`, a design that has `built`: a trace needing more stops before it runs.
-pub fn play_built(trace: &Trace, step: &mut dyn FnMut(&In) -> Out, stall_seed: Option<u64>, built: Built) -> Result<Played, Stop> {
     let mut bench = Bench::new(step, Memory::default(), stall_seed);
-    let mut shadow = Shadow { built, producer: HashMap::new(), values: HashMap::new() };
+    let mut shadow = Shadow { producer: HashMap::new(), values: HashMap::new() };
     let (mut checks, mut registers_written) = (Vec::new(), 0);
     for (line, command) in &trace.commands {
         let at = |message: String| format!("{}.cfg:{line}: {message}", trace.name);
@@ -397,8 +371,7 @@ pub fn play_built(trace: &Trace, step: &mut dyn FnMut(&In) -> Out, stall_seed: O
             }
             Command::Interrupt { unit, .. } => {
                 let name = unit.rsplit_once('_').map_or(unit.as_str(), |(u, _)| u);
-                let conv = matches!(name, "CDMA_DAT" | "CDMA_WT" | "CACC") && built.convolution;
-                if !matches!(name, "SDP" | "PDP" | "CDP") && !conv {
+                if !matches!(name, "SDP" | "PDP" | "CDP" | "CDMA_DAT" | "CDMA_WT" | "CACC") {
                     return Err(Stop::NotImplemented(at(format!("{name} is not implemented (its done interrupt cannot come)"))));
                 }
                 if !bench.wait_irq() {

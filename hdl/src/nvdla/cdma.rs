@@ -303,7 +303,17 @@ impl Logic for Cdma {
         self.cvt.scale.next = self.cvt_scale.val();
         self.cvt.truncate.next = self.cvt_truncate.val();
         // Outputs (all from registers).
-        self.dbb_req_valid.next = (self.state.q.val() == self.s_feature_request.val()) | ((self.state.q.val() == self.s_weight_atom.val()) & self.kernel_exists.val());
+        // `dbb_req_valid` from registers and inputs only, not through `kernel_exists`: a
+        // signal written in this `always` block and read with `dbb_req_ready` would make the
+        // top's arbiter (grant from `dbb_req_valid`, `dbb_req_ready` from the grant) a loop for
+        // Verilator (UNOPTFLAT; docs/nvdla.md "Convolution engine").
+        self.dbb_req_valid.next = self.state.q.val() == self.s_feature_request.val();
+        if self.state.q.val() == self.s_weight_atom.val() {
+            self.dbb_req_valid.next = true;
+            if (self.group.q.val() == (self.kernels.val() >> 3)) & (self.k.q.val() > self.kernels.val().get_bits::<3>(0)) {
+                self.dbb_req_valid.next = false;
+            }
+        }
         self.dbb_req_addr.next = self.pointer.q.val();
         if self.state.q.val() == self.s_feature_request.val() {
             self.dbb_req_addr.next = self.walk.addr.val();

@@ -192,6 +192,53 @@ pub struct Csb {
     pub cdp_lut_le_slope_oflow_shift: Signal<Out, Bits<5>>,
     pub cdp_lut_lo_slope_uflow_shift: Signal<Out, Bits<5>>,
     pub cdp_lut_lo_slope_oflow_shift: Signal<Out, Bits<5>>,
+    /// SDP in flying mode (docs/nvdla.md "Convolution engine"): the consumer group's
+    /// FLYING_MODE and SDP's own cube; `sdp_flying` in while SDP runs a flying layer, which
+    /// leaves SDP_RDMA's group alone ([`FLYING_SKIPS`]).
+    pub sdp_flying_mode: Signal<Out, Bit>,
+    pub sdp_width: Signal<Out, Bits<13>>,
+    pub sdp_height: Signal<Out, Bits<13>>,
+    pub sdp_last_surface: Signal<Out, Bits<10>>,
+    pub sdp_flying: Signal<In, Bit>,
+    /// The convolution engine (CDMA, CSC, CMAC_A, CMAC_B, CACC): all five consumer groups
+    /// enabled, its done and running, CDMA's fetch dones (GLB's CDMA_DAT_DONE and
+    /// CDMA_WT_DONE of CDMA's consumer group), and the fields its blocks run on.
+    pub conv_layer_ready: Signal<Out, Bit>,
+    pub conv_done: Signal<In, Bit>,
+    pub conv_running: Signal<In, Bit>,
+    pub conv_dat_done: Signal<In, Bit>,
+    pub conv_wt_done: Signal<In, Bit>,
+    pub cdma_width: Signal<Out, Bits<13>>,
+    pub cdma_height: Signal<Out, Bits<13>>,
+    pub cdma_channel: Signal<Out, Bits<13>>,
+    pub cdma_feature_base: Signal<Out, Bits<64>>,
+    pub cdma_line_stride: Signal<Out, Bits<32>>,
+    pub cdma_surface_stride: Signal<Out, Bits<32>>,
+    pub cdma_weight_base: Signal<Out, Bits<64>>,
+    pub cdma_kernels: Signal<Out, Bits<13>>,
+    pub cdma_data_bank: Signal<Out, Bits<5>>,
+    pub cdma_weight_bank: Signal<Out, Bits<5>>,
+    pub cdma_cvt_en: Signal<Out, Bit>,
+    pub cdma_cvt_truncate: Signal<Out, Bits<6>>,
+    pub cdma_cvt_offset: Signal<Out, Bits<16>>,
+    pub cdma_cvt_scale: Signal<Out, Bits<16>>,
+    pub csc_datain_width_ext: Signal<Out, Bits<13>>,
+    pub csc_datain_height_ext: Signal<Out, Bits<13>>,
+    pub csc_datain_channel_ext: Signal<Out, Bits<13>>,
+    pub csc_weight_width_ext: Signal<Out, Bits<5>>,
+    pub csc_weight_height_ext: Signal<Out, Bits<5>>,
+    pub csc_weight_kernel: Signal<Out, Bits<13>>,
+    pub csc_conv_x_stride_ext: Signal<Out, Bits<3>>,
+    pub csc_conv_y_stride_ext: Signal<Out, Bits<3>>,
+    pub csc_x_dilation_ext: Signal<Out, Bits<5>>,
+    pub csc_y_dilation_ext: Signal<Out, Bits<5>>,
+    pub csc_pad_left: Signal<Out, Bits<5>>,
+    pub csc_pad_top: Signal<Out, Bits<5>>,
+    pub csc_dataout_width: Signal<Out, Bits<13>>,
+    pub csc_dataout_height: Signal<Out, Bits<13>>,
+    pub csc_pad_value: Signal<Out, Bits<16>>,
+    pub csc_data_bank: Signal<Out, Bits<5>>,
+    pub cacc_clip_truncate: Signal<Out, Bits<5>>,
 }
 
 /// The configuration ports: name, width, and the unit, register and its lowest bit they
@@ -316,16 +363,53 @@ const CONFIG: &[ConfigPort] = &[
     ("cdp_lut_le_slope_oflow_shift", 5, "CDP", "S_LUT_LE_SLOPE_SHIFT", 5, None),
     ("cdp_lut_lo_slope_uflow_shift", 5, "CDP", "S_LUT_LO_SLOPE_SHIFT", 0, None),
     ("cdp_lut_lo_slope_oflow_shift", 5, "CDP", "S_LUT_LO_SLOPE_SHIFT", 5, None),
+    ("sdp_flying_mode", 1, "SDP", "D_FEATURE_MODE_CFG", 0, None),
+    ("sdp_width", 13, "SDP", "D_DATA_CUBE_WIDTH", 0, None),
+    ("sdp_height", 13, "SDP", "D_DATA_CUBE_HEIGHT", 0, None),
+    ("sdp_last_surface", 10, "SDP", "D_DATA_CUBE_CHANNEL", 3, None),
+    // The convolution engine: CDMA's own registers, CSC's (CDMA's kernel width and height
+    // too: CDMA has only the bytes per kernel), CACC's truncation.
+    ("cdma_width", 13, "CDMA", "D_DATAIN_SIZE_0", 0, None),
+    ("cdma_height", 13, "CDMA", "D_DATAIN_SIZE_0", 16, None),
+    ("cdma_channel", 13, "CDMA", "D_DATAIN_SIZE_1", 0, None),
+    ("cdma_feature_base", 64, "CDMA", "D_DAIN_ADDR_LOW_0", 0, Some("D_DAIN_ADDR_HIGH_0")),
+    ("cdma_line_stride", 32, "CDMA", "D_LINE_STRIDE", 0, None),
+    ("cdma_surface_stride", 32, "CDMA", "D_SURF_STRIDE", 0, None),
+    ("cdma_weight_base", 64, "CDMA", "D_WEIGHT_ADDR_LOW", 0, Some("D_WEIGHT_ADDR_HIGH")),
+    ("cdma_kernels", 13, "CDMA", "D_WEIGHT_SIZE_1", 0, None),
+    ("cdma_data_bank", 5, "CDMA", "D_BANK", 0, None),
+    ("cdma_weight_bank", 5, "CDMA", "D_BANK", 16, None),
+    ("cdma_cvt_en", 1, "CDMA", "D_CVT_CFG", 0, None),
+    ("cdma_cvt_truncate", 6, "CDMA", "D_CVT_CFG", 4, None),
+    ("cdma_cvt_offset", 16, "CDMA", "D_CVT_OFFSET", 0, None),
+    ("cdma_cvt_scale", 16, "CDMA", "D_CVT_SCALE", 0, None),
+    ("csc_datain_width_ext", 13, "CSC", "D_DATAIN_SIZE_EXT_0", 0, None),
+    ("csc_datain_height_ext", 13, "CSC", "D_DATAIN_SIZE_EXT_0", 16, None),
+    ("csc_datain_channel_ext", 13, "CSC", "D_DATAIN_SIZE_EXT_1", 0, None),
+    ("csc_weight_width_ext", 5, "CSC", "D_WEIGHT_SIZE_EXT_0", 0, None),
+    ("csc_weight_height_ext", 5, "CSC", "D_WEIGHT_SIZE_EXT_0", 16, None),
+    ("csc_weight_kernel", 13, "CSC", "D_WEIGHT_SIZE_EXT_1", 16, None),
+    ("csc_conv_x_stride_ext", 3, "CSC", "D_CONV_STRIDE_EXT", 0, None),
+    ("csc_conv_y_stride_ext", 3, "CSC", "D_CONV_STRIDE_EXT", 16, None),
+    ("csc_x_dilation_ext", 5, "CSC", "D_DILATION_EXT", 0, None),
+    ("csc_y_dilation_ext", 5, "CSC", "D_DILATION_EXT", 16, None),
+    ("csc_pad_left", 5, "CSC", "D_ZERO_PADDING", 0, None),
+    ("csc_pad_top", 5, "CSC", "D_ZERO_PADDING", 16, None),
+    ("csc_dataout_width", 13, "CSC", "D_DATAOUT_SIZE_0", 0, None),
+    ("csc_dataout_height", 13, "CSC", "D_DATAOUT_SIZE_0", 16, None),
+    ("csc_pad_value", 16, "CSC", "D_ZERO_PADDING_VALUE", 0, None),
+    ("csc_data_bank", 5, "CSC", "D_BANK", 0, None),
+    ("cacc_clip_truncate", 5, "CACC", "D_CLIP_CFG", 0, None),
 ];
 
 /// The units with ping-pong groups (GLB has none).
 pub const GROUPED: [&str; 11] = ["CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC", "SDP_RDMA", "SDP", "PDP_RDMA", "PDP", "CDP_RDMA", "CDP"];
 
-/// An engine and the register groups it runs on: its ports (layer ready out, or none for an
-/// engine not built; done and running in, or [`NOT_BUILT`]), its units (read DMA first; the last one's consumer group names GLB's done status
+/// An engine and the register groups it runs on: its ports (layer ready out, done and
+/// running in), its units (read DMA first; the last one's consumer group names GLB's done status
 /// bit), and GLB's done status field of each group.
 pub struct Engine {
-    layer_ready: Option<&'static str>,
+    layer_ready: &'static str,
     done: &'static str,
     running: &'static str,
     pub units: &'static [&'static str],
@@ -340,26 +424,30 @@ pub struct Engine {
 /// engine. seeds/001 programs a convolution layer by enabling all five (CDMA, CSC, CMAC_A,
 /// CMAC_B, CACC; the dc traces write each D_OP_ENABLE), and none of them can run alone: CSC
 /// waits on CDMA's CBUF, CMAC on CSC, CACC on CMAC. So the layer starts when all five
-/// consumer groups are enabled and ends all five at once, when CACC has delivered its last
-/// atom; its done sets CACC_DONE_STATUS (CDMA_DAT_DONE and CDMA_WT_DONE, raised when CDMA's
-/// fetches end, come with CDMA's engine). That engine is not built yet: it has no ports (an
-/// unused `layer_ready` fails Verilator's lint of `nv_small`), never runs and never ends, so
-/// its enabled groups stay pending.
+/// consumer groups are enabled and ends all five at once, when SDP has taken CACC's last
+/// atom; its done sets CACC_DONE_STATUS (CDMA_DAT_DONE and CDMA_WT_DONE come from CDMA's
+/// `conv_dat_done` and `conv_wt_done`).
 pub const ENGINES: [Engine; 4] = [
-    Engine { layer_ready: Some("layer_ready"), done: "done", running: "running", units: &["SDP_RDMA", "SDP"], done_fields: ["SDP_DONE_STATUS0", "SDP_DONE_STATUS1"] },
-    Engine { layer_ready: Some("pdp_layer_ready"), done: "pdp_done", running: "pdp_running", units: &["PDP_RDMA", "PDP"], done_fields: ["PDP_DONE_STATUS0", "PDP_DONE_STATUS1"] },
-    Engine { layer_ready: Some("cdp_layer_ready"), done: "cdp_done", running: "cdp_running", units: &["CDP_RDMA", "CDP"], done_fields: ["CDP_DONE_STATUS0", "CDP_DONE_STATUS1"] },
+    Engine { layer_ready: "layer_ready", done: "done", running: "running", units: &["SDP_RDMA", "SDP"], done_fields: ["SDP_DONE_STATUS0", "SDP_DONE_STATUS1"] },
+    Engine { layer_ready: "pdp_layer_ready", done: "pdp_done", running: "pdp_running", units: &["PDP_RDMA", "PDP"], done_fields: ["PDP_DONE_STATUS0", "PDP_DONE_STATUS1"] },
+    Engine { layer_ready: "cdp_layer_ready", done: "cdp_done", running: "cdp_running", units: &["CDP_RDMA", "CDP"], done_fields: ["CDP_DONE_STATUS0", "CDP_DONE_STATUS1"] },
     Engine {
-        layer_ready: None,
-        done: NOT_BUILT,
-        running: NOT_BUILT,
+        layer_ready: "conv_layer_ready",
+        done: "conv_done",
+        running: "conv_running",
         units: &["CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC"],
         done_fields: ["CACC_DONE_STATUS0", "CACC_DONE_STATUS1"],
     },
 ];
 
-/// The done and running of an engine not built: constant 0 in the Verilog.
-const NOT_BUILT: &str = "1'b0";
+/// The unit a flying SDP layer leaves alone (docs/nvdla.md "Convolution engine"): with SDP's
+/// consumer group in flying mode (`sdp_flying_mode`) the SDP engine's layer needs SDP's group
+/// alone, and while it runs (`sdp_flying`) SDP_RDMA's group neither reads running nor ends.
+pub const FLYING_SKIPS: &str = "SDP_RDMA";
+
+/// GLB's status fields CDMA's fetches raise, in CDMA's consumer group, with their ports.
+const CDMA_DONES: [(&str, [&str; 2]); 2] =
+    [("conv_dat_done", ["CDMA_DAT_DONE_STATUS0", "CDMA_DAT_DONE_STATUS1"]), ("conv_wt_done", ["CDMA_WT_DONE_STATUS0", "CDMA_WT_DONE_STATUS1"])];
 
 impl Engine {
     /// The unit whose consumer group names the GLB done status bit.
@@ -518,6 +606,10 @@ fn verilog() -> String {
         let bit = |g: usize| hex32(regmap::field("GLB", "S_INTR_STATUS", e.done_fields[g]).mask());
         done_status += &format!("\n            | ({} ? ({}_consumer ? {} : {}) : 32'h0)", e.done, e.last_unit().to_lowercase(), bit(1), bit(0));
     }
+    for (port, fields) in CDMA_DONES {
+        let bit = |g: usize| hex32(regmap::field("GLB", "S_INTR_STATUS", fields[g]).mask());
+        done_status += &format!("\n            | ({port} ? (cdma_consumer ? {} : {}) : 32'h0)", bit(1), bit(0));
+    }
     decl += "reg [31:0] glb_mask, glb_status;\n";
     reset += &format!("        glb_mask <= {};\n        glb_status <= {};\n", hex32(glb_mask.reset()), hex32(glb_status.reset()));
     write += &format!(
@@ -544,6 +636,11 @@ fn verilog() -> String {
         let p = name.to_lowercase();
         let en = ident(name, "D_OP_ENABLE");
         let Engine { done, running, .. } = engine_of(name);
+        let (done, running) = if name == FLYING_SKIPS {
+            (format!("({done} && !sdp_flying)"), format!("({running} && !sdp_flying)"))
+        } else {
+            (done.to_string(), running.to_string())
+        };
         decl += &format!("reg {p}_producer, {p}_consumer;\n");
         reset += &format!("        {p}_producer <= 1'b0;\n        {p}_consumer <= 1'b0;\n");
         write += &format!("        if (wr && csb_addr == 16'h{:04x}) {p}_producer <= csb_wdat[0];\n", addr(u, "S_POINTER"));
@@ -618,10 +715,8 @@ fn verilog() -> String {
     }
     let enabled = |u: &str| bits(u, "D_OP_ENABLE", 0, 0);
     for e in &ENGINES {
-        if let Some(port) = e.layer_ready {
-            let all: Vec<String> = e.units.iter().map(|u| enabled(u)).collect();
-            config += &format!("always @(*) {port} = {};\n", all.join(" & "));
-        }
+        let all: Vec<String> = e.units.iter().map(|&u| if u == FLYING_SKIPS { format!("(sdp_flying_mode | {})", enabled(u)) } else { enabled(u) }).collect();
+        config += &format!("always @(*) {} = {};\n", e.layer_ready, all.join(" & "));
     }
     for unit in LUT_UNITS {
         config += &lut_port(unit);
@@ -774,6 +869,42 @@ impl Logic for Csb {
         self.cdp_lut_le_slope_oflow_shift.connect();
         self.cdp_lut_lo_slope_uflow_shift.connect();
         self.cdp_lut_lo_slope_oflow_shift.connect();
+        self.sdp_flying_mode.connect();
+        self.sdp_width.connect();
+        self.sdp_height.connect();
+        self.sdp_last_surface.connect();
+        self.conv_layer_ready.connect();
+        self.cdma_width.connect();
+        self.cdma_height.connect();
+        self.cdma_channel.connect();
+        self.cdma_feature_base.connect();
+        self.cdma_line_stride.connect();
+        self.cdma_surface_stride.connect();
+        self.cdma_weight_base.connect();
+        self.cdma_kernels.connect();
+        self.cdma_data_bank.connect();
+        self.cdma_weight_bank.connect();
+        self.cdma_cvt_en.connect();
+        self.cdma_cvt_truncate.connect();
+        self.cdma_cvt_offset.connect();
+        self.cdma_cvt_scale.connect();
+        self.csc_datain_width_ext.connect();
+        self.csc_datain_height_ext.connect();
+        self.csc_datain_channel_ext.connect();
+        self.csc_weight_width_ext.connect();
+        self.csc_weight_height_ext.connect();
+        self.csc_weight_kernel.connect();
+        self.csc_conv_x_stride_ext.connect();
+        self.csc_conv_y_stride_ext.connect();
+        self.csc_x_dilation_ext.connect();
+        self.csc_y_dilation_ext.connect();
+        self.csc_pad_left.connect();
+        self.csc_pad_top.connect();
+        self.csc_dataout_width.connect();
+        self.csc_dataout_height.connect();
+        self.csc_pad_value.connect();
+        self.csc_data_bank.connect();
+        self.cacc_clip_truncate.connect();
     }
     fn hdl(&self) -> Verilog {
         Verilog::Custom(verilog())

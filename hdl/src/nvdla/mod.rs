@@ -1,8 +1,8 @@
 //! NVDLA nv_small (seeds/001; NVIDIA's RDL register descriptions and trace tests in
 //! `shared/nvdla/`): the register map of the units built so far, the CSB and register files,
 //! the SDP engine with its BS/BN stages and output converter, the PDP engine with its pooling
-//! arithmetic, the CDP engine with its window gathering and datapath, the convolution core's CBUF, CSC,
-//! CMAC and CACC (not in the top yet), and the top.
+//! arithmetic, the CDP engine with its window gathering and datapath, the convolution core
+//! (CDMA, CBUF, CSC, CMAC, CACC; SDP takes its atoms in flying mode), and the top.
 //! docs/nvdla.md.
 pub mod cacc;
 mod cdma;
@@ -13,6 +13,7 @@ mod cdp;
 pub mod cdp_dp;
 pub mod cdp_window;
 pub mod cmac;
+mod conv_core;
 mod convert;
 pub mod csb;
 pub mod csc;
@@ -35,6 +36,7 @@ pub use cbuf::Cbuf;
 pub use cdp::Cdp;
 pub use cdp_window::CdpWindow;
 pub use cmac::Cmac;
+pub use conv_core::ConvCore;
 pub use convert::Convert;
 pub use csb::Csb;
 pub use csc::Csc;

@@ -1,13 +1,17 @@
 //! NVDLA nv_small as built so far (seeds/001; docs/nvdla.md has the block diagram): the CSB
-//! and register files ([`Csb`]: GLB, SDP_RDMA, SDP, PDP_RDMA, PDP, CDP_RDMA, CDP), the SDP
-//! engine with its read DMA ([`Sdp`]), the PDP engine with its read DMA ([`Pdp`]) and the CDP
-//! engine with its read DMA ([`Cdp`]) and datapath ([`CdpDp`]), sharing one memory port
-//! through an arbiter. Model: `npu_model::nvdla::nv_small`.
+//! and register files ([`Csb`]: GLB, CDMA, CSC, CMAC_A, CMAC_B, CACC, SDP_RDMA, SDP,
+//! PDP_RDMA, PDP, CDP_RDMA, CDP), the convolution engine ([`ConvCore`]: CDMA, CBUF, CSC, CMAC,
+//! CACC) whose atoms SDP takes in flying mode, the SDP engine with its read DMA ([`Sdp`]), the
+//! PDP engine with its read DMA ([`Pdp`]) and the CDP engine with its read DMA ([`Cdp`]) and
+//! datapath ([`CdpDp`]), sharing one memory port through an arbiter. Model:
+//! `npu_model::nvdla::nv_small`.
 //!
 //! Memory arbiter (docs/nvdla.md "Memory port"): each engine drives a registered request;
-//! the port takes the first asking engine in the order SDP, PDP, CDP starting at `prefer`,
-//! and after every request taken `prefer` moves to the engine after the one granted (round
-//! robin: an engine waits for at most two others' requests). A read is granted only while no read is
+//! the port takes the first asking engine in the order SDP, PDP, CDP, CDMA starting at
+//! `prefer`, and after every request taken `prefer` moves to the engine after the one granted
+//! (round robin: an engine waits for at most three others' requests; CDMA only reads, and
+//! while it does not ask the grant is the three others' round robin, cycle for cycle). A read
+//! is granted only while no read is
 //! outstanding, so read data comes back for the one engine that asked (recorded with the
 //! read) and the port keeps at most one read outstanding.
 //!
@@ -19,6 +23,7 @@
 //! `dbb_resp_data`, in order, at most one read outstanding.
 use super::cdp::Cdp;
 use super::cdp_dp::CdpDp;
+use super::conv_core::ConvCore;
 use super::csb::Csb;
 use super::pdp::Pdp;
 use super::sdp::Sdp;
@@ -53,7 +58,8 @@ pub struct NvSmall {
     cdp: Cdp,
     cdp_dp: CdpDp,
     sdp_lut: SdpLut,
-    /// A read is outstanding; `owner` is whose (0 SDP, 1 PDP, 2 CDP).
+    conv: ConvCore,
+    /// A read is outstanding; `owner` is whose (0 SDP, 1 PDP, 2 CDP, 3 CDMA).
     outstanding: Reg<Bit>,
     owner: Reg<Bits<2>>,
     /// The engine first in line: the one after the engine last granted (round robin).
@@ -61,13 +67,17 @@ pub struct NvSmall {
     sdp_asks: Signal<Local, Bit>,
     pdp_asks: Signal<Local, Bit>,
     cdp_asks: Signal<Local, Bit>,
+    cdma_asks: Signal<Local, Bit>,
     grant_sdp: Signal<Local, Bit>,
     grant_pdp: Signal<Local, Bit>,
     grant_cdp: Signal<Local, Bit>,
+    grant_cdma: Signal<Local, Bit>,
     granted_write: Signal<Local, Bit>,
     sdp_id: Constant<Bits<2>>,
     pdp_id: Constant<Bits<2>>,
     cdp_id: Constant<Bits<2>>,
+    cdma_id: Constant<Bits<2>>,
+    zero64: Constant<Bits<64>>,
 }
 
 impl Default for NvSmall {
@@ -98,19 +108,24 @@ impl Default for NvSmall {
             cdp: Default::default(),
             cdp_dp: Default::default(),
             sdp_lut: Default::default(),
+            conv: Default::default(),
             outstanding: Default::default(),
             owner: Default::default(),
             prefer: Default::default(),
             sdp_asks: Default::default(),
             pdp_asks: Default::default(),
             cdp_asks: Default::default(),
+            cdma_asks: Default::default(),
             grant_sdp: Default::default(),
             grant_pdp: Default::default(),
             grant_cdp: Default::default(),
+            grant_cdma: Default::default(),
             granted_write: Default::default(),
             sdp_id: Constant::new(0.into()),
             pdp_id: Constant::new(1.into()),
             cdp_id: Constant::new(2.into()),
+            cdma_id: Constant::new(3.into()),
+            zero64: Constant::new(0.into()),
         }
     }
 }
@@ -128,6 +143,8 @@ impl Logic for NvSmall {
         self.cdp.reset.next = self.reset.val();
         self.cdp_dp.clock.next = self.clock.val();
         self.cdp_dp.reset.next = self.reset.val();
+        self.conv.clock.next = self.clock.val();
+        self.conv.reset.next = self.reset.val();
         dff_setup!(self, clock, outstanding, owner, prefer);
         self.outstanding.reset.next = self.reset.val();
         self.owner.reset.next = self.reset.val();
@@ -207,6 +224,54 @@ impl Logic for NvSmall {
         self.csb.sdp_lut_rdata.next = self.sdp_lut.lut_rdata.val();
         self.csb.done.next = self.sdp.done.val();
         self.csb.running.next = self.sdp.running.val();
+        // SDP on the fly: its mode and cube, CACC's atoms, the convolution's refusal.
+        self.sdp.flying_mode.next = self.csb.sdp_flying_mode.val();
+        self.sdp.fly_width.next = self.csb.sdp_width.val();
+        self.sdp.fly_height.next = self.csb.sdp_height.val();
+        self.sdp.fly_last_surface.next = self.csb.sdp_last_surface.val();
+        self.sdp.atom_valid.next = self.conv.out_valid.val();
+        self.sdp.atom_lo.next = self.conv.out_data_lo.val();
+        self.sdp.atom_hi.next = self.conv.out_data_hi.val();
+        self.sdp.refused.next = self.conv.refused.val();
+        self.csb.sdp_flying.next = self.sdp.flying.val();
+        // The convolution engine: its fields, its status back, SDP's readiness.
+        self.conv.layer_ready.next = self.csb.conv_layer_ready.val();
+        self.conv.cdma_width.next = self.csb.cdma_width.val();
+        self.conv.cdma_height.next = self.csb.cdma_height.val();
+        self.conv.cdma_channel.next = self.csb.cdma_channel.val();
+        self.conv.cdma_feature_base.next = self.csb.cdma_feature_base.val();
+        self.conv.cdma_line_stride.next = self.csb.cdma_line_stride.val();
+        self.conv.cdma_surface_stride.next = self.csb.cdma_surface_stride.val();
+        self.conv.cdma_weight_base.next = self.csb.cdma_weight_base.val();
+        self.conv.cdma_kernels.next = self.csb.cdma_kernels.val();
+        self.conv.cdma_data_bank.next = self.csb.cdma_data_bank.val();
+        self.conv.cdma_weight_bank.next = self.csb.cdma_weight_bank.val();
+        self.conv.cdma_cvt_en.next = self.csb.cdma_cvt_en.val();
+        self.conv.cdma_cvt_truncate.next = self.csb.cdma_cvt_truncate.val();
+        self.conv.cdma_cvt_offset.next = self.csb.cdma_cvt_offset.val();
+        self.conv.cdma_cvt_scale.next = self.csb.cdma_cvt_scale.val();
+        self.conv.csc_datain_width_ext.next = self.csb.csc_datain_width_ext.val();
+        self.conv.csc_datain_height_ext.next = self.csb.csc_datain_height_ext.val();
+        self.conv.csc_datain_channel_ext.next = self.csb.csc_datain_channel_ext.val();
+        self.conv.csc_weight_width_ext.next = self.csb.csc_weight_width_ext.val();
+        self.conv.csc_weight_height_ext.next = self.csb.csc_weight_height_ext.val();
+        self.conv.csc_weight_kernel.next = self.csb.csc_weight_kernel.val();
+        self.conv.csc_conv_x_stride_ext.next = self.csb.csc_conv_x_stride_ext.val();
+        self.conv.csc_conv_y_stride_ext.next = self.csb.csc_conv_y_stride_ext.val();
+        self.conv.csc_x_dilation_ext.next = self.csb.csc_x_dilation_ext.val();
+        self.conv.csc_y_dilation_ext.next = self.csb.csc_y_dilation_ext.val();
+        self.conv.csc_pad_left.next = self.csb.csc_pad_left.val();
+        self.conv.csc_pad_top.next = self.csb.csc_pad_top.val();
+        self.conv.csc_dataout_width.next = self.csb.csc_dataout_width.val();
+        self.conv.csc_dataout_height.next = self.csb.csc_dataout_height.val();
+        self.conv.csc_pad_value.next = self.csb.csc_pad_value.val();
+        self.conv.csc_data_bank.next = self.csb.csc_data_bank.val();
+        self.conv.clip_truncate.next = self.csb.cacc_clip_truncate.val();
+        self.conv.sdp_ready.next = self.sdp.fly_ready.val();
+        self.csb.conv_done.next = self.conv.done.val();
+        self.csb.conv_running.next = self.conv.running.val();
+        self.csb.conv_dat_done.next = self.conv.dat_done.val();
+        self.csb.conv_wt_done.next = self.conv.wt_done.val();
         self.pdp.layer_ready.next = self.csb.pdp_layer_ready.val();
         self.pdp.width.next = self.csb.pdp_width.val();
         self.pdp.height.next = self.csb.pdp_height.val();
@@ -298,29 +363,41 @@ impl Logic for NvSmall {
         self.csb.cdp_perf_le_hit.next = self.cdp_dp.perf_le_hit.val();
         self.csb.cdp_perf_lo_hit.next = self.cdp_dp.perf_lo_hit.val();
         self.csb.cdp_perf_saturation.next = self.cdp_dp.perf_saturation.val();
-        // Memory: the arbiter, round robin from `prefer` (SDP, PDP, CDP, SDP, ...).
+        // Memory: the arbiter, round robin from `prefer` (SDP, PDP, CDP, CDMA, SDP, ...): an
+        // engine is granted when it asks and no engine from `prefer` up to it does.
         self.sdp_asks.next = self.sdp.dbb_req_valid.val() & (self.sdp.dbb_req_write.val() | !self.outstanding.q.val());
         self.pdp_asks.next = self.pdp.dbb_req_valid.val() & (self.pdp.dbb_req_write.val() | !self.outstanding.q.val());
         self.cdp_asks.next = self.cdp.dbb_req_valid.val() & (self.cdp.dbb_req_write.val() | !self.outstanding.q.val());
+        self.cdma_asks.next = self.conv.dbb_req_valid.val() & !self.outstanding.q.val();
         self.grant_sdp.next = self.sdp_asks.val()
             & ((self.prefer.q.val() == self.sdp_id.val())
-                | ((self.prefer.q.val() == self.pdp_id.val()) & !self.pdp_asks.val() & !self.cdp_asks.val())
-                | ((self.prefer.q.val() == self.cdp_id.val()) & !self.cdp_asks.val()));
+                | ((self.prefer.q.val() == self.pdp_id.val()) & !self.pdp_asks.val() & !self.cdp_asks.val() & !self.cdma_asks.val())
+                | ((self.prefer.q.val() == self.cdp_id.val()) & !self.cdp_asks.val() & !self.cdma_asks.val())
+                | ((self.prefer.q.val() == self.cdma_id.val()) & !self.cdma_asks.val()));
         self.grant_pdp.next = self.pdp_asks.val()
             & ((self.prefer.q.val() == self.pdp_id.val())
-                | ((self.prefer.q.val() == self.cdp_id.val()) & !self.cdp_asks.val() & !self.sdp_asks.val())
+                | ((self.prefer.q.val() == self.cdp_id.val()) & !self.cdp_asks.val() & !self.cdma_asks.val() & !self.sdp_asks.val())
+                | ((self.prefer.q.val() == self.cdma_id.val()) & !self.cdma_asks.val() & !self.sdp_asks.val())
                 | ((self.prefer.q.val() == self.sdp_id.val()) & !self.sdp_asks.val()));
-        self.grant_cdp.next = self.cdp_asks.val() & !self.grant_sdp.val() & !self.grant_pdp.val();
+        self.grant_cdp.next = self.cdp_asks.val()
+            & ((self.prefer.q.val() == self.cdp_id.val())
+                | ((self.prefer.q.val() == self.cdma_id.val()) & !self.cdma_asks.val() & !self.sdp_asks.val() & !self.pdp_asks.val())
+                | ((self.prefer.q.val() == self.sdp_id.val()) & !self.sdp_asks.val() & !self.pdp_asks.val())
+                | ((self.prefer.q.val() == self.pdp_id.val()) & !self.pdp_asks.val()));
+        self.grant_cdma.next = self.cdma_asks.val() & !self.grant_sdp.val() & !self.grant_pdp.val() & !self.grant_cdp.val();
         self.sdp.dbb_req_ready.next = self.dbb_req_ready.val() & self.grant_sdp.val();
         self.pdp.dbb_req_ready.next = self.dbb_req_ready.val() & self.grant_pdp.val();
         self.cdp.dbb_req_ready.next = self.dbb_req_ready.val() & self.grant_cdp.val();
+        self.conv.dbb_req_ready.next = self.dbb_req_ready.val() & self.grant_cdma.val();
         self.sdp.dbb_resp_valid.next = self.dbb_resp_valid.val() & (self.owner.q.val() == self.sdp_id.val());
         self.pdp.dbb_resp_valid.next = self.dbb_resp_valid.val() & (self.owner.q.val() == self.pdp_id.val());
         self.cdp.dbb_resp_valid.next = self.dbb_resp_valid.val() & (self.owner.q.val() == self.cdp_id.val());
+        self.conv.dbb_resp_valid.next = self.dbb_resp_valid.val() & (self.owner.q.val() == self.cdma_id.val());
         self.sdp.dbb_resp_data.next = self.dbb_resp_data.val();
         self.pdp.dbb_resp_data.next = self.dbb_resp_data.val();
         self.cdp.dbb_resp_data.next = self.dbb_resp_data.val();
-        self.dbb_req_valid.next = self.grant_sdp.val() | self.grant_pdp.val() | self.grant_cdp.val();
+        self.conv.dbb_resp_data.next = self.dbb_resp_data.val();
+        self.dbb_req_valid.next = self.grant_sdp.val() | self.grant_pdp.val() | self.grant_cdp.val() | self.grant_cdma.val();
         self.dbb_req_write.next = self.sdp.dbb_req_write.val();
         self.dbb_req_addr.next = self.sdp.dbb_req_addr.val();
         self.dbb_req_wdata.next = self.sdp.dbb_req_wdata.val();
@@ -334,6 +411,11 @@ impl Logic for NvSmall {
             self.dbb_req_addr.next = self.cdp.dbb_req_addr.val();
             self.dbb_req_wdata.next = self.cdp.dbb_req_wdata.val();
         }
+        if self.grant_cdma.val() {
+            self.dbb_req_write.next = false;
+            self.dbb_req_addr.next = self.conv.dbb_req_addr.val();
+            self.dbb_req_wdata.next = self.zero64.val();
+        }
         self.granted_write.next = (self.grant_sdp.val() & self.sdp.dbb_req_write.val())
             | (self.grant_pdp.val() & self.pdp.dbb_req_write.val())
             | (self.grant_cdp.val() & self.cdp.dbb_req_write.val());
@@ -346,6 +428,9 @@ impl Logic for NvSmall {
                 self.prefer.d.next = self.cdp_id.val();
             }
             if self.grant_cdp.val() {
+                self.prefer.d.next = self.cdma_id.val();
+            }
+            if self.grant_cdma.val() {
                 self.prefer.d.next = self.sdp_id.val();
             }
             if !self.granted_write.val() {
@@ -356,6 +441,9 @@ impl Logic for NvSmall {
                 }
                 if self.grant_cdp.val() {
                     self.owner.d.next = self.cdp_id.val();
+                }
+                if self.grant_cdma.val() {
+                    self.owner.d.next = self.cdma_id.val();
                 }
             }
         }

@@ -12,11 +12,20 @@
 //! word at a time, then the write request; each a cycle at least, on the one memory port. Addresses are kept as running pointers (atom, line start, surface start) for the
 //! input and the output, so no multiplier is needed; they wrap at 2^64 as the model's do.
 //! `done` is high in the cycle the last write is taken; `running` while not idle.
+//!
+//! Flying mode (docs/nvdla.md "Convolution engine"): a layer whose consumer group has
+//! FLYING_MODE (`flying_mode` at its start) is sized by SDP's own cube (`fly_*`), reads
+//! nothing: it waits for CACC's atom (`fly_ready`, state FlyWait), takes it in a cycle with
+//! `atom_valid` (its 8 int32 lanes in place of the unpacked int8 ones, BS and BN operands 0),
+//! processes it at that edge and writes it as an off-flying atom, then waits again. A refused
+//! convolution layer (`refused`) ends a flying layer waiting for an atom (`done`, nothing
+//! written). `flying` is high while a flying layer runs.
 use super::convert::Convert;
 use super::sdp_operands::SdpOperands;
 use super::sdp_x::SdpX;
 use super::sdp_y::SdpY;
 use super::unpack::Unpack;
+use crate::primitives::Concat;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
 use crate::primitives::constant as k;
@@ -82,14 +91,34 @@ pub struct Sdp {
     pub dbb_req_write: Signal<Out, Bit>,
     pub dbb_req_addr: Signal<Out, Bits<64>>,
     pub dbb_req_wdata: Signal<Out, Bits<64>>,
+    /// Flying mode: the consumer group's FLYING_MODE and SDP's own cube; CACC's atom (lanes
+    /// 0..3 in `atom_lo`), the convolution engine's refusal; waiting for an atom, and running
+    /// a flying layer.
+    pub flying_mode: Signal<In, Bit>,
+    pub fly_width: Signal<In, Bits<13>>,
+    pub fly_height: Signal<In, Bits<13>>,
+    pub fly_last_surface: Signal<In, Bits<10>>,
+    pub atom_valid: Signal<In, Bit>,
+    pub atom_lo: Signal<In, Bits<128>>,
+    pub atom_hi: Signal<In, Bits<128>>,
+    pub refused: Signal<In, Bit>,
+    pub fly_ready: Signal<Out, Bit>,
+    pub flying: Signal<Out, Bit>,
     unpack: Unpack,
+    fly_atom: Concat<128, 128, 256>,
+    /// The running layer is a flying one.
+    fly: Reg<Bit>,
+    /// The cube's last x, y and surface: SDP_RDMA's off the fly, SDP's on it.
+    cube_width: Signal<Local, Bits<13>>,
+    cube_height: Signal<Local, Bits<13>>,
+    cube_last_surface: Signal<Local, Bits<10>>,
     bs: SdpX,
     bn: SdpX,
     bs_layout: SdpOperands,
     bn_layout: SdpOperands,
     ew: SdpY,
     convert: Convert,
-    state: Reg<Bits<3>>,
+    state: Reg<Bits<4>>,
     /// The operand word being read (of the BS or BN read in progress).
     word: Reg<Bits<2>>,
     x: Reg<Bits<13>>,
@@ -129,17 +158,19 @@ pub struct Sdp {
     next_bn: Signal<Local, Bits<64>>,
     /// Where the atom goes when the current read's data comes: its next operand read or
     /// its write.
-    after_read: Signal<Local, Bits<3>>,
+    after_read: Signal<Local, Bits<4>>,
     /// The BS or BN operand read in progress has words still to read after this one.
     more_words: Signal<Local, Bit>,
-    s_idle: Constant<Bits<3>>,
-    s_read_request: Constant<Bits<3>>,
-    s_read_wait: Constant<Bits<3>>,
-    s_write_request: Constant<Bits<3>>,
-    s_bs_request: Constant<Bits<3>>,
-    s_bs_wait: Constant<Bits<3>>,
-    s_bn_request: Constant<Bits<3>>,
-    s_bn_wait: Constant<Bits<3>>,
+    s_idle: Constant<Bits<4>>,
+    s_read_request: Constant<Bits<4>>,
+    s_read_wait: Constant<Bits<4>>,
+    s_write_request: Constant<Bits<4>>,
+    s_bs_request: Constant<Bits<4>>,
+    s_bs_wait: Constant<Bits<4>>,
+    s_bn_request: Constant<Bits<4>>,
+    s_bn_wait: Constant<Bits<4>>,
+    s_fly_wait: Constant<Bits<4>>,
+    zero128: Constant<Bits<128>>,
     zero13: Constant<Bits<13>>,
     one13: Constant<Bits<13>>,
     zero10: Constant<Bits<10>>,
@@ -206,7 +237,22 @@ impl Default for Sdp {
             dbb_req_write: Default::default(),
             dbb_req_addr: Default::default(),
             dbb_req_wdata: Default::default(),
+            flying_mode: Default::default(),
+            fly_width: Default::default(),
+            fly_height: Default::default(),
+            fly_last_surface: Default::default(),
+            atom_valid: Default::default(),
+            atom_lo: Default::default(),
+            atom_hi: Default::default(),
+            refused: Default::default(),
+            fly_ready: Default::default(),
+            flying: Default::default(),
             unpack: Default::default(),
+            fly_atom: Default::default(),
+            fly: Default::default(),
+            cube_width: Default::default(),
+            cube_height: Default::default(),
+            cube_last_surface: Default::default(),
             bs: Default::default(),
             bn: Default::default(),
             bs_layout: Default::default(),
@@ -259,6 +305,8 @@ impl Default for Sdp {
             s_bs_wait: k(5),
             s_bn_request: k(6),
             s_bn_wait: k(7),
+            s_fly_wait: k(8),
+            zero128: k(0),
             zero13: k(0),
             one13: k(1),
             zero10: k(0),
@@ -275,8 +323,9 @@ impl Default for Sdp {
 impl Logic for Sdp {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, word, x, y, surface, src_atom, src_row, src_plane, dst_atom, dst_row, dst_plane, bs_atom, bs_row, bs_plane, bn_atom, bn_row, bn_plane, input_atom, bs_w0, bs_w1, bs_w2, bs_w3, bn_w0, bn_w1, bn_w2, bn_w3, addr, wdata);
+        dff_setup!(self, clock, fly, state, word, x, y, surface, src_atom, src_row, src_plane, dst_atom, dst_row, dst_plane, bs_atom, bs_row, bs_plane, bn_atom, bn_row, bn_plane, input_atom, bs_w0, bs_w1, bs_w2, bs_w3, bn_w0, bn_w1, bn_w2, bn_w3, addr, wdata);
         self.state.reset.next = self.reset.val();
+        self.fly.reset.next = self.reset.val();
         self.word.reset.next = self.reset.val();
         self.x.reset.next = self.reset.val();
         self.y.reset.next = self.reset.val();
@@ -337,6 +386,26 @@ impl Logic for Sdp {
         self.bn.alu_operands.next = self.bn_layout.alu.val();
         self.bn.mul_operands.next = self.bn_layout.mul.val();
         self.bs.data_in.next = self.unpack.lanes.val();
+        // On the fly: CACC's int32 lanes, no operand reads (operands 0).
+        self.fly_atom.high.next = self.atom_hi.val();
+        self.fly_atom.low.next = self.atom_lo.val();
+        if self.state.q.val() == self.s_fly_wait.val() {
+            self.bs.data_in.next = self.fly_atom.joined.val();
+            self.bs.alu_operands.next = self.zero128.val();
+            self.bs.mul_operands.next = self.zero128.val();
+            self.bn.alu_operands.next = self.zero128.val();
+            self.bn.mul_operands.next = self.zero128.val();
+        }
+        self.fly_ready.next = self.state.q.val() == self.s_fly_wait.val();
+        self.flying.next = self.fly.q.val() & (self.state.q.val() != self.s_idle.val());
+        self.cube_width.next = self.width.val();
+        self.cube_height.next = self.height.val();
+        self.cube_last_surface.next = self.last_surface.val();
+        if self.fly.q.val() {
+            self.cube_width.next = self.fly_width.val();
+            self.cube_height.next = self.fly_height.val();
+            self.cube_last_surface.next = self.fly_last_surface.val();
+        }
         self.bn.data_in.next = self.bs.data_out.val();
         self.ew.data_in.next = self.bn.data_out.val();
         self.ew_lanes.next = self.ew.data_out.val();
@@ -372,9 +441,9 @@ impl Logic for Sdp {
         self.running.next = self.state.q.val() != self.s_idle.val();
         // Where the walk goes after the current atom: the next atom of the line, the next
         // line of the surface, or the next surface.
-        self.x_end.next = self.x.q.val() == self.width.val();
-        self.y_end.next = self.y.q.val() == self.height.val();
-        self.last.next = self.x_end.val() & self.y_end.val() & (self.surface.q.val() == self.last_surface.val());
+        self.x_end.next = self.x.q.val() == self.cube_width.val();
+        self.y_end.next = self.y.q.val() == self.cube_height.val();
+        self.last.next = self.x_end.val() & self.y_end.val() & (self.surface.q.val() == self.cube_last_surface.val());
         self.next_src.next = self.src_atom.q.val() + self.atom_bytes.val();
         self.next_bs.next = self.bs_atom.q.val() + self.bs_layout.x_step.val();
         self.next_bn.next = self.bn_atom.q.val() + self.bn_layout.x_step.val();
@@ -416,7 +485,21 @@ impl Logic for Sdp {
                 self.bn_row.d.next = self.bn_base.val();
                 self.bn_plane.d.next = self.bn_base.val();
                 self.addr.d.next = self.src_base.val();
+                self.fly.d.next = self.flying_mode.val();
                 self.state.d.next = self.s_read_request.val();
+                if self.flying_mode.val() {
+                    self.state.d.next = self.s_fly_wait.val();
+                }
+            }
+        } else if self.state.q.val() == self.s_fly_wait.val() {
+            // CACC's atom processed at this edge into the write of the current position.
+            if self.atom_valid.val() {
+                self.addr.d.next = self.dst_atom.q.val();
+                self.wdata.d.next = self.convert.converted.val();
+                self.state.d.next = self.s_write_request.val();
+            } else if self.refused.val() {
+                self.done.next = true;
+                self.state.d.next = self.s_idle.val();
             }
         } else if self.state.q.val() == self.s_read_request.val() {
             if self.dbb_req_ready.val() {
@@ -491,6 +574,8 @@ impl Logic for Sdp {
             if self.last.val() {
                 self.done.next = true;
                 self.state.d.next = self.s_idle.val();
+            } else if self.fly.q.val() {
+                self.state.d.next = self.s_fly_wait.val();
             } else {
                 self.addr.d.next = self.next_src.val();
                 self.src_atom.d.next = self.next_src.val();

@@ -4,7 +4,7 @@
 //! convolution engine ([`ConvCore`]: CDMA, CBUF, CSC, CMAC, CACC, its atoms into SDP in flying
 //! mode) behind one DBB-style memory port and its arbiter (round robin between the engines'
 //! requests, a read granted only while none is outstanding, its data routed to the engine that
-//! asked). RTL: `npu_hdl::nvdla::NvSmall` (without the convolution engine yet).
+//! asked). RTL: `npu_hdl::nvdla::NvSmall`.
 use super::cdp::{self, Cdp};
 use super::cdp_dp::{CdpDp, LutTables};
 use super::sdp_lut::LutConfig;
@@ -51,10 +51,6 @@ pub struct Out {
 }
 
 pub struct NvSmall {
-    /// The convolution engine and SDP's flying mode are on ([`Self::with_convolution`]). The
-    /// default is off, as the RTL (no convolution engine yet) that the model runs in lock step
-    /// with: convolution groups then pend, FLYING_MODE is not looked at.
-    convolution: bool,
     csb: Csb,
     sdp: Sdp,
     pdp: Pdp,
@@ -71,7 +67,6 @@ pub struct NvSmall {
 impl Default for NvSmall {
     fn default() -> Self {
         Self {
-            convolution: false,
             csb: Csb::default(),
             sdp: Sdp::default(),
             pdp: Pdp::default(),
@@ -115,16 +110,10 @@ impl Out {
 }
 
 impl NvSmall {
-    /// nv_small with the convolution engine (CDMA, CBUF, CSC, CMAC, CACC) and SDP's flying
-    /// mode: the model ahead of the RTL (`npu nvdla trace --model`).
-    pub fn with_convolution() -> Self {
-        NvSmall { convolution: true, sdp: Sdp::with_flying_mode(), ..Self::default() }
-    }
-
     fn clock(&mut self, i: &In) {
         self.events.clear();
         if i.reset {
-            *self = if self.convolution { Self::with_convolution() } else { Self::default() };
+            *self = Self::default();
             self.events.push("reset");
             return;
         }
@@ -135,7 +124,7 @@ impl NvSmall {
         let may_start = self.sdp.may_start(&self.csb);
         let pdp_may_start = Pdp::may_start(&self.csb);
         let cdp_may_start = Cdp::may_start(&self.csb);
-        let conv_may_start = self.convolution && ConvCore::may_start(&self.csb);
+        let conv_may_start = ConvCore::may_start(&self.csb);
         // CDP's datapath on its inputs of this cycle (the registers and the engine's window
         // as they are before the edge, the LUT port from this cycle's CSB request).
         let csb_write = (i.csb_valid && i.csb_write).then_some((i.csb_addr, i.csb_wdat));
@@ -196,11 +185,7 @@ impl NvSmall {
         let data = |e: usize| response.filter(|_| owner == e);
         // The convolution engine before SDP: the atom SDP takes from CACC this cycle (SDP
         // ready as it is before the edge) goes into SDP at the edge.
-        let delivered = if self.convolution {
-            self.conv.clock(conv_may_start, &mut self.csb, ready(3), data(3), self.sdp.flying_ready(), &mut self.events)
-        } else {
-            conv_core::Delivered::default()
-        };
+        let delivered = self.conv.clock(conv_may_start, &mut self.csb, ready(3), data(3), self.sdp.flying_ready(), &mut self.events);
         self.sdp.clock(may_start, &mut self.csb, ready(0), data(0), delivered, &sdp_lut, &self.sdp_lut, &mut self.events);
         if let Some(data) = sdp_lut_write {
             self.sdp_lut.write(sdp_lut_entry.0, sdp_lut_entry.1, data);

@@ -3,10 +3,9 @@
 //! its BRDMA and NRDMA are on, the atom's BS and BN operand words, per element or per
 //! channel, [`super::sdp_operands`]), the BS and BN stages ([`super::sdp_x`]), the
 //! EW stage ([`super::sdp_y`], register operands) and the output converter process each of
-//! the atom's 8 lanes, and SDP's write DMA writes the atom back. In flying mode (built with
-//! [`Sdp::with_flying_mode`], the model only so far) the input atoms are CACC's, from the
-//! convolution engine ([`super::conv_core`]), and SDP_RDMA does not run.
-//! RTL: `npu_hdl::nvdla::sdp::Sdp` (off-flying); docs/nvdla.md, "SDP in bypass", "SDP's BS and
+//! the atom's 8 lanes, and SDP's write DMA writes the atom back. In flying mode the input
+//! atoms are CACC's, from the convolution engine ([`super::conv_core`]), and SDP_RDMA does
+//! not run. RTL: `npu_hdl::nvdla::sdp::Sdp`; docs/nvdla.md, "SDP in bypass", "SDP's BS and
 //! BN stages" and "Convolution engine".
 use super::convert::{convert_lanes, ATOM};
 use super::unpack::lanes;
@@ -122,9 +121,6 @@ fn units(flying: bool) -> &'static [&'static str] {
 
 #[derive(Clone, Debug, Default)]
 pub struct Sdp {
-    /// Flying mode is built (with the convolution engine, [`Self::with_flying_mode`]); without
-    /// it FLYING_MODE is not looked at, as in the RTL, which has no convolution engine yet.
-    flying_built: bool,
     state: State,
     layer: Layer,
     /// Position of the current atom: x, y, surface.
@@ -151,14 +147,9 @@ impl Sdp {
         self.request
     }
 
-    /// An SDP that takes CACC's atoms in flying mode.
-    pub fn with_flying_mode() -> Self {
-        Sdp { flying_built: true, ..Sdp::default() }
-    }
-
     /// The consumer group's layer is a flying one.
     fn flying_layer(&self, csb: &Csb) -> bool {
-        self.flying_built && flying_mode(csb)
+        flying_mode(csb)
     }
 
     /// SDP_RDMA's and SDP's consumer groups are both enabled (off-flying mode needs both);
