@@ -11,6 +11,10 @@ use rand::Rng;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 
+/// Hand-worked LUT cases (`by_hand::lut_slopes_and_interpolation_on_hand_worked_values`).
+#[path = "nvdla_cdp_dp/by_hand.rs"]
+mod by_hand;
+
 /// `v / 2^shift` rounded half away from zero as the C model's `convert` does (through a
 /// double), or `v * 2^-shift` for a negative shift; clamped to 56 bits signed.
 fn c_convert(v: i128, shift: i32) -> i128 {

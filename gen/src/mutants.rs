@@ -145,9 +145,11 @@ pub fn netlist(top: &Top, mutation: Option<&Mutation>, dir: &Path) -> Result<Top
     // the whole vector feeding itself (UNOPTFLAT), orders its readers wrongly and reads stale
     // values, so the unmutated netlist failed its lock step where the hardware is right.
     // Single-bit nets have no such false loop; the logic is the same. `opt_clean -purge`
-    // drops the wires nothing reads (the flattened sub-blocks' clock and reset), and the file
-    // is named after its module, so that the netlist passes `verilator --lint-only -Wall`
-    // like every Verilog file of the tree.
+    // drops the wires nothing reads (the flattened sub-blocks' clock and reset). yosys's
+    // output is not lint clean in general (ReLU's netlist passes `verilator --lint-only -Wall`,
+    // larger ones do not: unused bits of split nets, widths yosys leaves to extension), so
+    // the bridge's Mutant flavour waives its style, and `run` deletes every netlist once it
+    // is built: none stays beside the tree's lint-clean Verilog.
     let file = format!("{}.v", top.name);
     script += &format!("splitnets\nopt_clean -purge\nwrite_verilog -noattr {file}\n");
     yosys(dir, &script, &format!("{}: yosys netlist", top.name))?;
@@ -213,12 +215,18 @@ pub fn run(top: &Top, suite: &Suite, options: &Options, mut progress: impl FnMut
     progress(Progress::Listed(mutations.len()));
 
     let reference_dir = dir.join("unmutated");
-    let reference = netlist(top, None, &reference_dir)?;
-    let library = build(&reference, &reference_dir, &options.runtime)?;
     let log = reference_dir.join("test.log");
-    let started = Instant::now();
-    // The reference's own time limit is generous: it sets the limit of the mutants.
-    match test(suite, top.name, &library, options, &log, Duration::from_secs(600))? {
+    // The reference's own time limit is generous: its time sets the limit of the mutants.
+    let tested = netlist(top, None, &reference_dir).and_then(|reference| {
+        let library = build(&reference, &reference_dir, &options.runtime)?;
+        let started = Instant::now();
+        let outcome = test(suite, top.name, &library, options, &log, Duration::from_secs(600))?;
+        Ok((outcome, started.elapsed(), reference))
+    });
+    // Whatever the outcome: no netlist stays.
+    tidy_reference(&reference_dir, top.name);
+    let (outcome, took, reference) = tested?;
+    match outcome {
         TestOutcome::Passed => {}
         outcome => {
             return Err(format!(
@@ -231,7 +239,7 @@ pub fn run(top: &Top, suite: &Suite, options: &Options, mut progress: impl FnMut
     }
     // A mutant that takes ten times as long as the real design (plus slack for a loaded
     // machine) is taken to hang the test.
-    let limit = started.elapsed() * 10 + Duration::from_secs(30);
+    let limit = took * 10 + Duration::from_secs(30);
 
     let mut result = TopResult { top: top.name.to_string(), ..Default::default() };
     for (k, mutation) in mutations.iter().enumerate() {
@@ -276,6 +284,15 @@ fn tidy(mutant_dir: &Path, keep_log: bool) {
             let _ = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
         }
     }
+}
+
+/// Removes the reference's yosys netlist (`<top>.v`, not lint clean) and its Verilator
+/// build (`obj/`), once its library is built and tested; the library (`lib<top>.so`, the
+/// archive linked in), `test.log`, and `script.ys`, which rebuilds the netlist with
+/// `yosys -s script.ys` in that folder, stay.
+fn tidy_reference(reference_dir: &Path, top: &str) {
+    std::fs::remove_file(reference_dir.join(format!("{top}.v"))).ok();
+    std::fs::remove_dir_all(reference_dir.join("obj")).ok();
 }
 
 /// The line `place` (`file:line.col-...`) points at in the top's Verilog, if it does.
