@@ -18,6 +18,9 @@ use rand::{rngs::SmallRng, Rng, SeedableRng};
 use serde_json::{json, Value};
 use std::time::Instant;
 
+#[path = "../tests/nvdla_bench/mod.rs"]
+mod nvdla_bench;
+
 /// One printed table, kept for `build/bench.json`.
 #[derive(serde::Serialize)]
 struct Table {
@@ -121,7 +124,7 @@ fn main() {
     // `cargo bench --bench cosim_speed -- scale` runs only the sections named.
     let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let wanted = |section: &str| only.is_empty() || only.iter().any(|o| o == section);
-    let sections: [(&str, fn() -> Table); 8] = [
+    let sections: [(&str, fn() -> Table); 9] = [
         ("tops", tops),
         ("frames", frame_overhead),
         ("mnist", mnist_demo),
@@ -130,6 +133,7 @@ fn main() {
         ("npu", ethos_npu),
         ("scale", scale_npu),
         ("nvdla", nvdla_traces),
+        ("nvdla-conv", nvdla_random_layers),
     ];
     let tables: Vec<Table> = sections.into_iter().filter(|(name, _)| wanted(name)).map(|(_, run)| run()).collect();
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("build/bench.json");
@@ -635,8 +639,27 @@ fn nvdla_traces() -> Table {
         };
         let mut written: HashMap<String, u32> = HashMap::new();
         let mut elements = 0u64;
+        // A convolution's MACs, from CSC's registers as enabled: output pixels x kernels x taps
+        // x input channels.
+        let mut csc: HashMap<String, u32> = HashMap::new();
+        let mut macs = 0u64;
         for (_, command) in &trace.commands {
             if let Command::RegWrite { register, value } = command {
+                if register.unit == "CSC" {
+                    // The trace appends `_0` to the RDL's name.
+                    let name = register.name.strip_suffix("_0").unwrap_or(&register.name);
+                    if name == "D_OP_ENABLE" && value & 1 != 0 {
+                        let field = |r: &str, f: &str| {
+                            let field = npu_hdl::nvdla::regmap::field("CSC", r, f);
+                            u64::from((csc.get(r).copied().unwrap_or(0) & field.mask()) >> field.lsb) + 1
+                        };
+                        macs += field("D_DATAOUT_SIZE_0", "DATAOUT_WIDTH") * field("D_DATAOUT_SIZE_0", "DATAOUT_HEIGHT")
+                            * field("D_DATAOUT_SIZE_1", "DATAOUT_CHANNEL")
+                            * field("D_WEIGHT_SIZE_EXT_0", "WEIGHT_WIDTH_EXT") * field("D_WEIGHT_SIZE_EXT_0", "WEIGHT_HEIGHT_EXT")
+                            * field("D_DATAIN_SIZE_EXT_1", "DATAIN_CHANNEL_EXT");
+                    }
+                    csc.insert(name.to_string(), *value);
+                }
                 // The cube's size may be only in the read DMA's registers (CDP's is).
                 if register.unit != unit && register.unit != format!("{unit}_RDMA") {
                     continue;
@@ -673,6 +696,7 @@ fn nvdla_traces() -> Table {
             num(elements, elements.to_string()),
             num(played.cycles, played.cycles.to_string()),
             num(per_ideal, format!("{per_ideal:.2}")),
+            if macs == 0 { text("-") } else { utilisation(macs, played.cycles) },
             num(rtl_speed, format!("{:.2} M", rtl_speed / 1e6)),
             num(model_speed, format!("{:.2} M", model_speed / 1e6)),
             num(rtl_time / model_time, format!("{:.1}x", rtl_time / model_time)),
@@ -682,10 +706,74 @@ fn nvdla_traces() -> Table {
         "nvdla",
         // Named as the user gave it, not as this machine spells it.
         format!("NVIDIA's nv_small traces in {} that the NVDLA built here runs ({not_built} need units not built yet), memory latency 1:", std::env::var("NVDLA_TRACES").unwrap_or_else(|_| "../shared/nvdla/traces".into())),
-        &["trace", "result", "output elements", "cycles (reset to last check)", "cycles / ideal (1 element a cycle)", "Verilated cycles/s (player included)", "model cycles/s (player included)", "model / Verilated"],
+        &["trace", "result", "output elements", "cycles (reset to last check)", "cycles / ideal (1 element a cycle)", "MAC utilisation (MACs / (64 x cycles))", "Verilated cycles/s (player included)", "model cycles/s (player included)", "model / Verilated"],
     );
     for row in rows {
         table.row(row);
+    }
+    table
+}
+
+/// `macs` against nv_small's CMAC peak, 64 int8 MACs a cycle (seeds/001, "Small example": 8
+/// cells of 8), over `cycles`.
+fn utilisation(macs: u64, cycles: u64) -> Cell {
+    let percent = 100.0 * macs as f64 / (64 * cycles) as f64;
+    num(percent, format!("{percent:.1} %"))
+}
+
+/// Random direct convolutions (`nvdla_conv`'s generator: up to 12 x 12 x 20, up to 20 kernels of
+/// up to 4 x 4, strides, dilations, padding; seed 1) run as a driver runs them on nv_small:
+/// programmed through the CSB (SDP on the fly, every stage bypassed), enabled, waited for by
+/// SDP's interrupt; memory answering the next cycle. Cycles from the first CSB write to the
+/// interrupt, on the Verilated RTL and the model (asserted equal), and the MAC utilisation.
+fn nvdla_random_layers() -> Table {
+    use npu::model::nvdla::nv_small::NvSmall as Model;
+    use npu::nvdla::memory::Memory;
+    use npu::nvdla::player::Bench;
+    use nvdla_bench::conv_reference::{Conv, CubeLayout};
+    use nvdla_bench::dc_layers::{in_memory, random_layer};
+    use nvdla_bench::flying_conv::{bypassing_sdp, copy_region, mask_all_but_sdp, program, wait_layer};
+    // One layer on a fresh design: its cycles and CPU seconds.
+    fn run(step: &mut dyn FnMut(&npu::model::nvdla::nv_small::In) -> npu::model::nvdla::nv_small::Out, c: &Conv, seed: u64) -> (u64, f64) {
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let (_, _, memory, layer) = in_memory(c, &mut rng);
+        let mut b = Bench::new(step, Memory::default(), None);
+        mask_all_but_sdp(&mut b);
+        copy_region(&memory, &mut b.memory, layer.feature_base, layer.surface_stride * c.channels.div_ceil(8) as u64);
+        copy_region(&memory, &mut b.memory, layer.weight_base, (c.kernels * c.kernel_width * c.kernel_height * c.channels) as u64);
+        let line = (c.out_width as u64 * 8).next_multiple_of(32);
+        let dst = CubeLayout { base: 0x4000_0000, line, surface: line * c.out_height as u64 };
+        let (start, time) = (b.cycles, thread_seconds());
+        let feature = CubeLayout { base: layer.feature_base, line: layer.line_stride, surface: layer.surface_stride };
+        program(&mut b, 0, c, feature, layer.weight_base, (layer.csc.data_banks as u32, layer.weight_banks as u32), dst, &bypassing_sdp(0, 0));
+        wait_layer(&mut b, "bench layer");
+        (b.cycles - start, thread_seconds() - time)
+    }
+    let mut table = Table::new(
+        "nvdla-conv",
+        "nv_small's convolution engine on random layers (seed 1), programmed through the CSB as a driver does, memory latency 1; speeds in CPU time:".into(),
+        &["layer (in W x H x C, kernels of R x S, stride, dilation)", "MACs", "cycles (CSB writes to interrupt)", "MAC utilisation (MACs / (64 x cycles))", "Verilated cycles/s", "model cycles/s"],
+    );
+    let mut rng = SmallRng::seed_from_u64(1);
+    for k in 0..8 {
+        let c = random_layer(&mut rng);
+        let macs = (c.out_width * c.out_height * c.kernels * c.kernel_width * c.kernel_height * c.channels) as u64;
+        let mut model = Model::default();
+        let (cycles, model_time) = run(&mut |i| model.step(i), &c, k);
+        let mut dut = npu::cosim::tops::nv_small::NvSmall::open(&DutOptions::default());
+        let (rtl_cycles, rtl_time) = run(&mut |i| dut.step(i), &c, k);
+        assert_eq!(rtl_cycles, cycles, "random layer {k}: model and Verilog differ");
+        table.row(vec![
+            text(format!(
+                "{}x{}x{}, {} of {}x{}, {}x{}, {}x{}",
+                c.width, c.height, c.channels, c.kernels, c.kernel_width, c.kernel_height, c.stride.0, c.stride.1, c.dilation.0, c.dilation.1
+            )),
+            num(macs, macs.to_string()),
+            num(cycles, cycles.to_string()),
+            utilisation(macs, cycles),
+            num(cycles as f64 / rtl_time, format!("{:.2} M", cycles as f64 / rtl_time / 1e6)),
+            num(cycles as f64 / model_time, format!("{:.2} M", cycles as f64 / model_time / 1e6)),
+        ]);
     }
     table
 }

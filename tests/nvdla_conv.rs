@@ -14,10 +14,10 @@ use npu::nvdla::memory::Memory;
 use npu::nvdla::player::{self, Bench, Stop};
 use npu::nvdla::trace::{Command, Trace};
 use npu_hdl::nvdla::regmap;
-use nvdla_bench::conv_reference::{Conv, CubeLayout, FlyingSdp};
+use nvdla_bench::conv_reference::{Conv, CubeLayout};
 use nvdla_bench::dc_layers::{in_memory, random_layer};
-use nvdla_bench::sdp_reference::{Ew, Stage};
-use nvdla_bench::{address, read, write};
+use nvdla_bench::flying_conv::{bypassing_sdp, copy_region, mask_all_but_sdp, program, wait_layer};
+use nvdla_bench::address;
 use rand::Rng;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -147,104 +147,6 @@ fn dc_traces_pass_on_the_rtl_in_lock_step() {
     dc_traces_pass(&DC_RTL, true, &Run::from_env("dc_traces_pass_on_the_rtl_in_lock_step", 0));
 }
 
-/// The convolution layer `c` programmed into register group `group` of CDMA, CSC, CMAC_A/B,
-/// CACC and SDP (flying), as a driver would, and enabled (SDP first, CDMA last, as NVIDIA's
-/// traces do).
-#[allow(clippy::too_many_arguments)]
-fn program(b: &mut Bench, group: u32, c: &Conv, feature: CubeLayout, weight_base: u64, banks: (u32, u32), dst: CubeLayout, sdp: &FlyingSdp) {
-    let units = ["CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC", "SDP"];
-    for u in units {
-        write(b, address(u, "S_POINTER"), group);
-    }
-    let m = |v: usize| v as u32 - 1;
-    let size = |w: usize, h: usize| m(w) | m(h) << 16;
-    let cvt = c.converter;
-    let bank = banks.0 - 1 | (banks.1 - 1) << 16;
-    let registers = [
-        ("CDMA", "D_MISC_CFG", 0),
-        ("CDMA", "D_DATAIN_SIZE_0", size(c.width, c.height)),
-        ("CDMA", "D_DATAIN_SIZE_1", m(c.channels)),
-        ("CDMA", "D_DAIN_ADDR_LOW_0", feature.base as u32),
-        ("CDMA", "D_DAIN_ADDR_HIGH_0", (feature.base >> 32) as u32),
-        ("CDMA", "D_LINE_STRIDE", feature.line as u32),
-        ("CDMA", "D_SURF_STRIDE", feature.surface as u32),
-        ("CDMA", "D_WEIGHT_ADDR_LOW", weight_base as u32),
-        ("CDMA", "D_WEIGHT_ADDR_HIGH", (weight_base >> 32) as u32),
-        ("CDMA", "D_WEIGHT_SIZE_0", m(c.kernel_width * c.kernel_height * c.channels)),
-        ("CDMA", "D_WEIGHT_SIZE_1", m(c.kernels)),
-        ("CDMA", "D_BANK", bank),
-        ("CDMA", "D_CVT_CFG", cvt.map_or(0, |v| 1 | v.truncate << 4)),
-        ("CDMA", "D_CVT_OFFSET", cvt.map_or(0, |v| u32::from(v.offset as u16))),
-        ("CDMA", "D_CVT_SCALE", cvt.map_or(0, |v| u32::from(v.scale as u16))),
-        ("CSC", "D_MISC_CFG", 0),
-        ("CSC", "D_DATAIN_SIZE_EXT_0", size(c.width, c.height)),
-        ("CSC", "D_DATAIN_SIZE_EXT_1", m(c.channels)),
-        ("CSC", "D_WEIGHT_SIZE_EXT_0", size(c.kernel_width, c.kernel_height)),
-        ("CSC", "D_WEIGHT_SIZE_EXT_1", m(c.channels) | m(c.kernels) << 16),
-        ("CSC", "D_CONV_STRIDE_EXT", size(c.stride.0, c.stride.1)),
-        ("CSC", "D_DILATION_EXT", size(c.dilation.0, c.dilation.1)),
-        ("CSC", "D_ZERO_PADDING", c.pad_left as u32 | (c.pad_top as u32) << 16),
-        ("CSC", "D_ZERO_PADDING_VALUE", u32::from(c.pad_value as u8)),
-        ("CSC", "D_DATAOUT_SIZE_0", size(c.out_width, c.out_height)),
-        ("CSC", "D_DATAOUT_SIZE_1", m(c.kernels)),
-        ("CSC", "D_BANK", bank),
-        ("CACC", "D_MISC_CFG", 0),
-        ("CACC", "D_CLIP_CFG", c.clip_truncate),
-        ("SDP", "D_FEATURE_MODE_CFG", 1),
-        ("SDP", "D_DATA_CUBE_WIDTH", m(c.out_width)),
-        ("SDP", "D_DATA_CUBE_HEIGHT", m(c.out_height)),
-        ("SDP", "D_DATA_CUBE_CHANNEL", m(c.kernels)),
-        ("SDP", "D_DST_BASE_ADDR_LOW", dst.base as u32),
-        ("SDP", "D_DST_BASE_ADDR_HIGH", (dst.base >> 32) as u32),
-        ("SDP", "D_DST_LINE_STRIDE", dst.line as u32),
-        ("SDP", "D_DST_SURFACE_STRIDE", dst.surface as u32),
-        ("SDP", "D_DP_BS_CFG", sdp.bs.cfg),
-        ("SDP", "D_DP_BS_ALU_CFG", sdp.bs.alu_cfg),
-        ("SDP", "D_DP_BS_ALU_SRC_VALUE", sdp.bs.alu_value),
-        ("SDP", "D_DP_BS_MUL_CFG", sdp.bs.mul_cfg),
-        ("SDP", "D_DP_BS_MUL_SRC_VALUE", sdp.bs.mul_value),
-        ("SDP", "D_DP_BN_CFG", sdp.bn.cfg),
-        ("SDP", "D_DP_BN_ALU_CFG", sdp.bn.alu_cfg),
-        ("SDP", "D_DP_BN_ALU_SRC_VALUE", sdp.bn.alu_value),
-        ("SDP", "D_DP_BN_MUL_CFG", sdp.bn.mul_cfg),
-        ("SDP", "D_DP_BN_MUL_SRC_VALUE", sdp.bn.mul_value),
-        ("SDP", "D_DP_EW_CFG", sdp.ew.cfg),
-        ("SDP", "D_DP_EW_ALU_SRC_VALUE", sdp.ew.alu_value),
-        ("SDP", "D_DP_EW_MUL_SRC_VALUE", sdp.ew.mul_value),
-        ("SDP", "D_DP_EW_TRUNCATE_VALUE", sdp.ew.truncate),
-        ("SDP", "D_CVT_OFFSET", sdp.cvt_offset as u32),
-        ("SDP", "D_CVT_SCALE", u32::from(sdp.cvt_scale as u16)),
-        ("SDP", "D_CVT_SHIFT", sdp.cvt_shift),
-    ];
-    for (u, r, v) in registers {
-        write(b, address(u, r), v);
-    }
-    for u in ["SDP", "CACC", "CMAC_A", "CMAC_B", "CSC", "CDMA"] {
-        write(b, address(u, "D_OP_ENABLE"), 1);
-    }
-}
-
-/// SDP in flying mode with every stage bypassed and the converter `(x - offset) >> shift`.
-fn bypassing_sdp(offset: i32, shift: u32) -> FlyingSdp {
-    let bypass = Stage { cfg: 0x73, alu_cfg: 0, alu_value: 0, mul_cfg: 0, mul_value: 0 };
-    FlyingSdp { bs: bypass, bn: bypass, ew: Ew { cfg: 0x53, alu_value: 0, mul_value: 0, truncate: 0 }, cvt_offset: offset, cvt_scale: 1, cvt_shift: shift }
-}
-
-/// GLB's mask as NVIDIA's dc traces set it: only SDP's done bits raise `irq`.
-fn mask_all_but_sdp(b: &mut Bench) {
-    let all = regmap::register("GLB", "S_INTR_MASK").1.mask();
-    let sdp = regmap::field("GLB", "S_INTR_MASK", "SDP_DONE_MASK0").mask() | regmap::field("GLB", "S_INTR_MASK", "SDP_DONE_MASK1").mask();
-    write(b, address("GLB", "S_INTR_MASK"), all & !sdp);
-}
-
-/// Waits for the SDP done interrupt of the layer and clears GLB's status; returns it.
-fn wait_layer(b: &mut Bench, what: &str) -> u32 {
-    assert!(b.wait_irq(), "{what}: no interrupt");
-    let status = read(b, address("GLB", "S_INTR_STATUS"));
-    write(b, address("GLB", "S_INTR_STATUS"), status);
-    status
-}
-
 /// Random layers (as `nvdla_dc`'s: up to 12 x 12 x 20 inputs, up to 20 kernels of up to 4 x 4,
 /// strides, dilations, padding and its value, CDMA's converter now and then) programmed through
 /// the CSB into alternating register groups of the nv_small model, behind the stalling memory,
@@ -341,12 +243,6 @@ fn random_layers_through_nv_small_match_the_plain_convolution() {
 #[test]
 fn random_layers_through_the_rtl_match_the_model_and_the_plain_convolution() {
     random_layers(true, &Run::from_env("random_layers_through_the_rtl_match_the_model_and_the_plain_convolution", 100));
-}
-
-/// Copies `size` bytes at `base` of `from` into `to`.
-fn copy_region(from: &Memory, to: &mut Memory, base: u64, size: u64) {
-    let bytes: Vec<u8> = (0..size).map(|k| from.read(base + k)).collect();
-    to.write(base, &bytes);
 }
 
 /// Bad input at the engine, documented in docs/nvdla.md "Convolution engine": (1) a layer

@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test binary uses its own part
 pub mod conv_reference;
 pub mod dc_layers;
+pub mod flying_conv;
 pub mod sdp_lut_reference;
 pub mod sdp_reference;
 use npu::cosim::lockstep::{Coverage, Lockstep, Run};
