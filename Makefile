@@ -1,5 +1,6 @@
 # Entry points of the project. Every target installs what it needs first (`deps`).
 #   make mnist              main job: the held-out MNIST digits classified by the Verilated chip
+#   make ethos-mnist        the held-out digits by a Vela-compiled CNN on the Verilated Ethos-U65 NPU
 #   make verilog            per top in build/verilog/: Verilog (linted), FuseSoC core, SDC; ports.json
 #   make synth              every top through yosys (iCE40) and nextpnr (HX8K): build/synth/report.md
 #   make bitstream          the MNIST NPU chip's bitstream for the iCE40-HX8K breakout board
@@ -17,7 +18,7 @@ SHELL := /bin/bash
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := verilator zlib1g-dev yosys nextpnr-ice40 fpga-icestorm
 
-.PHONY: deps mnist verilog synth bitstream test bench docs waves mutants nvdla-traces clean
+.PHONY: deps mnist ethos-mnist verilog synth bitstream test bench docs waves mutants nvdla-traces clean
 
 # Installs the Debian packages that are missing: Verilator and zlib for the co-simulation,
 # yosys for the synthesis checks and the gate-level netlist, nextpnr-ice40 and fpga-icestorm (icepack) for place and route and the bitstream; without
@@ -34,6 +35,12 @@ deps:
 # example ARGS="--images 100 --output fifo" (npu mnist --help lists them).
 mnist: deps
 	$(CARGO) run --release -q -- mnist $(ARGS)
+
+# The same digits by the project's int8 CNN, compiled by Vela, run from its command stream on
+# the Verilated Ethos-U65 NPU in lock step with its model, every logit against TFLite; ARGS
+# passes options, for example ARGS="--images 100 --legacy-core" (npu ethos mnist --help).
+ethos-mnist: deps
+	$(CARGO) run --release -q -- ethos mnist $(ARGS)
 
 verilog: deps
 	$(CARGO) run -q -p npu-gen -- $(VERILOG_DIR)

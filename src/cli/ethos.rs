@@ -29,15 +29,24 @@ pub enum Ethos {
     ///
     /// Trains the project's small CNN (conv, max pool, conv, max pool, dense; about 20 s) on
     /// the 4000 training digits of `npu mnist`, quantizes it to int8, compiles it with Vela
-    /// 5.2 for ethos-u65-256, and runs the command stream on the reference executor
-    /// (src/ethos/executor.rs) once per held-out digit. Every digit's logits are compared with
+    /// 5.2 for ethos-u65-256, and runs the command stream once per held-out digit on the
+    /// Verilated NPU in lock step with its cycle-accurate model, as `npu ethos run` does
+    /// (--model: the model alone; --executor: the reference executor alone), and on the
+    /// reference executor (src/ethos/executor.rs). Every digit's logits are compared with
     /// TFLite's reference kernels (its FULLY_CONNECTED, which rounds once where the NPU rounds
-    /// twice, as the equivalent CONV_2D 1x1; docs/ethos.md); exit 1 at a difference. The
-    /// Verilated NPU does not execute kernels yet (docs/ethos.md).
+    /// twice, as the equivalent CONV_2D 1x1; docs/ethos.md); exit 1 at a difference, 2 if the
+    /// NPU refuses an operation (named). Prints the first digit's operations with the kernel
+    /// unit's cycles, the NPU cycles per digit and the accuracy.
     Mnist {
         /// Classify N held-out digits, spread over the classes, instead of all 1000
         #[arg(long, value_name = "N")]
         images: Option<usize>,
+        /// Run the NPU's cycle-accurate model alone instead of the Verilated RTL in lock step
+        #[arg(long)]
+        model: bool,
+        /// Run the reference executor alone (no NPU)
+        #[arg(long, conflicts_with = "model")]
+        executor: bool,
         /// Compile with Vela's legacy (Python) core instead of its default C++ core
         #[arg(long)]
         legacy_core: bool,
@@ -90,7 +99,7 @@ impl Ethos {
         match self {
             Ethos::Decode { stream, model } => decode(&stream, model),
             Ethos::Encode { weights, stream } => encode(&weights, &stream),
-            Ethos::Mnist { images, legacy_core } => mnist(images, legacy_core),
+            Ethos::Mnist { images, model, executor, legacy_core } => mnist(images, model, executor, legacy_core),
             Ethos::Run { model_file, model, input, seed, legacy_core, waves } => run(&model_file, model, input.as_deref(), seed, legacy_core, waves),
         }
     }
@@ -163,8 +172,9 @@ fn encode(input: &Path, output: &Path) -> Outcome {
     Ok(())
 }
 
-fn mnist(images: Option<usize>, legacy_core: bool) -> Outcome {
+fn mnist(images: Option<usize>, model: bool, executor: bool, legacy_core: bool) -> Outcome {
     use npu::ethos::mnist_cnn::{classify, trained};
+    use npu::ethos::run::{table, Engine, RunError};
     use npu::ethos::tflite::{TfLite, VelaCore};
     use npu::mnist::{data, demo};
     // Paths relative to the working directory, the project's root, as the other commands.
@@ -181,14 +191,35 @@ fn mnist(images: Option<usize>, legacy_core: bool) -> Outcome {
     let cnn = trained(&demo::training_digits(&all));
     let core = if legacy_core { VelaCore::Legacy } else { VelaCore::Regor };
     let tflite = TfLite::in_project(root)?;
-    let run = classify(&cnn, &digits, core, &tflite)?;
+    let (engine, on) = match (executor, model) {
+        (true, _) => (None, "the reference executor"),
+        (false, true) => (Some(Engine::Model), "the NPU's cycle-accurate model and the reference executor"),
+        (false, false) => (Some(Engine::Rtl { waves: None }), "the Verilated NPU (in lock step with its model every cycle) and the reference executor"),
+    };
+    let run = classify(&cnn, &digits, core, &tflite, engine.as_ref()).map_err(|e| match e {
+        RunError::Input(m) => Failure::Input(m),
+        RunError::Check(m) => Failure::Check(m),
+    })?;
     println!("Vela 5.2, ethos-u65-256, {} core: {} command words, {} operations", core.name(), run.stream_words, run.operations);
-    if let Some((k, label, got, want)) = run.first_difference {
+    if let Some(report) = &run.first_report {
+        println!("the first digit on the NPU:");
+        print!("{}", table(report));
+    }
+    if let Some((k, label, what, got, want)) = run.first_difference {
         let list = |v: &[i8]| v.iter().map(i8::to_string).collect::<Vec<_>>().join(" ");
-        return Err(Failure::Check(format!("digit {k} (label {label}): logits {} from the command stream, {} from TFLite", list(&got), list(&want))));
+        return Err(Failure::Check(format!("digit {k} (label {label}): logits {} from {what}, {} from TFLite", list(&got), list(&want))));
+    }
+    if let (Some(least), Some(most)) = (run.npu_cycles.iter().min(), run.npu_cycles.iter().max()) {
+        let total: u64 = run.npu_cycles.iter().sum();
+        println!(
+            "NPU cycles per digit: {least} to {most}, mean {:.0}; {total} in all, {:.3} M cycles/s simulated ({:.1} s of wall clock on the NPU)",
+            total as f64 / run.npu_cycles.len() as f64,
+            total as f64 / run.npu_seconds / 1e6,
+            run.npu_seconds
+        );
     }
     println!(
-        "{}/{} held-out digits classified ({:.2} %) by the reference executor; every logit identical to TFLite",
+        "{}/{} held-out digits classified ({:.2} %) by {on}; every logit identical to TFLite",
         run.correct,
         run.digits,
         100.0 * run.correct as f64 / run.digits as f64

@@ -458,12 +458,12 @@ mod tests {
 
 /// One classification run ([`classify`]): how many digits were right, and the first digit
 /// whose logits from the command stream differ from TFLite's, if any.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Classified {
     pub digits: usize,
     pub correct: usize,
-    /// (digit index, label, the executor's logits, TFLite's).
-    pub first_difference: Option<(usize, u8, Vec<i8>, Vec<i8>)>,
+    /// (digit index, label, what ran the stream, its logits, TFLite's).
+    pub first_difference: Option<(usize, u8, &'static str, Vec<i8>, Vec<i8>)>,
     /// Command-stream words and operations of the compiled network.
     pub stream_words: usize,
     pub operations: usize,
@@ -471,26 +471,43 @@ pub struct Classified {
     /// once where the NPU, as Vela programs it, rounds twice; and the largest difference.
     pub fully_connected_rounding: usize,
     pub largest_rounding_difference: i32,
+    /// On the NPU: each digit's cycles from the start command to STATUS stopped, and the
+    /// first digit's report (one row per operation with the kernel unit's cycles, Vela's
+    /// estimate). Empty and None on the reference executor alone.
+    pub npu_cycles: Vec<u64>,
+    /// Wall-clock seconds of the NPU runs alone (opening the Verilated NPU included).
+    pub npu_seconds: f64,
+    pub first_report: Option<super::run::Report>,
 }
 
 /// Classifies `digits` with `cnn` as an Ethos-U65 runs it: Vela compiles the network with
 /// `core`, and the reference executor ([`super::executor`]) runs the command stream once per
-/// digit over a fresh memory image. Every digit's logits are compared with TFLite's (reference
-/// kernels) on the uncompiled network with its FULLY_CONNECTED written as the CONV_2D 1x1
-/// that computes the same sums ([`Network::with_fully_connected_as_conv`]: the arithmetic
-/// Vela programs for it), and counted where they differ from TFLite's FULLY_CONNECTED kernel.
-pub fn classify(cnn: &QuantCnn, digits: &[&Digit], core: super::tflite::VelaCore, tflite: &super::tflite::TfLite) -> Result<Classified, String> {
+/// digit over a fresh memory image; with `engine`, the NPU runs it too, as `npu ethos run`
+/// does ([`super::run::npu_output`]: the Verilated NPU in lock step with its model, or the
+/// model alone; the digit's index seeds the Verilated NPU's power-up state). Every digit's
+/// logits (the executor's and the NPU's) are compared with TFLite's (reference kernels) on the
+/// uncompiled network with its FULLY_CONNECTED written as the CONV_2D 1x1 that computes the
+/// same sums ([`Network::with_fully_connected_as_conv`]: the arithmetic Vela programs for it),
+/// and counted where they differ from TFLite's FULLY_CONNECTED kernel.
+pub fn classify(
+    cnn: &QuantCnn,
+    digits: &[&Digit],
+    core: super::tflite::VelaCore,
+    tflite: &super::tflite::TfLite,
+    engine: Option<&super::run::Engine>,
+) -> Result<Classified, super::run::RunError> {
     use super::command_stream::{decode, DriverPayload};
     use super::executor::{execute, Memory};
+    use super::run::{npu_output, rows, Report};
     let networks: Vec<Network> = digits.iter().map(|d| cnn.network(quantized_input(d))).collect();
-    let first = networks.first().ok_or("no digits to classify")?;
+    let first = networks.first().ok_or("no digits to classify".to_string())?;
     let as_conv: Vec<Network> = networks.iter().map(Network::with_fully_connected_as_conv).collect();
     let expected = tflite.run_networks(&as_conv)?;
     let fully_connected = tflite.run_networks(&networks)?;
     let model = tflite.compile_networks(std::slice::from_ref(first), core)?.remove(0).map_err(|e| format!("Vela ({} core): {e}", core.name()))?;
     let stream = DriverPayload::parse(&model.cmd_data).map_err(|e| e.to_string())?.stream;
     let operations = super::operation::operations(&decode(&stream).map_err(|e| e.to_string())?);
-    let output = model.outputs.first().ok_or("the compiled model has no output")?;
+    let output = model.outputs.first().ok_or("the compiled model has no output".to_string())?;
     let mut run = Classified {
         digits: digits.len(),
         correct: 0,
@@ -499,14 +516,37 @@ pub fn classify(cnn: &QuantCnn, digits: &[&Digit], core: super::tflite::VelaCore
         operations: operations.len(),
         fully_connected_rounding: 0,
         largest_rounding_difference: 0,
+        npu_cycles: Vec::new(),
+        npu_seconds: 0.0,
+        first_report: None,
     };
     for (k, ((d, want), tflite_fc)) in digits.iter().zip(&expected).zip(&fully_connected).enumerate() {
         let input: Vec<u8> = quantized_input(d).iter().map(|&v| v as u8).collect();
-        let mut memory = Memory::load(&model, &input)?;
-        execute(&operations, &mut memory).map_err(|e| format!("digit {k}: {e}"))?;
+        let image = Memory::load(&model, &input)?;
+        let mut memory = image.clone();
+        let done = execute(&operations, &mut memory).map_err(|e| format!("digit {k}: {e}"))?;
         let got: Vec<i8> = memory.tensor(output)?.iter().map(|&b| b as i8).collect();
         if got != *want && run.first_difference.is_none() {
-            run.first_difference = Some((k, d.label, got.clone(), want.clone()));
+            run.first_difference = Some((k, d.label, "the reference executor", got.clone(), want.clone()));
+        }
+        if let Some(engine) = engine {
+            let start = std::time::Instant::now();
+            let (on_npu, outcome) = npu_output(&image, &stream, &operations, k as u64, engine, output)?;
+            run.npu_seconds += start.elapsed().as_secs_f64();
+            if on_npu != *want && run.first_difference.is_none() {
+                run.first_difference = Some((k, d.label, "the NPU", on_npu, want.clone()));
+            }
+            run.npu_cycles.push(outcome.cycles);
+            if run.first_report.is_none() {
+                run.first_report = Some(Report {
+                    rows: rows(&operations, &done, &outcome.kernels),
+                    stream_words: stream.len(),
+                    cycles: outcome.cycles,
+                    compared: want.len(),
+                    reference: "TFLite's reference kernels",
+                    estimate: model.estimate.clone(),
+                });
+            }
         }
         run.correct += usize::from(crate::argmax(&got) == usize::from(d.label));
         let largest = got.iter().zip(tflite_fc).map(|(&a, &b)| (i32::from(a) - i32::from(b)).abs()).max().unwrap_or(0);

@@ -15,7 +15,7 @@
 use super::command_stream::{decode, DriverPayload};
 use super::executor::{execute, Executed, Memory as Image};
 use super::memory::Timing;
-use super::network::FileRun;
+use super::network::{FileRun, Placement};
 use super::npu::{Kernel, Outcome};
 use super::operation::{operations, Operation};
 use super::tflite::{TfLite, VelaCore};
@@ -130,22 +130,10 @@ pub fn run(tflite: &TfLite, file: &[u8], core: VelaCore, npy: Option<(&str, &[u8
     let ops = operations(&decode(&stream).map_err(|e| format!("Vela's command stream: {e}"))?);
     let mut executed = image.clone();
     let done = execute(&ops, &mut executed).map_err(|e| format!("{e} (the reference executor)"))?;
-
-    let outcome = run_npu(&image, &stream, seed, engine)?;
-    let rows = rows(&ops, &done, &outcome.kernels);
-    if let Some(k) = outcome.kernels.iter().position(|k| k.refused) {
-        let op = ops.iter().filter(|o| is_kernel(o)).nth(k).expect("the kernel unit counts kernel operations");
-        return Err(RunError::Input(format!(
-            "the NPU refused {} (command at byte {:#x}, STATUS {:#x}): a kernel or field value it does not implement (docs/ethos.md: a unit's CHECK)",
-            op.name, op.offset, outcome.status
-        )));
-    }
-    let error_bits = npu_model::ethos::command_front_end::BUS_STATUS | npu_model::ethos::command_front_end::CMD_PARSE_ERROR;
-    if outcome.status & error_bits != 0 {
-        return Err(RunError::Check(format!("the NPU stopped with STATUS {:#x} (error bits {:#x})", outcome.status, outcome.status & error_bits)));
-    }
     let output_place = compiled.outputs.first().ok_or_else(|| "the model has no output".to_string())?;
-    let got: Vec<i8> = Image { bytes: outcome.memory[..image.bytes.len()].to_vec(), base: image.base }.tensor(output_place)?.iter().map(|&b| b as i8).collect();
+
+    let (got, outcome) = npu_output(&image, &stream, &ops, seed, engine, output_place)?;
+    let rows = rows(&ops, &done, &outcome.kernels);
     let (want, reference) = if precompiled {
         (executed.tensor(output_place)?.iter().map(|&b| b as i8).collect(), "the reference executor (the file is Vela's: TFLite cannot run its ethos-u operator)")
     } else {
@@ -164,6 +152,27 @@ pub fn run(tflite: &TfLite, file: &[u8], core: VelaCore, npy: Option<(&str, &[u8
         )));
     }
     Ok(report)
+}
+
+/// Runs `stream` (decoded: `ops`) over `image` on the NPU of `engine` and reads the tensor
+/// at `output`: an operation the kernel unit refused is an input error naming it, STATUS
+/// error bits or a run that does not stop a check failure. Also gives the run's outcome
+/// (cycles, each kernel operation's cycles).
+pub fn npu_output(image: &Image, stream: &[u32], ops: &[Operation], seed: u64, engine: &Engine, output: &Placement) -> Result<(Vec<i8>, Outcome), RunError> {
+    let outcome = run_npu(image, stream, seed, engine)?;
+    if let Some(k) = outcome.kernels.iter().position(|k| k.refused) {
+        let op = ops.iter().filter(|o| is_kernel(o)).nth(k).expect("the kernel unit counts kernel operations");
+        return Err(RunError::Input(format!(
+            "the NPU refused {} (command at byte {:#x}, STATUS {:#x}): a kernel or field value it does not implement (docs/ethos.md: a unit's CHECK)",
+            op.name, op.offset, outcome.status
+        )));
+    }
+    let error_bits = npu_model::ethos::command_front_end::BUS_STATUS | npu_model::ethos::command_front_end::CMD_PARSE_ERROR;
+    if outcome.status & error_bits != 0 {
+        return Err(RunError::Check(format!("the NPU stopped with STATUS {:#x} (error bits {:#x})", outcome.status, outcome.status & error_bits)));
+    }
+    let got = Image { bytes: outcome.memory[..image.bytes.len()].to_vec(), base: image.base }.tensor(output)?.iter().map(|&b| b as i8).collect();
+    Ok((got, outcome))
 }
 
 /// `, at (y, x, c)` for a flat NHWC index of a `[1, h, w, c]` tensor (empty for other ranks).
@@ -196,7 +205,7 @@ fn run_npu(image: &Image, stream: &[u32], seed: u64, engine: &Engine) -> Result<
 
 /// One row per operation; kernel operations take their cycles from the kernel unit's runs,
 /// in order.
-fn rows(ops: &[Operation], done: &[Executed], kernels: &[Kernel]) -> Vec<Row> {
+pub fn rows(ops: &[Operation], done: &[Executed], kernels: &[Kernel]) -> Vec<Row> {
     let mut kernels = kernels.iter();
     ops.iter()
         .zip(done)
