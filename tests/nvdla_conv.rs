@@ -317,6 +317,23 @@ fn bad_layers(rtl: bool, run: &Run) {
     let mut expected = b.memory.clone();
     sdp.write(&mut expected, dst, &c.output(&wrapped, &weights), (c.out_width, c.out_height, c.kernels), &mut BTreeSet::new());
     assert_eq!(b.memory.crc32(dst.base, 256), expected.crc32(dst.base, 256), "a surface past 2^64 wraps");
+    // A cube larger than its data banks, and a kernel group larger than its weight banks
+    // (12 x 12 x 40 is 720 CBUF entries, 8 kernels of 4 x 4 x 40 are 640; a bank holds 512):
+    // each refused as the first case, in the group the consumers point to next.
+    let big = Conv { width: 12, height: 12, channels: 40, kernel_width: 4, kernel_height: 4, kernels: 8, out_width: 9, out_height: 9, pad_left: 0, ..c };
+    let (_, _, _, big_layer) = in_memory(&big, &mut rng);
+    let big_feature = CubeLayout { base: big_layer.feature_base, line: big_layer.line_stride, surface: big_layer.surface_stride };
+    for (group, what, banks) in [(1, "a cube larger than its data banks", (1, 2)), (0, "a kernel group larger than its weight banks", (2, 1))] {
+        let before = b.memory.crc32(dst.base, 256);
+        program(b, group, &big, big_feature, big_layer.weight_base, banks, dst, &sdp);
+        let status = wait_layer(b, what);
+        let done = status_bit(&format!("SDP_DONE_STATUS{group}")) | status_bit(&format!("CACC_DONE_STATUS{group}"));
+        assert_eq!(status, done, "{what}: refused, CACC and SDP done, no CDMA fetch done");
+        assert_eq!(b.memory.crc32(dst.base, 256), before, "{what}: nothing written");
+    }
+    for event in ["refused: features", "refused: weights"] {
+        assert!(unit.borrow().seen(event), "{event} not seen");
+    }
 }
 
 #[test]
