@@ -13,27 +13,8 @@ use nvdla_bench::conv_reference::{play_trace, Conv, InputConverter, Programmed};
 use nvdla_bench::dc_layers::{cdma_layer, csc_layer, in_memory, random_layer};
 use rand::Rng;
 use nvdla_bench::sdp_reference::reference_round;
+use nvdla_bench::{traces_dir, DC_TRACES};
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-
-/// NVIDIA's direct-convolution traces.
-const DC_TRACES: [&str; 9] = [
-    "dc_13x15x64_5x3x64x16_int8_0",
-    "dc_1x1x8_1x1x8x1_int8_0",
-    "dc_24x44x14_5x3x14x41_int8_0",
-    "dc_32x26x76_6x3x76x16_int8_0",
-    "dc_35x22x54_6x8x54x29_int8_0",
-    "dc_4x1x8192_1x1x8192x1_int8_0",
-    "dc_6x8x192_3x3x192x32_int8_0",
-    "dc_8192x1x1_2x3x1x41_int8_0",
-    "dc_8x16x128_3x3x128x32_int8",
-];
-
-fn traces_dir() -> PathBuf {
-    let dir = npu::nvdla::shared_folder("NVDLA_TRACES", "traces", std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
-    assert!(dir.is_dir(), "NVIDIA's traces are not at {} (set NVDLA_TRACES to their folder)", dir.display());
-    dir
-}
 
 /// The reference on each dc trace's registers and initial memory gives the output the trace's
 /// CRC expects. Also counted: the cases the traces cover (asserted, so that a changed trace

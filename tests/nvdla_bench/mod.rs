@@ -12,6 +12,26 @@ use npu::nvdla::memory::Memory;
 use npu::nvdla::player::Bench;
 use npu_hdl::nvdla::regmap;
 
+/// NVIDIA's direct-convolution traces.
+pub const DC_TRACES: [&str; 9] = [
+    "dc_13x15x64_5x3x64x16_int8_0",
+    "dc_1x1x8_1x1x8x1_int8_0",
+    "dc_24x44x14_5x3x14x41_int8_0",
+    "dc_32x26x76_6x3x76x16_int8_0",
+    "dc_35x22x54_6x8x54x29_int8_0",
+    "dc_4x1x8192_1x1x8192x1_int8_0",
+    "dc_6x8x192_3x3x192x32_int8_0",
+    "dc_8192x1x1_2x3x1x41_int8_0",
+    "dc_8x16x128_3x3x128x32_int8",
+];
+
+/// The folder of NVIDIA's traces (`NVDLA_TRACES`, or the shared folder beside the checkout).
+pub fn traces_dir() -> std::path::PathBuf {
+    let dir = npu::nvdla::shared_folder("NVDLA_TRACES", "traces", std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
+    assert!(dir.is_dir(), "NVIDIA's traces are not at {} (set NVDLA_TRACES to their folder)", dir.display());
+    dir
+}
+
 pub fn address(unit: &str, register: &str) -> u16 {
     let (u, r) = regmap::register(unit, register);
     u.csb_address(r)
