@@ -7,6 +7,7 @@ pub mod conv_datapath;
 pub mod weight_rows;
 pub mod conv_unit;
 pub mod command_front_end;
+pub mod dma;
 pub mod feature_map;
 pub mod kernel_registers;
 pub mod elementwise;
