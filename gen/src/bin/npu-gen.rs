@@ -155,6 +155,7 @@ const SUITES: &[(&str, &str, &[&str], u64)] = &[
             "partial_words_and_empty_streams_give_only_their_weights",
             "damaged_streams_fail_cleanly",
             "fuzz_rtl_in_lockstep",
+            "long_zero_runs_fill_the_run_queue",
         ],
         0,
     ),
