@@ -677,9 +677,9 @@ fn decode_each_hands_weights_out_as_they_leave() {
     assert!(first_at.get().unwrap() < tally.cycles / 100, "first weight at step {:?} of {}", first_at.get(), tally.cycles);
 }
 
-/// Zero runs of 1024 zeros and more, one after each nonzero weight: the emitter spends a
-/// cycle per 4 zeros (or so) on each, so the parser fills the 32-entry zero-run queue and
-/// waits with it full, where the tail is the head. Killed the mutant that wrote bit 10 of
+/// Zero runs of 1024 zeros and more, one after each nonzero weight: the emitter spends many
+/// cycles on each, so the parser fills the 32-entry zero-run queue and waits with it full,
+/// where the tail is the head. Killed the mutant that wrote bit 10 of
 /// the run queue's lane 0 every cycle, enabled or not (docs/ethos.md, "Mutation score"): it
 /// overwrote the live head entry of a full queue. Run lengths with bit 10 set and clear.
 #[test]
