@@ -90,11 +90,10 @@ const CONV_REQUIRED: [&str; 25] = [
 /// and TFLite; Verilated RTL in lock step with its model every cycle.
 #[test]
 fn conv_networks_run_on_the_npu() {
-    let run = Run::from_env("conv_networks_run_on_the_npu", 64);
+    // 96 networks: fewer leave a coverage hole too often (a depth-first CONV, a dilated one).
+    let run = Run::from_env("conv_networks_run_on_the_npu", 96);
     let kinds = vec![Kind::Conv2d, Kind::DepthwiseConv2d, Kind::Conv2d, Kind::DepthwiseConv2d, Kind::MaxPool2d, Kind::Add];
-    // Dilation in two convolutions in five (the generator's default is one in five), so that
-    // 48 networks run dilated CONVs and DEPTHWISEs with a side of at most 4.
-    let choice = Choice { kinds, ops: 1..=2, side: 1..=7, channels: 1..=20, pool_kernel: 1..=3, dilated: 0.4 };
+    let choice = Choice { kinds, ops: 1..=2, side: 1..=7, channels: 1..=20, pool_kernel: 1..=3, dilated: 0.2 };
     run_networks(&run, &choice, &CONV_REQUIRED);
 }
 

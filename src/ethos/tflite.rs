@@ -117,7 +117,8 @@ impl ConvLayer {
         }
         let (eh, ew) = dilated_kernel(self);
         if self.padding == Padding::Valid && (eh > h || ew > w) {
-            return Err(format!("VALID {kh}x{kw} kernel (dilation {dh}x{dw}) on a {h}x{w} input"));
+            let dilated = if (dh, dw) == (1, 1) { String::new() } else { format!(" of dilation {dh}x{dw}") };
+            return Err(format!("VALID {kh}x{kw} kernel{dilated} on a {h}x{w} input"));
         }
         let weights = kh * kw * c * if self.depthwise { 1 } else { self.out_channels };
         let lengths = [
