@@ -1,7 +1,7 @@
 //! The Ethos-U65 convolution datapath's traversal counters (`conv_datapath.rs`; TRM §4,
 //! digest §1.9, §5): which 2x2 OFM block, 8-channel OFM group, kernel element and IFM channel
-//! group the MAC phase is at, which accumulator the OUT phase reads, and the stage-2
-//! registers of both. The next values read registers only (the counters, the datapath's state
+//! group the MAC phase is at, and its stage-2 registers (the output walk, `output_walk.rs`,
+//! drains each group's accumulators meanwhile). The next values read registers only (the counters, the datapath's state
 //! and the latched layer registers); `advance` (low while the datapath is held) is the
 //! registers' clock enable, so Verilator evaluates this block once a cycle rather than on
 //! every change of the datapath's inputs (docs/ethos.md, "Verilated speed").
@@ -15,10 +15,12 @@ use rust_hdl::prelude::*;
 /// one tap a cycle: depth-first conv, the 8-channel groups `u` of the 32-channel block (those
 /// beyond the IFM depth skipped), then kernel elements, then blocks; part-kernel-first, kernel
 /// elements, then 8-channel groups (`cg_base` steps by 1, `u` stays 0); depthwise, kernel
-/// elements. `row_step` tells the weight-row address (`weight_rows.rs`) what the tap did. OUT reads accumulator `k` (8p + o) a cycle; after
-/// the 32nd, the next OFM group, or the next block (raster order), or DRAIN (4 cycles).
-/// `origin_*` are the block's first IFM row/column plus 8 (so that padding above/left stays
-/// non-negative). `out_valid1`: this OUT cycle's accumulator is inside the OFM.
+/// elements. `row_step` tells the weight-row address (`weight_rows.rs`) what the tap did.
+/// After a group's last tap, the next OFM group, or the next block (raster order), or, after
+/// the layer's last, OUT until the output walk reads its last entry, then DRAIN (4 cycles). A
+/// group's last tap is not issued while the walk could not take the group (`drain_wait`): no
+/// IFM read, no weight step, nothing into the MAC unit. `origin_*` are the block's first IFM
+/// row/column plus 8 (so that padding above/left stays non-negative).
 #[derive(LogicBlock)]
 pub struct ConvTraversal {
     pub clock: Signal<In, Clock>,

@@ -8,9 +8,10 @@
 //! the next cycle (stage 2); in the cycle after (stage 3, `load`) the bank takes the
 //! accumulators and the walk the group's position, and from the next cycle it reads entry
 //! `k` = 8p + o a cycle, 32 cycles, with its channel's parameters (`out_valid1`, `channel_out`;
-//! only an element inside the OFM reads them), then stage 2 (`out_valid2` and the element) beside the
-//! bank's registered read, and the element's pipeline beside the output unit (`ofm_*`). `must_wait`: a last tap now would load the bank before entry 31 is read
-//! (a load pending, or the walk below entry 29), so the traversal waits. `finishing`: entry 31
+//! only an element inside the OFM reads them), then stage 2 (`out_valid2` and the element)
+//! beside the bank's registered read, and the element's pipeline beside the output unit
+//! (`ofm_*`). `must_wait`: a last tap now would load the bank before entry 31 is read (a load
+//! pending, or the walk below entry 29), so the traversal waits. `finishing`: entry 31
 //! now and nothing pending (OUT ends). Every register has `advance` (not held) as its enable.
 use super::conv_datapath::DIM_BITS;
 use crate::primitives::constant as k;
