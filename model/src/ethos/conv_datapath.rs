@@ -20,14 +20,14 @@
 //!   (depth-first: per 32-channel IFM block, per kernel element, its four 8-channel groups,
 //!   those wholly beyond the IFM depth skipped; part-kernel-first: per 8-channel IFM group, per
 //!   kernel element; depthwise: per kernel element), the weight row at the address of
-//!   `weight_rows.rs` (Vela's order, read the other way round), then OUT, the 32
-//!   accumulators through the output unit (TFL rounding), a cycle each.
+//!   `weight_rows.rs` (Vela's order, read the other way round); the next group follows at
+//!   once while the output walk (`output_walk.rs`) drains the group's 32 accumulators from
+//!   the drain bank (`conv_mac.rs`) through the output unit (TFL rounding), a cycle each; a
+//!   group's last tap waits while the walk could not take it. OUT: the last group's drain.
 //! - DRAIN (4 cycles) until the last value has left the output unit; DONE (1 cycle).
 //!
 //! Timing: the IFM port and the weight buffer are read in the tap's cycle and their data
-//! enter the MAC unit in the next (stage 2); an OUT cycle reads the channel's parameters,
-//! and the accumulator enters the output unit in the next; it reaches the OFM port 3 cycles
-//! after that.
+//! enter the MAC unit in the next (stage 2); `output_walk.rs` has the drain's timing.
 //!
 //! `hold` (in MAC, OUT and DRAIN; ignored elsewhere) keeps every register of the traversal,
 //! the weight-buffer and parameter reads, and the MAC unit's accumulators; no accumulator enters
