@@ -462,6 +462,7 @@ fn conv_datapath() -> Table {
             output_scale: 0.5,
             output_zero_point: rng.gen(),
             stride: (stride, stride),
+            dilation: (1, 1),
             padding: Padding::Same,
             activation: Activation::Relu,
             depthwise,

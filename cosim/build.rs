@@ -77,7 +77,7 @@ fn build_runtime(out: &Path, root: &str) {
 fn verilator_cc(root: &str) -> cc::Build {
     let mut cc = cc::Build::new();
     cc.cpp(true);
-    for flag in bridge::cxx_flags(root) {
+    for flag in bridge::cxx_flags(root, true) {
         cc.flag(&flag);
     }
     cc
@@ -193,6 +193,10 @@ pub mod {t} {{
                 None => unsafe {{ npu_{t}_new(options.x_seed, waves) }},
                 Some(m) => unsafe {{ (m.new)(options.x_seed, waves) }},
             }};
+            // Only a mutant's library, built without tracing, returns null (asked for waves).
+            if handle.is_null() {{
+                return Err("{t}: the mutant's library ({lib_var}) is built without tracing, so it writes no waves: unset NPU_WAVES".to_string());
+            }}
             Ok(Self {{ handle, mutant }})
         }}
 
@@ -228,6 +232,7 @@ pub mod {t} {{
 }}"#,
             source = top.source,
             signature = bridge::port_signature(top),
+            lib_var = bridge::MUTANT_LIB_VAR,
         )
         .unwrap();
     }

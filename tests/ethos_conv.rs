@@ -6,7 +6,7 @@
 use npu::cosim::lockstep::{Coverage, Run};
 use npu::ethos::conv::{channel_scales, random_layer, random_layer_with_depths, reference};
 use npu::ethos::conv_datapath::{lockstep, ConvError, Job, Stats};
-use npu::ethos::tflite::{output_shape, ConvLayer, Padding, TfLite};
+use npu::ethos::tflite::{dilated_kernel, output_shape, ConvLayer, Padding, TfLite};
 use rand::Rng;
 use npu::model::ethos::conv_datapath::{SHAPE_KERNEL, SHAPE_WEIGHT_ROWS};
 use npu::model::ethos::weight_decoder::DecodeError;
@@ -30,18 +30,40 @@ fn run_job(test: &str, seed: u64, job: &Job, hold: bool, coverage: &mut Coverage
     result
 }
 
+/// `layer` with dilation 2 in y, x or both, on the sides of at most 4 (Vela splits a longer
+/// dilated side into sub-kernels, which the datapath does not walk); a VALID layer whose
+/// dilated kernel no longer fits its input becomes SAME.
+fn dilated<R: Rng>(layer: ConvLayer, rng: &mut R) -> ConvLayer {
+    let (kh, kw) = layer.kernel;
+    let (dy, dx) = [(2, 1), (1, 2), (2, 2)][rng.gen_range(0..3)];
+    let dilation = (if kh <= 4 { dy } else { 1 }, if kw <= 4 { dx } else { 1 });
+    let mut layer = ConvLayer { dilation, ..layer };
+    let (h, w, _) = layer.input_shape;
+    let (eh, ew) = dilated_kernel(&layer);
+    if layer.padding == Padding::Valid && (eh > h || ew > w) {
+        layer.padding = Padding::Same;
+    }
+    layer
+}
+
 #[test]
 fn random_layers_equal_tflite() {
     let test = "ethos_conv::random_layers_equal_tflite";
     let run_info = Run::from_env(test, 300);
     let mut rng = run_info.rng();
-    // One in eight with more than one 32-channel IFM block (the conv traversal's outer loop).
+    // One in eight with more than one 32-channel IFM block (the conv traversal's outer loop);
+    // one in five dilated.
     let layers: Vec<ConvLayer> = (0..)
         .map(|i| {
-            if i % 8 == 7 {
+            let layer = if i % 8 == 7 {
                 random_layer_with_depths(&mut rng, 33..=72)
             } else {
                 random_layer(&mut rng)
+            };
+            if rng.gen_bool(0.2) {
+                dilated(layer, &mut rng)
+            } else {
+                layer
             }
         })
         .filter(within_contract)
@@ -93,6 +115,12 @@ fn random_layers_equal_tflite() {
         if layer.stride != (1, 1) {
             coverage.hit("stride 2");
         }
+        if layer.dilation != (1, 1) {
+            coverage.hit(if layer.depthwise { "dilated depthwise" } else { "dilated conv" });
+            if layer.stride != (1, 1) {
+                coverage.hit("dilated with stride 2");
+            }
+        }
         if tflite_out.contains(&-128) && tflite_out.contains(&127) {
             coverage.hit("outputs at both int8 limits");
         }
@@ -133,6 +161,9 @@ fn random_layers_equal_tflite() {
         "kernel 1x1",
         "kernel 3x3",
         "stride 2",
+        "dilated conv",
+        "dilated depthwise",
+        "dilated with stride 2",
         "outputs at both int8 limits",
         "more than one 32-channel IFM block",
         "more than 8 OFM channels",
@@ -218,7 +249,7 @@ fn bad_streams_and_shapes_are_refused() {
         run(&cut).unwrap_err(),
         ConvError::WeightStream(DecodeError::Truncated | DecodeError::MissingEnd | DecodeError::Length)
     ));
-    // Shapes the unit refuses: a 9x1 kernel; more weight rows than its buffer.
+    // Shapes the unit refuses: a 9x1 kernel, a dilated 5x1 one; more weight rows than its buffer.
     let mut big = layer.clone();
     big.kernel = (9, 1);
     big.input_shape.0 = big.input_shape.0.max(9);
@@ -227,6 +258,13 @@ fn bad_streams_and_shapes_are_refused() {
     let refused = run(&Job::new(&big).unwrap()).unwrap_err();
     assert_eq!(refused, ConvError::Shape(SHAPE_KERNEL));
     assert!(refused.to_string().contains("kernel side"), "{refused}");
+    // A 5x1 kernel of y dilation 2 (Vela splits it into sub-kernels of 4 rows).
+    let mut tall = layer.clone();
+    tall.kernel = (5, 1);
+    tall.dilation = (2, 1);
+    tall.padding = Padding::Same;
+    tall.weights = vec![0; tall.out_channels * 5 * tall.input_shape.2];
+    assert_eq!(run(&Job::new(&tall).unwrap()).unwrap_err(), ConvError::Shape(SHAPE_KERNEL));
     let mut deep = layer.clone();
     (deep.input_shape, deep.out_channels, deep.kernel) = ((3, 3, 512), 64, (3, 3));
     deep.input = vec![0; 3 * 3 * 512];

@@ -3,9 +3,10 @@
 //! NPU in lock step with its model, and on the model alone (the same table, cycle for cycle),
 //! its output identical to TFLite's; a file Vela already compiled, checked against the
 //! reference executor; an input from an `.npy` file; a waveform; and the refusals (exit 2): a
-//! dilated CONV (the convolution unit's CHECK, on the RTL and on the model), a file that is no
-//! model, an input of the wrong shape; and a DEPTHWISE_CONV_2D and a part-kernel-first 1x1
-//! CONV that run on the RTL and on the model (the same table), identical to TFLite.
+//! 9x1 CONV (sub-kernels: the convolution unit's CHECK, on the RTL and on the model), a file
+//! that is no model, an input of the wrong shape; and a DEPTHWISE_CONV_2D, a part-kernel-first
+//! 1x1 CONV and a dilated 2x2 CONV that run on the RTL and on the model (the same table),
+//! identical to TFLite.
 use npu::ethos::network::{Constant, Kind, Network, Op, Operand, Quant, Window};
 use npu::ethos::tflite::{Activation, Padding, TfLite};
 use std::path::PathBuf;
@@ -154,7 +155,14 @@ fn operations_not_built_and_bad_inputs_exit_2_with_the_reason() {
     depthwise.ops[0].weights = Some(npu::ethos::network::Weights { weights: vec![1, -2, 3], scales: vec![0.01, 0.02, 0.03], bias: vec![10, -10, 5] });
     let dw = scratch("depthwise.tflite");
     std::fs::write(&dw, &tflite.network_files(&[depthwise], None).unwrap()[0]).unwrap();
-    for (file, kind) in [(&dw, "DEPTHWISE"), (&conv, "CONV")] {
+    // A dilated 2x2 CONV (dilation 2 each way) runs too.
+    let mut dilated = net.clone();
+    dilated.ops[0].shape = [2, 2, 2];
+    dilated.ops[0].window = Some(Window { kernel: (2, 2), stride: (1, 1), padding: Padding::Valid, dilation: (2, 2) });
+    dilated.ops[0].weights = Some(npu::ethos::network::Weights { weights: (0..24).map(|i| i as i8 - 12).collect(), scales: vec![0.01, 0.02], bias: vec![10, -10] });
+    let dilated_conv = scratch("dilated_conv.tflite");
+    std::fs::write(&dilated_conv, &tflite.network_files(&[dilated], None).unwrap()[0]).unwrap();
+    for (file, kind) in [(&dw, "DEPTHWISE"), (&conv, "CONV"), (&dilated_conv, "CONV")] {
         let o = npu(&["ethos", "run", file, "--seed", "1"]);
         let (stdout, stderr) = text(&o);
         assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
@@ -166,13 +174,12 @@ fn operations_not_built_and_bad_inputs_exit_2_with_the_reason() {
         assert!(model_stdout.contains("identical to TFLite"), "{model_stdout}");
         assert_eq!(table(&model_stdout), table(&stdout), "the model takes the RTL's cycles");
     }
-    // A dilated 2x2 CONV: the convolution unit's CHECK refuses it.
-    let mut dilated = net.clone();
-    dilated.ops[0].shape = [2, 2, 2];
-    dilated.ops[0].window = Some(Window { kernel: (2, 2), stride: (1, 1), padding: Padding::Valid, dilation: (2, 2) });
-    dilated.ops[0].weights = Some(npu::ethos::network::Weights { weights: (0..24).map(|i| i as i8 - 12).collect(), scales: vec![0.01, 0.02], bias: vec![10, -10] });
-    let conv = scratch("dilated_conv.tflite");
-    std::fs::write(&conv, &tflite.network_files(&[dilated], None).unwrap()[0]).unwrap();
+    // A 9x1 CONV: Vela splits it into sub-kernels, which the convolution unit's CHECK refuses.
+    let mut tall = net.clone();
+    tall.ops[0].window = Some(Window { kernel: (9, 1), stride: (1, 1), padding: Padding::Same, dilation: (1, 1) });
+    tall.ops[0].weights = Some(npu::ethos::network::Weights { weights: (0..54).map(|i| i as i8 - 27).collect(), scales: vec![0.01, 0.02], bias: vec![10, -10] });
+    let conv = scratch("tall_conv.tflite");
+    std::fs::write(&conv, &tflite.network_files(&[tall], None).unwrap()[0]).unwrap();
     let junk = scratch("junk.tflite");
     std::fs::write(&junk, b"not a flatbuffer at all").unwrap();
     let waves = scratch("never.fst");

@@ -228,6 +228,7 @@ fn uniform_layer(
         output_scale: 0.05,
         output_zero_point: 0,
         stride,
+        dilation: (1, 1),
         padding,
         activation: Activation::None,
         depthwise,

@@ -676,3 +676,29 @@ fn decode_each_hands_weights_out_as_they_leave() {
     // run's ~8000 unary bits: well within the first 1 % of the cycles.
     assert!(first_at.get().unwrap() < tally.cycles / 100, "first weight at step {:?} of {}", first_at.get(), tally.cycles);
 }
+
+/// Zero runs of 1024 zeros and more, one after each nonzero weight: the emitter spends many
+/// cycles on each, so the parser fills the 32-entry zero-run queue and waits with it full,
+/// where the tail is the head. Killed the mutant that wrote bit 10 of
+/// the run queue's lane 0 every cycle, enabled or not (docs/ethos.md, "Mutation score"): it
+/// overwrote the live head entry of a full queue. Run lengths with bit 10 set and clear.
+#[test]
+fn long_zero_runs_fill_the_run_queue() {
+    let run = Run::from_env("long_zero_runs_fill_the_run_queue", 3);
+    let mut rng = run.rng();
+    let ranges = [1024..2048, 2048..3072, 1..4096];
+    let mut weights = Vec::new();
+    for k in 0..run.cycles as usize {
+        let range = ranges[k % ranges.len()].clone();
+        let mut w = Vec::new();
+        for _ in 0..48 {
+            w.push(rng.gen_range(1..=127) * if rng.gen_bool(0.5) { 1 } else { -1 });
+            w.extend(std::iter::repeat(0).take(rng.gen_range(range.clone())));
+        }
+        weights.push(w);
+    }
+    let options = EncodeOptions { zero_runs: Some(true), ..Default::default() };
+    let streams: Vec<Vec<u8>> = weights.iter().map(|w| encode(w, &options).unwrap_or_else(|e| panic!("{e}"))).collect();
+    let (results, _) = run_both(&run, &streams);
+    assert_decoded(&run.test, &results, &weights);
+}

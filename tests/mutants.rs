@@ -1,8 +1,9 @@
 //! Smoke run of the mutation testing of issue 21 (`make mutants`, `npu_gen::mutants`), so
 //! the machinery cannot rot: a few yosys mutants of the ReLU, each verilated into a shared
 //! library that the ReLU's handle opens at run time, are all killed by the ReLU's own
-//! lock-step test; the unmutated netlist passes it; and a library that is missing, not a
-//! library, another top's or one with other ports is refused at open.
+//! lock-step test; the unmutated netlist passes it; a library that is missing, not a
+//! library, another top's or one with other ports is refused at open; and a mutant's
+//! library, built without tracing, refuses to write waves.
 use npu::cosim::tops::relu::Relu;
 use npu::cosim::{Dut, PortDirection};
 use npu_gen::bridge::{self, MutantLibrary};
@@ -107,4 +108,20 @@ fn relu_mutants_are_all_killed_and_wrong_libraries_are_refused() {
         assert_eq!(outcome, TestOutcome::Failed, "the ReLU test ran on {}:\n{output}", library.display());
         assert!(output.contains(reason), "the refusal does not say why ({reason}):\n{output}");
     }
+
+    // A mutant's library is built without tracing: a test asking it for waves fails at open
+    // with the reason, instead of running without them.
+    let waves = narrow_dir.join("waves.fst");
+    let output = std::process::Command::new(&suite.program)
+        .args(&suite.args)
+        .env(bridge::MUTANT_TOP_VAR, "relu")
+        .env(bridge::MUTANT_LIB_VAR, &reference)
+        .env("NPU_WAVES", &waves)
+        .env("CYCLES", "1000")
+        .output()
+        .expect("this test's binary runs");
+    let text = String::from_utf8_lossy(&output.stdout).into_owned() + &String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "the ReLU test ran on a mutant's library with NPU_WAVES set:\n{text}");
+    assert!(text.contains("is built without tracing, so it writes no waves: unset NPU_WAVES"), "{text}");
+    assert!(!waves.exists(), "{} was written", waves.display());
 }

@@ -42,18 +42,7 @@ impl Pipeline {
         let p = self.cmac.step(&self.csc_out.cmac()).unwrap_or_else(|m| panic!("{m}"));
         let a = self
             .cacc
-            .step(&cacc::In {
-                reset: false,
-                psum_valid: p.psum_valid,
-                psum_lo: p.psum_lo,
-                psum_hi: p.psum_hi,
-                psum_stripe_first: p.psum_stripe_first,
-                psum_acc_first: p.psum_acc_first,
-                psum_acc_last: p.psum_acc_last,
-                psum_layer_last: p.psum_layer_last,
-                clip_truncate: clip as u8,
-                out_ready: ready,
-            })
+            .step(&p.cacc(clip as u8, ready))
             .unwrap_or_else(|m| panic!("{m}"));
         if a.out_valid && !ready {
             self.local.hit("SDP stall");

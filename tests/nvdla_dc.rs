@@ -291,18 +291,7 @@ fn through_models(layer: &CdmaLayer, clip_truncate: u32, memory: &Memory, ready_
         seen.extend(events.iter().copied());
         let p = mac.step(&o);
         let out_ready = rng.gen_bool(ready_rate);
-        let a = acc.step(&cacc::In {
-            reset: false,
-            psum_valid: p.psum_valid,
-            psum_lo: p.psum_lo,
-            psum_hi: p.psum_hi,
-            psum_stripe_first: p.psum_stripe_first,
-            psum_acc_first: p.psum_acc_first,
-            psum_acc_last: p.psum_acc_last,
-            psum_layer_last: p.psum_layer_last,
-            clip_truncate: clip_truncate as u8,
-            out_ready,
-        });
+        let a = acc.step(&p.cacc(clip_truncate as u8, out_ready));
         busy_full = a.busy_full;
         if a.out_valid && !out_ready {
             seen.insert("sdp stall");

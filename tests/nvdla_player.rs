@@ -10,13 +10,8 @@ use npu::model::nvdla::nv_small::NvSmall;
 use npu::model::Block;
 use npu::nvdla::player::{self, Stop};
 use npu::nvdla::trace::{Command, Trace};
-use std::path::PathBuf;
-
-fn traces_dir() -> PathBuf {
-    let dir = npu::nvdla::shared_folder("NVDLA_TRACES", "traces", std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
-    assert!(dir.is_dir(), "NVIDIA's traces are not at {} (set NVDLA_TRACES to their folder)", dir.display());
-    dir
-}
+mod nvdla_bench;
+use nvdla_bench::traces_dir;
 
 /// The SDP traces whose every stage is bypassed (docs/nvdla.md, pass table).
 pub const BYPASS: [&str; 8] = [

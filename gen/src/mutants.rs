@@ -93,12 +93,22 @@ pub struct TopResult {
     pub unchanged: Vec<Mutation>,
     /// Mutants that did not build (yosys, Verilator or the compiler failed), with why.
     pub errors: Vec<(Mutation, String)>,
+    /// Time spent building (yosys, Verilator, compiler) and testing the mutants that ran,
+    /// the reference apart: what a mutant costs ([`TopResult::per_mutant`]).
+    pub build_time: Duration,
+    pub test_time: Duration,
 }
 
 impl TopResult {
     /// Mutants that built and ran.
     pub fn tried(&self) -> usize {
         self.killed.len() + self.survived.len()
+    }
+
+    /// Average build and test time of the mutants that ran.
+    pub fn per_mutant(&self) -> (Duration, Duration) {
+        let n = self.tried().saturating_sub(self.unchanged.len()).max(1) as u32;
+        (self.build_time / n, self.test_time / n)
     }
 
     /// Killed of tried, in percent.
@@ -244,6 +254,7 @@ pub fn run(top: &Top, suite: &Suite, options: &Options, mut progress: impl FnMut
     let mut result = TopResult { top: top.name.to_string(), ..Default::default() };
     for (k, mutation) in mutations.iter().enumerate() {
         let mutant_dir = dir.join(format!("{k:04}"));
+        let started = Instant::now();
         let mutant = netlist(top, Some(mutation), &mutant_dir);
         if mutant.as_ref().is_ok_and(|n| n.verilog == reference.verilog) {
             result.survived.push(mutation.clone());
@@ -254,14 +265,20 @@ pub fn run(top: &Top, suite: &Suite, options: &Options, mut progress: impl FnMut
         }
         match mutant.and_then(|n| build(&n, &mutant_dir, &options.runtime)) {
             Err(e) => result.errors.push((mutation.clone(), e)),
-            Ok(library) => match test(suite, top.name, &library, options, &mutant_dir.join("test.log"), limit)? {
-                TestOutcome::Passed => result.survived.push(mutation.clone()),
-                TestOutcome::Failed => result.killed.push(mutation.clone()),
-                TestOutcome::TimedOut => {
-                    result.timed_out += 1;
-                    result.killed.push(mutation.clone());
+            Ok(library) => {
+                result.build_time += started.elapsed();
+                let started = Instant::now();
+                let outcome = test(suite, top.name, &library, options, &mutant_dir.join("test.log"), limit)?;
+                result.test_time += started.elapsed();
+                match outcome {
+                    TestOutcome::Passed => result.survived.push(mutation.clone()),
+                    TestOutcome::Failed => result.killed.push(mutation.clone()),
+                    TestOutcome::TimedOut => {
+                        result.timed_out += 1;
+                        result.killed.push(mutation.clone());
+                    }
                 }
-            },
+            }
         }
         tidy(&mutant_dir, result.survived.last() == Some(mutation));
         progress(Progress::Done(mutation));
@@ -307,7 +324,8 @@ pub fn report(top: &Top, result: &TopResult, options: &Options) -> String {
     let mut s = format!(
         "# Mutants of {t}\n\n`make mutants TOP={t} N={n} SEED={seed}` (tests with SEED={seed} CYCLES={cycles}): \
          {tried} tried, {killed} killed ({timed} by the time limit), {survived} survived ({unchanged} with the \
-         unmutated netlist), score {score:.1} %; {errors} did not build.\n",
+         unmutated netlist), score {score:.1} %; {errors} did not build. A mutant took {build:.0} s to build \
+         and {testing:.0} s to test, on average.\n",
         t = top.name,
         n = options.count,
         seed = options.seed,
@@ -318,7 +336,9 @@ pub fn report(top: &Top, result: &TopResult, options: &Options) -> String {
         survived = result.survived.len(),
         unchanged = result.unchanged.len(),
         score = result.score(),
-        errors = result.errors.len()
+        errors = result.errors.len(),
+        build = result.per_mutant().0.as_secs_f64(),
+        testing = result.per_mutant().1.as_secs_f64(),
     );
     if !result.survived.is_empty() {
         s += "\n## Survivors\n\nEach needs a test that kills it, or an argument that it cannot change any output.\n";

@@ -20,7 +20,7 @@
 //! TFLite's arithmetic is C++ on int32 whose overflow is undefined; where it can overflow
 //! (the accumulator sum, which the layers here keep far from 2^31, and the left shift of
 //! [`multiply_by_quantized_multiplier`]) this module wraps, as the compiled kernels do.
-use crate::ethos::tflite::{output_shape, Activation, ConvLayer, Padding};
+use crate::ethos::tflite::{dilated_kernel, output_shape, Activation, ConvLayer, Padding};
 use rand::Rng;
 
 /// `x = significand * 2^exponent` with `|significand|` in [0.5, 1), as C's `frexp`
@@ -131,27 +131,28 @@ pub fn channel_scales(layer: &ConvLayer) -> Vec<(i32, i32)> {
 }
 
 /// The zero border above and left of the input (top, left), as TFLite's
-/// `ComputePaddingWithOffset`: half the total padding `(out - 1) * stride + kernel - in`
-/// (if positive), rounded down; the odd element goes below and right. VALID gives (0, 0).
+/// `ComputePaddingWithOffset`: half the total padding `(out - 1) * stride + dilated kernel -
+/// in` (if positive), rounded down; the odd element goes below and right. VALID gives (0, 0).
 pub fn padding_offsets(layer: &ConvLayer) -> (usize, usize) {
     let (out_h, out_w, _) = output_shape(layer);
+    let (kh, kw) = dilated_kernel(layer);
     let (h, w, _) = layer.input_shape;
     let pad = |out: usize, stride: usize, kernel: usize, input: usize| {
         ((out.max(1) - 1) * stride + kernel).saturating_sub(input) / 2
     };
     (
-        pad(out_h, layer.stride.0, layer.kernel.0, h),
-        pad(out_w, layer.stride.1, layer.kernel.1, w),
+        pad(out_h, layer.stride.0, kh, h),
+        pad(out_w, layer.stride.1, kw, w),
     )
 }
 
 /// The IFM element (y, x) under kernel tap `(fy, fx)` of output element `(oy, ox)`, or `None`
-/// where the tap falls on padding.
+/// where the tap falls on padding: `o·stride + f·dilation - pad`.
 pub fn input_tap(layer: &ConvLayer, (oy, ox): (usize, usize), (fy, fx): (usize, usize)) -> Option<(usize, usize)> {
     let (pad_top, pad_left) = padding_offsets(layer);
     let (h, w, _) = layer.input_shape;
-    let y = (oy * layer.stride.0 + fy).checked_sub(pad_top).filter(|&y| y < h)?;
-    let x = (ox * layer.stride.1 + fx).checked_sub(pad_left).filter(|&x| x < w)?;
+    let y = (oy * layer.stride.0 + fy * layer.dilation.0).checked_sub(pad_top).filter(|&y| y < h)?;
+    let x = (ox * layer.stride.1 + fx * layer.dilation.1).checked_sub(pad_left).filter(|&x| x < w)?;
     Some((y, x))
 }
 
@@ -381,6 +382,7 @@ pub fn random_layer_with_depths<R: Rng + ?Sized>(rng: &mut R, depths: std::ops::
         output_scale: 1.0,
         output_zero_point: zero_point(rng),
         stride,
+        dilation: (1, 1),
         padding,
         activation,
         depthwise,
@@ -651,6 +653,7 @@ mod tests {
             output_scale: 0.25,
             output_zero_point: 0,
             stride: (1, 1),
+            dilation: (1, 1),
             padding: Padding::Valid,
             activation: Activation::None,
             depthwise: false,

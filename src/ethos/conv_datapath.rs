@@ -121,8 +121,8 @@ fn reorder_params(layer: &ConvLayer, part_kernel: bool, ofm_block_depth: usize) 
             Traversal::DepthFirst
         },
         ifm_bitdepth: 8,
-        dilation_x: 1,
-        dilation_y: 1,
+        dilation_x: layer.dilation.1 as u8,
+        dilation_y: layer.dilation.0 as u8,
     }
 }
 
@@ -244,6 +244,9 @@ pub fn registers(layer: &ConvLayer) -> Result<In, ConvError> {
     if layer.stride.0 > 3 || layer.stride.1 > 3 {
         return Err(ConvError::Unsupported(format!("stride {}x{}: 1..=3 each (TRM §6)", layer.stride.0, layer.stride.1)));
     }
+    if layer.dilation.0 > 2 || layer.dilation.1 > 2 {
+        return Err(ConvError::Unsupported(format!("dilation {}x{}: 1 or 2 each (KERNEL_STRIDE)", layer.dilation.0, layer.dilation.1)));
+    }
     Ok(In {
         ifm_height: h as u16,
         ifm_width: w as u16,
@@ -255,6 +258,8 @@ pub fn registers(layer: &ConvLayer) -> Result<In, ConvError> {
         kernel_width: layer.kernel.1 as u8,
         stride_y: layer.stride.0 as u8,
         stride_x: layer.stride.1 as u8,
+        dilation_y: layer.dilation.0 == 2,
+        dilation_x: layer.dilation.1 == 2,
         pad_top: pad_top as u8,
         pad_left: pad_left as u8,
         depthwise: layer.depthwise,

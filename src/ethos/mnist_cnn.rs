@@ -306,6 +306,7 @@ fn quantize_layer(layer: &FloatConv, input: (f32, i8), output: (f32, i8), per_ch
         output_scale: output.0,
         output_zero_point: output.1,
         stride: (1, 1),
+        dilation: (1, 1),
         padding: if layer.same { Padding::Same } else { Padding::Valid },
         activation: if layer.relu { Activation::Relu } else { Activation::None },
         depthwise: false,

@@ -413,11 +413,13 @@ pub struct Choice {
     pub channels: std::ops::RangeInclusive<usize>,
     /// A pool's kernel height and width, each.
     pub pool_kernel: std::ops::RangeInclusive<usize>,
+    /// The chance that a convolution draws a dilation (then 1 or 2 in y and in x, each).
+    pub dilated: f64,
 }
 
 impl Default for Choice {
     fn default() -> Self {
-        Choice { kinds: Kind::ALL.to_vec(), ops: 1..=4, side: 1..=9, channels: 1..=40, pool_kernel: 1..=5 }
+        Choice { kinds: Kind::ALL.to_vec(), ops: 1..=4, side: 1..=9, channels: 1..=40, pool_kernel: 1..=5, dilated: 0.2 }
     }
 }
 
@@ -517,7 +519,7 @@ pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network 
             // Convolutions: sometimes dilated, sometimes larger than the NPU's 8x8 (Vela
             // splits such kernels into sub-kernels).
             let convolution = matches!(kind, Kind::Conv2d | Kind::DepthwiseConv2d);
-            let dilation = if convolution && rng.gen_bool(0.2) { (rng.gen_range(1..=2), rng.gen_range(1..=2)) } else { (1, 1) };
+            let dilation = if convolution && rng.gen_bool(choice.dilated) { (rng.gen_range(1..=2), rng.gen_range(1..=2)) } else { (1, 1) };
             // Keras refuses a dilation rate with a stride above 1, but TFLite runs one and Vela
             // compiles it. One case is not drawn: as the network's first operator, Vela's
             // legacy core folds x pairs of a CONV_2D's IFM into depth to make x stride 2 a

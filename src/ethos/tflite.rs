@@ -56,7 +56,7 @@ impl Activation {
     }
 }
 
-/// One quantized int8 convolution layer (batch 1, dilation 1, depth multiplier 1), with its
+/// One quantized int8 convolution layer (batch 1, depth multiplier 1), with its
 /// data: everything TFLite's CONV_2D or DEPTHWISE_CONV_2D needs to compute its output.
 /// Real values are `scale * (q - zero_point)`.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,6 +87,9 @@ pub struct ConvLayer {
     pub output_zero_point: i8,
     /// Stride (sh, sw), each >= 1.
     pub stride: (usize, usize),
+    /// Dilation (dh, dw), each >= 1: kernel element (fy, fx) reads the input `fy·dh`, `fx·dw`
+    /// on; the kernel covers `(k - 1)·d + 1` input rows and columns.
+    pub dilation: (usize, usize),
     pub padding: Padding,
     pub activation: Activation,
     /// DEPTHWISE_CONV_2D instead of CONV_2D.
@@ -102,8 +105,9 @@ impl ConvLayer {
         let (h, w, c) = self.input_shape;
         let (kh, kw) = self.kernel;
         let (sh, sw) = self.stride;
-        if [h, w, c, kh, kw, sh, sw, self.out_channels].contains(&0) {
-            return Err("a dimension, kernel size, stride or channel count is 0".into());
+        let (dh, dw) = self.dilation;
+        if [h, w, c, kh, kw, sh, sw, dh, dw, self.out_channels].contains(&0) {
+            return Err("a dimension, kernel size, stride, dilation or channel count is 0".into());
         }
         if self.depthwise && self.out_channels != c {
             return Err(format!(
@@ -111,8 +115,10 @@ impl ConvLayer {
                 self.out_channels
             ));
         }
-        if self.padding == Padding::Valid && (kh > h || kw > w) {
-            return Err(format!("VALID {kh}x{kw} kernel on a {h}x{w} input"));
+        let (eh, ew) = dilated_kernel(self);
+        if self.padding == Padding::Valid && (eh > h || ew > w) {
+            let dilated = if (dh, dw) == (1, 1) { String::new() } else { format!(" of dilation {dh}x{dw}") };
+            return Err(format!("VALID {kh}x{kw} kernel{dilated} on a {h}x{w} input"));
         }
         let weights = kh * kw * c * if self.depthwise { 1 } else { self.out_channels };
         let lengths = [
@@ -158,7 +164,7 @@ impl ConvLayer {
     /// The layer's parameters without its data (for messages).
     pub fn describe(&self) -> String {
         format!(
-            "{} input {:?} scale {:e} zp {}, kernel {:?}, {} output channels, stride {:?}, \
+            "{} input {:?} scale {:e} zp {}, kernel {:?}, {} output channels, stride {:?}, dilation {:?}, \
              {:?} padding, activation {:?}, output scale {:e} zp {}, weight scales {:?}, bias {:?}",
             if self.depthwise {
                 "DEPTHWISE_CONV_2D"
@@ -171,6 +177,7 @@ impl ConvLayer {
             self.kernel,
             self.out_channels,
             self.stride,
+            self.dilation,
             self.padding,
             self.activation,
             self.output_scale,
@@ -181,11 +188,17 @@ impl ConvLayer {
     }
 }
 
-/// The output's height, width and channels as TFLite computes them (`ComputeOutSize`,
-/// dilation 1): SAME `ceil(in / stride)`, VALID `(in - kernel) / stride + 1`.
+/// The input rows and columns the kernel covers, `(k - 1)·dilation + 1` each.
+pub fn dilated_kernel(layer: &ConvLayer) -> (usize, usize) {
+    let extent = |k: usize, d: usize| k.saturating_sub(1) * d + 1;
+    (extent(layer.kernel.0, layer.dilation.0), extent(layer.kernel.1, layer.dilation.1))
+}
+
+/// The output's height, width and channels as TFLite computes them (`ComputeOutSize`): SAME
+/// `ceil(in / stride)`, VALID `(in - dilated kernel) / stride + 1`.
 pub fn output_shape(layer: &ConvLayer) -> (usize, usize, usize) {
     let (h, w, _) = layer.input_shape;
-    let (kh, kw) = layer.kernel;
+    let (kh, kw) = dilated_kernel(layer);
     let (sh, sw) = layer.stride;
     let size = |input: usize, kernel: usize, stride: usize| match layer.padding {
         Padding::Same => input.div_ceil(stride),
@@ -374,6 +387,8 @@ fn request(layers: &[ConvLayer]) -> Result<Vec<u8>, String> {
             },
             layer.activation.tflite_code() as usize,
             usize::from(layer.depthwise),
+            layer.dilation.0,
+            layer.dilation.1,
         ];
         u32s(&mut request, &fields);
         for zp in [layer.input_zero_point, layer.output_zero_point] {

@@ -12,10 +12,11 @@ is that single operator, so a delegate that took the node over would be an error
 The request comes on stdin, the answer goes to stdout, integers little-endian, scales as
 the bits of IEEE binary32 (TFLite stores scales as float32):
   request:  u32 count, then count layers, each
-              11 x u32  h, w, c, kh, kw, out_channels, stride_h, stride_w,
+              13 x u32  h, w, c, kh, kw, out_channels, stride_h, stride_w,
                         padding (TFLite Padding: 0 SAME, 1 VALID),
                         activation (TFLite ActivationFunctionType: 0 NONE, 1 RELU,
-                        2 RELU_N1_TO_1, 3 RELU6), depthwise (0 or 1)
+                        2 RELU_N1_TO_1, 3 RELU6), depthwise (0 or 1),
+                        dilation_h, dilation_w
               2 x i32   input zero point, output zero point
               2 x f32   input scale, output scale
               h*w*c x i8            input, NHWC (batch 1)
@@ -89,12 +90,12 @@ class Reader:
 
 
 def read_layer(reader):
-    h, w, c, kh, kw, oc, sh, sw, padding, activation, depthwise = reader.unpack("11I")
+    h, w, c, kh, kw, oc, sh, sw, padding, activation, depthwise, dh, dw = reader.unpack("13I")
     in_zp, out_zp = reader.unpack("2i")
     in_scale, out_scale = reader.unpack("2f")
     layer = dict(
         h=h, w=w, c=c, kh=kh, kw=kw, oc=oc, sh=sh, sw=sw, padding=padding,
-        activation=activation, depthwise=bool(depthwise), in_zp=in_zp, out_zp=out_zp,
+        activation=activation, depthwise=bool(depthwise), dh=dh, dw=dw, in_zp=in_zp, out_zp=out_zp,
         in_scale=in_scale, out_scale=out_scale,
     )
     layer["input"] = reader.array(np.int8, h * w * c).reshape(1, h, w, c)
@@ -192,8 +193,8 @@ def build_model(layer):
     options.AddStrideH(b, layer["sh"])
     options.AddStrideW(b, layer["sw"])
     options.AddFusedActivationFunction(b, layer["activation"])
-    options.AddDilationHFactor(b, 1)
-    options.AddDilationWFactor(b, 1)
+    options.AddDilationHFactor(b, layer["dh"])
+    options.AddDilationWFactor(b, layer["dw"])
     builtin_options = options.End(b)
 
     operator = operator_table(b, 0, [0, 1, 2], [3], options_type, builtin_options)
@@ -260,15 +261,15 @@ def finish_model(b, tensors, operators, codes, buffers, graph_inputs, graph_outp
 
 
 def output_size(layer):
-    """TFLite's ComputeOutSize (dilation 1)."""
+    """TFLite's ComputeOutSize, VALID with the dilated kernel `(k - 1)·d + 1`."""
     if layer["padding"] == 0:  # SAME
         return (
             (layer["h"] + layer["sh"] - 1) // layer["sh"],
             (layer["w"] + layer["sw"] - 1) // layer["sw"],
         )
     return (
-        (layer["h"] + layer["sh"] - layer["kh"]) // layer["sh"],
-        (layer["w"] + layer["sw"] - layer["kw"]) // layer["sw"],
+        (layer["h"] + layer["sh"] - ((layer["kh"] - 1) * layer["dh"] + 1)) // layer["sh"],
+        (layer["w"] + layer["sw"] - ((layer["kw"] - 1) * layer["dw"] + 1)) // layer["sw"],
     )
 
 

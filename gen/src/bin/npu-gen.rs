@@ -155,6 +155,7 @@ const SUITES: &[(&str, &str, &[&str], u64)] = &[
             "partial_words_and_empty_streams_give_only_their_weights",
             "damaged_streams_fail_cleanly",
             "fuzz_rtl_in_lockstep",
+            "long_zero_runs_fill_the_run_queue",
         ],
         0,
     ),
@@ -238,13 +239,16 @@ fn mutation_run(tops: &[npu_gen::Top], options: &Options, only: Option<&str>) ->
         let path = options.dir.join(format!("{name}.md"));
         fs::write(&path, mutants::report(top, &result, options)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         eprintln!(
-            "{name}: {} tried, {} killed, {} survived ({} with the unmutated netlist) ({:.1} %), {} did not build; {}",
+            "{name}: {} tried, {} killed, {} survived ({} with the unmutated netlist) ({:.1} %), {} did not build; \
+             a mutant built in {:.0} s and tested in {:.0} s on average; {}",
             result.tried(),
             result.killed.len(),
             result.survived.len(),
             result.unchanged.len(),
             result.score(),
             result.errors.len(),
+            result.per_mutant().0.as_secs_f64(),
+            result.per_mutant().1.as_secs_f64(),
             path.display()
         );
         results.push(result);

@@ -43,6 +43,7 @@
 //!   1 IFM, 2 weights, 3 scale, 8 OFM). Every error and reaching QSIZE without STOP stops the
 //!   NPU (STATUS.state 0) and raises the IRQ.
 use super::command_set::{Action, Kind, COMMANDS, CMD1_CONTROL};
+use super::dma::Dma;
 use crate::primitives::{Concat, Ram, Reg, ZeroExtend};
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
@@ -193,14 +194,13 @@ pub struct CommandFrontEnd {
     // Storage.
     registers: Ram<48, 7>,
     basep: Ram<32, 4>,
-    /// A copy of the BASEPs for the DMA's read port (the first one answers APB reads).
-    dma_basep: Ram<32, 4>,
+    /// The DMA (its own copy of the BASEPs and of its registers).
+    dma: Dma,
     /// A third copy for the debug port (the kernel units read their regions' BASEPs there).
     kernel_basep: Ram<32, 4>,
     /// The debug read of the cycle before was a BASEP (index [`DEBUG_BASEP`] + k).
     debug_basep: Reg<Bit>,
     basep48: ZeroExtend<32, 48>,
-    base_ext: ZeroExtend<32, 40>,
     rom: ROM<Bits<11>, 11>,
     // Registers.
     status: Reg<Bits<32>>,
@@ -225,23 +225,6 @@ pub struct CommandFrontEnd {
     rd_basep: Reg<Bit>,
     /// The read in flight is the DMA's (else the command fetch's).
     r_owner: Reg<Bit>,
-    // DMA: the registers it reads (copies of their register-file entries), its state.
-    dma_src_region: Reg<Bits<16>>,
-    dma_dst_region: Reg<Bits<16>>,
-    dma_src: Reg<Bits<48>>,
-    dma_dst: Reg<Bits<48>>,
-    dma_len: Reg<Bits<48>>,
-    dma_state: Reg<Bits<3>>,
-    dma_step: Reg<Bits<3>>,
-    src_region: Reg<Bits<4>>,
-    dst_region: Reg<Bits<4>>,
-    src_base: Reg<Bits<40>>,
-    dst_base: Reg<Bits<40>>,
-    src_addr: Reg<Bits<40>>,
-    dst_addr: Reg<Bits<40>>,
-    remaining: Reg<Bits<40>>,
-    w_data: Reg<Bits<64>>,
-    w_strb: Reg<Bits<8>>,
     // Width helpers.
     qbase: Concat<8, 32, 40>,
     fetch_offset: ZeroExtend<32, 40>,
@@ -285,18 +268,9 @@ pub struct CommandFrontEnd {
     reset_next: Signal<Local, Bit>,
     state_bits: Signal<Local, Bits<32>>,
     quiet: Signal<Local, Bit>,
-    dma_idle: Signal<Local, Bit>,
-    dma_fields_bad: Signal<Local, Bit>,
     dma_go: Signal<Local, Bit>,
     dma_read_error: Signal<Local, Bit>,
     dma_write_error: Signal<Local, Bit>,
-    src_twice: Signal<Local, Bits<4>>,
-    dst_twice: Signal<Local, Bits<4>>,
-    src_twice1: Signal<Local, Bits<4>>,
-    dst_twice1: Signal<Local, Bits<4>>,
-    src_off: Signal<Local, Bits<40>>,
-    dst_off: Signal<Local, Bits<40>>,
-    chunk: Signal<Local, Bits<40>>,
     read_value: Signal<Local, Bits<32>>,
     basep_hit: Signal<Local, Bit>,
     // Constants.
@@ -343,55 +317,14 @@ pub struct CommandFrontEnd {
     s_resetting: Constant<Bits<32>>,
     channel_shift: Constant<Bits<32>>,
     c_dma_start: Constant<Bits<4>>,
-    i_src_region: Constant<Bits<7>>,
-    i_dst_region: Constant<Bits<7>>,
-    i_src: Constant<Bits<7>>,
-    i_dst: Constant<Bits<7>>,
-    i_len: Constant<Bits<7>>,
-    region_bad: Constant<Bits<16>>,
-    len_bad: Constant<Bits<48>>,
-    zero48b: Constant<Bits<48>>,
-    one4: Constant<Bits<4>>,
-    zero40: Constant<Bits<40>>,
-    seven40: Constant<Bits<40>>,
-    eight40: Constant<Bits<40>>,
-    three40: Constant<Bits<40>>,
-    byte40: Constant<Bits<40>>,
-    thirty_two40: Constant<Bits<40>>,
-    ff8: Constant<Bits<8>>,
-    d_idle: Constant<Bits<3>>,
-    d_base: Constant<Bits<3>>,
-    d_addr: Constant<Bits<3>>,
-    d_read: Constant<Bits<3>>,
-    d_read_wait: Constant<Bits<3>>,
-    d_write: Constant<Bits<3>>,
-    d_write_wait: Constant<Bits<3>>,
-    step4: Constant<Bits<3>>,
-    step1: Constant<Bits<3>>,
-    step2: Constant<Bits<3>>,
-    step3: Constant<Bits<3>>,
-    step0: Constant<Bits<3>>,
     ch_dma_read: Constant<Bits<32>>,
     ch_dma_write: Constant<Bits<32>>,
     debug_basep_high: Constant<Bits<3>>,
     k_unsupported: Constant<Bits<4>>,
 }
 
-/// DMA states (the model names them in its events).
-pub mod dma {
-    pub const IDLE: u64 = 0;
-    /// Reading the source and destination regions' BASEPs (4 reads, [`super::CommandFrontEnd`]'s
-    /// second BASEP memory).
-    pub const BASE: u64 = 1;
-    pub const ADDR: u64 = 2;
-    pub const READ: u64 = 3;
-    pub const READ_WAIT: u64 = 4;
-    pub const WRITE: u64 = 5;
-    pub const WRITE_WAIT: u64 = 6;
-}
-
 /// Register-file index of an `NPU_SET_*` command.
-fn register_index(name: &str) -> Constant<Bits<7>> {
+pub(super) fn register_index(name: &str) -> Constant<Bits<7>> {
     let index = (0..super::command_set::register_count())
         .find(|&i| super::command_set::register(i).is_some_and(|c| c.name == name))
         .expect("an NPU_SET_ command of the table");
@@ -433,72 +366,18 @@ impl Default for CommandFrontEnd {
             mem_aw_addr: Default::default(),
             mem_w_data: Default::default(),
             mem_w_strb: Default::default(),
-            dma_basep: Default::default(),
             kernel_basep: Default::default(),
             debug_basep: Default::default(),
             basep48: Default::default(),
             debug_basep_high: k((DEBUG_BASEP >> 4) as u64),
             k_unsupported: k(u64::from(super::elementwise::ERROR_UNSUPPORTED)),
-            base_ext: Default::default(),
             r_owner: Default::default(),
-            dma_src_region: Default::default(),
-            dma_dst_region: Default::default(),
-            dma_src: Default::default(),
-            dma_dst: Default::default(),
-            dma_len: Default::default(),
-            dma_state: Default::default(),
-            dma_step: Default::default(),
-            src_base: Default::default(),
-            dst_base: Default::default(),
-            src_addr: Default::default(),
-            dst_addr: Default::default(),
-            remaining: Default::default(),
-            w_data: Default::default(),
-            w_strb: Default::default(),
+            dma: Default::default(),
             quiet: Default::default(),
-            dma_idle: Default::default(),
-            dma_fields_bad: Default::default(),
             dma_go: Default::default(),
             dma_read_error: Default::default(),
             dma_write_error: Default::default(),
-            src_twice: Default::default(),
-            dst_twice: Default::default(),
-            src_region: Default::default(),
-            dst_region: Default::default(),
-            zero40: k(0),
-            src_twice1: Default::default(),
-            dst_twice1: Default::default(),
-            src_off: Default::default(),
-            dst_off: Default::default(),
-            chunk: Default::default(),
             c_dma_start: k(class::DMA_START),
-            i_src_region: register_index("NPU_SET_DMA0_SRC_REGION"),
-            i_dst_region: register_index("NPU_SET_DMA0_DST_REGION"),
-            i_src: register_index("NPU_SET_DMA0_SRC"),
-            i_dst: register_index("NPU_SET_DMA0_DST"),
-            i_len: register_index("NPU_SET_DMA0_LEN"),
-            region_bad: k(0xfff8),
-            len_bad: k(0xffff_0000_0000),
-            zero48b: k(0),
-            one4: k(1),
-            seven40: k(7),
-            eight40: k(8),
-            three40: k(3),
-            byte40: k(0xff),
-            thirty_two40: k(32),
-            ff8: k(0xff),
-            d_idle: k(dma::IDLE),
-            d_base: k(dma::BASE),
-            d_addr: k(dma::ADDR),
-            d_read: k(dma::READ),
-            d_read_wait: k(dma::READ_WAIT),
-            d_write: k(dma::WRITE),
-            d_write_wait: k(dma::WRITE_WAIT),
-            step0: k(0),
-            step1: k(1),
-            step2: k(2),
-            step3: k(3),
-            step4: k(4),
             ch_dma_read: k(u64::from(DMA_READ_CHANNEL << status::FAULTING_CHANNEL_SHIFT)),
             ch_dma_write: k(u64::from(DMA_WRITE_CHANNEL << status::FAULTING_CHANNEL_SHIFT)),
             registers: Default::default(),
@@ -618,36 +497,15 @@ impl Logic for CommandFrontEnd {
         dff_setup!(
             self, clock, status, clear_index, cmd, qbase0, qbase1, qsize, qread, phase, pend_param, pend_index, line,
             line_addr, line_valid, ar_pending, ar_addr, r_pending, discard, kernel_busy, rdata, rd_basep, r_owner,
-            dma_src_region, dma_dst_region, dma_src, dma_dst, dma_len, dma_state, dma_step, src_base, dst_base, src_addr,
-            dst_addr, remaining, w_data, w_strb, src_region, dst_region, debug_basep
+            debug_basep
         );
         self.debug_basep.reset.next = self.reset.val();
         self.kernel_basep.clock.next = self.clock.val();
         self.kernel_basep.reset.next = self.reset.val();
-        self.src_region.reset.next = self.reset.val();
-        self.dst_region.reset.next = self.reset.val();
         self.r_owner.reset.next = self.reset.val();
-        self.dma_src_region.reset.next = self.reset.val();
-        self.dma_dst_region.reset.next = self.reset.val();
-        self.dma_src.reset.next = self.reset.val();
-        self.dma_dst.reset.next = self.reset.val();
-        self.dma_len.reset.next = self.reset.val();
-        self.dma_state.reset.next = self.reset.val();
-        self.dma_step.reset.next = self.reset.val();
-        self.src_base.reset.next = self.reset.val();
-        self.dst_base.reset.next = self.reset.val();
-        self.src_addr.reset.next = self.reset.val();
-        self.dst_addr.reset.next = self.reset.val();
-        self.remaining.reset.next = self.reset.val();
-        self.w_data.reset.next = self.reset.val();
-        self.w_strb.reset.next = self.reset.val();
-        self.dma_basep.clock.next = self.clock.val();
-        self.dma_basep.reset.next = self.reset.val();
-        self.dma_idle.next = self.dma_state.q.val() == self.d_idle.val();
-        self.quiet.next = !self.kernel_busy.q.val() & self.dma_idle.val();
-        self.dma_fields_bad.next = ((self.dma_src_region.q.val() & self.region_bad.val()) != self.zero16.val())
-            | ((self.dma_dst_region.q.val() & self.region_bad.val()) != self.zero16.val())
-            | ((self.dma_len.q.val() & self.len_bad.val()) != self.zero48b.val());
+        self.dma.clock.next = self.clock.val();
+        self.dma.reset.next = self.reset.val();
+        self.quiet.next = !self.kernel_busy.q.val() & self.dma.idle.val();
         self.status.reset.next = self.reset.val();
         self.clear_index.reset.next = self.reset.val();
         self.cmd.reset.next = self.reset.val();
@@ -753,12 +611,12 @@ impl Logic for CommandFrontEnd {
             } else if self.cmd_class.val() == self.c_pmu_mask.val() {
                 self.advance4.next = true;
             } else if self.cmd_class.val() == self.c_dma_wait.val() {
-                self.advance4.next = !(!self.dma_idle.val() & (self.param.val() == self.zero16.val()));
+                self.advance4.next = !(!self.dma.idle.val() & (self.param.val() == self.zero16.val()));
             } else if self.cmd_class.val() == self.c_dma_start.val() {
-                if self.dma_idle.val() {
-                    self.parse_error.next = self.dma_fields_bad.val();
-                    self.dma_go.next = !self.dma_fields_bad.val();
-                    self.advance4.next = !self.dma_fields_bad.val();
+                if self.dma.idle.val() {
+                    self.parse_error.next = self.dma.fields_bad.val();
+                    self.dma_go.next = !self.dma.fields_bad.val();
+                    self.advance4.next = !self.dma.fields_bad.val();
                 }
             } else if self.cmd_class.val() == self.c_kernel_wait.val() {
                 self.advance4.next = !(self.kernel_busy.q.val() & (self.param.val() == self.zero16.val()));
@@ -798,23 +656,9 @@ impl Logic for CommandFrontEnd {
             self.registers.write_data.next = self.value48.joined.val();
         }
         // The DMA's registers, copied as the register file takes them.
-        if self.registers.write_enable.val() & !self.in_clear.val() {
-            if self.registers.write_address.val() == self.i_src_region.val() {
-                self.dma_src_region.d.next = self.registers.write_data.val().get_bits::<16>(0);
-            }
-            if self.registers.write_address.val() == self.i_dst_region.val() {
-                self.dma_dst_region.d.next = self.registers.write_data.val().get_bits::<16>(0);
-            }
-            if self.registers.write_address.val() == self.i_src.val() {
-                self.dma_src.d.next = self.registers.write_data.val();
-            }
-            if self.registers.write_address.val() == self.i_dst.val() {
-                self.dma_dst.d.next = self.registers.write_data.val();
-            }
-            if self.registers.write_address.val() == self.i_len.val() {
-                self.dma_len.d.next = self.registers.write_data.val();
-            }
-        }
+        self.dma.reg_write.next = self.registers.write_enable.val() & !self.in_clear.val();
+        self.dma.reg_index.next = self.registers.write_address.val();
+        self.dma.reg_data.next = self.registers.write_data.val();
         self.registers.read_enable.next = !self.in_clear.val();
         self.registers.read_address.next = self.debug_index.val();
         self.kernel_basep.read_enable.next = !self.in_clear.val();
@@ -831,11 +675,10 @@ impl Logic for CommandFrontEnd {
 
         // Reads: one in flight, the DMA's first, then the command fetch's (one 64-bit line).
         if !self.ar_pending.q.val() & !self.r_pending.q.val() {
-            if self.dma_state.q.val() == self.d_read.val() {
+            if self.dma.wants_read.val() {
                 self.ar_pending.d.next = true;
-                self.ar_addr.d.next = self.src_addr.q.val() & self.align_mask.val();
+                self.ar_addr.d.next = self.dma.read_addr.val();
                 self.r_owner.d.next = true;
-                self.dma_state.d.next = self.d_read_wait.val();
             } else if self.in_running.val() & !self.at_end.val() & !self.hit.val() {
                 self.ar_pending.d.next = true;
                 self.ar_addr.d.next = self.aligned.val();
@@ -848,27 +691,14 @@ impl Logic for CommandFrontEnd {
         }
         self.fetch_error.next = false;
         self.dma_read_error.next = false;
-        self.src_off.next = self.src_addr.q.val() & self.seven40.val();
-        self.dst_off.next = self.dst_addr.q.val() & self.seven40.val();
-        self.chunk.next = self.eight40.val() - self.src_off.val();
-        if (self.eight40.val() - self.dst_off.val()) < self.chunk.val() {
-            self.chunk.next = self.eight40.val() - self.dst_off.val();
-        }
-        if self.remaining.q.val() < self.chunk.val() {
-            self.chunk.next = self.remaining.q.val();
-        }
+        self.dma.read_issued.next = !self.ar_pending.q.val() & !self.r_pending.q.val() & self.dma.wants_read.val();
+        self.dma.r_valid.next = self.r_pending.q.val() & self.mem_r_valid.val() & self.r_owner.q.val();
+        self.dma.r_error.next = self.mem_r_error.val();
+        self.dma.r_data.next = self.mem_r_data.val();
         if self.r_pending.q.val() & self.mem_r_valid.val() {
             self.r_pending.d.next = false;
             if self.r_owner.q.val() {
-                if self.mem_r_error.val() {
-                    self.dma_read_error.next = true;
-                    self.dma_state.d.next = self.d_idle.val();
-                } else {
-                    self.w_data.d.next = (self.mem_r_data.val() >> (self.src_off.val() << self.three40.val()))
-                        << (self.dst_off.val() << self.three40.val());
-                    self.w_strb.d.next = (self.ff8.val() >> (self.eight40.val() - self.chunk.val())) << self.dst_off.val();
-                    self.dma_state.d.next = self.d_write.val();
-                }
+                self.dma_read_error.next = self.mem_r_error.val();
             } else if self.discard.q.val() {
                 self.discard.d.next = false;
             } else if self.mem_r_error.val() {
@@ -882,77 +712,16 @@ impl Logic for CommandFrontEnd {
         self.mem_ar_valid.next = self.ar_pending.q.val();
         self.mem_ar_addr.next = self.ar_addr.q.val();
 
-        // DMA (1D, external to external): BASEPs of both regions, then per step one read and
-        // one write of up to 8 bytes that stay within an aligned word on both sides.
-        // The DMA's registers are taken at DMA_START: later SETs do not disturb it.
-        if self.dma_go.val() {
-            self.dma_state.d.next = self.d_base.val();
-            self.dma_step.d.next = self.step0.val();
-            self.src_region.d.next = self.dma_src_region.q.val().get_bits::<4>(0);
-            self.dst_region.d.next = self.dma_dst_region.q.val().get_bits::<4>(0);
-            self.src_addr.d.next = self.dma_src.q.val().get_bits::<40>(0);
-            self.dst_addr.d.next = self.dma_dst.q.val().get_bits::<40>(0);
-            self.remaining.d.next = self.dma_len.q.val().get_bits::<40>(0);
-        }
-        // BASEP index 2r and 2r + 1 of region r (< 8: checked at DMA_START).
-        self.src_twice.next = self.src_region.q.val() + self.src_region.q.val();
-        self.dst_twice.next = self.dst_region.q.val() + self.dst_region.q.val();
-        self.src_twice1.next = self.src_twice.val() + self.one4.val();
-        self.dst_twice1.next = self.dst_twice.val() + self.one4.val();
-        self.dma_basep.read_enable.next = false;
-        self.dma_basep.read_address.next = self.src_twice.val();
-        self.base_ext.narrow.next = self.dma_basep.read_data.val();
-        if self.dma_state.q.val() == self.d_base.val() {
-            self.dma_step.d.next = self.dma_step.q.val() + self.step1.val();
-            self.dma_basep.read_enable.next = true;
-            if self.dma_step.q.val() == self.step1.val() {
-                self.dma_basep.read_address.next = self.src_twice1.val();
-                self.src_base.d.next = self.base_ext.wide.val();
-            }
-            if self.dma_step.q.val() == self.step2.val() {
-                self.dma_basep.read_address.next = self.dst_twice.val();
-                self.src_base.d.next =
-                    self.src_base.q.val() | ((self.base_ext.wide.val() & self.byte40.val()) << self.thirty_two40.val());
-            }
-            if self.dma_step.q.val() == self.step3.val() {
-                self.dma_basep.read_address.next = self.dst_twice1.val();
-                self.dst_base.d.next = self.base_ext.wide.val();
-            }
-            if self.dma_step.q.val() == self.step4.val() {
-                self.dst_base.d.next =
-                    self.dst_base.q.val() | ((self.base_ext.wide.val() & self.byte40.val()) << self.thirty_two40.val());
-                self.dma_state.d.next = self.d_addr.val();
-            }
-        }
-        if self.dma_state.q.val() == self.d_addr.val() {
-            self.src_addr.d.next = self.src_base.q.val() + self.src_addr.q.val();
-            self.dst_addr.d.next = self.dst_base.q.val() + self.dst_addr.q.val();
-            self.dma_state.d.next = self.d_read.val();
-            if self.remaining.q.val() == self.zero40.val() {
-                self.dma_state.d.next = self.d_idle.val();
-            }
-        }
-        if (self.dma_state.q.val() == self.d_write.val()) & self.mem_aw_ready.val() {
-            self.dma_state.d.next = self.d_write_wait.val();
-        }
-        self.dma_write_error.next = false;
-        if (self.dma_state.q.val() == self.d_write_wait.val()) & self.mem_b_valid.val() {
-            self.src_addr.d.next = self.src_addr.q.val() + self.chunk.val();
-            self.dst_addr.d.next = self.dst_addr.q.val() + self.chunk.val();
-            self.remaining.d.next = self.remaining.q.val() - self.chunk.val();
-            self.dma_state.d.next = self.d_read.val();
-            if self.remaining.q.val() == self.chunk.val() {
-                self.dma_state.d.next = self.d_idle.val();
-            }
-            if self.mem_b_error.val() {
-                self.dma_write_error.next = true;
-                self.dma_state.d.next = self.d_idle.val();
-            }
-        }
-        self.mem_aw_valid.next = self.dma_state.q.val() == self.d_write.val();
-        self.mem_aw_addr.next = self.dst_addr.q.val() & self.align_mask.val();
-        self.mem_w_data.next = self.w_data.q.val();
-        self.mem_w_strb.next = self.w_strb.q.val();
+        // DMA (1D, external to external): the write channel is its own.
+        self.dma.go.next = self.dma_go.val();
+        self.dma.aw_ready.next = self.mem_aw_ready.val();
+        self.dma.b_valid.next = self.mem_b_valid.val();
+        self.dma.b_error.next = self.mem_b_error.val();
+        self.dma_write_error.next = self.dma.write_wait.val() & self.mem_b_valid.val() & self.mem_b_error.val();
+        self.mem_aw_valid.next = self.dma.aw_valid.val();
+        self.mem_aw_addr.next = self.dma.aw_addr.val();
+        self.mem_w_data.next = self.dma.w_data.val();
+        self.mem_w_strb.next = self.dma.w_strb.val();
 
         // Kernels.
         self.kernel_failed.next = false;
@@ -974,7 +743,7 @@ impl Logic for CommandFrontEnd {
             if self.apb_addr.val() == self.o_cmd.val() {
                 self.cmd.d.next = self.apb_wdata.val();
                 self.start.next = self.apb_wdata.val().get_bit(0)
-                    & self.dma_idle.val()
+                    & self.dma.idle.val()
                     & ((self.status.q.val() & (self.s_state_bits.val() | self.s_bus.val() | self.s_parse.val()))
                         == self.zero32.val());
             }
@@ -996,9 +765,9 @@ impl Logic for CommandFrontEnd {
             self.basep.write_address.next = self.clear_index.q.val().get_bits::<4>(0);
             self.basep.write_data.next = self.zero32.val();
         }
-        self.dma_basep.write_enable.next = self.basep.write_enable.val();
-        self.dma_basep.write_address.next = self.basep.write_address.val();
-        self.dma_basep.write_data.next = self.basep.write_data.val();
+        self.dma.basep_write_enable.next = self.basep.write_enable.val();
+        self.dma.basep_write_address.next = self.basep.write_address.val();
+        self.dma.basep_write_data.next = self.basep.write_data.val();
         self.kernel_basep.write_enable.next = self.basep.write_enable.val();
         self.kernel_basep.write_address.next = self.basep.write_address.val();
         self.kernel_basep.write_data.next = self.basep.write_data.val();

@@ -111,6 +111,11 @@ pub struct ConvDatapath {
     pub part_kernel: Signal<In, Bit>,
     /// Conv: the weight order's OFM block depth (OFM_BLK_DEPTH) / 8, minus 1.
     pub block_groups_m1: Signal<In, Bits<4>>,
+    /// Dilation 2 in y / x (KERNEL_STRIDE bits 4 / 3), else 1: kernel element (ky, kx) reads
+    /// the IFM at `ofm·stride + k·dilation - pad`. A dilated side is 1..=4 (CHECK; Vela
+    /// splits a longer one into sub-kernels).
+    pub dilation_y: Signal<In, Bit>,
+    pub dilation_x: Signal<In, Bit>,
     /// int8 each.
     pub ifm_zero_point: Signal<In, Bits<8>>,
     pub ofm_zero_point: Signal<In, Bits<8>>,
@@ -214,6 +219,8 @@ impl Default for ConvDatapath {
             pad_left: Default::default(),
             depthwise: Default::default(),
             part_kernel: Default::default(),
+            dilation_y: Default::default(),
+            dilation_x: Default::default(),
             block_groups_m1: Default::default(),
             ifm_zero_point: Default::default(),
             ofm_zero_point: Default::default(),
@@ -333,6 +340,8 @@ impl Logic for ConvDatapath {
         self.layer.depthwise_in.next = self.depthwise.val();
         self.layer.part_kernel_in.next = self.part_kernel.val();
         self.layer.block_groups_m1_in.next = self.block_groups_m1.val();
+        self.layer.dilation_y_in.next = self.dilation_y.val();
+        self.layer.dilation_x_in.next = self.dilation_x.val();
         self.check.ifm_height.next = self.layer.ifm_height.val();
         self.check.ifm_width.next = self.layer.ifm_width.val();
         self.check.ifm_depth.next = self.layer.ifm_depth.val();
@@ -345,6 +354,8 @@ impl Logic for ConvDatapath {
         self.check.stride_x.next = self.layer.stride_x.val();
         self.check.depthwise.next = self.layer.depthwise.val();
         self.check.part_kernel.next = self.layer.part_kernel.val();
+        self.check.dilation_y.next = self.layer.dilation_y.val();
+        self.check.dilation_x.next = self.layer.dilation_x.val();
 
         // DECODE: the decoder restarts with every layer; its beats go to the weight buffer.
         // These read the state machine's outputs, not a local: a statement that reads the
@@ -441,6 +452,8 @@ impl Logic for ConvDatapath {
         self.reads.ofm_width.next = self.ofm_width.val();
         self.reads.stride_y.next = self.stride_y.val();
         self.reads.stride_x.next = self.stride_x.val();
+        self.reads.dilation_y.next = self.dilation_y.val();
+        self.reads.dilation_x.next = self.dilation_x.val();
         self.reads.depthwise.next = self.depthwise.val();
         self.ifm_read0.next = self.reads.read0.val();
         self.ifm_read1.next = self.reads.read1.val();

@@ -4,7 +4,8 @@
 //! table every kernel reads), CHECK's verdict on them (`bad`: the module comment of
 //! `conv_unit.rs` lists what it refuses), the streams' start addresses and lengths, and the
 //! datapath's layer registers from the latched copies: IFM height and width are the extent the
-//! OFM reads, `(OFM - 1)·stride + kernel - pads` (registered), PAD_TOP/LEFT the datapath's
+//! OFM reads, `(OFM - 1)·stride + (kernel - 1)·dilation + 1 - pads` (registered; KERNEL_*_M1
+//! is the dilated side minus 1, TRM §4.6), the kernel `KERNEL_*_M1 / dilation + 1`, PAD_TOP/LEFT the datapath's
 //! top/left padding, the zero points and ACTIVATION_MIN/MAX. Every output is a register or
 //! logic on registers only. The model is inside `npu_model::ethos::conv_unit` (`unsupported`,
 //! `layer`).
@@ -48,6 +49,9 @@ pub struct ConvLayer {
     /// KERNEL_STRIDE bit 2 (conv weights part-kernel-first) and OFM_BLK_DEPTH / 8 - 1.
     pub part_kernel: Signal<Out, Bit>,
     pub block_groups_m1: Signal<Out, Bits<4>>,
+    /// KERNEL_STRIDE bits 4 and 3: dilation 2 in y and x.
+    pub dilation_y: Signal<Out, Bit>,
+    pub dilation_x: Signal<Out, Bit>,
     pub stride_y: Signal<Out, Bits<2>>,
     pub stride_x: Signal<Out, Bits<2>>,
     pub pad_top: Signal<Out, Bits<3>>,
@@ -127,6 +131,8 @@ impl Default for ConvLayer {
             kernel_width: Default::default(),
             part_kernel: Default::default(),
             block_groups_m1: Default::default(),
+            dilation_y: Default::default(),
+            dilation_x: Default::default(),
             stride_y: Default::default(),
             stride_x: Default::default(),
             pad_top: Default::default(),
@@ -201,7 +207,8 @@ impl Logic for ConvLayer {
         self.weight_words.next = self.registers.weight_length.val().get_bits::<29>(3);
         self.scale_words.next = self.registers.scale_length.val().get_bits::<29>(3);
 
-        // The IFM extent, `(OFM - 1)·stride + kernel - pads` in 20 bits (exact for strides up
+        // The IFM extent, `(OFM - 1)·stride + KERNEL_M1 + 1 - pads` (KERNEL_M1: the dilated
+        // side minus 1) in 20 bits (exact for strides up
         // to 4; larger ones are refused).
         self.oh.narrow.next = self.registers.ofm_height_m1.val();
         self.ow.narrow.next = self.registers.ofm_width_m1.val();
@@ -252,7 +259,8 @@ impl Logic for ConvLayer {
             | ((self.registers.ofm_zero_point.val().get_bits::<9>(7) != self.z9.val()) & (self.registers.ofm_zero_point.val().get_bits::<9>(7) != self.o9.val()))
             | ((self.registers.activation_min.val().get_bits::<9>(7) != self.z9.val()) & (self.registers.activation_min.val().get_bits::<9>(7) != self.o9.val()))
             | ((self.registers.activation_max.val().get_bits::<9>(7) != self.z9.val()) & (self.registers.activation_max.val().get_bits::<9>(7) != self.o9.val()))
-            | self.registers.kernel_stride.val().get_bits::<2>(3).any()
+            | (self.registers.kernel_stride.val().get_bit(4) & self.registers.kernel_height_m1.val().get_bit(0))
+            | (self.registers.kernel_stride.val().get_bit(3) & self.registers.kernel_width_m1.val().get_bit(0))
             | (self.registers.kernel_height_m1.val() > self.seven16.val())
             | (self.registers.kernel_width_m1.val() > self.seven16.val())
             | self.registers.kernel_stride.val().get_bits::<2>(10).any()
@@ -289,8 +297,17 @@ impl Logic for ConvLayer {
         self.ofm_height.next = self.registers.ofm_height_m1.val().get_bits::<12>(0) + self.one12.val();
         self.ofm_width.next = self.registers.ofm_width_m1.val().get_bits::<12>(0) + self.one12.val();
         self.ofm_depth.next = self.registers.ofm_depth_m1.val().get_bits::<12>(0) + self.one12.val();
+        // KERNEL_*_M1 is the dilated side minus 1: `(k - 1)·dilation`.
         self.kernel_height.next = self.registers.kernel_height_m1.val().get_bits::<4>(0) + self.one4.val();
+        if self.registers.kernel_stride.val().get_bit(4) {
+            self.kernel_height.next = self.registers.kernel_height_m1.val().get_bits::<4>(1) + self.one4.val();
+        }
         self.kernel_width.next = self.registers.kernel_width_m1.val().get_bits::<4>(0) + self.one4.val();
+        if self.registers.kernel_stride.val().get_bit(3) {
+            self.kernel_width.next = self.registers.kernel_width_m1.val().get_bits::<4>(1) + self.one4.val();
+        }
+        self.dilation_y.next = self.registers.kernel_stride.val().get_bit(4);
+        self.dilation_x.next = self.registers.kernel_stride.val().get_bit(3);
         self.part_kernel.next = self.registers.kernel_stride.val().get_bit(2);
         self.block_groups_m1.next = self.registers.ofm_blk_depth_m1.val().get_bits::<4>(3);
         self.stride_y.next = self.one2.val();

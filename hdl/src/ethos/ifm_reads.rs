@@ -7,6 +7,7 @@ use crate::primitives::constant as k;
 use crate::primitives::ZeroExtend;
 use rust_hdl::prelude::*;
 
+/// The tap (`ky`, `kx`) is `k·dilation` rows/columns below/right of the origin.
 /// `origin_*` are the block's first IFM row/column plus 8 (so that padding above/left stays
 /// non-negative): inside the IFM is 0 <= iy - 8 < H (below 0 wraps to above any height).
 /// Position p of the block (0 (0,0), 1 (0,1), 2 (1,0), 3 (1,1)) reads (`y{p}`, `x{p}`) when
@@ -30,6 +31,9 @@ pub struct IfmReads {
     pub ofm_width: Signal<In, Bits<DIM_BITS>>,
     pub stride_y: Signal<In, Bits<2>>,
     pub stride_x: Signal<In, Bits<2>>,
+    /// Dilation 2 (else 1) in y and x: tap (ky, kx) reads `ky·dilation`, `kx·dilation` on.
+    pub dilation_y: Signal<In, Bit>,
+    pub dilation_x: Signal<In, Bit>,
     pub depthwise: Signal<In, Bit>,
     pub read0: Signal<Out, Bit>,
     pub read1: Signal<Out, Bit>,
@@ -54,6 +58,8 @@ pub struct IfmReads {
     stride_x14: ZeroExtend<2, 14>,
     u9: ZeroExtend<2, 9>,
     group13: ZeroExtend<9, 13>,
+    dky: Signal<Local, Bits<14>>,
+    dkx: Signal<Local, Bits<14>>,
     iy0: Signal<Local, Bits<14>>,
     iy1: Signal<Local, Bits<14>>,
     ix0: Signal<Local, Bits<14>>,
@@ -75,6 +81,7 @@ pub struct IfmReads {
     eight4: Constant<Bits<4>>,
     eight13: Constant<Bits<13>>,
     eight14: Constant<Bits<14>>,
+    shift1: Constant<Bits<4>>,
     shift3: Constant<Bits<4>>,
     pad_bit: [Constant<Bits<4>>; 4],
 }
@@ -99,6 +106,8 @@ impl Default for IfmReads {
             ofm_width: Default::default(),
             stride_y: Default::default(),
             stride_x: Default::default(),
+            dilation_y: Default::default(),
+            dilation_x: Default::default(),
             depthwise: Default::default(),
             read0: Default::default(),
             read1: Default::default(),
@@ -122,6 +131,8 @@ impl Default for IfmReads {
             stride_x14: Default::default(),
             u9: Default::default(),
             group13: Default::default(),
+            dky: Default::default(),
+            dkx: Default::default(),
             iy0: Default::default(),
             iy1: Default::default(),
             ix0: Default::default(),
@@ -143,6 +154,7 @@ impl Default for IfmReads {
             eight4: k(8),
             eight13: k(8),
             eight14: k(8),
+            shift1: k(1),
             shift3: k(3),
             pad_bit: std::array::from_fn(|p| k(1 << p)),
         }
@@ -161,9 +173,19 @@ impl Logic for IfmReads {
         self.ifm_height14.narrow.next = self.ifm_height.val();
         self.ifm_width14.narrow.next = self.ifm_width.val();
         self.ifm_depth13.narrow.next = self.ifm_depth.val();
-        self.iy0.next = self.origin_y.val() + self.ky14.wide.val();
+        // The IFM position `ofm·stride + k·dilation - pad` (dilation 1 or 2: KERNEL_STRIDE
+        // bits 4 and 3, TRM §4.6).
+        self.dky.next = self.ky14.wide.val();
+        if self.dilation_y.val() {
+            self.dky.next = self.ky14.wide.val() << self.shift1.val();
+        }
+        self.dkx.next = self.kx14.wide.val();
+        if self.dilation_x.val() {
+            self.dkx.next = self.kx14.wide.val() << self.shift1.val();
+        }
+        self.iy0.next = self.origin_y.val() + self.dky.val();
         self.iy1.next = self.iy0.val() + self.stride_y14.wide.val();
-        self.ix0.next = self.origin_x.val() + self.kx14.wide.val();
+        self.ix0.next = self.origin_x.val() + self.dkx.val();
         self.ix1.next = self.ix0.val() + self.stride_x14.wide.val();
         self.row1.next = (self.block_y.val() + self.one13.val()) < self.ofm_height13.wide.val();
         self.col1.next = (self.block_x.val() + self.one13.val()) < self.ofm_width13.wide.val();

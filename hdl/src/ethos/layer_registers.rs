@@ -31,6 +31,8 @@ pub struct LayerRegisters {
     pub depthwise_in: Signal<In, Bit>,
     pub part_kernel_in: Signal<In, Bit>,
     pub block_groups_m1_in: Signal<In, Bits<4>>,
+    pub dilation_y_in: Signal<In, Bit>,
+    pub dilation_x_in: Signal<In, Bit>,
     pub ifm_height: Signal<Out, Bits<DIM_BITS>>,
     pub ifm_width: Signal<Out, Bits<DIM_BITS>>,
     pub ifm_depth: Signal<Out, Bits<DIM_BITS>>,
@@ -46,6 +48,8 @@ pub struct LayerRegisters {
     pub depthwise: Signal<Out, Bit>,
     pub part_kernel: Signal<Out, Bit>,
     pub block_groups_m1: Signal<Out, Bits<4>>,
+    pub dilation_y: Signal<Out, Bit>,
+    pub dilation_x: Signal<Out, Bit>,
     ifm_height_q: RegEn<Bits<DIM_BITS>>,
     ifm_width_q: RegEn<Bits<DIM_BITS>>,
     ifm_depth_q: RegEn<Bits<DIM_BITS>>,
@@ -61,6 +65,8 @@ pub struct LayerRegisters {
     depthwise_q: RegEn<Bit>,
     part_kernel_q: RegEn<Bit>,
     block_groups_m1_q: RegEn<Bits<4>>,
+    dilation_y_q: RegEn<Bit>,
+    dilation_x_q: RegEn<Bit>,
 }
 
 impl Logic for LayerRegisters {
@@ -141,6 +147,16 @@ impl Logic for LayerRegisters {
         self.block_groups_m1_q.enable.next = self.load.val();
         self.block_groups_m1_q.d.next = self.block_groups_m1_in.val();
         self.block_groups_m1.next = self.block_groups_m1_q.q.val();
+        self.dilation_y_q.clock.next = self.clock.val();
+        self.dilation_y_q.reset.next = self.reset.val();
+        self.dilation_y_q.enable.next = self.load.val();
+        self.dilation_y_q.d.next = self.dilation_y_in.val();
+        self.dilation_y.next = self.dilation_y_q.q.val();
+        self.dilation_x_q.clock.next = self.clock.val();
+        self.dilation_x_q.reset.next = self.reset.val();
+        self.dilation_x_q.enable.next = self.load.val();
+        self.dilation_x_q.d.next = self.dilation_x_in.val();
+        self.dilation_x.next = self.dilation_x_q.q.val();
     }
 }
 

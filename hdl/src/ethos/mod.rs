@@ -3,6 +3,7 @@
 //! same names. See docs/ethos.md.
 pub mod command_set;
 pub mod command_front_end;
+pub mod dma;
 mod dot_product;
 pub mod elementwise;
 pub mod elementwise_alu;

@@ -10,7 +10,8 @@
 //! `kernel_op`/`kernel_mode` come from the command word now in the fetch line; everything else
 //! comes from registers. At the edge: the command executes (one a cycle when its word is in
 //! the line), the fetch moves, the APB write takes effect, STATUS takes what happened.
-use npu_hdl::ethos::command_set::{lookup, register, register_count, Action, Kind, COMMANDS, CMD1_CONTROL, OPCODE_MASK};
+use super::dma::{Cycle as DmaCycle, Dma};
+use npu_hdl::ethos::command_set::{lookup, register, Action, Kind, COMMANDS, CMD1_CONTROL, OPCODE_MASK};
 
 /// Register offsets (digest §4).
 pub const ID: u16 = 0x000;
@@ -74,21 +75,6 @@ pub struct Out {
     pub mem_w_strb: u8,
 }
 
-/// DMA states (as the RTL numbers them).
-const DMA_IDLE: u8 = 0;
-const DMA_BASE: u8 = 1;
-const DMA_ADDR: u8 = 2;
-const DMA_READ: u8 = 3;
-const DMA_READ_WAIT: u8 = 4;
-const DMA_WRITE: u8 = 5;
-const DMA_WRITE_WAIT: u8 = 6;
-const MASK40: u64 = (1 << 40) - 1;
-
-/// Register-file index of an `NPU_SET_*` command.
-fn index_of(name: &str) -> u8 {
-    (0..register_count()).find(|&i| register(i).is_some_and(|c| c.name == name)).expect("a SET command") as u8
-}
-
 /// What a command word decodes to: the action (None: reserved control field or opcode) and
 /// the decode ROM's index field, which the kernel code port shows whatever the word.
 fn decode(word: u32) -> (Option<Action>, u8) {
@@ -135,26 +121,9 @@ pub struct CommandFrontEnd {
     debug_basep: bool,
     basep: [u32; 16],
     basep_read: u32,
-    /// The DMA's read register of its copy of the BASEPs (same contents as `basep`).
-    dma_basep_read: u32,
+    /// The read in flight is the DMA's (else the command fetch's).
     r_owner: bool,
-    dma_src_region: u16,
-    dma_dst_region: u16,
-    dma_src: u64,
-    dma_dst: u64,
-    dma_len: u64,
-    dma_state: u8,
-    dma_step: u8,
-    /// The regions of the DMA running.
-    src_region: u16,
-    dst_region: u16,
-    src_base: u64,
-    dst_base: u64,
-    src_addr: u64,
-    dst_addr: u64,
-    remaining: u64,
-    w_data: u64,
-    w_strb: u8,
+    dma: Dma,
     events: Vec<&'static str>,
 }
 
@@ -187,24 +156,8 @@ impl Default for CommandFrontEnd {
             debug_basep: false,
             basep: [0; 16],
             basep_read: 0,
-            dma_basep_read: 0,
             r_owner: false,
-            dma_src_region: 0,
-            dma_dst_region: 0,
-            dma_src: 0,
-            dma_dst: 0,
-            dma_len: 0,
-            dma_state: DMA_IDLE,
-            dma_step: 0,
-            src_region: 0,
-            dst_region: 0,
-            src_base: 0,
-            dst_base: 0,
-            src_addr: 0,
-            dst_addr: 0,
-            remaining: 0,
-            w_data: 0,
-            w_strb: 0,
+            dma: Dma::default(),
             events: Vec::new(),
         }
     }
@@ -252,6 +205,7 @@ impl CommandFrontEnd {
 
     fn outputs(&self, input: &In) -> Out {
         let now = self.now(input);
+        let (mem_aw_valid, mem_aw_addr, mem_w_data, mem_w_strb) = self.dma.write_port();
         Out {
             apb_rdata: if self.rd_basep { self.basep_read } else { self.rdata },
             irq: self.status & IRQ_RAISED != 0,
@@ -261,10 +215,10 @@ impl CommandFrontEnd {
             kernel_op: now.index & 3,
             kernel_mode: (now.word >> 16) as u16,
             debug_value: if self.debug_basep { u64::from(self.kernel_basep_read) } else { self.register_read },
-            mem_aw_valid: self.dma_state == DMA_WRITE,
-            mem_aw_addr: self.dst_addr & MASK40 & !7,
-            mem_w_data: self.w_data,
-            mem_w_strb: self.w_strb,
+            mem_aw_valid,
+            mem_aw_addr,
+            mem_w_data,
+            mem_w_strb,
         }
     }
 
@@ -290,11 +244,9 @@ impl CommandFrontEnd {
         let param = (now.word >> 16) as u16;
         let busy = self.kernel_busy;
         let phase = self.phase;
-        let dma_state = self.dma_state;
-        let dma_idle = dma_state == DMA_IDLE;
+        let dma_idle = self.dma.idle();
         let quiet = !busy && dma_idle;
-        let dma_fields_bad =
-            self.dma_src_region & 0xfff8 != 0 || self.dma_dst_region & 0xfff8 != 0 || self.dma_len >> 32 != 0;
+        let dma_fields_bad = self.dma.fields_bad();
         let mut dma_go = false;
         let mut events = Vec::new();
 
@@ -400,17 +352,8 @@ impl CommandFrontEnd {
             events.push("clear");
         } else if let Some((index, value)) = write {
             self.registers[usize::from(index)] = value;
-            // The DMA's copies.
-            if index == index_of("NPU_SET_DMA0_SRC_REGION") {
-                self.dma_src_region = value as u16;
-            } else if index == index_of("NPU_SET_DMA0_DST_REGION") {
-                self.dma_dst_region = value as u16;
-            } else if index == index_of("NPU_SET_DMA0_SRC") {
-                self.dma_src = value;
-            } else if index == index_of("NPU_SET_DMA0_DST") {
-                self.dma_dst = value;
-            } else if index == index_of("NPU_SET_DMA0_LEN") {
-                self.dma_len = value;
+            if let Some(command) = register(usize::from(index)) {
+                self.dma.set(command.name, value);
             }
         }
         let clear_index = self.clear_index;
@@ -421,13 +364,12 @@ impl CommandFrontEnd {
         // Fetch.
         let (ar_pending, r_pending) = (self.ar_pending, self.r_pending);
         let r_owner = self.r_owner;
+        let dma_read_issued = !ar_pending && !r_pending && self.dma.wants_read();
         if !ar_pending && !r_pending {
-            if dma_state == DMA_READ {
+            if dma_read_issued {
                 self.ar_pending = true;
-                self.ar_addr = self.src_addr & MASK40 & !7;
+                self.ar_addr = self.dma.read_addr();
                 self.r_owner = true;
-                self.dma_state = DMA_READ_WAIT;
-                events.push("DMA read");
             } else if now.running && !now.at_end && !now.hit {
                 self.ar_pending = true;
                 self.ar_addr = now.address & !7;
@@ -442,22 +384,10 @@ impl CommandFrontEnd {
             events.push("fetch stalled");
         }
         let mut fetch_error = false;
-        let mut dma_read_error = false;
-        let (src_off, dst_off) = (self.src_addr & 7, self.dst_addr & 7);
-        let chunk = (8 - src_off).min(8 - dst_off).min(self.remaining);
         if r_pending && input.mem_r_valid {
             self.r_pending = false;
             if r_owner {
-                if input.mem_r_error {
-                    dma_read_error = true;
-                    self.dma_state = DMA_IDLE;
-                    events.push("error: DMA read bus error");
-                } else {
-                    self.w_data = (input.mem_r_data >> (8 * src_off)) << (8 * dst_off);
-                    self.w_strb = (((0xffu32 >> (8 - chunk)) << dst_off) & 0xff) as u8;
-                    self.dma_state = DMA_WRITE;
-                    events.push("DMA data");
-                }
+                // The DMA's (below).
             } else if self.discard {
                 self.discard = false;
                 events.push("fetch discarded");
@@ -472,75 +402,22 @@ impl CommandFrontEnd {
             }
         }
 
-        // DMA.
-        // The DMA's registers are taken at DMA_START (later SETs do not disturb it).
-        let src_twice = (2 * self.src_region) & 0xf;
-        let dst_twice = (2 * self.dst_region) & 0xf;
-        if dma_go {
-            self.dma_state = DMA_BASE;
-            self.dma_step = 0;
-            self.src_region = self.dma_src_region & 0xf;
-            self.dst_region = self.dma_dst_region & 0xf;
-            self.src_addr = self.dma_src & MASK40;
-            self.dst_addr = self.dma_dst & MASK40;
-            self.remaining = self.dma_len & MASK40;
-        }
-        if dma_state == DMA_BASE {
-            let step = self.dma_step;
-            self.dma_step = (step + 1) & 7;
-            let ext = u64::from(self.dma_basep_read);
-            let read = match step {
-                1 => {
-                    self.src_base = ext;
-                    src_twice + 1
-                }
-                2 => {
-                    self.src_base |= (ext & 0xff) << 32;
-                    dst_twice
-                }
-                3 => {
-                    self.dst_base = ext;
-                    dst_twice + 1
-                }
-                4 => {
-                    self.dst_base |= (ext & 0xff) << 32;
-                    self.dma_state = DMA_ADDR;
-                    src_twice
-                }
-                _ => src_twice,
-            };
-            self.dma_basep_read = self.basep[usize::from(read & 0xf)];
-            events.push("DMA base");
-        }
-        if dma_state == DMA_ADDR {
-            self.src_addr = (self.src_base + self.src_addr) & MASK40;
-            self.dst_addr = (self.dst_base + self.dst_addr) & MASK40;
-            self.dma_state = if self.remaining == 0 { DMA_IDLE } else { DMA_READ };
-            events.push(if self.remaining == 0 { "DMA of 0 bytes" } else { "DMA addresses" });
-        }
-        if dma_state == DMA_WRITE {
-            if input.mem_aw_ready {
-                self.dma_state = DMA_WRITE_WAIT;
-                events.push("DMA write");
-            } else {
-                events.push("DMA write stalled");
-            }
-        }
-        let mut dma_write_error = false;
-        if dma_state == DMA_WRITE_WAIT && input.mem_b_valid {
-            self.src_addr = (self.src_addr + chunk) & MASK40;
-            self.dst_addr = (self.dst_addr + chunk) & MASK40;
-            let remaining = self.remaining;
-            self.remaining = remaining.wrapping_sub(chunk) & MASK40;
-            self.dma_state = if remaining == chunk { DMA_IDLE } else { DMA_READ };
-            if input.mem_b_error {
-                dma_write_error = true;
-                self.dma_state = DMA_IDLE;
-                events.push("error: DMA write bus error");
-            } else {
-                events.push(if remaining == chunk { "DMA done" } else { "DMA step" });
-            }
-        }
+        // DMA, on the BASEPs as they are before this edge's APB write.
+        let dma = self.dma.clock(
+            DmaCycle {
+                go: dma_go,
+                read_issued: dma_read_issued,
+                r_valid: r_pending && input.mem_r_valid && r_owner,
+                r_error: input.mem_r_error,
+                r_data: input.mem_r_data,
+                aw_ready: input.mem_aw_ready,
+                b_valid: input.mem_b_valid,
+                b_error: input.mem_b_error,
+            },
+            &self.basep,
+            &mut events,
+        );
+        let (dma_read_error, dma_write_error) = (dma.read, dma.write);
 
         // Kernels.
         let mut kernel_failed = false;

@@ -75,7 +75,7 @@ pub const SHAPE_REASONS: [(u32, &str); 5] = [
     (SHAPE_DIMS, "a height, width or depth of 0"),
     (
         SHAPE_KERNEL,
-        "a kernel side outside 1..=8 (larger kernels are split into sub-kernels, which this unit does not walk)",
+        "a kernel side outside 1..=8, or above 4 where it is dilated (larger kernels are split into sub-kernels, which this unit does not walk)",
     ),
     (SHAPE_STRIDE, "a stride of 0"),
     (SHAPE_DEPTHWISE, "depthwise with IFM depth != OFM depth"),
@@ -105,6 +105,9 @@ pub struct In {
     pub part_kernel: bool,
     /// Conv: OFM channels per block of the weight order (OFM_BLK_DEPTH) / 8, minus 1.
     pub block_groups_m1: u8,
+    /// Dilation 2 in y / x (KERNEL_STRIDE bits 4 / 3), else 1.
+    pub dilation_y: bool,
+    pub dilation_x: bool,
     pub ifm_zero_point: i8,
     pub ofm_zero_point: i8,
     pub act_min: i8,
@@ -291,7 +294,9 @@ pub fn check_shape(i: &In) -> (u32, u64) {
     if [i.ifm_height, i.ifm_width, i.ifm_depth, i.ofm_height, i.ofm_width, i.ofm_depth].contains(&0) {
         shape |= SHAPE_DIMS;
     }
-    if !(1..=8).contains(&i.kernel_height) || !(1..=8).contains(&i.kernel_width) {
+    // A dilated side above 4 is split into sub-kernels by Vela (`SubKernelMax` / dilation).
+    let side_max = |dilated: bool| if dilated { 4 } else { 8 };
+    if !(1..=side_max(i.dilation_y)).contains(&i.kernel_height) || !(1..=side_max(i.dilation_x)).contains(&i.kernel_width) {
         shape |= SHAPE_KERNEL;
     }
     if i.stride_y == 0 || i.stride_x == 0 {
@@ -335,9 +340,10 @@ struct Taps {
 
 impl ConvDatapath {
     fn taps(&self, i: &In) -> Taps {
-        let iy0 = (self.walk.origin_y + self.walk.ky) & 0x3FFF;
+        // `ofm·stride + k·dilation - pad` (+ 8).
+        let iy0 = (self.walk.origin_y + (self.walk.ky << u32::from(i.dilation_y))) & 0x3FFF;
         let iy1 = (iy0 + u32::from(i.stride_y)) & 0x3FFF;
-        let ix0 = (self.walk.origin_x + self.walk.kx) & 0x3FFF;
+        let ix0 = (self.walk.origin_x + (self.walk.kx << u32::from(i.dilation_x))) & 0x3FFF;
         let ix1 = (ix0 + u32::from(i.stride_x)) & 0x3FFF;
         let row1 = self.walk.block_y + 1 < u32::from(i.ofm_height);
         let col1 = self.walk.block_x + 1 < u32::from(i.ofm_width);

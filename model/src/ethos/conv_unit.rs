@@ -118,8 +118,9 @@ impl ConvUnit {
     }
 
     /// The IFM rows and columns the OFM reads (the executor's `ifm_extent`): `(OFM - 1)·stride
-    /// + kernel - pad before - pad after` (the RTL computes it in 20 bits with the stride's
-    /// low 2 bits, equal whenever CHECK lets the layer run).
+    /// + KERNEL_M1 + 1 - pad before - pad after` (KERNEL_M1 is the dilated side minus 1; the
+    /// RTL computes it in 20 bits with the stride's low 2 bits, equal whenever CHECK lets the
+    /// layer run).
     fn extent(&self) -> (i64, i64) {
         let p = |id| i64::from(self.p(id));
         let (sy, sx) = strides(self.p(scalar::KERNEL_STRIDE));
@@ -152,7 +153,9 @@ impl ConvUnit {
             || p(scalar::IFM_UPSCALE) != 0
             || [scalar::IFM_REGION, scalar::OFM_REGION, scalar::WEIGHT_REGION, scalar::SCALE_REGION].iter().any(|&id| p(id) > 7)
             || [scalar::IFM_ZERO_POINT, scalar::OFM_ZERO_POINT, scalar::ACTIVATION_MIN, scalar::ACTIVATION_MAX].iter().any(|&id| not_int8(p(id)))
-            || s & 0x18 != 0
+            // A dilation whose dilated side minus 1 is odd: no whole kernel fits it.
+            || (s & 0x10 != 0 && p(scalar::KERNEL_HEIGHT_M1) & 1 != 0)
+            || (s & 0x08 != 0 && p(scalar::KERNEL_WIDTH_M1) & 1 != 0)
             || p(scalar::KERNEL_HEIGHT_M1) > 7
             || p(scalar::KERNEL_WIDTH_M1) > 7
             || sy > 3
@@ -173,6 +176,7 @@ impl ConvUnit {
     fn layer(&self, reset: bool, start: bool, hold: bool) -> dp::In {
         let p = |id| self.p(id);
         let (sy, sx) = strides(p(scalar::KERNEL_STRIDE));
+        let (dilation_y, dilation_x) = (p(scalar::KERNEL_STRIDE) >> 4 & 1, p(scalar::KERNEL_STRIDE) >> 3 & 1);
         let (h, w) = self.extent();
         dp::In {
             reset,
@@ -184,8 +188,11 @@ impl ConvUnit {
             ofm_height: p(scalar::OFM_HEIGHT_M1).wrapping_add(1) & 0xFFF,
             ofm_width: p(scalar::OFM_WIDTH_M1).wrapping_add(1) & 0xFFF,
             ofm_depth: p(scalar::OFM_DEPTH_M1).wrapping_add(1) & 0xFFF,
-            kernel_height: (p(scalar::KERNEL_HEIGHT_M1).wrapping_add(1) & 15) as u8,
-            kernel_width: (p(scalar::KERNEL_WIDTH_M1).wrapping_add(1) & 15) as u8,
+            // KERNEL_*_M1 is the dilated side minus 1, `(k - 1)·dilation`.
+            kernel_height: ((p(scalar::KERNEL_HEIGHT_M1) >> dilation_y).wrapping_add(1) & 15) as u8,
+            kernel_width: ((p(scalar::KERNEL_WIDTH_M1) >> dilation_x).wrapping_add(1) & 15) as u8,
+            dilation_y: dilation_y == 1,
+            dilation_x: dilation_x == 1,
             stride_y: (sy & 3) as u8,
             stride_x: (sx & 3) as u8,
             pad_top: (p(scalar::IFM_PAD_TOP) & 7) as u8,

@@ -9,6 +9,7 @@ pub mod output_walk;
 pub mod weight_rows;
 pub mod conv_unit;
 pub mod command_front_end;
+pub mod dma;
 pub mod feature_map;
 pub mod kernel_registers;
 pub mod elementwise;

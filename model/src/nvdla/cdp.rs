@@ -77,20 +77,25 @@ impl Layer {
 }
 
 /// The datapath's inputs in a cycle (RTL: the CSB's `cdp_*` ports wired to `CdpDp` in
-/// `NvSmall`): CDP's registers (the consumer group's and the single ones), the engine's
-/// `window`, and the LUT port, from S_LUT_ACCESS_CFG and this cycle's CSB write (`csb_write`:
-/// address and data).
-pub fn datapath_input(csb: &Csb, window: Option<u128>, csb_write: Option<(u16, u32)>) -> cdp_dp::In {
+/// `NvSmall`): `registers` ([`datapath_registers`] of the CSB as it is), the engine's
+/// `window`, and the LUT write of this cycle's CSB write (`csb_write`: address and data).
+pub fn datapath_input(registers: &cdp_dp::In, csb: &Csb, window: Option<u128>, csb_write: Option<(u16, u32)>) -> cdp_dp::In {
+    let lut_write = csb_write.and_then(|(address, data)| csb.lut_write("CDP", address, data));
+    cdp_dp::In { in_valid: window.is_some(), in_window: window.unwrap_or(0), lut_we: lut_write.is_some(), lut_wdata: lut_write.unwrap_or(0), ..registers.clone() }
+}
+
+/// The datapath's inputs that are registers: CDP's (the consumer group's and the single
+/// ones) and the LUT port's entry, from S_LUT_ACCESS_CFG; no window, no LUT write.
+pub fn datapath_registers(csb: &Csb) -> cdp_dp::In {
     let c = csb.unit("CDP");
     let r = |name: &str| c.consumed(name);
     let bits = |name: &str, lsb: u32, width: u32| r(name) >> lsb & ((1u64 << width) - 1) as u32;
     let wide = |name: &str| u64::from(r(&format!("{name}_HIGH")) & 0x3f) << 32 | u64::from(r(&format!("{name}_LOW")));
     let (lut_table, lut_addr) = csb.lut_entry("CDP");
-    let lut_write = csb_write.and_then(|(address, data)| csb.lut_write("CDP", address, data));
     cdp_dp::In {
         reset: false,
-        in_valid: window.is_some(),
-        in_window: window.unwrap_or(0),
+        in_valid: false,
+        in_window: 0,
         normalz_len: bits("D_LRN_CFG", 0, 2) as u8,
         datin_offset: r("D_DATIN_OFFSET") as u16,
         datin_scale: r("D_DATIN_SCALE") as u16,
@@ -119,10 +124,10 @@ pub fn datapath_input(csb: &Csb, window: Option<u128>, csb_write: Option<(u16, u
         lut_le_slope_oflow_shift: bits("S_LUT_LE_SLOPE_SHIFT", 5, 5) as u8,
         lut_lo_slope_uflow_shift: bits("S_LUT_LO_SLOPE_SHIFT", 0, 5) as u8,
         lut_lo_slope_oflow_shift: bits("S_LUT_LO_SLOPE_SHIFT", 5, 5) as u8,
-        lut_we: lut_write.is_some(),
+        lut_we: false,
         lut_table,
         lut_addr,
-        lut_wdata: lut_write.unwrap_or(0),
+        lut_wdata: 0,
         lut_rtable: lut_table,
         lut_raddr: lut_addr,
     }

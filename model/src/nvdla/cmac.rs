@@ -45,6 +45,24 @@ pub struct Out {
     pub psum_layer_last: bool,
 }
 
+impl Out {
+    /// CACC's inputs: these partial sums and tags, with CACC's truncation and SDP's ready.
+    pub fn cacc(&self, clip_truncate: u8, out_ready: bool) -> super::cacc::In {
+        super::cacc::In {
+            reset: false,
+            psum_valid: self.psum_valid,
+            psum_lo: self.psum_lo,
+            psum_hi: self.psum_hi,
+            psum_stripe_first: self.psum_stripe_first,
+            psum_acc_first: self.psum_acc_first,
+            psum_acc_last: self.psum_acc_last,
+            psum_layer_last: self.psum_layer_last,
+            clip_truncate,
+            out_ready,
+        }
+    }
+}
+
 /// The tags an op carries from CSC to CACC.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tags {

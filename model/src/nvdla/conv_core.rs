@@ -154,18 +154,7 @@ impl ConvCore {
         self.csc.step(&csc_in);
         events.extend_from_slice(self.csc.events());
         let p = self.cmac.step(&csc_out.cmac());
-        let a = self.cacc.step(&cacc::In {
-            reset: false,
-            psum_valid: p.psum_valid,
-            psum_lo: p.psum_lo,
-            psum_hi: p.psum_hi,
-            psum_stripe_first: p.psum_stripe_first,
-            psum_acc_first: p.psum_acc_first,
-            psum_acc_last: p.psum_acc_last,
-            psum_layer_last: p.psum_layer_last,
-            clip_truncate: self.clip_truncate,
-            out_ready: sdp_ready,
-        });
+        let a = self.cacc.step(&p.cacc(self.clip_truncate, sdp_ready));
         events.extend_from_slice(self.cacc.events());
         self.hold = a.busy_full;
         if d.dat_done {

@@ -6,9 +6,9 @@
 //! requests, a read granted only while none is outstanding, its data routed to the engine that
 //! asked). RTL: `npu_hdl::nvdla::NvSmall`.
 use super::cdp::{self, Cdp};
-use super::cdp_dp::{CdpDp, LutTables};
+use super::cdp_dp::{self, CdpDp, LutTables};
 use super::sdp_lut::LutConfig;
-use super::csb::Csb;
+use super::csb::{Cached, Csb};
 use super::conv_core::{self, ConvCore};
 use super::pdp::{self, Pdp};
 use super::sdp::{self, Sdp};
@@ -59,6 +59,9 @@ pub struct NvSmall {
     conv: ConvCore,
     /// SDP's EW LUT tables (the RTL's `SdpLut`).
     sdp_lut: LutTables,
+    /// SDP's LUT configuration and CDP's datapath registers, rebuilt when the CSB changes.
+    sdp_lut_config: Cached<LutConfig>,
+    cdp_registers: Cached<cdp_dp::In>,
     arbiter: Arbiter,
     out: Out,
     events: Vec<&'static str>,
@@ -74,6 +77,8 @@ impl Default for NvSmall {
             cdp_dp: CdpDp::default(),
             conv: ConvCore::default(),
             sdp_lut: LutTables::default(),
+            sdp_lut_config: Cached::default(),
+            cdp_registers: Cached::default(),
             arbiter: Arbiter::default(),
             out: Out::idle(),
             events: Vec::new(),
@@ -128,10 +133,11 @@ impl NvSmall {
         // CDP's datapath on its inputs of this cycle (the registers and the engine's window
         // as they are before the edge, the LUT port from this cycle's CSB request).
         let csb_write = (i.csb_valid && i.csb_write).then_some((i.csb_addr, i.csb_wdat));
-        let dp = self.cdp_dp.step(&cdp::datapath_input(&self.csb, self.cdp.window(), csb_write));
+        let registers = self.cdp_registers.get(&self.csb, cdp::datapath_registers);
+        let dp = self.cdp_dp.step(&cdp::datapath_input(registers, &self.csb, self.cdp.window(), csb_write));
         // SDP's LUT likewise: its configuration and tables as before the edge, a table write
         // taking effect at it.
-        let sdp_lut = LutConfig::from_registers(&self.csb);
+        let sdp_lut = *self.sdp_lut_config.get(&self.csb, LutConfig::from_registers);
         let sdp_lut_entry = self.csb.lut_entry("SDP");
         let sdp_lut_write = csb_write.and_then(|(address, data)| self.csb.lut_write("SDP", address, data));
         if i.csb_valid && !i.csb_write {
