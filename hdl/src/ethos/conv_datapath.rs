@@ -22,15 +22,17 @@
 //! cycle (docs/ethos.md, "Verilated speed").
 use super::conv_control::ConvControl;
 use super::conv_traversal::ConvTraversal;
+use super::conv_mac::ConvMac;
 use super::ifm_reads::IfmReads;
 use super::layer_check::LayerCheck;
 use super::layer_registers::LayerRegisters;
+use super::output_walk::OutputWalk;
 use super::scale_bias_loader::ScaleBiasLoader;
 use super::weight_buffer::WeightBuffer;
 use super::weight_rows::WeightRows;
-use super::{MacUnit, OutputUnit, WeightDecoder};
+use super::{OutputUnit, WeightDecoder};
 use crate::primitives::constant as k;
-use crate::primitives::{IfmLanes, Ram, Reg, RegEn, SignExtendBits};
+use crate::primitives::{IfmLanes, Ram, RegEn, SignExtendBits};
 use rust_hdl::prelude::*;
 
 /// Rows of 64 weights (8 OFM x 8 IFM channels, 576 bits) the weight buffer holds, and its
@@ -168,7 +170,8 @@ pub struct ConvDatapath {
     pub error_detail: Signal<Out, Bits<20>>,
     pub state: Signal<Out, Bits<3>>,
     decoder: WeightDecoder,
-    mac: MacUnit,
+    mac: ConvMac,
+    walk: OutputWalk,
     output_unit: OutputUnit,
     /// Per OFM channel {shift[5:0], scale[31:0], bias[39:0]}: a record's first 78 bits.
     parameters: Ram<78, 12>,
@@ -184,9 +187,6 @@ pub struct ConvDatapath {
 
     pad2: RegEn<Bits<4>>,
     live2: RegEn<Bits<4>>,
-    ofm_y_pipe: [Reg<Bits<12>>; 3],
-    ofm_x_pipe: [Reg<Bits<12>>; 3],
-    ofm_c_pipe: [Reg<Bits<12>>; 3],
 
     ofm_zero_point16: SignExtendBits<8, 16>,
     act_min16: SignExtendBits<8, 16>,
@@ -267,6 +267,7 @@ impl Default for ConvDatapath {
             state: Default::default(),
             decoder: Default::default(),
             mac: Default::default(),
+            walk: Default::default(),
             output_unit: Default::default(),
             parameters: Default::default(),
             lanes: Default::default(),
@@ -280,9 +281,6 @@ impl Default for ConvDatapath {
             reads: Default::default(),
             pad2: Default::default(),
             live2: Default::default(),
-            ofm_y_pipe: Default::default(),
-            ofm_x_pipe: Default::default(),
-            ofm_c_pipe: Default::default(),
             ofm_zero_point16: Default::default(),
             act_min16: Default::default(),
             act_max16: Default::default(),
@@ -297,28 +295,13 @@ impl Logic for ConvDatapath {
     #[hdl_gen]
     fn update(&mut self) {
         // `hold` (where it applies: MAC, OUT, DRAIN) is the clock enable of the traversal's
-        // registers; the OFM address pipeline beside the output unit goes on with it.
+        // registers; the OFM address pipeline beside the output unit (in the output walk)
+        // goes on with it.
         dff_setup!(self, clock, pad2, live2);
         self.pad2.reset.next = self.reset.val();
         self.live2.reset.next = self.reset.val();
         self.pad2.enable.next = !self.control.holding.val();
         self.live2.enable.next = !self.control.holding.val();
-        for i in 0..3 {
-            self.ofm_y_pipe[i].clock.next = self.clock.val();
-            self.ofm_x_pipe[i].clock.next = self.clock.val();
-            self.ofm_c_pipe[i].clock.next = self.clock.val();
-            self.ofm_y_pipe[i].reset.next = self.reset.val();
-            self.ofm_x_pipe[i].reset.next = self.reset.val();
-            self.ofm_c_pipe[i].reset.next = self.reset.val();
-        }
-        self.ofm_y_pipe[0].d.next = self.traversal.ofm_y2.val();
-        self.ofm_x_pipe[0].d.next = self.traversal.ofm_x2.val();
-        self.ofm_c_pipe[0].d.next = self.traversal.ofm_c2.val();
-        for i in 1..3 {
-            self.ofm_y_pipe[i].d.next = self.ofm_y_pipe[i - 1].q.val();
-            self.ofm_x_pipe[i].d.next = self.ofm_x_pipe[i - 1].q.val();
-            self.ofm_c_pipe[i].d.next = self.ofm_c_pipe[i - 1].q.val();
-        }
         self.decoder.clock.next = self.clock.val();
         self.mac.clock.next = self.clock.val();
         self.mac.reset.next = self.reset.val();
@@ -433,11 +416,26 @@ impl Logic for ConvDatapath {
         self.rows.kernel_height.next = self.layer.kernel_height.val();
         self.rows.kernel_width.next = self.layer.kernel_width.val();
         self.rows.block_groups_m1.next = self.layer.block_groups_m1.val();
-        self.parameters.read_enable.next = self.traversal.out_valid1.val() & !self.control.holding.val();
-        self.parameters.read_address.next = self.traversal.channel_out.val();
+        self.traversal.drain_wait.next = self.walk.must_wait.val();
+        self.traversal.drain_finishing.next = self.walk.finishing.val();
+
+        // The output walk drains the bank while the traversal walks the next group.
+        self.walk.clock.next = self.clock.val();
+        self.walk.reset.next = self.reset.val();
+        self.walk.advance.next = !self.control.holding.val();
+        self.walk.restart.next = self.control.in_check.val();
+        self.walk.issue_last.next = self.traversal.issue_last.val();
+        self.walk.block_y.next = self.traversal.block_y.val();
+        self.walk.block_x.next = self.traversal.block_x.val();
+        self.walk.og.next = self.traversal.og.val();
+        self.walk.ofm_height.next = self.layer.ofm_height.val();
+        self.walk.ofm_width.next = self.layer.ofm_width.val();
+        self.walk.ofm_depth.next = self.layer.ofm_depth.val();
+        self.parameters.read_enable.next = self.walk.out_valid1.val() & !self.control.holding.val();
+        self.parameters.read_address.next = self.walk.channel_out.val();
 
         // The tap's IFM reads, from the ports as the model computes them in every state.
-        self.reads.mac.next = self.control.in_mac.val();
+        self.reads.mac.next = self.traversal.issue.val();
         self.reads.origin_y.next = self.traversal.origin_y.val();
         self.reads.origin_x.next = self.traversal.origin_x.val();
         self.reads.ky.next = self.traversal.ky.val();
@@ -491,7 +489,6 @@ impl Logic for ConvDatapath {
         if self.layer.depthwise.val() {
             self.mac.mode.next = self.one2.val();
         }
-        self.mac.act16_high.next = false;
         self.mac.pad.next = self.pad2.q.val();
         self.mac.act0.next = self.lanes[0].lanes.val();
         self.mac.act1.next = self.lanes[1].lanes.val();
@@ -505,8 +502,10 @@ impl Logic for ConvDatapath {
         self.mac.w5.next = self.weights.w5.val();
         self.mac.w6.next = self.weights.w6.val();
         self.mac.w7.next = self.weights.w7.val();
-        self.mac.read_index.next = self.traversal.read_index2.val();
-        self.output_unit.in_valid.next = self.traversal.out_valid2.val() & !self.control.holding.val();
+        self.mac.advance.next = !self.control.holding.val();
+        self.mac.load.next = self.walk.load.val();
+        self.mac.read_index.next = self.walk.read_index.val();
+        self.output_unit.in_valid.next = self.walk.out_valid2.val() & !self.control.holding.val();
         self.output_unit.acc.next = self.mac.acc_out.val();
         self.output_unit.bias.next = self.parameters.read_data.val().get_bits::<40>(0);
         self.output_unit.scale.next = self.parameters.read_data.val().get_bits::<32>(40);
@@ -523,9 +522,9 @@ impl Logic for ConvDatapath {
         self.output_unit.lut_address.next = self.zero8.val();
         self.output_unit.lut_data.next = self.zero8.val();
         self.ofm_valid.next = self.output_unit.out_valid.val();
-        self.ofm_y.next = self.ofm_y_pipe[2].q.val();
-        self.ofm_x.next = self.ofm_x_pipe[2].q.val();
-        self.ofm_channel.next = self.ofm_c_pipe[2].q.val();
+        self.ofm_y.next = self.walk.ofm_y.val();
+        self.ofm_x.next = self.walk.ofm_x.val();
+        self.ofm_channel.next = self.walk.ofm_channel.val();
         self.ofm_data.next = self.output_unit.out_value.val();
 
         // The state machine.

@@ -1,7 +1,7 @@
 //! The Ethos-U65 convolution datapath's traversal counters (`conv_datapath.rs`; TRM §4,
 //! digest §1.9, §5): which 2x2 OFM block, 8-channel OFM group, kernel element and IFM channel
-//! group the MAC phase is at, which accumulator the OUT phase reads, and the stage-2
-//! registers of both. The next values read registers only (the counters, the datapath's state
+//! group the MAC phase is at, and its stage-2 registers (the output walk, `output_walk.rs`,
+//! drains each group's accumulators meanwhile). The next values read registers only (the counters, the datapath's state
 //! and the latched layer registers); `advance` (low while the datapath is held) is the
 //! registers' clock enable, so Verilator evaluates this block once a cycle rather than on
 //! every change of the datapath's inputs (docs/ethos.md, "Verilated speed").
@@ -15,10 +15,12 @@ use rust_hdl::prelude::*;
 /// one tap a cycle: depth-first conv, the 8-channel groups `u` of the 32-channel block (those
 /// beyond the IFM depth skipped), then kernel elements, then blocks; part-kernel-first, kernel
 /// elements, then 8-channel groups (`cg_base` steps by 1, `u` stays 0); depthwise, kernel
-/// elements. `row_step` tells the weight-row address (`weight_rows.rs`) what the tap did. OUT reads accumulator `k` (8p + o) a cycle; after
-/// the 32nd, the next OFM group, or the next block (raster order), or DRAIN (4 cycles).
-/// `origin_*` are the block's first IFM row/column plus 8 (so that padding above/left stays
-/// non-negative). `out_valid1`: this OUT cycle's accumulator is inside the OFM.
+/// elements. `row_step` tells the weight-row address (`weight_rows.rs`) what the tap did.
+/// After a group's last tap, the next OFM group, or the next block (raster order), or, after
+/// the layer's last, OUT until the output walk reads its last entry, then DRAIN (4 cycles). A
+/// group's last tap is not issued while the walk could not take the group (`drain_wait`): no
+/// IFM read, no weight step, nothing into the MAC unit. `origin_*` are the block's first IFM
+/// row/column plus 8 (so that padding above/left stays non-negative).
 #[derive(LogicBlock)]
 pub struct ConvTraversal {
     pub clock: Signal<In, Clock>,
@@ -49,17 +51,16 @@ pub struct ConvTraversal {
     pub u: Signal<Out, Bits<2>>,
     pub ky: Signal<Out, Bits<3>>,
     pub kx: Signal<Out, Bits<3>>,
-    pub out_valid1: Signal<Out, Bit>,
-    /// The OFM channel OUT reads the parameters of.
-    pub channel_out: Signal<Out, Bits<12>>,
+    /// The output walk (`output_walk.rs`): a group's last tap must wait; OUT's last entry.
+    pub drain_wait: Signal<In, Bit>,
+    pub drain_finishing: Signal<In, Bit>,
+    /// MAC, not waiting: this cycle's tap is issued (IFM reads, weight row, stage 2).
+    pub issue: Signal<Out, Bit>,
+    /// The issued tap is its OFM group's last.
+    pub issue_last: Signal<Out, Bit>,
     /// Stage 2.
     pub mac_valid2: Signal<Out, Bit>,
     pub clear2: Signal<Out, Bit>,
-    pub out_valid2: Signal<Out, Bit>,
-    pub read_index2: Signal<Out, Bits<5>>,
-    pub ofm_y2: Signal<Out, Bits<12>>,
-    pub ofm_x2: Signal<Out, Bits<12>>,
-    pub ofm_c2: Signal<Out, Bits<12>>,
 
     block_y_q: RegEn<Bits<13>>,
     block_x_q: RegEn<Bits<13>>,
@@ -71,15 +72,9 @@ pub struct ConvTraversal {
     ky_q: RegEn<Bits<3>>,
     kx_q: RegEn<Bits<3>>,
     first: RegEn<Bit>,
-    k: RegEn<Bits<5>>,
     drain: RegEn<Bits<2>>,
     mac_valid2_q: RegEn<Bit>,
     clear2_q: RegEn<Bit>,
-    out_valid2_q: RegEn<Bit>,
-    read_index2_q: RegEn<Bits<5>>,
-    ofm_y2_q: RegEn<Bits<12>>,
-    ofm_x2_q: RegEn<Bits<12>>,
-    ofm_c2_q: RegEn<Bits<12>>,
 
     ifm_depth13: ZeroExtend<12, 13>,
     ofm_depth13: ZeroExtend<12, 13>,
@@ -96,22 +91,19 @@ pub struct ConvTraversal {
     cg_base13: ZeroExtend<9, 13>,
     groups13: Signal<Local, Bits<13>>,
     groups9: Signal<Local, Bits<9>>,
-    og13: ZeroExtend<9, 13>,
-    o13: ZeroExtend<3, 13>,
     in_check: Signal<Local, Bit>,
     in_mac: Signal<Local, Bit>,
     in_out: Signal<Local, Bit>,
     in_drain: Signal<Local, Bit>,
-    row1: Signal<Local, Bit>,
-    col1: Signal<Local, Bit>,
     cg: Signal<Local, Bits<9>>,
     last_u: Signal<Local, Bit>,
     kx_more: Signal<Local, Bit>,
     ky_more: Signal<Local, Bit>,
     more_ifm: Signal<Local, Bit>,
     last_og: Signal<Local, Bit>,
-    position_inside: Signal<Local, Bit>,
-    channel: Signal<Local, Bits<13>>,
+    og13: ZeroExtend<9, 13>,
+    last_tap: Signal<Local, Bit>,
+    stalled: Signal<Local, Bit>,
 
     state_check: Constant<Bits<3>>,
     state_mac: Constant<Bits<3>>,
@@ -120,15 +112,12 @@ pub struct ConvTraversal {
     state_done: Constant<Bits<3>>,
     zero2: Constant<Bits<2>>,
     zero3: Constant<Bits<3>>,
-    zero5: Constant<Bits<5>>,
     zero9: Constant<Bits<9>>,
     zero13: Constant<Bits<13>>,
     one2: Constant<Bits<2>>,
     one3: Constant<Bits<3>>,
     one4: Constant<Bits<4>>,
-    one5: Constant<Bits<5>>,
     one9: Constant<Bits<9>>,
-    one12: Constant<Bits<12>>,
     one13: Constant<Bits<13>>,
     step_none: Constant<Bits<3>>,
     step_group: Constant<Bits<3>>,
@@ -141,7 +130,6 @@ pub struct ConvTraversal {
     four9: Constant<Bits<9>>,
     four13: Constant<Bits<13>>,
     eight14: Constant<Bits<14>>,
-    last_k: Constant<Bits<5>>,
     shift1: Constant<Bits<4>>,
     shift3: Constant<Bits<4>>,
 }
@@ -176,15 +164,12 @@ impl Default for ConvTraversal {
             u: Default::default(),
             ky: Default::default(),
             kx: Default::default(),
-            out_valid1: Default::default(),
-            channel_out: Default::default(),
+            drain_wait: Default::default(),
+            drain_finishing: Default::default(),
+            issue: Default::default(),
+            issue_last: Default::default(),
             mac_valid2: Default::default(),
             clear2: Default::default(),
-            out_valid2: Default::default(),
-            read_index2: Default::default(),
-            ofm_y2: Default::default(),
-            ofm_x2: Default::default(),
-            ofm_c2: Default::default(),
             block_y_q: Default::default(),
             block_x_q: Default::default(),
             origin_y_q: Default::default(),
@@ -195,15 +180,9 @@ impl Default for ConvTraversal {
             ky_q: Default::default(),
             kx_q: Default::default(),
             first: Default::default(),
-            k: Default::default(),
             drain: Default::default(),
             mac_valid2_q: Default::default(),
             clear2_q: Default::default(),
-            out_valid2_q: Default::default(),
-            read_index2_q: Default::default(),
-            ofm_y2_q: Default::default(),
-            ofm_x2_q: Default::default(),
-            ofm_c2_q: Default::default(),
             ifm_depth13: Default::default(),
             ofm_depth13: Default::default(),
             ofm_height13: Default::default(),
@@ -219,22 +198,19 @@ impl Default for ConvTraversal {
             cg_base13: Default::default(),
             groups13: Default::default(),
             groups9: Default::default(),
-            og13: Default::default(),
-            o13: Default::default(),
             in_check: Default::default(),
             in_mac: Default::default(),
             in_out: Default::default(),
             in_drain: Default::default(),
-            row1: Default::default(),
-            col1: Default::default(),
             cg: Default::default(),
             last_u: Default::default(),
             kx_more: Default::default(),
             ky_more: Default::default(),
             more_ifm: Default::default(),
             last_og: Default::default(),
-            position_inside: Default::default(),
-            channel: Default::default(),
+            og13: Default::default(),
+            last_tap: Default::default(),
+            stalled: Default::default(),
             state_check: k(STATE_CHECK),
             state_mac: k(STATE_MAC),
             state_out: k(STATE_OUT),
@@ -242,15 +218,12 @@ impl Default for ConvTraversal {
             state_done: k(STATE_DONE),
             zero2: k(0),
             zero3: k(0),
-            zero5: k(0),
             zero9: k(0),
             zero13: k(0),
             one2: k(1),
             one3: k(1),
             one4: k(1),
-            one5: k(1),
             one9: k(1),
-            one12: k(1),
             one13: k(1),
             step_none: k(STEP_NONE),
             step_group: k(STEP_GROUP),
@@ -263,7 +236,6 @@ impl Default for ConvTraversal {
             four9: k(4),
             four13: k(4),
             eight14: k(8),
-            last_k: k(31),
             shift1: k(1),
             shift3: k(3),
         }
@@ -286,15 +258,9 @@ impl Logic for ConvTraversal {
             ky_q,
             kx_q,
             first,
-            k,
             drain,
             mac_valid2_q,
-            clear2_q,
-            out_valid2_q,
-            read_index2_q,
-            ofm_y2_q,
-            ofm_x2_q,
-            ofm_c2_q
+            clear2_q
         );
         self.block_y_q.reset.next = self.reset.val();
         self.block_y_q.enable.next = self.advance.val();
@@ -316,24 +282,12 @@ impl Logic for ConvTraversal {
         self.kx_q.enable.next = self.advance.val();
         self.first.reset.next = self.reset.val();
         self.first.enable.next = self.advance.val();
-        self.k.reset.next = self.reset.val();
-        self.k.enable.next = self.advance.val();
         self.drain.reset.next = self.reset.val();
         self.drain.enable.next = self.advance.val();
         self.mac_valid2_q.reset.next = self.reset.val();
         self.mac_valid2_q.enable.next = self.advance.val();
         self.clear2_q.reset.next = self.reset.val();
         self.clear2_q.enable.next = self.advance.val();
-        self.out_valid2_q.reset.next = self.reset.val();
-        self.out_valid2_q.enable.next = self.advance.val();
-        self.read_index2_q.reset.next = self.reset.val();
-        self.read_index2_q.enable.next = self.advance.val();
-        self.ofm_y2_q.reset.next = self.reset.val();
-        self.ofm_y2_q.enable.next = self.advance.val();
-        self.ofm_x2_q.reset.next = self.reset.val();
-        self.ofm_x2_q.enable.next = self.advance.val();
-        self.ofm_c2_q.reset.next = self.reset.val();
-        self.ofm_c2_q.enable.next = self.advance.val();
         self.in_check.next = self.phase.val() == self.state_check.val();
         self.in_mac.next = self.phase.val() == self.state_mac.val();
         self.in_out.next = self.phase.val() == self.state_out.val();
@@ -350,11 +304,6 @@ impl Logic for ConvTraversal {
         self.kx.next = self.kx_q.q.val();
         self.mac_valid2.next = self.mac_valid2_q.q.val();
         self.clear2.next = self.clear2_q.q.val();
-        self.out_valid2.next = self.out_valid2_q.q.val();
-        self.read_index2.next = self.read_index2_q.q.val();
-        self.ofm_y2.next = self.ofm_y2_q.q.val();
-        self.ofm_x2.next = self.ofm_x2_q.q.val();
-        self.ofm_c2.next = self.ofm_c2_q.q.val();
 
         self.ifm_depth13.narrow.next = self.ifm_depth.val();
         self.ofm_depth13.narrow.next = self.ofm_depth.val();
@@ -364,8 +313,6 @@ impl Logic for ConvTraversal {
         self.stride_x14.narrow.next = self.stride_x.val();
         self.pad_top14.narrow.next = self.pad_top.val();
         self.pad_left14.narrow.next = self.pad_left.val();
-        self.row1.next = (self.block_y_q.q.val() + self.one13.val()) < self.ofm_height13.wide.val();
-        self.col1.next = (self.block_x_q.q.val() + self.one13.val()) < self.ofm_width13.wide.val();
         self.u9.narrow.next = self.u_q.q.val();
         self.cg.next = self.cg_base_q.q.val() + self.u9.wide.val();
         self.cg13.narrow.next = self.cg.val();
@@ -386,30 +333,19 @@ impl Logic for ConvTraversal {
         }
         self.more_ifm.next = ((self.cg_base13.wide.val() + self.groups13.val()) << self.shift3.val()) < self.ifm_depth13.wide.val();
 
-        // OUT: accumulator k = 8p + o of the block, read with its channel's parameters now.
-        // Only a valid one reads its parameters: the others' entries may never have been
-        // written, and the output unit computes on whatever it is given.
+        // The group's last tap waits while the output walk could not take its accumulators.
         self.og13.narrow.next = self.og_q.q.val();
-        self.o13.narrow.next = self.k.q.val().get_bits::<3>(0);
-        self.channel.next = (self.og13.wide.val() << self.shift3.val()) + self.o13.wide.val();
-        self.channel_out.next = self.channel.val().get_bits::<12>(0);
-        self.position_inside.next = (!self.k.q.val().get_bit(4) | self.row1.val()) & (!self.k.q.val().get_bit(3) | self.col1.val());
-        self.out_valid1.next = self.in_out.val() & self.position_inside.val() & (self.channel.val() < self.ofm_depth13.wide.val());
+        self.last_tap.next = (self.depthwise.val() | self.last_u.val())
+            & !self.kx_more.val()
+            & !self.ky_more.val()
+            & (self.depthwise.val() | !self.more_ifm.val());
+        self.stalled.next = self.last_tap.val() & self.drain_wait.val();
+        self.issue.next = self.in_mac.val() & !self.stalled.val();
+        self.issue_last.next = self.issue.val() & self.last_tap.val();
 
-        // Stage 2: what the MAC unit and the output unit take in the next cycle.
-        self.mac_valid2_q.d.next = self.in_mac.val();
+        // Stage 2: what the MAC unit takes in the next cycle.
+        self.mac_valid2_q.d.next = self.issue.val();
         self.clear2_q.d.next = self.first.q.val();
-        self.out_valid2_q.d.next = self.out_valid1.val();
-        self.read_index2_q.d.next = self.k.q.val();
-        self.ofm_y2_q.d.next = self.block_y_q.q.val().get_bits::<12>(0);
-        if self.k.q.val().get_bit(4) {
-            self.ofm_y2_q.d.next = self.block_y_q.q.val().get_bits::<12>(0) + self.one12.val();
-        }
-        self.ofm_x2_q.d.next = self.block_x_q.q.val().get_bits::<12>(0);
-        if self.k.q.val().get_bit(3) {
-            self.ofm_x2_q.d.next = self.block_x_q.q.val().get_bits::<12>(0) + self.one12.val();
-        }
-        self.ofm_c2_q.d.next = self.channel_out.val();
 
         self.phase_next.next = self.phase.val();
         if self.in_check.val() {
@@ -423,13 +359,12 @@ impl Logic for ConvTraversal {
             self.ky_q.d.next = self.zero3.val();
             self.kx_q.d.next = self.zero3.val();
             self.first.d.next = true;
-            self.k.d.next = self.zero5.val();
         }
         self.row_step.next = self.step_none.val();
         if self.in_check.val() {
             self.row_step.next = self.step_clear.val();
         }
-        if self.in_mac.val() {
+        if self.issue.val() {
             self.first.d.next = false;
             if !self.depthwise.val() & !self.last_u.val() {
                 self.u_q.d.next = self.u_q.q.val() + self.one2.val();
@@ -449,38 +384,36 @@ impl Logic for ConvTraversal {
                         self.cg_base_q.d.next = self.cg_base_q.q.val() + self.groups9.val();
                         self.row_step.next = self.step_unit.val();
                     } else {
+                        // The group's last tap: the next group, or the next block, or OUT.
                         self.cg_base_q.d.next = self.zero9.val();
                         self.row_step.next = self.step_last.val();
-                        self.phase_next.next = self.state_out.val();
+                        self.first.d.next = true;
+                        if !self.last_og.val() {
+                            self.og_q.d.next = self.og_q.q.val() + self.one9.val();
+                        } else {
+                            // Back to the first row (CLEAR after LAST is CLEAR), next block.
+                            self.og_q.d.next = self.zero9.val();
+                            self.row_step.next = self.step_clear.val();
+                            if (self.block_x_q.q.val() + self.two13.val()) < self.ofm_width13.wide.val() {
+                                self.block_x_q.d.next = self.block_x_q.q.val() + self.two13.val();
+                                self.origin_x_q.d.next = self.origin_x_q.q.val() + (self.stride_x14.wide.val() << self.shift1.val());
+                            } else if (self.block_y_q.q.val() + self.two13.val()) < self.ofm_height13.wide.val() {
+                                self.block_x_q.d.next = self.zero13.val();
+                                self.block_y_q.d.next = self.block_y_q.q.val() + self.two13.val();
+                                self.origin_x_q.d.next = self.eight14.val() - self.pad_left14.wide.val();
+                                self.origin_y_q.d.next = self.origin_y_q.q.val() + (self.stride_y14.wide.val() << self.shift1.val());
+                            } else {
+                                self.phase_next.next = self.state_out.val();
+                            }
+                        }
                     }
                 }
             }
         }
-        if self.in_out.val() {
-            self.k.d.next = self.k.q.val() + self.one5.val();
-            if self.k.q.val() == self.last_k.val() {
-                self.first.d.next = true;
-                self.phase_next.next = self.state_mac.val();
-                if !self.last_og.val() {
-                    self.og_q.d.next = self.og_q.q.val() + self.one9.val();
-                } else {
-                    // The block's last group: back to the first row, next block.
-                    self.og_q.d.next = self.zero9.val();
-                    self.row_step.next = self.step_clear.val();
-                    if (self.block_x_q.q.val() + self.two13.val()) < self.ofm_width13.wide.val() {
-                        self.block_x_q.d.next = self.block_x_q.q.val() + self.two13.val();
-                        self.origin_x_q.d.next = self.origin_x_q.q.val() + (self.stride_x14.wide.val() << self.shift1.val());
-                    } else if (self.block_y_q.q.val() + self.two13.val()) < self.ofm_height13.wide.val() {
-                        self.block_x_q.d.next = self.zero13.val();
-                        self.block_y_q.d.next = self.block_y_q.q.val() + self.two13.val();
-                        self.origin_x_q.d.next = self.eight14.val() - self.pad_left14.wide.val();
-                        self.origin_y_q.d.next = self.origin_y_q.q.val() + (self.stride_y14.wide.val() << self.shift1.val());
-                    } else {
-                        self.drain.d.next = self.zero2.val();
-                        self.phase_next.next = self.state_drain.val();
-                    }
-                }
-            }
+        // OUT: the last group's drain; its last entry enters the output unit in the next cycle.
+        if self.in_out.val() & self.drain_finishing.val() {
+            self.drain.d.next = self.zero2.val();
+            self.phase_next.next = self.state_drain.val();
         }
         // The last value leaves the output unit 4 cycles after the last OUT cycle.
         if self.in_drain.val() {

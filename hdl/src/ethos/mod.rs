@@ -15,6 +15,8 @@ mod output_unit;
 pub mod pooling_alu;
 mod conv_control;
 mod conv_datapath;
+mod conv_mac;
+mod output_walk;
 mod conv_traversal;
 mod ifm_reads;
 mod layer_check;

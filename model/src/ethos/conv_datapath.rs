@@ -20,20 +20,22 @@
 //!   (depth-first: per 32-channel IFM block, per kernel element, its four 8-channel groups,
 //!   those wholly beyond the IFM depth skipped; part-kernel-first: per 8-channel IFM group, per
 //!   kernel element; depthwise: per kernel element), the weight row at the address of
-//!   `weight_rows.rs` (Vela's order, read the other way round), then OUT, the 32
-//!   accumulators through the output unit (TFL rounding), a cycle each.
+//!   `weight_rows.rs` (Vela's order, read the other way round); the next group follows at
+//!   once while the output walk (`output_walk.rs`) drains the group's 32 accumulators from
+//!   the drain bank (`conv_mac.rs`) through the output unit (TFL rounding), a cycle each; a
+//!   group's last tap waits while the walk could not take it. OUT: the last group's drain.
 //! - DRAIN (4 cycles) until the last value has left the output unit; DONE (1 cycle).
 //!
 //! Timing: the IFM port and the weight buffer are read in the tap's cycle and their data
-//! enter the MAC unit in the next (stage 2); an OUT cycle reads the channel's parameters,
-//! and the accumulator enters the output unit in the next; it reaches the OFM port 3 cycles
-//! after that.
+//! enter the MAC unit in the next (stage 2); `output_walk.rs` has the drain's timing.
 //!
 //! `hold` (in MAC, OUT and DRAIN; ignored elsewhere) keeps every register of the traversal,
 //! the weight-buffer and parameter reads, and the MAC unit's accumulators; no accumulator enters
 //! the output unit, and what is in it leaves as usual (the OFM address pipeline goes on with it).
-use super::mac_unit::{self, pack, MacUnit, CHANNELS};
+use super::conv_mac::ConvMac;
+use super::mac_unit::{self, pack, CHANNELS};
 use super::output_unit::{self, OutputUnit};
+use super::output_walk::OutputWalk;
 use super::weight_decoder::{self, WeightDecoder};
 use super::weight_rows::{self, Step, WeightRows};
 use crate::Block;
@@ -227,15 +229,15 @@ struct Walk {
     ky: u32,
     kx: u32,
     first: bool,
-    k: u32,
     drain: u32,
 }
 
 /// The registers of the RTL, with its widths where a value can wrap.
 pub struct ConvDatapath {
     decoder: WeightDecoder,
-    mac: MacUnit,
+    mac: ConvMac,
     output: OutputUnit,
+    out: OutputWalk,
     /// Rows as the MAC unit's eight weight words.
     weight_buffer: Vec<[u128; CHANNELS]>,
     weight_read: [u128; CHANNELS],
@@ -249,11 +251,6 @@ pub struct ConvDatapath {
     clear2: bool,
     pad2: u8,
     live2: u32,
-    out_valid2: bool,
-    read_index2: u8,
-    ofm_y2: u32,
-    ofm_x2: u32,
-    ofm_c2: u32,
     ofm_pipe: [(u32, u32, u32); 3],
     events: Vec<&'static str>,
 }
@@ -262,8 +259,9 @@ impl Default for ConvDatapath {
     fn default() -> Self {
         Self {
             decoder: WeightDecoder::default(),
-            mac: MacUnit::default(),
+            mac: ConvMac::default(),
             output: OutputUnit::default(),
+            out: OutputWalk::default(),
             weight_buffer: vec![[0; CHANNELS]; WEIGHT_ROWS],
             weight_read: [0; CHANNELS],
             parameters: vec![(0, 0, 0); 4096],
@@ -274,11 +272,6 @@ impl Default for ConvDatapath {
             clear2: false,
             pad2: 0,
             live2: 0,
-            out_valid2: false,
-            read_index2: 0,
-            ofm_y2: 0,
-            ofm_x2: 0,
-            ofm_c2: 0,
             ofm_pipe: [(0, 0, 0); 3],
             events: Vec::new(),
         }
@@ -335,13 +328,14 @@ struct Taps {
     pad: u8,
     /// IFM row and column of each position (12 bits of `origin + k - 8`).
     ifm: [(u32, u32); 4],
-    row1: bool,
-    col1: bool,
     group: u32,
     live: u32,
     last_u: bool,
     kx_more: bool,
     ky_more: bool,
+    /// MAC, and the tap is issued: not a group's last tap while the output walk waits.
+    issue: bool,
+    last_tap: bool,
 }
 
 impl ConvDatapath {
@@ -361,24 +355,28 @@ impl ConvDatapath {
         let cg = (self.walk.cg_base + self.walk.u) & 0x1FF;
         let group = if i.depthwise { self.walk.og } else { cg };
         let remaining = u32::from(i.ifm_depth).wrapping_sub(group << 3) & 0x1FFF;
+        let last_u = i.part_kernel || self.walk.u == 3 || (cg + 1) << 3 >= u32::from(i.ifm_depth);
+        let kx_more = self.walk.kx + 1 < u32::from(i.kernel_width);
+        let ky_more = self.walk.ky + 1 < u32::from(i.kernel_height);
+        let more_ifm = (self.walk.cg_base + if i.part_kernel { 1 } else { 4 }) << 3 < u32::from(i.ifm_depth);
+        let last_tap = (i.depthwise || last_u) && !kx_more && !ky_more && (i.depthwise || !more_ifm);
         Taps {
             pad,
             ifm: [(iy0, ix0), (iy0, ix1), (iy1, ix0), (iy1, ix1)].map(|(y, x)| (ifm12(y), ifm12(x))),
-            row1,
-            col1,
             group,
             live: if remaining >= 8 { 8 } else { remaining & 0xF },
-            last_u: i.part_kernel || self.walk.u == 3 || (cg + 1) << 3 >= u32::from(i.ifm_depth),
-            kx_more: self.walk.kx + 1 < u32::from(i.kernel_width),
-            ky_more: self.walk.ky + 1 < u32::from(i.kernel_height),
+            last_u,
+            kx_more,
+            ky_more,
+            issue: self.state == STATE_MAC && !(last_tap && self.out.wait()),
+            last_tap,
         }
     }
 
     pub fn outputs(&self, i: &In) -> Out {
         let taps = self.taps(i);
-        let mac = self.state == STATE_MAC;
         let read = |p: usize| IfmRead {
-            read: mac && taps.pad >> p & 1 == 0,
+            read: taps.issue && taps.pad >> p & 1 == 0,
             y: taps.ifm[p].0 as u16,
             x: taps.ifm[p].1 as u16,
             group: taps.group as u16,
@@ -460,9 +458,9 @@ impl ConvDatapath {
             }))
         };
         let [w0, w1, w2, w3, w4, w5, w6, w7] = self.weight_read;
-        let acc = self
-            .mac
-            .step(&mac_unit::In {
+        let acc = self.mac.acc_out();
+        self.mac.step(
+            &mac_unit::In {
                 reset: i.reset,
                 enable: self.mac_valid2 && !holding,
                 clear: self.clear2,
@@ -481,14 +479,17 @@ impl ConvDatapath {
                 w5,
                 w6,
                 w7,
-                read_index: self.read_index2,
-            })
-            .acc_out;
+                read_index: 0,
+            },
+            !holding,
+            self.out.load(),
+            self.out.k as u8,
+        );
         let (bias, scale, shift) = self.parameter_read;
         self.output.step(&output_unit::In {
             reset: i.reset,
-            in_valid: self.out_valid2 && !holding,
-            acc: ((acc << 24) as i64) >> 24,
+            in_valid: self.out.out_valid2 && !holding,
+            acc,
             bias,
             scale,
             shift,
@@ -512,23 +513,19 @@ impl ConvDatapath {
         }
 
         // The OFM address pipeline and stage 2 registers, every cycle as in the RTL.
-        self.ofm_pipe = [(self.ofm_y2, self.ofm_x2, self.ofm_c2), self.ofm_pipe[0], self.ofm_pipe[1]];
+        self.ofm_pipe = [self.out.ofm2, self.ofm_pipe[0], self.ofm_pipe[1]];
         if holding {
             self.events.push("held");
             return;
         }
-        let channel_out = (self.walk.og << 3) + (self.walk.k & 7);
-        let position_inside = (self.walk.k >> 4 & 1 == 0 || taps.row1) && (self.walk.k >> 3 & 1 == 0 || taps.col1);
-        let out_valid = state == STATE_OUT && position_inside && channel_out < u32::from(i.ofm_depth);
-        self.out_valid2 = out_valid;
-        self.read_index2 = self.walk.k as u8;
-        self.ofm_y2 = (self.walk.block_y + (self.walk.k >> 4 & 1)) & 0xFFF;
-        self.ofm_x2 = (self.walk.block_x + (self.walk.k >> 3 & 1)) & 0xFFF;
-        self.ofm_c2 = channel_out & 0xFFF;
-        if out_valid {
-            self.parameter_read = self.parameters[channel_out as usize];
+        let finishing = self.out.finishing();
+        let entry = self.out.entry(i.ofm_height, i.ofm_width, i.ofm_depth);
+        if entry.0 {
+            self.parameter_read = self.parameters[entry.1 as usize];
         }
-        self.mac_valid2 = state == STATE_MAC;
+        let issue_last = (taps.issue && taps.last_tap).then_some((self.walk.block_y, self.walk.block_x, self.walk.og));
+        self.out.clock(state == STATE_CHECK, issue_last, entry);
+        self.mac_valid2 = taps.issue;
         self.clear2 = self.walk.first;
         self.pad2 = taps.pad;
         self.live2 = taps.live;
@@ -541,8 +538,12 @@ impl ConvDatapath {
             STATE_CHECK => self.check(i),
             STATE_DECODE => self.decode(i, &decoded),
             STATE_SCALE_BIAS if i.sb_valid => self.scale_bias(i),
-            STATE_MAC => self.tap(i, &taps),
-            STATE_OUT => self.out(i),
+            STATE_MAC if taps.issue => self.tap(i, &taps),
+            STATE_MAC => self.events.push("last tap waits for the output walk"),
+            STATE_OUT if finishing => {
+                self.walk.drain = 0;
+                self.state = STATE_DRAIN;
+            }
             STATE_DRAIN => {
                 self.walk.drain = (self.walk.drain + 1) & 3;
                 if self.walk.drain == 0 {
@@ -670,7 +671,6 @@ impl ConvDatapath {
         };
         let step = if i.depthwise {
             if next_element(self) {
-                self.state = STATE_OUT;
                 Step::Last
             } else {
                 Step::Element
@@ -692,7 +692,6 @@ impl ConvDatapath {
                 Step::Unit
             } else {
                 self.walk.cg_base = 0;
-                self.state = STATE_OUT;
                 Step::Last
             }
         };
@@ -700,15 +699,15 @@ impl ConvDatapath {
             self.events.push(if i.part_kernel { "next IFM micro-block" } else { "next IFM block" });
         }
         self.walk.address.step(step, self.walk.og, &rows_layer(i));
+        if step == Step::Last {
+            self.next_group(i);
+        }
     }
 
-    fn out(&mut self, i: &In) {
-        self.walk.k = (self.walk.k + 1) & 31;
-        if self.walk.k != 0 {
-            return;
-        }
+    /// After a group's last tap: the next OFM group, or the next 2x2 block (raster), or OUT,
+    /// the last group's drain (the output walk takes the group meanwhile).
+    fn next_group(&mut self, i: &In) {
         self.walk.first = true;
-        self.state = STATE_MAC;
         if (self.walk.og + 1) << 3 < u32::from(i.ofm_depth) {
             self.walk.og += 1;
             return;
@@ -724,8 +723,7 @@ impl ConvDatapath {
             self.walk.origin_x = 8 - u32::from(i.pad_left);
             self.walk.origin_y += 2 * u32::from(i.stride_y);
         } else {
-            self.walk.drain = 0;
-            self.state = STATE_DRAIN;
+            self.state = STATE_OUT;
         }
     }
 }

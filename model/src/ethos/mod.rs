@@ -4,6 +4,8 @@ pub mod weight_decoder;
 pub mod output_unit;
 pub mod mac_unit;
 pub mod conv_datapath;
+pub mod conv_mac;
+pub mod output_walk;
 pub mod weight_rows;
 pub mod conv_unit;
 pub mod command_front_end;

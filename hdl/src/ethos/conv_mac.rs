@@ -1,0 +1,134 @@
+//! The convolution datapath's MAC array with double-buffered accumulators (TRM L1027-1076,
+//! digest §0, §5.1; docs/ethos.md, "Convolution datapath", overlapped output): the 32
+//! dot-product units of the U65-256 shape (as [`super::MacUnit`], which stays the unit the MAC
+//! tests drive) and a drain bank of 32 accumulators that takes all of them in one cycle
+//! (`load`), so that the output unit drains one OFM group while the next accumulates. Model:
+//! `model/src/ethos/conv_mac.rs`.
+use super::DotProduct;
+use crate::primitives::RegEn;
+use rust_hdl::prelude::*;
+
+/// `dots[8p + o]` for OFM position `p` and channel `o`, fed as [`super::MacUnit`]'s. `load`
+/// (with `advance`) copies every accumulator into the bank at the clock edge, the same edge at
+/// which the units may clear for the next group (the bank takes the old values). `acc_out` is
+/// a register: bank entry `read_index` of the previous `advance` cycle.
+#[derive(LogicBlock)]
+pub struct ConvMac {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub enable: Signal<In, Bit>,
+    pub clear: Signal<In, Bit>,
+    /// 0 conv, 1 depthwise.
+    pub mode: Signal<In, Bits<2>>,
+    pub pad: Signal<In, Bits<4>>,
+    pub act0: Signal<In, Bits<72>>,
+    pub act1: Signal<In, Bits<72>>,
+    pub act2: Signal<In, Bits<72>>,
+    pub act3: Signal<In, Bits<72>>,
+    pub w0: Signal<In, Bits<72>>,
+    pub w1: Signal<In, Bits<72>>,
+    pub w2: Signal<In, Bits<72>>,
+    pub w3: Signal<In, Bits<72>>,
+    pub w4: Signal<In, Bits<72>>,
+    pub w5: Signal<In, Bits<72>>,
+    pub w6: Signal<In, Bits<72>>,
+    pub w7: Signal<In, Bits<72>>,
+    /// The datapath is not held: the bank and `acc_out` may change.
+    pub advance: Signal<In, Bit>,
+    pub load: Signal<In, Bit>,
+    pub read_index: Signal<In, Bits<5>>,
+    pub acc_out: Signal<Out, Bits<40>>,
+    dots: [DotProduct; 32],
+    bank: [RegEn<Bits<40>>; 32],
+    acc_q: RegEn<Bits<40>>,
+    index: [Constant<Bits<5>>; 32],
+    weights: [Signal<Local, Bits<72>>; 8],
+}
+
+impl Default for ConvMac {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            enable: Default::default(),
+            clear: Default::default(),
+            mode: Default::default(),
+            pad: Default::default(),
+            act0: Default::default(),
+            act1: Default::default(),
+            act2: Default::default(),
+            act3: Default::default(),
+            w0: Default::default(),
+            w1: Default::default(),
+            w2: Default::default(),
+            w3: Default::default(),
+            w4: Default::default(),
+            w5: Default::default(),
+            w6: Default::default(),
+            w7: Default::default(),
+            advance: Default::default(),
+            load: Default::default(),
+            read_index: Default::default(),
+            acc_out: Default::default(),
+            dots: std::array::from_fn(|k| DotProduct::new(k % 8)),
+            bank: Default::default(),
+            acc_q: Default::default(),
+            index: std::array::from_fn(|k| Constant::new((k as u64).into())),
+            weights: Default::default(),
+        }
+    }
+}
+
+impl Logic for ConvMac {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.weights[0].next = self.w0.val();
+        self.weights[1].next = self.w1.val();
+        self.weights[2].next = self.w2.val();
+        self.weights[3].next = self.w3.val();
+        self.weights[4].next = self.w4.val();
+        self.weights[5].next = self.w5.val();
+        self.weights[6].next = self.w6.val();
+        self.weights[7].next = self.w7.val();
+        self.acc_q.clock.next = self.clock.val();
+        self.acc_q.reset.next = self.reset.val();
+        self.acc_q.enable.next = self.advance.val();
+        self.acc_q.d.next = self.bank[0].q.val();
+        self.acc_out.next = self.acc_q.q.val();
+        for k in 0..32 {
+            self.dots[k].clock.next = self.clock.val();
+            self.dots[k].reset.next = self.reset.val();
+            self.dots[k].enable.next = self.enable.val();
+            self.dots[k].clear.next = self.clear.val();
+            self.dots[k].mode.next = self.mode.val();
+            self.dots[k].act16_high.next = false;
+            self.bank[k].clock.next = self.clock.val();
+            self.bank[k].reset.next = self.reset.val();
+            self.bank[k].enable.next = self.load.val() & self.advance.val();
+            self.bank[k].d.next = self.dots[k].acc.val();
+            if self.read_index.val() == self.index[k].val() {
+                self.acc_q.d.next = self.bank[k].q.val();
+            }
+        }
+        for o in 0..8 {
+            self.dots[o].act.next = self.act0.val();
+            self.dots[o].pad.next = self.pad.val().get_bit(0);
+            self.dots[o].w.next = self.weights[o].val();
+            self.dots[8 + o].act.next = self.act1.val();
+            self.dots[8 + o].pad.next = self.pad.val().get_bit(1);
+            self.dots[8 + o].w.next = self.weights[o].val();
+            self.dots[16 + o].act.next = self.act2.val();
+            self.dots[16 + o].pad.next = self.pad.val().get_bit(2);
+            self.dots[16 + o].w.next = self.weights[o].val();
+            self.dots[24 + o].act.next = self.act3.val();
+            self.dots[24 + o].pad.next = self.pad.val().get_bit(3);
+            self.dots[24 + o].w.next = self.weights[o].val();
+        }
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(ConvMac::default(), "conv_mac");
+}

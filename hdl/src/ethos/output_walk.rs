@@ -1,0 +1,262 @@
+//! The convolution datapath's output walk (`conv_datapath.rs`; TRM §2, digest §2; docs/ethos.md,
+//! "Convolution datapath", overlapped output): which accumulator of the drain bank
+//! (`conv_mac.rs`) enters the output unit, at which OFM element, while the traversal
+//! (`conv_traversal.rs`) already walks the next OFM group's taps. Model:
+//! `model/src/ethos/output_walk.rs`.
+//!
+//! A group's last tap (`issue_last`, with the group's 2x2 block and OFM group) accumulates in
+//! the next cycle (stage 2); in the cycle after (stage 3, `load`) the bank takes the
+//! accumulators and the walk the group's position, and from the next cycle it reads entry
+//! `k` = 8p + o a cycle, 32 cycles, with its channel's parameters (`out_valid1`, `channel_out`;
+//! only an element inside the OFM reads them), then stage 2 (`out_valid2` and the element)
+//! beside the bank's registered read, and the element's pipeline beside the output unit
+//! (`ofm_*`). `must_wait`: a last tap now would load the bank before entry 31 is read (a load
+//! pending, or the walk below entry 29), so the traversal waits. `finishing`: entry 31
+//! now and nothing pending (OUT ends). Every register has `advance` (not held) as its enable.
+use super::conv_datapath::DIM_BITS;
+use crate::primitives::constant as k;
+use crate::primitives::{Reg, RegEn, ZeroExtend};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct OutputWalk {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub advance: Signal<In, Bit>,
+    /// CHECK: nothing pending, nothing to walk.
+    pub restart: Signal<In, Bit>,
+    pub issue_last: Signal<In, Bit>,
+    pub block_y: Signal<In, Bits<13>>,
+    pub block_x: Signal<In, Bits<13>>,
+    pub og: Signal<In, Bits<9>>,
+    pub ofm_height: Signal<In, Bits<DIM_BITS>>,
+    pub ofm_width: Signal<In, Bits<DIM_BITS>>,
+    pub ofm_depth: Signal<In, Bits<DIM_BITS>>,
+    pub must_wait: Signal<Out, Bit>,
+    pub finishing: Signal<Out, Bit>,
+    pub load: Signal<Out, Bit>,
+    pub read_index: Signal<Out, Bits<5>>,
+    pub out_valid1: Signal<Out, Bit>,
+    pub channel_out: Signal<Out, Bits<12>>,
+    pub out_valid2: Signal<Out, Bit>,
+    /// The element leaving the output unit (stage 2 three cycles on, as its value, never held).
+    pub ofm_y: Signal<Out, Bits<12>>,
+    pub ofm_x: Signal<Out, Bits<12>>,
+    pub ofm_channel: Signal<Out, Bits<12>>,
+
+    pend2: RegEn<Bit>,
+    pend3: RegEn<Bit>,
+    p_y: RegEn<Bits<13>>,
+    p_x: RegEn<Bits<13>>,
+    p_og: RegEn<Bits<9>>,
+    a_y: RegEn<Bits<13>>,
+    a_x: RegEn<Bits<13>>,
+    a_og: RegEn<Bits<9>>,
+    busy: RegEn<Bit>,
+    k: RegEn<Bits<5>>,
+    out_valid2_q: RegEn<Bit>,
+    ofm_y2_q: RegEn<Bits<12>>,
+    ofm_x2_q: RegEn<Bits<12>>,
+    ofm_c2_q: RegEn<Bits<12>>,
+    y_pipe: [Reg<Bits<12>>; 3],
+    x_pipe: [Reg<Bits<12>>; 3],
+    c_pipe: [Reg<Bits<12>>; 3],
+
+    ofm_height13: ZeroExtend<12, 13>,
+    ofm_width13: ZeroExtend<12, 13>,
+    ofm_depth13: ZeroExtend<12, 13>,
+    og13: ZeroExtend<9, 13>,
+    o13: ZeroExtend<3, 13>,
+    row1: Signal<Local, Bit>,
+    col1: Signal<Local, Bit>,
+    channel: Signal<Local, Bits<13>>,
+    in_ofm: Signal<Local, Bit>,
+    zero5: Constant<Bits<5>>,
+    one5: Constant<Bits<5>>,
+    one12: Constant<Bits<12>>,
+    one13: Constant<Bits<13>>,
+    shift3: Constant<Bits<4>>,
+    last_k: Constant<Bits<5>>,
+    late_k: Constant<Bits<5>>,
+}
+
+impl Default for OutputWalk {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            advance: Default::default(),
+            restart: Default::default(),
+            issue_last: Default::default(),
+            block_y: Default::default(),
+            block_x: Default::default(),
+            og: Default::default(),
+            ofm_height: Default::default(),
+            ofm_width: Default::default(),
+            ofm_depth: Default::default(),
+            must_wait: Default::default(),
+            finishing: Default::default(),
+            load: Default::default(),
+            read_index: Default::default(),
+            out_valid1: Default::default(),
+            channel_out: Default::default(),
+            out_valid2: Default::default(),
+            ofm_y: Default::default(),
+            ofm_x: Default::default(),
+            ofm_channel: Default::default(),
+            pend2: Default::default(),
+            pend3: Default::default(),
+            p_y: Default::default(),
+            p_x: Default::default(),
+            p_og: Default::default(),
+            a_y: Default::default(),
+            a_x: Default::default(),
+            a_og: Default::default(),
+            busy: Default::default(),
+            k: Default::default(),
+            out_valid2_q: Default::default(),
+            ofm_y2_q: Default::default(),
+            ofm_x2_q: Default::default(),
+            ofm_c2_q: Default::default(),
+            y_pipe: Default::default(),
+            x_pipe: Default::default(),
+            c_pipe: Default::default(),
+            ofm_height13: Default::default(),
+            ofm_width13: Default::default(),
+            ofm_depth13: Default::default(),
+            og13: Default::default(),
+            o13: Default::default(),
+            row1: Default::default(),
+            col1: Default::default(),
+            channel: Default::default(),
+            in_ofm: Default::default(),
+            zero5: k(0),
+            one5: k(1),
+            one12: k(1),
+            one13: k(1),
+            shift3: k(3),
+            last_k: k(31),
+            late_k: k(29),
+        }
+    }
+}
+
+impl Logic for OutputWalk {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, pend2, pend3, p_y, p_x, p_og, a_y, a_x, a_og, busy, k, out_valid2_q, ofm_y2_q, ofm_x2_q, ofm_c2_q);
+        self.pend2.reset.next = self.reset.val();
+        self.pend3.reset.next = self.reset.val();
+        self.p_y.reset.next = self.reset.val();
+        self.p_x.reset.next = self.reset.val();
+        self.p_og.reset.next = self.reset.val();
+        self.a_y.reset.next = self.reset.val();
+        self.a_x.reset.next = self.reset.val();
+        self.a_og.reset.next = self.reset.val();
+        self.busy.reset.next = self.reset.val();
+        self.k.reset.next = self.reset.val();
+        self.out_valid2_q.reset.next = self.reset.val();
+        self.ofm_y2_q.reset.next = self.reset.val();
+        self.ofm_x2_q.reset.next = self.reset.val();
+        self.ofm_c2_q.reset.next = self.reset.val();
+        self.pend2.enable.next = self.advance.val();
+        self.pend3.enable.next = self.advance.val();
+        self.p_y.enable.next = self.advance.val() & self.issue_last.val();
+        self.p_x.enable.next = self.advance.val() & self.issue_last.val();
+        self.p_og.enable.next = self.advance.val() & self.issue_last.val();
+        self.a_y.enable.next = self.advance.val() & self.pend3.q.val();
+        self.a_x.enable.next = self.advance.val() & self.pend3.q.val();
+        self.a_og.enable.next = self.advance.val() & self.pend3.q.val();
+        self.busy.enable.next = self.advance.val();
+        self.k.enable.next = self.advance.val();
+        self.out_valid2_q.enable.next = self.advance.val();
+        self.ofm_y2_q.enable.next = self.advance.val();
+        self.ofm_x2_q.enable.next = self.advance.val();
+        self.ofm_c2_q.enable.next = self.advance.val();
+
+        self.must_wait.next = self.pend2.q.val() | self.pend3.q.val() | (self.busy.q.val() & (self.k.q.val() < self.late_k.val()));
+        self.finishing.next =
+            self.busy.q.val() & (self.k.q.val() == self.last_k.val()) & !self.pend2.q.val() & !self.pend3.q.val();
+        self.load.next = self.pend3.q.val();
+        self.read_index.next = self.k.q.val();
+        self.out_valid2.next = self.out_valid2_q.q.val();
+
+        // The pending group, then the walk.
+        self.pend2.d.next = self.issue_last.val() & !self.restart.val();
+        self.pend3.d.next = self.pend2.q.val() & !self.restart.val();
+        self.p_y.d.next = self.block_y.val();
+        self.p_x.d.next = self.block_x.val();
+        self.p_og.d.next = self.og.val();
+        self.a_y.d.next = self.p_y.q.val();
+        self.a_x.d.next = self.p_x.q.val();
+        self.a_og.d.next = self.p_og.q.val();
+        self.busy.d.next = self.busy.q.val();
+        self.k.d.next = self.k.q.val();
+        if self.busy.q.val() {
+            self.k.d.next = self.k.q.val() + self.one5.val();
+            if self.k.q.val() == self.last_k.val() {
+                self.busy.d.next = false;
+            }
+        }
+        if self.pend3.q.val() {
+            self.busy.d.next = true;
+            self.k.d.next = self.zero5.val();
+        }
+        if self.restart.val() {
+            self.busy.d.next = false;
+            self.k.d.next = self.zero5.val();
+        }
+
+        // Entry k = 8p + o: its OFM element, and whether it is inside the OFM.
+        self.ofm_height13.narrow.next = self.ofm_height.val();
+        self.ofm_width13.narrow.next = self.ofm_width.val();
+        self.ofm_depth13.narrow.next = self.ofm_depth.val();
+        self.row1.next = (self.a_y.q.val() + self.one13.val()) < self.ofm_height13.wide.val();
+        self.col1.next = (self.a_x.q.val() + self.one13.val()) < self.ofm_width13.wide.val();
+        self.og13.narrow.next = self.a_og.q.val();
+        self.o13.narrow.next = self.k.q.val().get_bits::<3>(0);
+        self.channel.next = (self.og13.wide.val() << self.shift3.val()) + self.o13.wide.val();
+        self.channel_out.next = self.channel.val().get_bits::<12>(0);
+        self.in_ofm.next = (!self.k.q.val().get_bit(4) | self.row1.val()) & (!self.k.q.val().get_bit(3) | self.col1.val());
+        self.out_valid1.next = self.busy.q.val() & self.in_ofm.val() & (self.channel.val() < self.ofm_depth13.wide.val());
+
+        // Stage 2, beside the bank's registered read.
+        self.out_valid2_q.d.next = self.out_valid1.val();
+        self.ofm_y2_q.d.next = self.a_y.q.val().get_bits::<12>(0);
+        if self.k.q.val().get_bit(4) {
+            self.ofm_y2_q.d.next = self.a_y.q.val().get_bits::<12>(0) + self.one12.val();
+        }
+        self.ofm_x2_q.d.next = self.a_x.q.val().get_bits::<12>(0);
+        if self.k.q.val().get_bit(3) {
+            self.ofm_x2_q.d.next = self.a_x.q.val().get_bits::<12>(0) + self.one12.val();
+        }
+        self.ofm_c2_q.d.next = self.channel_out.val();
+
+        // The OFM address pipeline beside the output unit's three stages.
+        for i in 0..3 {
+            self.y_pipe[i].clock.next = self.clock.val();
+            self.x_pipe[i].clock.next = self.clock.val();
+            self.c_pipe[i].clock.next = self.clock.val();
+            self.y_pipe[i].reset.next = self.reset.val();
+            self.x_pipe[i].reset.next = self.reset.val();
+            self.c_pipe[i].reset.next = self.reset.val();
+        }
+        self.y_pipe[0].d.next = self.ofm_y2_q.q.val();
+        self.x_pipe[0].d.next = self.ofm_x2_q.q.val();
+        self.c_pipe[0].d.next = self.ofm_c2_q.q.val();
+        for i in 1..3 {
+            self.y_pipe[i].d.next = self.y_pipe[i - 1].q.val();
+            self.x_pipe[i].d.next = self.x_pipe[i - 1].q.val();
+            self.c_pipe[i].d.next = self.c_pipe[i - 1].q.val();
+        }
+        self.ofm_y.next = self.y_pipe[2].q.val();
+        self.ofm_x.next = self.x_pipe[2].q.val();
+        self.ofm_channel.next = self.c_pipe[2].q.val();
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(OutputWalk::default(), "output_walk");
+}

@@ -1,0 +1,37 @@
+//! The convolution datapath's MAC array with double-buffered accumulators (RTL
+//! `hdl/src/ethos/conv_mac.rs`; TRM L1027-1076, digest §5.1): the MAC unit's 32 accumulators
+//! and a drain bank that takes all of them in one cycle (`load`), so that the output unit
+//! drains one OFM group while the next accumulates; `acc_out` is a register, bank entry
+//! `read_index` of the previous cycle not held.
+use super::mac_unit::{self, MacUnit, ACCUMULATORS};
+use crate::Block;
+
+#[derive(Clone, Debug, Default)]
+pub struct ConvMac {
+    mac: MacUnit,
+    bank: [i64; ACCUMULATORS],
+    acc: i64,
+}
+
+impl ConvMac {
+    /// The registered bank read (40 bits, sign-extended).
+    pub fn acc_out(&self) -> i64 {
+        self.acc
+    }
+
+    /// One clock edge: the MAC unit with `i` (its `read_index` unused), and, when `advance`
+    /// (not held), the bank read of `read_index` and the bank's `load`, both of the values
+    /// before the edge.
+    pub fn step(&mut self, i: &mac_unit::In, advance: bool, load: bool, read_index: u8) {
+        if i.reset {
+            self.bank = [0; ACCUMULATORS];
+            self.acc = 0;
+        } else if advance {
+            self.acc = self.bank[usize::from(read_index) % ACCUMULATORS];
+            if load {
+                self.bank = self.mac.accumulators();
+            }
+        }
+        self.mac.step(i);
+    }
+}

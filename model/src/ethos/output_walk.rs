@@ -1,0 +1,69 @@
+//! The convolution datapath's output walk (RTL `hdl/src/ethos/output_walk.rs`, whose comment
+//! has the timing; TRM §2, digest §2): an OFM group's last tap (stage 1) accumulates in stage
+//! 2; in stage 3 (`load`) the drain bank (`conv_mac.rs`) takes the accumulators and the walk
+//! the group's position, then it reads entry `k` = 8p + o a cycle, 32 cycles, while the
+//! traversal walks the next group. `wait`: a last tap now would load the bank before entry 31
+//! is read. `finishing`: entry 31 now and nothing pending.
+
+/// A group's position: 2x2 block row, column, OFM group.
+pub type Position = (u32, u32, u32);
+
+#[derive(Clone, Debug, Default)]
+pub struct OutputWalk {
+    pend2: bool,
+    pend3: bool,
+    pending: Position,
+    active: Position,
+    busy: bool,
+    pub k: u32,
+    /// Stage 2: the entry read in the previous cycle is inside the OFM, and its element.
+    pub out_valid2: bool,
+    pub ofm2: (u32, u32, u32),
+}
+
+impl OutputWalk {
+    pub fn wait(&self) -> bool {
+        self.pend2 || self.pend3 || (self.busy && self.k < 29)
+    }
+
+    pub fn finishing(&self) -> bool {
+        self.busy && self.k == 31 && !self.pend2 && !self.pend3
+    }
+
+    pub fn load(&self) -> bool {
+        self.pend3
+    }
+
+    /// Stage 1: whether entry `k` is inside the OFM (`height`, `width`, `depth`), and its channel.
+    pub fn entry(&self, height: u16, width: u16, depth: u16) -> (bool, u32) {
+        let (y, x, og) = self.active;
+        let channel = (og << 3) + (self.k & 7);
+        let inside = (self.k >> 4 & 1 == 0 || y + 1 < u32::from(height)) && (self.k >> 3 & 1 == 0 || x + 1 < u32::from(width));
+        (self.busy && inside && channel < u32::from(depth), channel)
+    }
+
+    /// One clock edge not held: `restart` (CHECK), the issued last tap of the group at `at`.
+    pub fn clock(&mut self, restart: bool, issue_last: Option<Position>, entry: (bool, u32)) {
+        let (y, x, _) = self.active;
+        self.out_valid2 = entry.0;
+        self.ofm2 = ((y + (self.k >> 4 & 1)) & 0xFFF, (x + (self.k >> 3 & 1)) & 0xFFF, entry.1 & 0xFFF);
+        if self.busy {
+            self.busy = self.k != 31;
+            self.k = (self.k + 1) & 31;
+        }
+        if self.pend3 {
+            self.busy = true;
+            self.k = 0;
+            self.active = self.pending;
+        }
+        if let Some(at) = issue_last {
+            self.pending = at;
+        }
+        self.pend3 = self.pend2 && !restart;
+        self.pend2 = issue_last.is_some() && !restart;
+        if restart {
+            self.busy = false;
+            self.k = 0;
+        }
+    }
+}
