@@ -229,23 +229,7 @@ fn fully_connected_rounds_once_in_tflite_twice_on_the_npu() {
 /// kernel, stride 1: `1 + 2 * 10 = 21`, and the executor gives exactly that.
 #[test]
 fn legacy_core_folds_strided_dilated_convolutions_as_dense() {
-    use npu::ethos::network::{Kind, Op, Operand, Quant, Weights, Window};
-    use npu::ethos::tflite::{Activation, Padding};
-    let one = Quant { scale: 1.0, zero_point: 0 };
-    let net = Network {
-        input_shape: [1, 4, 1],
-        input_quant: one,
-        input: vec![1, 2, 3, 4],
-        ops: vec![Op {
-            kind: Kind::Conv2d,
-            inputs: vec![Operand::Tensor(0)],
-            shape: [1, 1, 1],
-            quant: one,
-            activation: Activation::None,
-            window: Some(Window { kernel: (1, 2), stride: (1, 2), padding: Padding::Valid, dilation: (1, 2) }),
-            weights: Some(Weights { weights: vec![1, 10], scales: vec![1.0], bias: vec![0] }),
-        }],
-    };
+    let net = npu::ethos::network::strided_dilated_example();
     let tflite = oracle();
     assert_eq!(tflite.run_networks(std::slice::from_ref(&net)).unwrap()[0], [31]);
     for (core, want) in [(VelaCore::Regor, 31u8), (VelaCore::Legacy, 21)] {

@@ -463,6 +463,28 @@ fn fitted_scale<R: Rng + ?Sized>(rng: &mut R) -> f32 {
     }
 }
 
+/// The smallest strided, dilated CONV_2D, which Vela's legacy core folds as if it were dense
+/// (docs/ethos.md, "Reference executor"): a 1x2 kernel, stride 2 and dilation 2 in x, VALID, on
+/// 1x4x1 `[1, 2, 3, 4]` with weights `[1, 10]`, every scale 1 and zero point 0. TFLite reads x 0
+/// and 2: `1 + 3 * 10 = 31`.
+pub fn strided_dilated_example() -> Network {
+    let one = Quant { scale: 1.0, zero_point: 0 };
+    Network {
+        input_shape: [1, 4, 1],
+        input_quant: one,
+        input: vec![1, 2, 3, 4],
+        ops: vec![Op {
+            kind: Kind::Conv2d,
+            inputs: vec![Operand::Tensor(0)],
+            shape: [1, 1, 1],
+            quant: one,
+            activation: Activation::None,
+            window: Some(Window { kernel: (1, 2), stride: (1, 2), padding: Padding::Valid, dilation: (1, 2) }),
+            weights: Some(Weights { weights: vec![1, 10], scales: vec![1.0], bias: vec![0] }),
+        }],
+    }
+}
+
 /// A random network: a chain of operators from `choice`, elementwise operators taking their
 /// second operand from an earlier tensor of the same shape or a constant (full, per channel
 /// or scalar: broadcast), shapes and channels from `choice`, strides 1-2, kernels 1-5 (some
