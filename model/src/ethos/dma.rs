@@ -39,7 +39,8 @@ pub struct Dma {
     src_set: u64,
     dst_set: u64,
     len_set: u64,
-    state: u8,
+    /// [`state`], as the RTL numbers it.
+    state: u64,
     step: u8,
     /// The read register of its copy of the BASEPs (the same contents as the front end's).
     basep_read: u32,
@@ -52,11 +53,6 @@ pub struct Dma {
     remaining: u64,
     w_data: u64,
     w_strb: u8,
-}
-
-/// `state` as the RTL numbers it.
-const fn code(value: u64) -> u8 {
-    value as u8
 }
 
 impl Dma {
@@ -73,7 +69,7 @@ impl Dma {
     }
 
     pub fn idle(&self) -> bool {
-        self.state == code(state::IDLE)
+        self.state == state::IDLE
     }
 
     /// A DMA_START now would be a cmd_parse_error (region bits above bit 2, LEN above 32 bits).
@@ -82,7 +78,7 @@ impl Dma {
     }
 
     pub fn wants_read(&self) -> bool {
-        self.state == code(state::READ)
+        self.state == state::READ
     }
 
     pub fn read_addr(&self) -> u64 {
@@ -91,7 +87,7 @@ impl Dma {
 
     /// The write channel: `mem_aw_valid`, `mem_aw_addr`, `mem_w_data`, `mem_w_strb`.
     pub fn write_port(&self) -> (bool, u64, u64, u8) {
-        (self.state == code(state::WRITE), self.dst_addr & MASK40 & !7, self.w_data, self.w_strb)
+        (self.state == state::WRITE, self.dst_addr & MASK40 & !7, self.w_data, self.w_strb)
     }
 
     /// One clock edge; `basep` are the BASEPs as they are before it.
@@ -101,18 +97,18 @@ impl Dma {
         let (src_off, dst_off) = (self.src_addr & 7, self.dst_addr & 7);
         let chunk = (8 - src_off).min(8 - dst_off).min(self.remaining);
         if c.read_issued {
-            self.state = code(state::READ_WAIT);
+            self.state = state::READ_WAIT;
             events.push("DMA read");
         }
         if c.r_valid {
             if c.r_error {
                 errors.read = true;
-                self.state = code(state::IDLE);
+                self.state = state::IDLE;
                 events.push("error: DMA read bus error");
             } else {
                 self.w_data = (c.r_data >> (8 * src_off)) << (8 * dst_off);
                 self.w_strb = (((0xffu32 >> (8 - chunk)) << dst_off) & 0xff) as u8;
-                self.state = code(state::WRITE);
+                self.state = state::WRITE;
                 events.push("DMA data");
             }
         }
@@ -120,7 +116,7 @@ impl Dma {
         let src_twice = (2 * self.src_region) & 0xf;
         let dst_twice = (2 * self.dst_region) & 0xf;
         if c.go {
-            self.state = code(state::BASE);
+            self.state = state::BASE;
             self.step = 0;
             self.src_region = self.src_region_set & 0xf;
             self.dst_region = self.dst_region_set & 0xf;
@@ -128,7 +124,7 @@ impl Dma {
             self.dst_addr = self.dst_set & MASK40;
             self.remaining = self.len_set & MASK40;
         }
-        if was == code(state::BASE) {
+        if was == state::BASE {
             let step = self.step;
             self.step = (step + 1) & 7;
             let ext = u64::from(self.basep_read);
@@ -147,7 +143,7 @@ impl Dma {
                 }
                 4 => {
                     self.dst_base |= (ext & 0xff) << 32;
-                    self.state = code(state::ADDR);
+                    self.state = state::ADDR;
                     src_twice
                 }
                 _ => src_twice,
@@ -155,29 +151,29 @@ impl Dma {
             self.basep_read = basep[usize::from(read & 0xf)];
             events.push("DMA base");
         }
-        if was == code(state::ADDR) {
+        if was == state::ADDR {
             self.src_addr = (self.src_base + self.src_addr) & MASK40;
             self.dst_addr = (self.dst_base + self.dst_addr) & MASK40;
-            self.state = code(if self.remaining == 0 { state::IDLE } else { state::READ });
+            self.state = if self.remaining == 0 { state::IDLE } else { state::READ };
             events.push(if self.remaining == 0 { "DMA of 0 bytes" } else { "DMA addresses" });
         }
-        if was == code(state::WRITE) {
+        if was == state::WRITE {
             if c.aw_ready {
-                self.state = code(state::WRITE_WAIT);
+                self.state = state::WRITE_WAIT;
                 events.push("DMA write");
             } else {
                 events.push("DMA write stalled");
             }
         }
-        if was == code(state::WRITE_WAIT) && c.b_valid {
+        if was == state::WRITE_WAIT && c.b_valid {
             self.src_addr = (self.src_addr + chunk) & MASK40;
             self.dst_addr = (self.dst_addr + chunk) & MASK40;
             let remaining = self.remaining;
             self.remaining = remaining.wrapping_sub(chunk) & MASK40;
-            self.state = code(if remaining == chunk { state::IDLE } else { state::READ });
+            self.state = if remaining == chunk { state::IDLE } else { state::READ };
             if c.b_error {
                 errors.write = true;
-                self.state = code(state::IDLE);
+                self.state = state::IDLE;
                 events.push("error: DMA write bus error");
             } else {
                 events.push(if remaining == chunk { "DMA done" } else { "DMA step" });
