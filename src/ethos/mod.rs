@@ -10,6 +10,7 @@ pub mod encoder;
 pub mod executor;
 pub mod front_end;
 pub mod memory;
+pub mod cnn_training;
 pub mod mnist_cnn;
 pub mod network;
 pub mod npu;
