@@ -356,6 +356,8 @@ impl Engine {
         let x_store = self.state == State::Stream && self.tiles.first_n && mem_response;
         let phase_done = self.issued == total && self.outstanding == 0;
         let array_active = self.systolic.active();
+        let first_active = self.systolic.first_active();
+        let writer_idle = self.writer.idle(self.ofifo.read_valid());
         // A stopped layer also lets its rows leave the array, so none reaches the next layer.
         let flushed = !self.held
             && !self.ahead.held()
@@ -607,7 +609,7 @@ impl Engine {
             State::Stream if phase_done => State::Drain,
             // The last column tile: the last rows' results are still on their way, or words are
             // still to be written.
-            State::Drain if array_active || !self.writer.idle(self.ofifo.read_valid()) => State::Drain,
+            State::Drain if array_active || !writer_idle => State::Drain,
             State::Drain => {
                 self.code = SUCCESS;
                 State::Done
@@ -615,7 +617,7 @@ impl Engine {
             // NSTART changes the base (bias and sums) that rows of a first K tile still in the
             // array would take; the look-ahead load of the next column tile's first weights
             // finishes here.
-            State::NextN if self.systolic.first_active() || (self.tiles.ahead() && !ahead_ready) => State::NextN,
+            State::NextN if first_active || (self.tiles.ahead() && !ahead_ready) => State::NextN,
             State::NextN => {
                 self.tiles.next_n();
                 State::NStart
