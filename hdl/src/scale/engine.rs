@@ -525,7 +525,8 @@ impl Logic for Engine {
         self.fifo_read.next = self.writer.any.val()
             & (!self.loaded.val() | self.write_accept.val())
             & !self.stop.q.val();
-        self.writer.restart.next = self.in_plan.val();
+        self.writer.restart.next = self.in_done.val();
+        self.writer.start.next = self.in_plan.val();
         self.writer.result.next = self.result.val();
         self.writer.reserve.next =
             self.requested.val() & self.in_stream.val() & !self.tiles.more_k.val() & self.saveout.val();
@@ -539,9 +540,9 @@ impl Logic for Engine {
         self.writer.ncw_bytes.next = self.tiles.ncw_bytes.val();
         self.ofifo.rows.next = self.inrows.val();
         self.ofifo.cols.next = self.one8.val();
-        self.ofifo.write_restart.next = self.in_plan.val();
+        self.ofifo.write_restart.next = self.in_done.val();
         self.ofifo.write_base.next = self.zero_o.val();
-        self.ofifo.read_restart.next = self.in_plan.val();
+        self.ofifo.read_restart.next = self.in_done.val();
         self.ofifo.read_base.next = self.zero_o.val();
         self.ofifo.read.next = self.fifo_read.val();
         self.ofifo.store.next = self.fifo_store.val();

@@ -15,8 +15,10 @@ use rust_hdl::prelude::*;
 pub struct OutputWriter {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    /// A layer starts (PLAN): empty, at `result`.
+    /// A layer ends (DONE): empty (a stopped layer's words are never written by the next
+    /// one). A layer starts (PLAN): at `result`.
     pub restart: Signal<In, Bit>,
+    pub start: Signal<In, Bit>,
     pub result: Signal<In, Bits<32>>,
     /// A row of a last K tile is issued (with SAVEOUT); a result word goes into the FIFO; the
     /// FIFO's next word is read into its read register; a word is in that register (read at the
@@ -58,6 +60,7 @@ pub struct OutputWriter {
     inrows9: ZeroExtend<8, 9>,
     one9: Constant<Bits<9>>,
     zero9: Constant<Bits<9>>,
+    zero32: Constant<Bits<32>>,
     word_bytes: Constant<Bits<32>>,
 }
 
@@ -67,6 +70,7 @@ impl Default for OutputWriter {
             clock: Default::default(),
             reset: Default::default(),
             restart: Default::default(),
+            start: Default::default(),
             result: Default::default(),
             reserve: Default::default(),
             store: Default::default(),
@@ -95,6 +99,7 @@ impl Default for OutputWriter {
             inrows9: Default::default(),
             one9: Constant::new(1.into()),
             zero9: Constant::new(0.into()),
+            zero32: Constant::new(0.into()),
             word_bytes: Constant::new(WORD_BYTES.into()),
         }
     }
@@ -155,6 +160,11 @@ impl Logic for OutputWriter {
                 self.addr_r.d.next = self.addr_r.q.val() + self.ncw_bytes.val();
             }
         }
+        if self.start.val() {
+            self.row.d.next = self.zero9.val();
+            self.addr_r.d.next = self.result.val();
+            self.tile_ptr.d.next = self.result.val();
+        }
         if self.restart.val() {
             self.reserved_r.d.next = self.zero9.val();
             self.words.d.next = self.zero9.val();
@@ -162,8 +172,8 @@ impl Logic for OutputWriter {
             self.held_r.d.next = false;
             self.outstanding.d.next = self.zero9.val();
             self.row.d.next = self.zero9.val();
-            self.addr_r.d.next = self.result.val();
-            self.tile_ptr.d.next = self.result.val();
+            self.addr_r.d.next = self.zero32.val();
+            self.tile_ptr.d.next = self.zero32.val();
         }
     }
 }

@@ -489,16 +489,17 @@ impl Engine {
         self.ofifo.clock(&tile_ram::In {
             rows: c.inrows,
             cols: 1,
-            write_restart: self.state == State::Plan,
+            write_restart: self.state == State::Done,
             write_base: 0,
-            read_restart: self.state == State::Plan,
+            read_restart: self.state == State::Done,
             read_base: 0,
             read: fifo_read,
             store: fifo_store,
             word: out_word,
         });
         self.writer.clock(&output_writer::Step {
-            restart: self.state == State::Plan,
+            restart: self.state == State::Done,
+            start: self.state == State::Plan,
             result: c.result,
             reserve: requested && self.state == State::Stream && !self.tiles.more_k() && c.saveout,
             store: fifo_store,

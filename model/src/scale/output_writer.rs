@@ -24,13 +24,16 @@
 //! - The address runs a column tile behind the walk, so the writer has its own row count and
 //!   column-tile pointer: RESULT + r·ncw + n·WORD_BYTES.
 //! - A stop: nothing more is read from the FIFO or offered (a write offered and not taken stays
-//!   offered until taken, as every request); FLUSH waits for its responses. PLAN empties it.
+//!   offered until taken, as every request); FLUSH waits for its responses. DONE empties it
+//!   (before the next layer's CHECK, where the stop is cleared), PLAN sets the address.
 
 /// What the engine decides for the writer in a cycle.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Step {
-    /// A layer starts (PLAN): empty, at RESULT.
+    /// A layer ends (DONE): empty, so that a stopped layer's words are never written by the
+    /// next one. A layer starts (PLAN): at RESULT.
     pub restart: bool,
+    pub start: bool,
     pub result: u32,
     /// A row of a last K tile is issued (with SAVEOUT).
     pub reserve: bool,
@@ -108,8 +111,11 @@ impl OutputWriter {
     /// The rising edge.
     pub fn clock(&mut self, s: &Step) {
         if s.restart {
-            *self = Self { addr: s.result, tile_ptr: s.result, ..Self::default() };
+            *self = Self::default();
             return;
+        }
+        if s.start {
+            (self.addr, self.tile_ptr, self.row) = (s.result, s.result, 0);
         }
         self.reserved = self.reserved + u32::from(s.reserve) - u32::from(s.read);
         self.words = self.words + u32::from(s.store) - u32::from(s.read);
