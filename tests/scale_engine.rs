@@ -92,8 +92,8 @@ fn random_layers_match_the_model_and_the_reference() {
                     0 => Fault::WriteWhileBusy(rng.gen_range(0..200)),
                     1 if !layer.regs.reinputs => Fault::ErrorAt(layer.regs.base),
                     1 if layer.regs.saveout => Fault::ErrorAt(layer.regs.result),
-                    // The second column tile's first weight row: loaded ahead, while the first
-                    // column tile drains.
+                    // The second column tile's first weight row: loaded ahead, in the first
+                    // column tile's last STREAM or in NEXTN.
                     2 if usize::from(layer.regs.wghtcols) > npu_model::scale::SIZE && !layer.regs.reweights => {
                         let x_bytes = if layer.regs.reinputs { 0 } else { matrix_bytes(layer.regs.inrows, layer.regs.incols) };
                         Fault::ErrorAt(layer.regs.base.wrapping_add(x_bytes).wrapping_add(WORD_BYTES))
@@ -196,11 +196,19 @@ fn random_layers_match_the_model_and_the_reference() {
         "KSTART waits for its bank",
         // The look-ahead weight load (docs/scale.md, "Where the cycles go now", 1).
         "weight row loaded while streaming",
-        "weight row loaded while draining",
+        "weight row loaded between column tiles",
         "look-ahead load waits for its bank",
         "STREAM waits for the look-ahead load",
         "K tile starts with weights loaded ahead",
         "error response to a look-ahead load",
+        // Results written while the next column tile streams (docs/scale.md, "Where the cycles
+        // go now", 2).
+        "result written while streaming",
+        "result written in NSTART/BIAS/KSTART",
+        "STREAM waits for room in the output FIFO",
+        "write waits for reads outstanding",
+        "read waits for writes outstanding",
+        "error response to a write while streaming",
         "REINPUTS layer succeeded",
         "REWEIGHTS layer succeeded",
         "USEBIAS layer succeeded",
