@@ -127,6 +127,12 @@ fn register_programs_match_the_model_and_the_reference() {
     required.extend([
         "result written while streaming",
         "result written in NSTART/BIAS/KSTART",
+        "result written in NEXTN",
+        "result written in DRAIN",
+        "DRAIN waits for the writer",
+        "output FIFO wraps",
+        "write waits for a read offered",
+        "layer stopped while the writer holds words",
         "STREAM waits for room in the output FIFO",
         "write waits for reads outstanding",
         "read waits for writes outstanding",

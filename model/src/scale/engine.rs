@@ -380,8 +380,27 @@ impl Engine {
             match self.state {
                 State::Stream => self.events.push("result written while streaming"),
                 State::NStart | State::Bias | State::KStart => self.events.push("result written in NSTART/BIAS/KSTART"),
+                State::NextN => self.events.push("result written in NEXTN"),
+                State::Drain => self.events.push("result written in DRAIN"),
                 _ => {}
             }
+        }
+        // The output FIFO's edge cases: every one of its words holds a result (its write
+        // pointer has caught up with its read pointer), its pointers wrap.
+        if self.writer.words() == OUT_WORDS as u32 {
+            self.events.push("output FIFO full");
+        }
+        if self.state == State::Done && self.writer.words() > 0 {
+            self.events.push("words dropped at DONE");
+        }
+        if c.saveout && self.systolic.out_valid() && self.ofifo.write_ptr() == OUT_WORDS - 1 {
+            self.events.push("output FIFO wraps");
+        }
+        if self.writer.loaded(self.ofifo.read_valid()) && !self.writer.held() && !self.stop && (self.main_wants(c) || self.ahead_wants(c)) {
+            self.events.push("write waits for a read offered");
+        }
+        if self.state == State::Drain && !array_active && !writer_idle {
+            self.events.push("DRAIN waits for the writer");
         }
         if self.writer.loaded(self.ofifo.read_valid()) && !self.writer.held() && !self.stop && !self.main_wants(c) && !self.ahead_wants(c) && self.reads_busy(c) {
             self.events.push("write waits for reads outstanding");
@@ -538,6 +557,10 @@ impl Engine {
         // Next state; a stop seen now acts from the next cycle.
         // PLAN's verdict on the registers stands even if a stop came during CHECK.
         let stopping = self.stop && !matches!(self.state, State::Idle | State::Plan | State::Flush | State::Done);
+        // A stopped layer's words are not written: DONE drops what the FIFO still holds.
+        if stopping && (self.writer.words() > 0 || self.writer.loaded(self.ofifo.read_valid())) {
+            self.events.push("layer stopped while the writer holds words");
+        }
         let next = match self.state {
             _ if stopping => State::Flush,
             State::Idle if i.start => State::Check,
