@@ -2,12 +2,13 @@
 //! lock step, on random layer programs with random memory stalls and latencies, injected
 //! error responses and refused register writes; every layer's exit code against the
 //! documented rules and its results against the plain integer reference.
-use npu::cosim::lockstep::{drive, Run};
+use npu::cosim::lockstep::{drive, Coverage, Run};
 use npu::cosim::tops::scale_engine::ScaleEngine;
 use npu::scale::layer::{matrix_bytes, Layer};
 use npu::scale::memory::{Memory, Request, Timing};
-use npu::scale::program::{random_layer, reinput_cases_shown, History, REINPUT_CASES};
+use npu::scale::program::{random_layer, reinput_cases_shown, value16, History, REINPUT_CASES};
 use npu_model::scale::engine::{In, State, CPU_ERR, MEM_BYTES, MEM_ERR, SUCCESS, WORD_BYTES};
+use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::cell::RefCell;
 
@@ -36,6 +37,10 @@ struct Bench {
     cases: Vec<&'static str>,
     cycle: u64,
     layers: u64,
+    /// The layer's memory timing; the read that starts a hold, and the cycle the hold ends.
+    timing: Timing,
+    hold_after: Option<u32>,
+    hold_until: Option<u64>,
 }
 
 fn config(layer: &Layer) -> In {
@@ -58,12 +63,174 @@ fn config(layer: &Layer) -> In {
     }
 }
 
+/// A layer of a run: the layer, its fault, the memory's timing while it runs, and an address
+/// after whose read the memory takes no request for `HOLD_CYCLES` cycles.
+struct Drawn {
+    layer: Layer,
+    fault: Fault,
+    timing: Timing,
+    hold_after: Option<u32>,
+}
+
+type Draw<'a> = dyn FnMut(&mut SmallRng, &History, u64) -> Drawn + 'a;
+
+/// How long the memory holds every request after the read `Drawn::hold_after` names: longer
+/// than a row's way from its response to its result word (`2·SIZE + 1` cycles).
+const HOLD_CYCLES: u64 = 4 * npu_model::scale::SIZE as u64;
+
+/// A random layer as `random_layer` draws it, with one fault in four and the run's memory
+/// timing or, half the time, the memory of `make bench`.
+fn random_draw(rng: &mut SmallRng, history: &History, timing: Timing) -> Drawn {
+    let layer = random_layer(rng, history, 0.15);
+    let fault = match rng.gen_range(0..8) {
+        0 => Fault::WriteWhileBusy(rng.gen_range(0..200)),
+        1 if !layer.regs.reinputs => Fault::ErrorAt(layer.regs.base),
+        1 if layer.regs.saveout => Fault::ErrorAt(layer.regs.result),
+        // The second column tile's first weight row: loaded ahead, in the first
+        // column tile's last STREAM or in NEXTN.
+        2 if usize::from(layer.regs.wghtcols) > npu_model::scale::SIZE && !layer.regs.reweights => {
+            let x_bytes = if layer.regs.reinputs { 0 } else { matrix_bytes(layer.regs.inrows, layer.regs.incols) };
+            Fault::ErrorAt(layer.regs.base.wrapping_add(x_bytes).wrapping_add(WORD_BYTES))
+        }
+        _ => Fault::None,
+    };
+    // Half the layers on the memory of `make bench` (no stall, latency 1): only there
+    // does a K tile of one row come so soon after the one before that its KSTART
+    // waits for the rows of the K tile before that to leave the array.
+    Drawn { layer, fault, timing: if rng.gen_bool(0.5) { Timing::IDEAL } else { timing }, hold_after: None }
+}
+
 #[test]
 fn random_layers_match_the_model_and_the_reference() {
     let run = Run::from_env("scale_engine::random_layers_match_the_model_and_the_reference", 1_000_000);
     let mut rng = run.rng();
     let timing = Timing { stall: rng.gen_range(0.0..0.5), latency: (1, rng.gen_range(1..12)) };
     eprintln!("memory: {timing:?}");
+    let (coverage, layers) = run_layers(&run, timing, &mut |rng, history, _| random_draw(rng, history, timing));
+    eprintln!("{layers} layers; coverage:\n{coverage}");
+    let mut required: Vec<&str> = State::ALL.iter().map(|s| s.name()).collect();
+    required.extend([
+        "exit SUCCESS",
+        "exit MEM_ERR",
+        "exit CPU_ERR",
+        "exit CPU_ERR at check",
+        "exit MEM_ERR at check",
+        "exit CPU_ERR after abort",
+        "exit MEM_ERR after error response",
+        "request stalled",
+        "accumulate",
+        "results checked",
+        "results checked, several K and N tiles",
+        "next K tile follows rows in the array",
+        "KSTART waits for its bank",
+        // The look-ahead weight load (docs/scale.md, "Where the cycles go now", 1).
+        "weight row loaded while streaming",
+        "weight row loaded between column tiles",
+        "look-ahead load waits for its bank",
+        "STREAM waits for the look-ahead load",
+        "K tile starts with weights loaded ahead",
+        "error response to a look-ahead load",
+        // Results written while the next column tile streams (docs/scale.md, "Where the cycles
+        // go now", 2); the rarer cases are drawn on purpose in
+        // `output_writer_edge_cases_drawn_on_purpose`.
+        "result written while streaming",
+        "result written in NSTART/BIAS/KSTART",
+        "result written in NEXTN",
+        "result written in DRAIN",
+        "DRAIN waits for the writer",
+        "STREAM waits for room in the output FIFO",
+        "write waits for reads outstanding",
+        "write waits for a read offered",
+        "read waits for writes outstanding",
+        "output FIFO wraps",
+        "layer stopped while the writer holds words",
+        "error response to a write while streaming",
+        "REINPUTS layer succeeded",
+        "REWEIGHTS layer succeeded",
+        "USEBIAS layer succeeded",
+        "USESUMM layer succeeded",
+        "ACTFN layer succeeded",
+    ]);
+    required.extend(REINPUT_CASES);
+    required.extend(["result buffer read", "result stored and written", "result stored, not written"]);
+    required.extend(["X row stored in the X buffer", "X row from the X buffer", "X re-read from memory: it does not fit the X buffer"]);
+    coverage.require(&required);
+}
+
+/// A layer of `m x k x n` with SAVEOUT, no REINPUTS or REWEIGHTS, its image in the first
+/// quarter of the memory and its results in the second half, as `random_layer` places them.
+fn shaped_layer(rng: &mut SmallRng, (m, k, n): (u8, u8, u8)) -> Layer {
+    let mut layer = random_layer(rng, &History::default(), 0.0);
+    let r = &mut layer.regs;
+    (r.inrows, r.incols, r.wghtrows, r.wghtcols) = (m, k, k, n);
+    (r.reinputs, r.reweights, r.saveout) = (false, false, true);
+    let (m, k, n) = (usize::from(m), usize::from(k), usize::from(n));
+    layer.x = (0..m * k).map(|_| value16(rng)).collect();
+    layer.w = (0..k * n).map(|_| value16(rng)).collect();
+    layer.bias = (0..n).map(|_| rng.gen_range(-1 << 20..1 << 20)).collect();
+    layer.sums = (0..n).map(|_| rng.gen_range(-1000..1000)).collect();
+    let quarter_words = (MEM_BYTES / u64::from(WORD_BYTES)) as u32 / 4;
+    layer.regs.base = rng.gen_range(0..quarter_words / 2) * WORD_BYTES;
+    layer.regs.result = rng.gen_range(2 * quarter_words..3 * quarter_words) * WORD_BYTES;
+    layer
+}
+
+/// The output writer's rare cases, each drawn on purpose in turn (docs/scale.md, "Test plan"):
+/// 0. the output FIFO full (`OUT_WORDS` words unread): 129 to 160 rows of an X too large for
+///    the X buffer, three column tiles. Each column tile reads X from memory, and no write goes
+///    while STREAM reads; the second column tile's last K tile waits for room (its first column
+///    tile's words are still there) and starts when its rows exactly fill the FIFO; the memory
+///    then takes no request for `HOLD_CYCLES` after the last X row, so every word of the
+///    column tile arrives before one leaves;
+/// 1. a layer stopped by a refused register write while the FIFO holds words (they are
+///    dropped at DONE, never written: `History::settle` checks every write lies in RESULT);
+/// 2. an error response to one of its writes;
+/// 3. none of these, on a slow memory: the last DRAIN waits for the writer.
+/// Kinds 1 to 3: 60 to 130 rows, two to four column tiles, X in the X buffer, a memory that
+/// takes a request in 5 to 20 % of the cycles (the FIFO fills while the next column tile
+/// streams, and wraps).
+#[test]
+fn output_writer_edge_cases_drawn_on_purpose() {
+    let run = Run::from_env("scale_engine::output_writer_edge_cases_drawn_on_purpose", 200_000);
+    let n = npu_model::scale::SIZE as u8;
+    let (coverage, layers) = run_layers(&run, Timing::IDEAL, &mut |rng, _, index| {
+        if index % 4 == 0 {
+            let (m, k) = (rng.gen_range(129..=160), rng.gen_range(8 * n + 1..=9 * n));
+            let layer = shaped_layer(rng, (m, k, 3 * n));
+            let k_words = k.div_ceil(n);
+            let last_x_row = layer.regs.base + (u32::from(m) - 1) * u32::from(k_words) * WORD_BYTES + (u32::from(k_words) - 1) * WORD_BYTES;
+            return Drawn { layer, fault: Fault::None, timing: Timing { stall: 0.0, latency: (1, 12) }, hold_after: Some(last_x_row) };
+        }
+        let (m, k, cols) = (rng.gen_range(60..=130), rng.gen_range(1..=n), rng.gen_range(n + 1..=4 * n));
+        let layer = shaped_layer(rng, (m, k, cols));
+        let fault = match index % 4 {
+            1 => Fault::WriteWhileBusy(rng.gen_range(200..1500)),
+            // A word of the first column tile (written while the second streams).
+            2 => Fault::ErrorAt(layer.regs.result + rng.gen_range(1..u32::from(m)) * WORD_BYTES * u32::from(cols.div_ceil(n))),
+            _ => Fault::None,
+        };
+        Drawn { layer, fault, timing: Timing { stall: rng.gen_range(0.8..0.95), latency: (1, 12) }, hold_after: None }
+    });
+    eprintln!("{layers} layers; coverage:\n{coverage}");
+    coverage.require(&[
+        "output FIFO full",
+        "output FIFO wraps",
+        "STREAM waits for room in the output FIFO",
+        "layer stopped while the writer holds words",
+        "words dropped at DONE",
+        "error response to a write while streaming",
+        "DRAIN waits for the writer",
+        "exit CPU_ERR after abort",
+        "exit MEM_ERR after error response",
+        "results checked",
+        "memory held after a column tile's last X row",
+    ]);
+}
+
+/// Runs layers one after the other, each drawn by `draw` (with the history and the layer's
+/// index), in lock step, checking every exit code against the rules and every result against
+/// the integer reference; returns the coverage and how many layers ran.
+fn run_layers(run: &Run, timing: Timing, draw: &mut Draw) -> (Coverage, u64) {
     let bench = RefCell::new(Bench {
         memory: Memory::new(MEM_BYTES as usize, timing),
         history: History::default(),
@@ -76,39 +243,28 @@ fn random_layers_match_the_model_and_the_reference() {
         cases: Vec::new(),
         cycle: 0,
         layers: 0,
+        timing,
+        hold_after: None,
+        hold_until: None,
     });
     let coverage = drive::<ScaleEngine>(
-        &run,
+        run,
         |rng, cycle| {
             let mut b = bench.borrow_mut();
             b.cycle = cycle;
             if b.started.is_none() {
                 // A new layer: its image, its registers, the start pulse.
-                let layer = random_layer(rng, &b.history, 0.15);
+                let Drawn { layer, fault, timing, hold_after } = draw(rng, &b.history, b.layers);
                 layer.place(&mut b.memory.bytes);
                 b.check = b.history.check(&layer);
                 b.cases = b.history.reinput_cases(&layer);
-                b.fault = match rng.gen_range(0..8) {
-                    0 => Fault::WriteWhileBusy(rng.gen_range(0..200)),
-                    1 if !layer.regs.reinputs => Fault::ErrorAt(layer.regs.base),
-                    1 if layer.regs.saveout => Fault::ErrorAt(layer.regs.result),
-                    // The second column tile's first weight row: loaded ahead, while the first
-                    // column tile drains.
-                    2 if usize::from(layer.regs.wghtcols) > npu_model::scale::SIZE && !layer.regs.reweights => {
-                        let x_bytes = if layer.regs.reinputs { 0 } else { matrix_bytes(layer.regs.inrows, layer.regs.incols) };
-                        Fault::ErrorAt(layer.regs.base.wrapping_add(x_bytes).wrapping_add(WORD_BYTES))
-                    }
-                    _ => Fault::None,
-                };
+                b.fault = fault;
                 b.memory.faulty = match b.fault {
                     Fault::ErrorAt(addr) => vec![addr],
                     _ => vec![],
                 };
-                b.memory.writes.clear();
-                // Half the layers on the memory of `make bench` (no stall, latency 1): only there
-                // does a K tile of one row come so soon after the one before that its KSTART
-                // waits for the rows of the K tile before that to leave the array.
-                b.memory.set_timing(if rng.gen_bool(0.5) { Timing::IDEAL } else { timing });
+                (b.timing, b.hold_after, b.hold_until) = (timing, hold_after, None);
+                b.memory.set_timing(timing);
                 b.memory.writes.clear();
                 b.layer = layer;
                 b.started = Some(cycle);
@@ -116,6 +272,11 @@ fn random_layers_match_the_model_and_the_reference() {
                 b.refused_at = None;
                 let mem = b.memory.drive(rng);
                 return In { start: true, mem_req_ready: mem.req_ready, mem_resp_valid: mem.valid, mem_resp_data: mem.data, mem_resp_error: mem.error, ..config(&b.layer) };
+            }
+            if b.hold_until.is_some_and(|c| cycle >= c) {
+                let timing = b.timing;
+                b.memory.set_timing(timing);
+                b.hold_until = None;
             }
             let since = cycle - b.started.unwrap();
             let mem = b.memory.drive(rng);
@@ -133,6 +294,12 @@ fn random_layers_match_the_model_and_the_reference() {
             let rng = &mut rand::rngs::SmallRng::seed_from_u64(b.cycle ^ run.seed);
             let request = out.mem_req_valid.then_some(Request { write: out.mem_req_write, addr: out.mem_req_addr, wdata: out.mem_req_wdata });
             b.memory.observe(rng, request);
+            if input.mem_req_ready && out.mem_req_valid && !out.mem_req_write && b.hold_after == Some(out.mem_req_addr) && b.hold_until.is_none() {
+                let held = Timing { stall: 1.0, ..b.timing };
+                b.memory.set_timing(held);
+                b.hold_until = Some(b.cycle + 1 + HOLD_CYCLES);
+                coverage.hit("memory held after a column tile's last X row");
+            }
             // A refused write stops the layer unless it finishes within a cycle (docs/scale.md).
             if input.write_while_busy && out.busy {
                 b.refused_at = Some(b.cycle);
@@ -178,38 +345,5 @@ fn random_layers_match_the_model_and_the_reference() {
     )
     .unwrap_or_else(|m| panic!("{m}"));
     let b = bench.into_inner();
-    eprintln!("{} layers; coverage:\n{coverage}", b.layers);
-    let mut required: Vec<&str> = State::ALL.iter().map(|s| s.name()).collect();
-    required.extend([
-        "exit SUCCESS",
-        "exit MEM_ERR",
-        "exit CPU_ERR",
-        "exit CPU_ERR at check",
-        "exit MEM_ERR at check",
-        "exit CPU_ERR after abort",
-        "exit MEM_ERR after error response",
-        "request stalled",
-        "accumulate",
-        "results checked",
-        "results checked, several K and N tiles",
-        "next K tile follows rows in the array",
-        "KSTART waits for its bank",
-        // The look-ahead weight load (docs/scale.md, "Where the cycles go now", 1).
-        "weight row loaded while streaming",
-        "weight row loaded while draining",
-        "look-ahead load waits for its bank",
-        "STREAM waits for the look-ahead load",
-        "K tile starts with weights loaded ahead",
-        "error response to a look-ahead load",
-        "REINPUTS layer succeeded",
-        "REWEIGHTS layer succeeded",
-        "USEBIAS layer succeeded",
-        "USESUMM layer succeeded",
-        "ACTFN layer succeeded",
-    ]);
-    required.extend(REINPUT_CASES);
-    required.extend(["result buffer read", "result stored and written", "result stored, not written"]);
-    required.extend(["X row stored in the X buffer", "X row from the X buffer", "X re-read from memory: it does not fit the X buffer"]);
-    coverage.require(&required);
+    (coverage, b.layers)
 }
-

@@ -22,6 +22,7 @@ fn array_size_is_the_same_in_rtl_and_model() {
     assert_eq!(npu_hdl::scale::SIZE, npu_model::scale::SIZE);
     assert_eq!(npu_hdl::scale::RESULT_WORDS, npu_model::scale::RESULT_WORDS);
     assert_eq!(npu_hdl::scale::X_WORDS, npu_model::scale::X_WORDS);
+    assert_eq!(npu_hdl::scale::OUT_WORDS, npu_model::scale::OUT_WORDS);
 }
 
 /// A layer in flight in the lock-step bench.
@@ -121,6 +122,22 @@ fn register_programs_match_the_model_and_the_reference() {
     required.extend(["exit SUCCESS", "exit MEM_ERR", "exit CPU_ERR", "results checked", "layer stopped by a refused write", "write ignored busy", "request stalled", "irq set", "irq clear"]);
     required.extend(REINPUT_CASES);
     required.extend(["X row from the X buffer", "weight row loaded while streaming", "K tile starts with weights loaded ahead"]);
+    // Results written while the next column tile streams (docs/scale.md, "Where the cycles go
+    // now", 2).
+    required.extend([
+        "result written while streaming",
+        "result written in NSTART/BIAS/KSTART",
+        "result written in NEXTN",
+        "result written in DRAIN",
+        "DRAIN waits for the writer",
+        "output FIFO wraps",
+        "write waits for a read offered",
+        "layer stopped while the writer holds words",
+        "STREAM waits for room in the output FIFO",
+        "write waits for reads outstanding",
+        "read waits for writes outstanding",
+        "error response to a write while streaming",
+    ]);
     coverage.require(&required);
 }
 

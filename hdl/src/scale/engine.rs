@@ -6,23 +6,26 @@
 //! This file holds the state machine, the request generator of the memory master port and the
 //! stop logic; its sub-blocks are the tile sequencer (sizes, checks, tile walk and pointers:
 //! `tile_sequencer.rs`), the weight loader (the array's two weight banks and REWEIGHTS:
-//! `weight_loader.rs`), the output writer (OUT's pipeline: `output_writer.rs`), the X buffer
-//! (`tile_ram.rs`), the result buffer and the systolic array. A second request generator, the
-//! look-ahead weight load, uses the port while STREAM reads X on chip and while DRAIN waits:
-//! the engine decides when it starts and offers a request, its counts and address are the
-//! sub-block `look_ahead.rs` (the model's has the decisions).
+//! `weight_loader.rs`), the output writer (the result writes: `output_writer.rs`), the X buffer
+//! and the output FIFO (`tile_ram.rs`), the result buffer and the systolic array. A second
+//! request generator, the look-ahead weight load, uses the port while STREAM reads X on chip,
+//! between column tiles and in the last DRAIN: the engine decides when it starts and offers a
+//! request, its counts and address are the sub-block `look_ahead.rs` (the model's has the
+//! decisions). The third, the output writer, writes the result words of the output FIFO with
+//! the lowest priority, never while reads are outstanding (`output_writer.rs` in the model).
 use super::look_ahead::LookAhead;
 use super::output_writer::OutputWriter;
 use super::pe_column::VECTOR;
 use super::regmap::{EXIT_CPU_ERR, EXIT_MEM_ERR, EXIT_SUCCESS, EXIT_UNUSED};
 use super::tile_sequencer::{TileSequencer, WORD_BYTES};
 use super::weight_loader::WeightLoader;
-use super::{ResultBuffer, Systolic, TileRam, X_WORDS};
+use super::{ResultBuffer, Systolic, TileRam, OUT_WORDS, SIZE, X_WORDS};
 use crate::primitives::{Reg, ZeroExtend};
 use rust_hdl::prelude::*;
 use crate::primitives::constant as k;
 
 const X_ADDR_BITS: usize = X_WORDS.trailing_zeros() as usize;
+const OUT_ADDR_BITS: usize = OUT_WORDS.trailing_zeros() as usize;
 
 #[derive(LogicBlock)]
 pub struct Engine {
@@ -60,6 +63,8 @@ pub struct Engine {
     /// The X buffer: this layer's X kept on chip for the column tiles after the first (the
     /// model's `Engine::xbuf` has the decisions).
     xbuf: TileRam<X_ADDR_BITS, X_WORDS>,
+    /// The output FIFO: result words waiting to be written (SAVEOUT).
+    ofifo: TileRam<OUT_ADDR_BITS, OUT_WORDS>,
     tiles: TileSequencer,
     weights: WeightLoader,
     writer: OutputWriter,
@@ -75,7 +80,6 @@ pub struct Engine {
     outstanding: Reg<Bits<9>>,
     responses: Reg<Bits<9>>,
     held: Reg<Bit>,
-    writing: Reg<Bit>,
     inrows9: ZeroExtend<8, 9>,
     // Constants.
     s_idle: Constant<Bits<4>>,
@@ -88,7 +92,6 @@ pub struct Engine {
     s_wload: Constant<Bits<4>>,
     s_stream: Constant<Bits<4>>,
     s_drain: Constant<Bits<4>>,
-    s_out: Constant<Bits<4>>,
     s_nextn: Constant<Bits<4>>,
     s_flush: Constant<Bits<4>>,
     s_done: Constant<Bits<4>>,
@@ -102,6 +105,10 @@ pub struct Engine {
     zero9: Constant<Bits<9>>,
     zero32: Constant<Bits<32>>,
     zero_x: Constant<Bits<X_ADDR_BITS>>,
+    zero_o: Constant<Bits<OUT_ADDR_BITS>>,
+    one8: Constant<Bits<8>>,
+    lane_mask8: Constant<Bits<8>>,
+    out_words: Constant<Bits<9>>,
     // Combinational.
     in_idle: Signal<Local, Bit>,
     in_check: Signal<Local, Bit>,
@@ -113,7 +120,6 @@ pub struct Engine {
     in_wload: Signal<Local, Bit>,
     in_stream: Signal<Local, Bit>,
     in_drain: Signal<Local, Bit>,
-    in_out: Signal<Local, Bit>,
     in_nextn: Signal<Local, Bit>,
     in_flush: Signal<Local, Bit>,
     in_done: Signal<Local, Bit>,
@@ -129,8 +135,6 @@ pub struct Engine {
     x_read: Signal<Local, Bit>,
     stream_more: Signal<Local, Bit>,
     requested: Signal<Local, Bit>,
-    emit: Signal<Local, Bit>,
-    taken: Signal<Local, Bit>,
     response: Signal<Local, Bit>,
     stopping: Signal<Local, Bit>,
     running: Signal<Local, Bit>,
@@ -151,6 +155,29 @@ pub struct Engine {
     /// STREAM goes on with the next K tile, its weights loaded ahead; a K tile takes them.
     restart: Signal<Local, Bit>,
     take_ahead: Signal<Local, Bit>,
+    /// The look-ahead would start, and has a new request to offer, before the write rule.
+    ahead_wants_start: Signal<Local, Bit>,
+    ahead_wants: Signal<Local, Bit>,
+    /// The main generator has a new memory request to offer, before the write rule.
+    main_wants: Signal<Local, Bit>,
+    /// A write is offered and not taken, or outstanding: reads wait.
+    writer_busy: Signal<Local, Bit>,
+    /// A memory read is offered or outstanding: writes wait.
+    reads_busy: Signal<Local, Bit>,
+    /// A last K tile's STREAM may issue (the output FIFO has room for all its rows).
+    room: Signal<Local, Bit>,
+    /// The output writer offers a write; it is taken; a memory response is a write's.
+    write_valid: Signal<Local, Bit>,
+    write_accept: Signal<Local, Bit>,
+    write_resp: Signal<Local, Bit>,
+    /// The output FIFO: its next word to the read register; a result word into it.
+    fifo_read: Signal<Local, Bit>,
+    fifo_store: Signal<Local, Bit>,
+    /// Reserved rows + INROWS.
+    room_need: Signal<Local, Bits<9>>,
+    /// A word is in the output FIFO's read register, to be written (read at the last edge, or
+    /// kept since).
+    loaded: Signal<Local, Bit>,
 }
 
 impl Default for Engine {
@@ -187,6 +214,7 @@ impl Default for Engine {
             array: Default::default(),
             results: Default::default(),
             xbuf: Default::default(),
+            ofifo: Default::default(),
             tiles: Default::default(),
             weights: Default::default(),
             writer: Default::default(),
@@ -200,7 +228,6 @@ impl Default for Engine {
             outstanding: Default::default(),
             responses: Default::default(),
             held: Default::default(),
-            writing: Default::default(),
             inrows9: Default::default(),
             s_idle: k(0),
             s_check: k(1),
@@ -212,7 +239,6 @@ impl Default for Engine {
             s_wload: k(7),
             s_stream: k(8),
             s_drain: k(9),
-            s_out: k(10),
             s_nextn: k(11),
             s_flush: k(12),
             s_done: k(13),
@@ -226,6 +252,10 @@ impl Default for Engine {
             zero9: k(0),
             zero32: k(0),
             zero_x: k(0),
+            zero_o: k(0),
+            one8: k(1),
+            lane_mask8: k(SIZE as u64 - 1),
+            out_words: k(OUT_WORDS as u64),
             in_idle: Default::default(),
             in_check: Default::default(),
             in_plan: Default::default(),
@@ -236,7 +266,6 @@ impl Default for Engine {
             in_wload: Default::default(),
             in_stream: Default::default(),
             in_drain: Default::default(),
-            in_out: Default::default(),
             in_nextn: Default::default(),
             in_flush: Default::default(),
             in_done: Default::default(),
@@ -251,8 +280,6 @@ impl Default for Engine {
             x_read: Default::default(),
             stream_more: Default::default(),
             requested: Default::default(),
-            emit: Default::default(),
-            taken: Default::default(),
             response: Default::default(),
             stopping: Default::default(),
             running: Default::default(),
@@ -268,6 +295,19 @@ impl Default for Engine {
             ahead_resp: Default::default(),
             restart: Default::default(),
             take_ahead: Default::default(),
+            ahead_wants_start: Default::default(),
+            ahead_wants: Default::default(),
+            main_wants: Default::default(),
+            writer_busy: Default::default(),
+            reads_busy: Default::default(),
+            room: Default::default(),
+            write_valid: Default::default(),
+            write_accept: Default::default(),
+            write_resp: Default::default(),
+            fifo_read: Default::default(),
+            fifo_store: Default::default(),
+            room_need: Default::default(),
+            loaded: Default::default(),
         }
     }
 }
@@ -276,7 +316,7 @@ impl Logic for Engine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, code, stop, stop_code, req_addr, issued, outstanding, responses, held, writing
+            self, clock, state, code, stop, stop_code, req_addr, issued, outstanding, responses, held
         );
         self.state.reset.next = self.reset.val();
         self.code.reset.next = self.reset.val();
@@ -287,13 +327,14 @@ impl Logic for Engine {
         self.outstanding.reset.next = self.reset.val();
         self.responses.reset.next = self.reset.val();
         self.held.reset.next = self.reset.val();
-        self.writing.reset.next = self.reset.val();
         self.array.clock.next = self.clock.val();
         self.array.reset.next = self.reset.val();
         self.results.clock.next = self.clock.val();
         self.results.reset.next = self.reset.val();
         self.xbuf.clock.next = self.clock.val();
         self.xbuf.reset.next = self.reset.val();
+        self.ofifo.clock.next = self.clock.val();
+        self.ofifo.reset.next = self.reset.val();
         self.tiles.clock.next = self.clock.val();
         self.tiles.reset.next = self.reset.val();
         self.weights.clock.next = self.clock.val();
@@ -314,7 +355,6 @@ impl Logic for Engine {
         self.in_wload.next = self.state.q.val() == self.s_wload.val();
         self.in_stream.next = self.state.q.val() == self.s_stream.val();
         self.in_drain.next = self.state.q.val() == self.s_drain.val();
-        self.in_out.next = self.state.q.val() == self.s_out.val();
         self.in_nextn.next = self.state.q.val() == self.s_nextn.val();
         self.in_flush.next = self.state.q.val() == self.s_flush.val();
         self.in_done.next = self.state.q.val() == self.s_done.val();
@@ -338,44 +378,63 @@ impl Logic for Engine {
             self.total.next = self.inrows9.wide.val();
             self.stride.next = self.tiles.nxw_bytes.val();
         }
-        if self.in_out.val() {
-            self.total.next = self.inrows9.wide.val();
-            self.stride.next = self.tiles.ncw_bytes.val();
-        }
         self.phase_done.next = (self.issued.q.val() == self.total.val()) & (self.outstanding.q.val() == self.zero9.val());
-        self.issues.next =
-            self.in_bias.val() | self.in_sums.val() | self.in_wload.val() | self.in_stream.val() | self.in_out.val();
+        self.issues.next = self.in_bias.val() | self.in_sums.val() | self.in_wload.val() | self.in_stream.val();
+        // A last K tile's STREAM issues its first row only when the output FIFO has room for all
+        // its rows (with SAVEOUT; `ofifo.fits`: the FIFO's own check that INROWS words fit,
+        // true for every INROWS).
+        self.room_need.next = self.writer.reserved.val() + self.inrows9.wide.val();
+        self.room.next = !self.saveout.val()
+            | self.tiles.more_k.val()
+            | (self.issued.q.val() != self.zero9.val())
+            | ((self.room_need.val() <= self.out_words.val()) & self.ofifo.fits.val());
         // With REINPUTS, STREAM reads the result buffer, after the first column tile the X
-        // buffer if X fits (both always ready, answering the next cycle); without SAVEOUT, OUT
-        // only stores the results in the result buffer.
+        // buffer if X fits (both always ready, answering the next cycle).
         self.stream_more.next =
-            self.in_stream.val() & (self.issued.q.val() != self.total.val()) & !self.stop.q.val();
+            self.in_stream.val() & (self.issued.q.val() != self.total.val()) & !self.stop.q.val() & self.room.val();
         self.x_on_chip.next = !self.reinputs.val() & !self.tiles.first_n.val() & self.xbuf.fits.val();
         self.buffer_read.next = self.stream_more.val() & self.reinputs.val();
         self.x_read.next = self.stream_more.val() & self.x_on_chip.val();
-        if self.in_out.val() {
-            self.main_valid.next = self.held.q.val() | (self.saveout.val() & self.writer.pending.val() & !self.stop.q.val());
-        } else {
-            self.main_valid.next = self.held.q.val()
-                | (self.issues.val()
-                    & (self.issued.q.val() != self.total.val())
-                    & !self.stop.q.val()
-                    & !(self.in_stream.val() & (self.reinputs.val() | self.x_on_chip.val())));
-        }
+        // Reads and writes are never outstanding together: a read waits while a write is offered
+        // (and not taken) or outstanding, a write while a read is offered or outstanding.
+        self.writer_busy.next = self.writer.held.val() | self.writer.pending.val();
+        self.main_wants.next = self.issues.val()
+            & (self.issued.q.val() != self.total.val())
+            & !self.stop.q.val()
+            & !(self.in_stream.val() & (self.reinputs.val() | self.x_on_chip.val()))
+            & (!self.in_stream.val() | self.room.val());
+        self.main_valid.next = self.held.q.val() | (self.main_wants.val() & !self.writer_busy.val());
         // The look-ahead weight load: the next K tile's weights, into the other bank, while the
-        // port is free (STREAM reading X on chip, DRAIN), once no row of that bank is left.
+        // port is free (STREAM reading X on chip, NEXTN, DRAIN), once no row of that bank is left.
         self.stream_on_chip.next = self.in_stream.val() & (self.reinputs.val() | self.x_on_chip.val());
-        self.ahead_phase.next = self.stream_on_chip.val() | self.in_drain.val();
-        self.ahead_region.next = self.in_stream.val() | self.in_drain.val();
-        self.ahead_start.next = self.ahead_phase.val()
+        self.ahead_phase.next = self.stream_on_chip.val() | self.in_drain.val() | self.in_nextn.val();
+        self.ahead_region.next = self.in_stream.val() | self.in_drain.val() | self.in_nextn.val();
+        self.ahead_wants_start.next = self.ahead_phase.val()
             & self.tiles.ahead.val()
             & !self.ahead.on.val()
             & !self.stop.q.val()
             & self.weights.other_free.val();
-        self.ahead_valid.next = self.ahead.held.val()
-            | (self.ahead_phase.val() & self.ahead.more.val() & !self.stop.q.val())
-            | self.ahead_start.val();
-        self.ahead_resp.next = self.mem_resp_valid.val() & self.ahead.pending.val();
+        self.ahead_start.next = self.ahead_wants_start.val() & !self.writer_busy.val();
+        self.ahead_wants.next =
+            (self.ahead_phase.val() & self.ahead.more.val() & !self.stop.q.val()) | self.ahead_wants_start.val();
+        self.ahead_valid.next = self.ahead.held.val() | (self.ahead_wants.val() & !self.writer_busy.val());
+        // The output writer: lowest priority.
+        self.loaded.next = self.ofifo.read_valid.val() | self.writer.kept.val();
+        self.reads_busy.next = self.held.q.val()
+            | self.ahead.held.val()
+            | self.ahead.pending.val()
+            | ((self.outstanding.q.val() != self.zero9.val()) & !self.stream_on_chip.val());
+        self.write_valid.next = self.writer.held.val()
+            | (self.loaded.val()
+                & !self.stop.q.val()
+                & !self.main_wants.val()
+                & !self.ahead_wants.val()
+                & !self.reads_busy.val());
+        self.write_accept.next = self.write_valid.val() & self.mem_req_ready.val();
+        // Whose a memory response is: a write's while writes are outstanding, else the
+        // look-ahead's while it has reads outstanding, else the main phase's.
+        self.write_resp.next = self.mem_resp_valid.val() & self.writer.pending.val();
+        self.ahead_resp.next = self.mem_resp_valid.val() & !self.writer.pending.val() & self.ahead.pending.val();
         self.ahead_ready.next = self.ahead.ready.val();
         self.ahead.start.next = self.ahead_start.val();
         self.ahead.valid.next = self.ahead_valid.val();
@@ -384,22 +443,25 @@ impl Logic for Engine {
         self.ahead.rows.next = self.tiles.ahead_rows.val();
         self.ahead.ptr.next = self.tiles.ahead_ptr.val();
         self.ahead.stride.next = self.tiles.ncw_bytes.val();
-        self.valid.next = self.main_valid.val() | self.ahead_valid.val();
+        self.valid.next = self.main_valid.val() | self.ahead_valid.val() | self.write_valid.val();
         self.accept.next = self.main_valid.val() & self.mem_req_ready.val();
         self.requested.next = self.accept.val() | self.buffer_read.val() | self.x_read.val();
-        self.mem_response.next = self.mem_resp_valid.val() & !self.ahead.pending.val();
+        self.mem_response.next = self.mem_resp_valid.val() & !self.ahead.pending.val() & !self.writer.pending.val();
         self.response.next =
             self.mem_response.val() | self.results.read_valid.val() | self.xbuf.read_valid.val();
         self.busy.next = !self.in_idle.val();
         self.finish.next = self.in_done.val();
         self.exit_code.next = self.code.q.val();
         self.mem_req_valid.next = self.valid.val();
-        self.mem_req_write.next = self.writing.q.val();
+        self.mem_req_write.next = self.write_valid.val();
         self.mem_req_addr.next = self.req_addr.q.val();
         if self.ahead_valid.val() {
             self.mem_req_addr.next = self.ahead.addr.val();
         }
-        self.mem_req_wdata.next = self.array.out_word.val();
+        if self.write_valid.val() {
+            self.mem_req_addr.next = self.writer.addr.val();
+        }
+        self.mem_req_wdata.next = self.ofifo.read_data.val();
 
         // The tile sequencer: sizes (CHECK), checks and addresses (PLAN), the tile walk.
         self.tiles.check.next = self.in_check.val() & !self.stopping.val();
@@ -418,7 +480,10 @@ impl Logic for Engine {
             & self.tiles.more_k.val()
             & !self.stopping.val()
             & (!self.stream_on_chip.val() | self.ahead_ready.val());
-        self.tiles.next_n.next = self.in_nextn.val() & self.tiles.more_n.val() & !self.stopping.val();
+        self.tiles.next_n.next = self.in_nextn.val()
+            & !self.array.first_active.val()
+            & !(self.tiles.ahead.val() & !self.ahead_ready.val())
+            & !self.stopping.val();
         self.tiles.inrows.next = self.inrows.val();
         self.tiles.incols.next = self.incols.val();
         self.tiles.wghtrows.next = self.wghtrows.val();
@@ -454,16 +519,34 @@ impl Logic for Engine {
             self.weights.index.next = self.responses.q.val();
         }
 
-        // The output writer (OUT).
-        self.writer.active.next = self.in_out.val();
+        // The output writer and the output FIFO: a result word goes in with SAVEOUT; the next
+        // word goes to the read register when that is empty or its write is taken.
+        self.fifo_store.next = self.array.out_valid.val() & self.saveout.val();
+        self.fifo_read.next = self.writer.any.val()
+            & (!self.loaded.val() | self.write_accept.val())
+            & !self.stop.q.val();
+        self.writer.restart.next = self.in_done.val();
+        self.writer.start.next = self.in_plan.val();
+        self.writer.result.next = self.result.val();
+        self.writer.reserve.next =
+            self.requested.val() & self.in_stream.val() & !self.tiles.more_k.val() & self.saveout.val();
+        self.writer.store.next = self.fifo_store.val();
+        self.writer.read.next = self.fifo_read.val();
+        self.writer.loaded.next = self.loaded.val();
+        self.writer.valid.next = self.write_valid.val();
+        self.writer.accept.next = self.write_accept.val();
+        self.writer.resp.next = self.write_resp.val();
         self.writer.inrows.next = self.inrows.val();
-        self.writer.saveout.next = self.saveout.val();
-        self.writer.stop.next = self.stop.q.val();
-        self.writer.accept.next = self.accept.val();
-        self.emit.next = self.in_out.val()
-            & self.writer.pending.val()
-            & (self.accept.val() | (!self.saveout.val() & !self.stop.q.val()));
-        self.taken.next = self.requested.val() | self.emit.val();
+        self.writer.ncw_bytes.next = self.tiles.ncw_bytes.val();
+        self.ofifo.rows.next = self.inrows.val();
+        self.ofifo.cols.next = self.one8.val();
+        self.ofifo.write_restart.next = self.in_done.val();
+        self.ofifo.write_base.next = self.zero_o.val();
+        self.ofifo.read_restart.next = self.in_done.val();
+        self.ofifo.read_base.next = self.zero_o.val();
+        self.ofifo.read.next = self.fifo_read.val();
+        self.ofifo.store.next = self.fifo_store.val();
+        self.ofifo.word.next = self.array.out_word.val();
 
         // The array.
         self.array.row_valid.next = self.in_stream.val() & self.response.val();
@@ -477,6 +560,9 @@ impl Logic for Engine {
         }
         self.array.row_bank.next = self.weights.bank.val();
         self.array.row_first.next = self.tiles.first_k.val();
+        self.array.row_last.next = !self.tiles.more_k.val();
+        self.array.row_tail.next = !self.tiles.more_n.val();
+        self.array.tail_lanes.next = ((self.wghtcols.val() - self.one8.val()) & self.lane_mask8.val()) + self.one8.val();
         self.array.w_bank.next = self.weights.load_bank.val();
         self.array.inrows.next = self.inrows.val();
         self.array.w_clear.next = self.weights.clear.val();
@@ -485,12 +571,9 @@ impl Logic for Engine {
         self.array.base_clear.next = self.in_nstart.val();
         self.array.base_add.next = (self.in_bias.val() | self.in_sums.val()) & self.response.val();
         self.array.base_half.next = self.responses.q.val().get_bit(0);
-        self.array.rows_clear.next = self.in_nstart.val();
-        self.array.out_phase.next = self.in_out.val();
-        self.array.out_read.next = self.writer.read.val();
-        self.array.out_row.next = self.writer.row.val();
-        self.array.out_load.next = self.writer.load.val();
-        self.array.lanes_on.next = self.tiles.lanes_on.val();
+        // At PLAN: between column tiles the row counters are back at 0 after whole K tiles, while
+        // the last K tile's rows are still in the array.
+        self.array.rows_clear.next = self.in_plan.val();
         self.array.relu.next = self.actfn.val();
         self.array.shift.next = self.shiftamt.val();
 
@@ -501,7 +584,7 @@ impl Logic for Engine {
         self.results.layer_start.next = self.in_plan.val();
         self.results.read_restart.next = self.in_nstart.val();
         self.results.read.next = self.buffer_read.val();
-        self.results.store.next = self.emit.val();
+        self.results.store.next = self.array.out_valid.val();
         self.results.word.next = self.array.out_word.val();
         self.results.commit.next = self.in_done.val() & (self.code.q.val() == self.c_success.val());
 
@@ -517,7 +600,7 @@ impl Logic for Engine {
         self.xbuf.word.next = self.mem_resp_data.val();
 
         // Requests and responses.
-        if self.taken.val() {
+        if self.requested.val() {
             self.issued.d.next = self.issued.q.val() + self.one9.val();
             self.req_addr.d.next = self.req_addr.q.val() + self.stride.val();
         }
@@ -590,39 +673,39 @@ impl Logic for Engine {
                 // With another K tile, its rows follow this one's through the array: at once if
                 // X is on chip (its weights loaded ahead: `restart`; until then STREAM waits),
                 // else after KSTART and WLOAD.
+                // After the last K tile, the next column tile's rows follow this one's through the
+                // array (NEXTN); the last column tile drains.
                 if self.tiles.more_k.val() {
                     if !self.stream_on_chip.val() {
                         self.next.next = self.s_kstart.val();
                     }
+                } else if self.tiles.more_n.val() {
+                    self.next.next = self.s_nextn.val();
                 } else {
                     self.next.next = self.s_drain.val();
                 }
             }
         } else if self.in_drain.val() {
-            if self.array.active.val() | (self.tiles.ahead.val() & !self.ahead_ready.val()) {
-                // Wait: the last rows' products are still on their way to the accumulators, or
-                // the next K tile's weights are being loaded ahead.
-            } else if self.saveout.val() | self.results.fits.val() {
-                self.next.next = self.s_out.val();
-            } else {
-                self.next.next = self.s_nextn.val();
-            }
-        } else if self.in_out.val() {
-            if self.phase_done.val() {
-                self.next.next = self.s_nextn.val();
-            }
-        } else if self.in_nextn.val() {
-            if self.tiles.more_n.val() {
-                self.next.next = self.s_nstart.val();
+            if self.array.active.val() | !self.writer.idle.val() | self.loaded.val() {
+                // Wait: the last rows' results are still on their way, or words are still to be
+                // written.
             } else {
                 self.code.d.next = self.c_success.val();
                 self.next.next = self.s_done.val();
+            }
+        } else if self.in_nextn.val() {
+            // NSTART changes the base that rows of a first K tile still in the array would take;
+            // the look-ahead load of the next column tile's first weights finishes here.
+            if !self.array.first_active.val() & !(self.tiles.ahead.val() & !self.ahead_ready.val()) {
+                self.next.next = self.s_nstart.val();
             }
         } else if self.in_flush.val() {
             if !self.held.q.val()
                 & !self.ahead.held.val()
                 & (self.outstanding.q.val() == self.zero9.val())
                 & !self.ahead.pending.val()
+                & !self.writer.held.val()
+                & !self.writer.pending.val()
                 & !self.array.active.val()
             {
                 self.code.d.next = self.stop_code.q.val();
@@ -663,14 +746,8 @@ impl Logic for Engine {
             if self.next.val() == self.s_stream.val() {
                 self.req_addr.d.next = self.tiles.x_kt_ptr.val();
             }
-            if self.next.val() == self.s_out.val() {
-                self.req_addr.d.next = self.tiles.out_ptr.val();
-            }
             if self.next.val() == self.s_check.val() {
                 self.code.d.next = self.c_unused.val();
-            }
-            if self.next.val() != self.s_flush.val() {
-                self.writing.d.next = self.next.val() == self.s_out.val();
             }
         }
         if self.restart.val() {
@@ -679,7 +756,6 @@ impl Logic for Engine {
             self.responses.d.next = self.zero9.val();
         }
         self.state.d.next = self.next.val();
-        self.writer.restart.next = (self.next.val() != self.state.q.val()) & (self.next.val() == self.s_out.val());
         // A K tile takes the weights loaded ahead, or a layer starts (a stopped one may leave a
         // look-ahead load unused): the look-ahead is free for the next one.
         self.ahead.free.next =

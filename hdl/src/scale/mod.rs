@@ -13,6 +13,10 @@ pub const RESULT_WORDS: usize = 1024;
 /// tiles after the first (docs/scale.md, "Timing"); a larger X is re-read from memory for
 /// every column tile. A power of two.
 pub const X_WORDS: usize = 1024;
+/// Words (result words, `16 * SIZE` bits) in the output FIFO, where results wait to be written
+/// while the port is busy (docs/scale.md, "Where the cycles go now", 2): one column tile's
+/// INROWS <= 255 always fit. A power of two.
+pub const OUT_WORDS: usize = 256;
 
 mod activation;
 mod csr;

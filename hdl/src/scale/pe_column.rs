@@ -12,9 +12,10 @@ pub const VECTOR_INDEX: usize = VECTOR.trailing_zeros() as usize;
 
 /// Column `index` of the array: `SIZE` processing elements (two banks of one weight, 16x16
 /// multiplier, 32-bit partial-sum register) stacked from row 0 to row `SIZE - 1`, the
-/// column's accumulator memory (256 x 32 bits, one word per input row) and its output
-/// register. Each activation lane comes with the weight bank of its input row, so one K
-/// tile's rows can follow the one before while the engine loads the other bank.
+/// column's accumulator memory (256 x 32 bits, one word per input row) and its final
+/// register, loaded with the output arithmetic of the sum a row of a last K tile writes. Each
+/// activation lane comes with the weight bank of its input row, so one K tile's rows can
+/// follow the one before while the engine loads the other bank.
 #[derive(LogicBlock)]
 pub struct PeColumn {
     pub clock: Signal<In, Clock>,
@@ -27,6 +28,10 @@ pub struct PeColumn {
     /// The row the registered `v` marks belongs to the first K tile (its sum starts from
     /// `base`); the array registers it alongside `v`.
     pub first: Signal<In, Bit>,
+    /// The same row belongs to its column tile's last K tile (its sum is final), and to the
+    /// layer's last column tile (the column is off if `index >= tail_lanes`).
+    pub last: Signal<In, Bit>,
+    pub tail: Signal<In, Bit>,
     /// This column's lanes of the memory response word: int16 lane `index` (a weight), and
     /// int32 lane `index % (SIZE / 2)` (a bias or sums value, if the word is `base_half`).
     pub w_lane: Signal<In, Bits<16>>,
@@ -42,18 +47,18 @@ pub struct PeColumn {
     pub rows_clear: Signal<In, Bit>,
     /// Rows per K tile: the row counter wraps to 0 after this many.
     pub inrows: Signal<In, Bits<8>>,
-    pub out_phase: Signal<In, Bit>,
-    pub out_read: Signal<In, Bit>,
-    pub out_row: Signal<In, Bits<8>>,
-    pub out_load: Signal<In, Bit>,
-    pub lanes_on: Signal<In, Bits<8>>,
+    /// Columns of the last column tile: `(WGHTCOLS - 1) % SIZE + 1`.
+    pub tail_lanes: Signal<In, Bits<8>>,
     pub relu: Signal<In, Bit>,
     pub shift: Signal<In, Bits<8>>,
     /// Registered `v_in`: for the next column, and the array's in-flight flag.
     pub v_out: Signal<Out, Bit>,
     /// The bank of the row `v_out` marks.
     pub bank_out: Signal<Out, Bit>,
-    /// The output register in this column's lane of a word, zero elsewhere.
+    /// The final register (`trunc16(relu?(sum) >>> SHIFTAMT)` of the last final sum), and
+    /// whether it was loaded at the last edge.
+    pub fin_v: Signal<Out, Bit>,
+    /// The final register in this column's lane of a word, zero elsewhere.
     pub placed: Signal<Out, Bits<VECTOR>>,
 
     w0: [Reg<Bits<16>>; SIZE],
@@ -66,7 +71,8 @@ pub struct PeColumn {
     row: Reg<Bits<8>>,
     acc: Ram<32, 8>,
     activation: Activation,
-    result: Reg<Bits<16>>,
+    fin: Reg<Bits<16>>,
+    fin_valid: Reg<Bit>,
     result_wide: ZeroExtend<16, VECTOR>,
 
     lane16_shift: Constant<Bits<VECTOR_INDEX>>,
@@ -81,6 +87,8 @@ pub struct PeColumn {
     /// Each PE's weight from its lane's bank.
     w_used: [Signal<Local, Bits<16>>; SIZE],
     dot: Signal<Local, Bits<32>>,
+    /// The sum written to the accumulator memory this cycle.
+    sum: Signal<Local, Bits<32>>,
 }
 
 impl PeColumn {
@@ -92,6 +100,8 @@ impl PeColumn {
             v_in: Default::default(),
             bank_in: Default::default(),
             first: Default::default(),
+            last: Default::default(),
+            tail: Default::default(),
             w_lane: Default::default(),
             b_lane: Default::default(),
             w_bank: Default::default(),
@@ -103,15 +113,12 @@ impl PeColumn {
             base_half: Default::default(),
             rows_clear: Default::default(),
             inrows: Default::default(),
-            out_phase: Default::default(),
-            out_read: Default::default(),
-            out_row: Default::default(),
-            out_load: Default::default(),
-            lanes_on: Default::default(),
+            tail_lanes: Default::default(),
             relu: Default::default(),
             shift: Default::default(),
             v_out: Default::default(),
             bank_out: Default::default(),
+            fin_v: Default::default(),
             placed: Default::default(),
             w0: Default::default(),
             w1: Default::default(),
@@ -123,7 +130,8 @@ impl PeColumn {
             row: Default::default(),
             acc: Default::default(),
             activation: Default::default(),
-            result: Default::default(),
+            fin: Default::default(),
+            fin_valid: Default::default(),
             result_wide: Default::default(),
             lane16_shift: Constant::new(((16 * index) as u64).into()),
             half: Constant::new(index >= SIZE / 2),
@@ -135,6 +143,7 @@ impl PeColumn {
             next_row: Default::default(),
             w_used: Default::default(),
             dot: Default::default(),
+            sum: Default::default(),
         }
     }
 }
@@ -142,12 +151,13 @@ impl PeColumn {
 impl Logic for PeColumn {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, v, v_bank, base, row, result);
+        dff_setup!(self, clock, v, v_bank, base, row, fin, fin_valid);
         self.v.reset.next = self.reset.val();
         self.v_bank.reset.next = self.reset.val();
         self.base.reset.next = self.reset.val();
         self.row.reset.next = self.reset.val();
-        self.result.reset.next = self.reset.val();
+        self.fin.reset.next = self.reset.val();
+        self.fin_valid.reset.next = self.reset.val();
         self.acc.clock.next = self.clock.val();
         self.acc.reset.next = self.reset.val();
 
@@ -220,30 +230,29 @@ impl Logic for PeColumn {
             self.dot.next = self.psum[i].q.val();
         }
         if self.first.val() {
-            self.acc.write_data.next = self.base.q.val() + self.dot.val();
+            self.sum.next = self.base.q.val() + self.dot.val();
         } else {
-            self.acc.write_data.next = self.acc.read_data.val() + self.dot.val();
+            self.sum.next = self.acc.read_data.val() + self.dot.val();
         }
-        if self.out_phase.val() {
-            self.acc.read_enable.next = self.out_read.val();
-            self.acc.read_address.next = self.out_row.val();
-        } else {
-            self.acc.read_enable.next = true;
-            self.acc.read_address.next = self.next_row.val();
-        }
+        self.acc.write_data.next = self.sum.val();
+        self.acc.read_enable.next = true;
+        self.acc.read_address.next = self.next_row.val();
 
-        // Output stage.
-        self.activation.value.next = self.acc.read_data.val();
+        // Final register: a row of a last K tile writes the final sum; the output arithmetic
+        // takes it at the same edge (the accumulators are not read again).
+        self.activation.value.next = self.sum.val();
         self.activation.relu.next = self.relu.val();
         self.activation.shift.next = self.shift.val();
-        if self.out_load.val() {
-            if self.lanes_on.val() > self.index.val() {
-                self.result.d.next = self.activation.result.val();
+        self.fin_valid.d.next = self.v.q.val() & self.last.val();
+        if self.v.q.val() & self.last.val() {
+            if !self.tail.val() | (self.tail_lanes.val() > self.index.val()) {
+                self.fin.d.next = self.activation.result.val();
             } else {
-                self.result.d.next = self.zero16.val();
+                self.fin.d.next = self.zero16.val();
             }
         }
-        self.result_wide.narrow.next = self.result.q.val();
+        self.fin_v.next = self.fin_valid.q.val();
+        self.result_wide.narrow.next = self.fin.q.val();
         self.placed.next = self.result_wide.wide.val() << self.lane16_shift.val();
     }
 }

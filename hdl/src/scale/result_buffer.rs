@@ -34,9 +34,6 @@ pub struct ResultBuffer {
     pub word: Signal<In, Bits<VECTOR>>,
     /// The layer ended with SUCCESS: its results (if they fit) become the kept ones.
     pub commit: Signal<In, Bit>,
-    /// This layer's INROWS x ceil(WGHTCOLS/SIZE) result words fit in a bank (registered:
-    /// right from CHECK on, since the shape registers cannot change while the unit is busy).
-    pub fits: Signal<Out, Bit>,
     /// Results are kept, INROWS x INCOLS: this layer may take them with REINPUTS.
     pub reinput_ok: Signal<Out, Bit>,
     pub read_valid: Signal<Out, Bit>,
@@ -65,7 +62,6 @@ impl Default for ResultBuffer {
             store: Default::default(),
             word: Default::default(),
             commit: Default::default(),
-            fits: Default::default(),
             reinput_ok: Default::default(),
             read_valid: Default::default(),
             read_data: Default::default(),
@@ -93,7 +89,6 @@ impl Logic for ResultBuffer {
 
         self.ram.rows.next = self.inrows.val();
         self.ram.cols.next = self.wghtcols.val();
-        self.fits.next = self.ram.fits.val();
         self.reinput_ok.next = self.kept.q.val()
             & (self.kept_rows.q.val() == self.inrows.val())
             & (self.kept_cols.q.val() == self.incols.val());

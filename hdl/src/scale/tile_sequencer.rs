@@ -50,18 +50,17 @@ pub struct TileSequencer {
     pub first_k: Signal<Out, Bit>,
     /// The first column tile: its STREAM phases fill the X buffer.
     pub first_n: Signal<Out, Bit>,
-    /// Weight rows of this K tile (min(SIZE, rows left)), columns of this column tile.
+    /// Weight rows of this K tile (min(SIZE, rows left)).
     pub k_rows: Signal<Out, Bits<9>>,
-    pub lanes_on: Signal<Out, Bits<8>>,
     /// Address steps: one X row, one W or result row.
     pub nxw_bytes: Signal<Out, Bits<32>>,
     pub ncw_bytes: Signal<Out, Bits<32>>,
-    /// First addresses of the phases: bias, sums, this K tile's W and X, this column tile's results.
+    /// First addresses of the phases: bias, sums, this K tile's W and X (the output writer keeps
+    /// the results' address: it runs a column tile behind the walk).
     pub b_ptr: Signal<Out, Bits<32>>,
     pub s_ptr: Signal<Out, Bits<32>>,
     pub w_kt_ptr: Signal<Out, Bits<32>>,
     pub x_kt_ptr: Signal<Out, Bits<32>>,
-    pub out_ptr: Signal<Out, Bits<32>>,
     /// A K tile follows this one in the walk (this column tile's next, or the next column
     /// tile's first): the engine's look-ahead weight load has a target; its weight rows and its
     /// W address (docs/scale.md, "Where the cycles go now", 1).
@@ -85,7 +84,6 @@ pub struct TileSequencer {
     w_nt: Reg<Bits<32>>,
     w_kt: Reg<Bits<32>>,
     x_kt: Reg<Bits<32>>,
-    out: Reg<Bits<32>>,
     fk: Reg<Bit>,
     fnt: Reg<Bit>,
     inrows16: ZeroExtend<8, 16>,
@@ -160,14 +158,12 @@ impl Default for TileSequencer {
             first_k: Default::default(),
             first_n: Default::default(),
             k_rows: Default::default(),
-            lanes_on: Default::default(),
             nxw_bytes: Default::default(),
             ncw_bytes: Default::default(),
             b_ptr: Default::default(),
             s_ptr: Default::default(),
             w_kt_ptr: Default::default(),
             x_kt_ptr: Default::default(),
-            out_ptr: Default::default(),
             cpu: Default::default(),
             mem: Default::default(),
             w_addr: Default::default(),
@@ -183,7 +179,6 @@ impl Default for TileSequencer {
             w_nt: Default::default(),
             w_kt: Default::default(),
             x_kt: Default::default(),
-            out: Default::default(),
             fk: Default::default(),
             fnt: Default::default(),
             inrows16: Default::default(),
@@ -235,7 +230,7 @@ impl Logic for TileSequencer {
     fn update(&mut self) {
         dff_setup!(
             self, clock, cpu, mem, w_addr, b_addr, s_addr, nxw, ncw, wk_stride, n_left, k_left, b, s, w_nt, w_kt, x_kt,
-            out, fk, fnt
+            fk, fnt
         );
         self.cpu.reset.next = self.reset.val();
         self.mem.reset.next = self.reset.val();
@@ -252,7 +247,6 @@ impl Logic for TileSequencer {
         self.w_nt.reset.next = self.reset.val();
         self.w_kt.reset.next = self.reset.val();
         self.x_kt.reset.next = self.reset.val();
-        self.out.reset.next = self.reset.val();
         self.fk.reset.next = self.reset.val();
         self.fnt.reset.next = self.reset.val();
 
@@ -325,7 +319,6 @@ impl Logic for TileSequencer {
             self.w_nt.d.next = self.w_addr.q.val();
             self.b.d.next = self.b_addr.q.val();
             self.s.d.next = self.s_addr.q.val();
-            self.out.d.next = self.result.val();
             self.n_left.d.next = self.wghtcols.val();
             self.fnt.d.next = true;
         }
@@ -348,7 +341,6 @@ impl Logic for TileSequencer {
             self.b.d.next = self.b.q.val() + self.two_words.val();
             self.s.d.next = self.s.q.val() + self.two_words.val();
             self.w_nt.d.next = self.w_nt.q.val() + self.word_bytes.val();
-            self.out.d.next = self.out.q.val() + self.word_bytes.val();
             self.fnt.d.next = false;
         }
         self.more_k.next = self.k_left.q.val() > self.size8.val();
@@ -379,17 +371,12 @@ impl Logic for TileSequencer {
         if self.k_left9.wide.val() < self.size9.val() {
             self.k_rows.next = self.k_left9.wide.val();
         }
-        self.lanes_on.next = self.n_left.q.val();
-        if self.n_left.q.val() > self.size8.val() {
-            self.lanes_on.next = self.size8.val();
-        }
         self.nxw_bytes.next = self.nxw.q.val();
         self.ncw_bytes.next = self.ncw.q.val();
         self.b_ptr.next = self.b.q.val();
         self.s_ptr.next = self.s.q.val();
         self.w_kt_ptr.next = self.w_kt.q.val();
         self.x_kt_ptr.next = self.x_kt.q.val();
-        self.out_ptr.next = self.out.q.val();
     }
 }
 

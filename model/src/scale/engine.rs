@@ -10,8 +10,12 @@
 //! States, one step each (every phase issues its requests and waits for all responses):
 //! IDLE → CHECK (sizes) → PLAN (exit early with CPU_ERR/MEM_ERR) → for each column tile:
 //! NSTART → BIAS? → SUMS? → for each K tile: KSTART → WLOAD? → STREAM; after the last K
-//! tile DRAIN (until no row is left in the array); then OUT (if SAVEOUT, or if the results
-//! fit in the result buffer: `result_buffer.rs`) → NEXTN; then DONE → IDLE. The weights are
+//! tile NEXTN (the next column tile's rows follow at once), or for the last column tile DRAIN
+//! (until no row is left in the array and every result is written); then DONE → IDLE. The
+//! last K tile's rows leave the array as result words (final sums taken as they are written,
+//! `systolic.rs`), which go to the result buffer (`result_buffer.rs`) and, with SAVEOUT, to
+//! the output FIFO, written to memory by the output writer in the cycles the port is free
+//! (`output_writer.rs` has the decisions). The weights are
 //! double-buffered: each K tile loads the bank its predecessor does not use, and its rows
 //! carry their bank through the array, so a K tile follows the one before without waiting
 //! for the array to drain; KSTART waits only while rows of the bank it is about to load (the
@@ -31,16 +35,17 @@
 //!
 //! This file holds the state machine, the request generator and the stop logic; the sub-blocks
 //! are the tile sequencer (sizes, checks, tile walk, pointers: `tile_sequencer.rs`), the weight
-//! loader (the two weight banks, REWEIGHTS: `weight_loader.rs`), the output writer (OUT's
-//! pipeline: `output_writer.rs`), the X buffer (`tile_ram.rs`), the result buffer and the array.
+//! loader (the two weight banks, REWEIGHTS: `weight_loader.rs`), the output writer (the
+//! result writes: `output_writer.rs`), the X buffer and the output FIFO (`tile_ram.rs`), the
+//! result buffer and the array.
 use super::look_ahead::{self, LookAhead};
-use super::output_writer::OutputWriter;
+use super::output_writer::{self, OutputWriter};
 use super::result_buffer::{self, ResultBuffer};
 use super::systolic::{self, Systolic};
 use super::tile_ram::{self, TileRam};
 use super::tile_sequencer::TileSequencer;
 use super::weight_loader::WeightLoader;
-use super::{SIZE, X_WORDS};
+use super::{OUT_WORDS, SIZE, X_WORDS};
 
 /// Bytes per memory word (one tile row of int16).
 pub const WORD_BYTES: u32 = 2 * SIZE as u32;
@@ -102,14 +107,13 @@ pub enum State {
     WLoad,
     Stream,
     Drain,
-    Out,
     NextN,
     Flush,
     Done,
 }
 
 impl State {
-    pub const ALL: [State; 14] = [
+    pub const ALL: [State; 13] = [
         State::Idle,
         State::Check,
         State::Plan,
@@ -120,7 +124,6 @@ impl State {
         State::WLoad,
         State::Stream,
         State::Drain,
-        State::Out,
         State::NextN,
         State::Flush,
         State::Done,
@@ -138,7 +141,6 @@ impl State {
             State::WLoad => "state WLOAD",
             State::Stream => "state STREAM",
             State::Drain => "state DRAIN",
-            State::Out => "state OUT",
             State::NextN => "state NEXTN",
             State::Flush => "state FLUSH",
             State::Done => "state DONE",
@@ -147,7 +149,7 @@ impl State {
 
     /// The phases that issue memory requests.
     fn issues(self) -> bool {
-        matches!(self, State::Bias | State::Sums | State::WLoad | State::Stream | State::Out)
+        matches!(self, State::Bias | State::Sums | State::WLoad | State::Stream)
     }
 }
 
@@ -171,8 +173,11 @@ pub struct Engine {
     pub tiles: TileSequencer,
     /// The weight banks and what REWEIGHTS may use.
     pub weights: WeightLoader,
-    /// OUT's pipeline.
+    /// The result writes (the third request generator).
     pub writer: OutputWriter,
+    /// The output FIFO: result words waiting to be written (SAVEOUT), `OUT_WORDS` words, one
+    /// column tile's INROWS <= 255 always fit (docs/scale.md, "Where the cycles go now", 2).
+    pub ofifo: TileRam<OUT_WORDS, OUT_WORDS>,
     // Request generator of the current phase.
     req_addr: u32,
     issued: u32,
@@ -180,8 +185,6 @@ pub struct Engine {
     responses: u32,
     /// A request was offered and not taken: it stays offered, unchanged.
     held: bool,
-    /// The phase writes (OUT, or FLUSH after OUT).
-    writing: bool,
     /// The look-ahead weight load (docs/scale.md, "Where the cycles go now", 1): a second
     /// request generator on the memory port, for the weights of the K tile that follows in the
     /// walk (`look_ahead.rs` has the decisions).
@@ -214,7 +217,6 @@ impl Engine {
             State::Bias | State::Sums => (2, WORD_BYTES),
             State::WLoad => (self.tiles.k_rows(), ncw),
             State::Stream => (u32::from(c.inrows), words(c.incols) * WORD_BYTES),
-            State::Out => (u32::from(c.inrows), ncw),
             _ => (0, 0),
         }
     }
@@ -230,45 +232,85 @@ impl Engine {
         self.state == State::Stream && (c.reinputs || self.x_on_chip(c))
     }
 
-    /// The look-ahead weight load may use the port now.
+    /// The look-ahead weight load may use the port now: STREAM on chip, between column tiles
+    /// (NEXTN), in the last DRAIN.
     fn ahead_phase(&self, c: &In) -> bool {
-        self.stream_on_chip(c) || self.state == State::Drain
+        self.stream_on_chip(c) || matches!(self.state, State::Drain | State::NextN)
+    }
+
+    /// The look-ahead would start now (a read: it waits while a write is offered or
+    /// outstanding).
+    fn ahead_wants_start(&self, c: &In) -> bool {
+        self.ahead_phase(c) && self.tiles.ahead() && !self.ahead.on() && !self.stop && self.weights.other_free(&self.systolic)
     }
 
     /// The look-ahead starts now: it clears the other bank, and offers its first request.
     fn ahead_start(&self, c: &In) -> bool {
-        self.ahead_phase(c) && self.tiles.ahead() && !self.ahead.on() && !self.stop && self.weights.other_free(&self.systolic)
+        self.ahead_wants_start(c) && !self.writer.busy()
+    }
+
+    /// The look-ahead has a new request to offer (before the write rule).
+    fn ahead_wants(&self, c: &In) -> bool {
+        (self.ahead_phase(c) && self.ahead.more() && !self.stop) || self.ahead_wants_start(c)
     }
 
     /// The look-ahead offers a request.
     fn ahead_valid(&self, c: &In) -> bool {
-        self.ahead.held() || (self.ahead_phase(c) && self.ahead.more() && !self.stop) || self.ahead_start(c)
+        self.ahead.held() || (self.ahead_wants(c) && !self.writer.busy())
+    }
+
+    /// A last K tile's STREAM may issue its rows: with SAVEOUT, its first row only when the
+    /// output FIFO has room for all of them (`output_writer.rs`).
+    fn room(&self, c: &In) -> bool {
+        // (`ofifo.fits()`: the FIFO's own check that INROWS words fit, true for every INROWS.)
+        !c.saveout || self.tiles.more_k() || self.issued > 0 || (self.writer.reserved() + u32::from(c.inrows) <= OUT_WORDS as u32 && self.ofifo.fits())
+    }
+
+    /// The main request generator has a new memory request to offer (before the write rule).
+    fn main_wants(&self, c: &In) -> bool {
+        let (total, _) = self.phase(c);
+        match self.state {
+            // With REINPUTS, X comes from the result buffer; after the first column tile,
+            // from the X buffer if it fits.
+            State::Stream if c.reinputs || self.x_on_chip(c) => false,
+            State::Stream => self.issued < total && !self.stop && self.room(c),
+            s => s.issues() && self.issued < total && !self.stop,
+        }
     }
 
     /// The main request generator offers a request.
     fn main_valid(&self, c: &In) -> bool {
-        let (total, _) = self.phase(c);
-        self.held
-            || match self.state {
-                State::Out => c.saveout && self.writer.pending() && !self.stop,
-                // With REINPUTS, X comes from the result buffer; after the first column tile,
-                // from the X buffer if it fits.
-                State::Stream if c.reinputs || self.x_on_chip(c) => false,
-                s => s.issues() && self.issued < total && !self.stop,
-            }
+        self.held || (self.main_wants(c) && !self.writer.busy())
+    }
+
+    /// A memory read is offered or outstanding (the main phase's STREAM on chip reads none).
+    fn reads_busy(&self, c: &In) -> bool {
+        self.held || self.ahead.held() || self.ahead.pending() || (self.outstanding > 0 && !self.stream_on_chip(c))
+    }
+
+    /// The output writer offers a write.
+    fn write_valid(&self, c: &In) -> bool {
+        self.writer.held() || (self.writer.loaded(self.ofifo.read_valid()) && !self.stop && !self.main_wants(c) && !self.ahead_wants(c) && !self.reads_busy(c))
     }
 
     /// The outputs: registers, except that the request count of a phase follows INROWS.
     pub fn outputs(&self, c: &In) -> Out {
         let ahead = self.ahead_valid(c);
+        let write = self.write_valid(c);
         Out {
             busy: self.state != State::Idle,
             finish: self.state == State::Done,
             exit_code: self.code,
-            mem_req_valid: self.main_valid(c) || ahead,
-            mem_req_write: self.writing,
-            mem_req_addr: if ahead { self.ahead.addr(self.tiles.ahead_ptr(c)) } else { self.req_addr },
-            mem_req_wdata: self.systolic.word(),
+            mem_req_valid: self.main_valid(c) || ahead || write,
+            mem_req_write: write,
+            mem_req_addr: if write {
+                self.writer.addr()
+            } else if ahead {
+                self.ahead.addr(self.tiles.ahead_ptr(c))
+            } else {
+                self.req_addr
+            },
+            mem_req_wdata: self.ofifo.read_data(),
         }
     }
 
@@ -276,11 +318,13 @@ impl Engine {
     pub fn clock(&mut self, i: &In) {
         self.events.clear();
         if i.reset {
-            let (systolic, results, xbuf) = (std::mem::take(&mut self.systolic), std::mem::take(&mut self.results), std::mem::take(&mut self.xbuf));
-            *self = Self { systolic, results, xbuf, ..Self::default() };
+            let (systolic, results, xbuf, ofifo) =
+                (std::mem::take(&mut self.systolic), std::mem::take(&mut self.results), std::mem::take(&mut self.xbuf), std::mem::take(&mut self.ofifo));
+            *self = Self { systolic, results, xbuf, ofifo, ..Self::default() };
             self.systolic.reset();
             self.results.reset();
             self.xbuf.reset();
+            self.ofifo.reset();
             self.events.push("reset");
             return;
         }
@@ -292,36 +336,84 @@ impl Engine {
         let ahead_valid = self.ahead_valid(c);
         let ahead_start = self.ahead_start(c);
         let ahead_ready = self.ahead.ready();
-        let ahead_resp = i.mem_resp_valid && self.ahead.pending();
-        let ahead_region = matches!(self.state, State::Stream | State::Drain);
+        // Whose a memory response is: a write's while writes are outstanding, else the
+        // look-ahead's while it has reads outstanding, else the main phase's.
+        let write_resp = i.mem_resp_valid && self.writer.pending();
+        let ahead_resp = i.mem_resp_valid && !write_resp && self.ahead.pending();
+        let ahead_region = matches!(self.state, State::Stream | State::Drain | State::NextN);
+        let write_valid = self.write_valid(c);
+        let write_accept = write_valid && i.mem_req_ready;
         let (total, stride) = self.phase(c);
         // With REINPUTS, STREAM reads the result buffer, after the first column tile the X
         // buffer if X fits (both always ready, answering the next cycle).
-        let stream_more = self.state == State::Stream && self.issued < total && !self.stop;
+        let stream_more = self.state == State::Stream && self.issued < total && !self.stop && self.room(c);
         let buffer_read = stream_more && c.reinputs;
         let x_read = stream_more && self.x_on_chip(c);
         let requested = accept || buffer_read || x_read;
-        let mem_response = i.mem_resp_valid && !ahead_resp;
+        let mem_response = i.mem_resp_valid && !ahead_resp && !write_resp;
         let response = mem_response || self.results.read_valid() || self.xbuf.read_valid();
         // The first column tile keeps the X rows it receives from memory.
         let x_store = self.state == State::Stream && self.tiles.first_n && mem_response;
         let phase_done = self.issued == total && self.outstanding == 0;
         let array_active = self.systolic.active();
+        let first_active = self.systolic.first_active();
+        let writer_idle = self.writer.idle(self.ofifo.read_valid());
         // A stopped layer also lets its rows leave the array, so none reaches the next layer.
-        let flushed = !self.held && !self.ahead.held() && self.outstanding == 0 && !self.ahead.pending() && !array_active;
+        let flushed = !self.held
+            && !self.ahead.held()
+            && self.outstanding == 0
+            && !self.ahead.pending()
+            && !self.writer.held()
+            && !self.writer.pending()
+            && !array_active;
         self.events.push(self.state.name());
         if out.mem_req_valid && !i.mem_req_ready {
             self.events.push("request stalled");
         }
         if i.mem_resp_valid && i.mem_resp_error {
             self.events.push("error response");
+            if write_resp && self.state == State::Stream {
+                self.events.push("error response to a write while streaming");
+            }
+        }
+        if write_accept {
+            match self.state {
+                State::Stream => self.events.push("result written while streaming"),
+                State::NStart | State::Bias | State::KStart => self.events.push("result written in NSTART/BIAS/KSTART"),
+                State::NextN => self.events.push("result written in NEXTN"),
+                State::Drain => self.events.push("result written in DRAIN"),
+                _ => {}
+            }
+        }
+        // The output FIFO's edge cases: every one of its words holds a result (its write
+        // pointer has caught up with its read pointer), its pointers wrap.
+        if self.writer.words() == OUT_WORDS as u32 {
+            self.events.push("output FIFO full");
+        }
+        if self.state == State::Done && self.writer.words() > 0 {
+            self.events.push("words dropped at DONE");
+        }
+        if c.saveout && self.systolic.out_valid() && self.ofifo.write_ptr() == OUT_WORDS - 1 {
+            self.events.push("output FIFO wraps");
+        }
+        if self.writer.loaded(self.ofifo.read_valid()) && !self.writer.held() && !self.stop && (self.main_wants(c) || self.ahead_wants(c)) {
+            self.events.push("write waits for a read offered");
+        }
+        if self.state == State::Drain && !array_active && !writer_idle {
+            self.events.push("DRAIN waits for the writer");
+        }
+        if self.writer.loaded(self.ofifo.read_valid()) && !self.writer.held() && !self.stop && !self.main_wants(c) && !self.ahead_wants(c) && self.reads_busy(c) {
+            self.events.push("write waits for reads outstanding");
+        }
+        if !self.held && !self.ahead.held() && (self.main_wants(c) || self.ahead_wants(c)) && self.writer.busy() {
+            self.events.push("read waits for writes outstanding");
+        }
+        if self.state == State::Stream && !self.room(c) && !self.stop {
+            self.events.push("STREAM waits for room in the output FIFO");
         }
 
         // The array.
         let in_phase = |s: State| self.state == s && response;
-        // Without SAVEOUT, the output stage only stores the results in the buffer.
-        let w = self.writer.step(self.state == State::Out, c.inrows, c.saveout, self.stop, accept);
-        let emit = w.emit;
         // KSTART loads the other bank once no row of it is left in the array.
         let kstart = self.state == State::KStart;
         let load_bank = self.weights.load_bank(kstart, ahead_region);
@@ -337,7 +429,7 @@ impl Engine {
             self.events.push("error response to a look-ahead load");
         }
         if ahead_load {
-            self.events.push(if self.state == State::Stream { "weight row loaded while streaming" } else { "weight row loaded while draining" });
+            self.events.push(if self.state == State::Stream { "weight row loaded while streaming" } else { "weight row loaded between column tiles" });
         }
         let array = systolic::In {
             row_valid: in_phase(State::Stream),
@@ -351,6 +443,8 @@ impl Engine {
             w_word: i.mem_resp_data,
             row_bank: self.weights.bank,
             row_first: self.tiles.first_k,
+            row_last: !self.tiles.more_k(),
+            row_tail: !self.tiles.more_n(),
             w_bank: load_bank,
             w_clear: self.weights.clear(kstart, ahead_ready, ahead_start, c, &self.systolic),
             w_load: in_phase(State::WLoad) || ahead_load,
@@ -358,17 +452,19 @@ impl Engine {
             base_clear: self.state == State::NStart,
             base_add: in_phase(State::Bias) || in_phase(State::Sums),
             base_half: self.responses as usize % 2,
-            rows_clear: self.state == State::NStart,
+            // At PLAN: between column tiles the counters are back at 0 after whole K tiles, while
+            // the rows of the last K tile before are still in the array.
+            rows_clear: self.state == State::Plan,
             inrows: c.inrows,
-            out_phase: self.state == State::Out,
-            out_read: w.read,
-            out_row: w.row,
-            out_load: w.load,
-            lanes_on: self.tiles.lanes_on(),
+            tail_lanes: usize::from(c.wghtcols.wrapping_sub(1)) % SIZE + 1,
             relu: c.actfn,
             shift: c.shiftamt,
         };
-        let (out_word, results_fit, x_fits) = (self.systolic.word(), self.results.fits(), self.xbuf.fits());
+        let (out_word, out_valid, results_fit, x_fits) = (self.systolic.word(), self.systolic.out_valid(), self.results.fits(), self.xbuf.fits());
+        // The FIFO's next word goes to its read register when that is empty or its write is taken.
+        let loaded = self.writer.loaded(self.ofifo.read_valid());
+        let fifo_read = self.writer.words() > 0 && (!loaded || write_accept) && !self.stop;
+        let fifo_store = out_valid && c.saveout;
         if self.systolic.clock(&array) > 0 {
             self.events.push("accumulate");
         }
@@ -379,7 +475,7 @@ impl Engine {
             layer_start: self.state == State::Plan,
             read_restart: self.state == State::NStart,
             read: buffer_read,
-            store: emit,
+            store: out_valid,
             word: out_word,
             commit: self.state == State::Done && self.code == SUCCESS,
         });
@@ -406,15 +502,38 @@ impl Engine {
         if accept && self.state == State::Stream && !self.tiles.first_n {
             self.events.push("X re-read from memory: it does not fit the X buffer");
         }
-        if emit && results_fit {
+        if out_valid && results_fit {
             self.events.push(if c.saveout { "result stored and written" } else { "result stored, not written" });
         }
-        if self.state == State::Out {
-            self.writer.clock(&w);
-        }
+        self.ofifo.clock(&tile_ram::In {
+            rows: c.inrows,
+            cols: 1,
+            write_restart: self.state == State::Done,
+            write_base: 0,
+            read_restart: self.state == State::Done,
+            read_base: 0,
+            read: fifo_read,
+            store: fifo_store,
+            word: out_word,
+        });
+        self.writer.clock(&output_writer::Step {
+            restart: self.state == State::Done,
+            start: self.state == State::Plan,
+            result: c.result,
+            reserve: requested && self.state == State::Stream && !self.tiles.more_k() && c.saveout,
+            store: fifo_store,
+            read: fifo_read,
+            loaded,
+            valid: write_valid,
+            accept: write_accept,
+            resp: write_resp,
+            inrows: c.inrows,
+            ncw: words(c.wghtcols) * WORD_BYTES,
+            word_bytes: WORD_BYTES,
+        });
 
         // Requests and responses.
-        if requested || emit {
+        if requested {
             self.issued += 1;
             self.req_addr = self.req_addr.wrapping_add(stride);
         }
@@ -438,6 +557,10 @@ impl Engine {
         // Next state; a stop seen now acts from the next cycle.
         // PLAN's verdict on the registers stands even if a stop came during CHECK.
         let stopping = self.stop && !matches!(self.state, State::Idle | State::Plan | State::Flush | State::Done);
+        // A stopped layer's words are not written: DONE drops what the FIFO still holds.
+        if stopping && (self.writer.words() > 0 || self.writer.loaded(self.ofifo.read_valid())) {
+            self.events.push("layer stopped while the writer holds words");
+        }
         let next = match self.state {
             _ if stopping => State::Flush,
             State::Idle if i.start => State::Check,
@@ -505,20 +628,23 @@ impl Engine {
                 self.tiles.next_k(c);
                 State::KStart
             }
+            // The next column tile's rows follow this one's last K tile through the array.
+            State::Stream if phase_done && self.tiles.more_n() => State::NextN,
             State::Stream if phase_done => State::Drain,
-            // The last rows' products are still on their way to the accumulators.
-            State::Drain if array_active => State::Drain,
-            State::Drain if self.tiles.ahead() && !ahead_ready => State::Drain,
-            State::Drain if c.saveout || results_fit => State::Out,
-            State::Drain => State::NextN,
-            State::Out if phase_done => State::NextN,
-            State::NextN if self.tiles.more_n() => {
-                self.tiles.next_n();
-                State::NStart
-            }
-            State::NextN => {
+            // The last column tile: the last rows' results are still on their way, or words are
+            // still to be written.
+            State::Drain if array_active || !writer_idle => State::Drain,
+            State::Drain => {
                 self.code = SUCCESS;
                 State::Done
+            }
+            // NSTART changes the base (bias and sums) that rows of a first K tile still in the
+            // array would take; the look-ahead load of the next column tile's first weights
+            // finishes here.
+            State::NextN if first_active || (self.tiles.ahead() && !ahead_ready) => State::NextN,
+            State::NextN => {
+                self.tiles.next_n();
+                State::NStart
             }
             State::Flush if flushed => {
                 self.code = self.stop_code;
@@ -568,19 +694,12 @@ impl Engine {
             State::Sums => self.tiles.s_ptr,
             State::WLoad => self.tiles.w_kt_ptr,
             State::Stream => self.tiles.x_kt_ptr,
-            State::Out => self.tiles.out_ptr,
             _ => self.req_addr,
         };
-        if next == State::Out {
-            self.writer.restart();
-        }
         if next == State::Check {
             self.code = UNUSED;
             // A stopped layer may leave a look-ahead load unused.
             self.ahead.free();
-        }
-        if next != State::Flush {
-            self.writing = next == State::Out;
         }
     }
 }

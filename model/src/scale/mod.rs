@@ -8,6 +8,9 @@ pub const RESULT_WORDS: usize = 1024;
 /// Words in the X buffer (the engine's `TileRam` that keeps X on chip):
 /// `npu_hdl::scale::X_WORDS` (checked alike).
 pub const X_WORDS: usize = 1024;
+/// Words in the output FIFO (the engine's `TileRam` of result words waiting to be written):
+/// `npu_hdl::scale::OUT_WORDS` (checked alike). One column tile's INROWS <= 255 always fit.
+pub const OUT_WORDS: usize = 256;
 
 pub mod csr;
 pub mod engine;

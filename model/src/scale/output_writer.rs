@@ -1,65 +1,136 @@
-//! The output writer, a sub-block of the layer engine (`engine.rs`): OUT's two-stage pipeline
-//! that reads a column tile's accumulators row by row (stage 1) into the array's output
-//! register (stage 2), from where a result word goes to memory (SAVEOUT) and to the result
-//! buffer. RTL: `hdl/src/scale/output_writer.rs`; docs/scale.md, "Timing".
+//! The output writer, a sub-block of the layer engine (`engine.rs`): the third request
+//! generator on the memory port, which writes the result words the output FIFO holds
+//! (docs/scale.md, "Where the cycles go now", 2). RTL: `hdl/src/scale/output_writer.rs`.
+//!
+//! A row of a column tile's last K tile leaves the array as a result word (`systolic.rs`:
+//! final sums taken as they are written, deskewed); with SAVEOUT the word goes into the output
+//! FIFO (the engine's `TileRam` of `OUT_WORDS` words) at the same edge as into the result
+//! buffer. This block reads the FIFO into its read port's register, offers that word to
+//! memory, and keeps the counts and the address.
+//!
+//! Decisions:
+//! - Lowest priority on the port: the main phase, then the look-ahead load, then the writes,
+//!   so the writes take the cycles STREAM and the look-ahead leave free (all of them while X
+//!   comes from the X buffer).
+//! - Reads and writes are never outstanding together: a write is offered only when no read is
+//!   offered or outstanding, a read only when no write is offered (and not taken) or
+//!   outstanding. A memory response is then a write's while writes are outstanding, else the
+//!   look-ahead's while it has one outstanding, else the main phase's, with no tag queue. It
+//!   costs a memory latency at each switch between reading and writing.
+//! - Room: a row of a last K tile is counted (`reserved`) from its request until its word
+//!   leaves the FIFO. A last K tile's STREAM issues its first row only when `reserved + INROWS
+//!   <= OUT_WORDS`, so the FIFO never overflows; waiting for room for the whole K tile (not
+//!   row by row) lets the writes go in one run instead of alternating with reads.
+//! - The address runs a column tile behind the walk, so the writer has its own row count and
+//!   column-tile pointer: RESULT + r·ncw + n·WORD_BYTES.
+//! - A stop: nothing more is read from the FIFO or offered (a write offered and not taken stays
+//!   offered until taken, as every request); FLUSH waits for its responses. DONE empties it
+//!   (before the next layer's CHECK, where the stop is cleared), PLAN sets the address.
 
-/// What the writer does in a cycle (combinational, from its registers and its inputs).
+/// What the engine decides for the writer in a cycle.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Step {
-    /// The result word leaves the output register (written, or only stored).
-    pub emit: bool,
-    /// Read accumulator row `row` (stage 1).
+    /// A layer ends (DONE): empty, so that a stopped layer's words are never written by the
+    /// next one. A layer starts (PLAN): at RESULT.
+    pub restart: bool,
+    pub start: bool,
+    pub result: u32,
+    /// A row of a last K tile is issued (with SAVEOUT).
+    pub reserve: bool,
+    /// A result word goes into the FIFO.
+    pub store: bool,
+    /// The FIFO's next word is read into the read port's register.
     pub read: bool,
-    pub row: usize,
-    /// Load the output register from the row read the cycle before (stage 2).
-    pub load: bool,
-    adv1: bool,
-    adv2: bool,
+    /// A word is in the FIFO's read register (`loaded`).
+    pub loaded: bool,
+    /// The write is offered, and taken.
+    pub valid: bool,
+    pub accept: bool,
+    /// A memory response is a write's.
+    pub resp: bool,
+    pub inrows: u8,
+    /// Bytes per result row in memory (ceil(WGHTCOLS/SIZE) words).
+    pub ncw: u32,
+    pub word_bytes: u32,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct OutputWriter {
-    next_row: u32,
-    p1: bool,
-    p2: bool,
+    reserved: u32,
+    words: u32,
+    /// A word read from the FIFO before the last edge, not yet written.
+    kept: bool,
+    held: bool,
+    outstanding: u32,
+    addr: u32,
+    row: u32,
+    tile_ptr: u32,
 }
 
 impl OutputWriter {
-    /// A result word is in the output register (with SAVEOUT, offered to memory).
+    /// Rows of last K tiles issued whose words have not left the FIFO.
+    pub fn reserved(&self) -> u32 {
+        self.reserved
+    }
+
+    /// Words in the FIFO.
+    pub fn words(&self) -> u32 {
+        self.words
+    }
+
+    /// A word is in the FIFO's read register, to be written: read at the last edge
+    /// (`read_valid`, the FIFO's), or kept since.
+    pub fn loaded(&self, read_valid: bool) -> bool {
+        read_valid || self.kept
+    }
+
+    /// A write was offered and not taken.
+    pub fn held(&self) -> bool {
+        self.held
+    }
+
+    /// Writes are outstanding: the next memory response is a write's.
     pub fn pending(&self) -> bool {
-        self.p2
+        self.outstanding > 0
     }
 
-    /// The cycle's step: `active` in OUT; stage 2 moves on when it is empty, when memory takes
-    /// its word (`accept`), or without SAVEOUT (the word only goes to the result buffer);
-    /// stage 1 when stage 2 takes its row.
-    pub fn step(&self, active: bool, inrows: u8, saveout: bool, stop: bool, accept: bool) -> Step {
-        let adv2 = !self.p2 || accept || (!saveout && !stop);
-        let adv1 = !self.p1 || adv2;
-        Step {
-            emit: active && self.p2 && adv2,
-            read: active && adv1 && self.next_row < u32::from(inrows),
-            row: self.next_row as usize,
-            // Only data read for a row: the accumulator memory has no reset.
-            load: active && adv2 && self.p1,
-            adv1,
-            adv2,
-        }
+    /// A write offered and not taken, or outstanding: reads wait.
+    pub fn busy(&self) -> bool {
+        self.held || self.outstanding > 0
     }
 
-    /// The rising edge in OUT.
+    /// Nothing left to write or to be answered.
+    pub fn idle(&self, read_valid: bool) -> bool {
+        self.reserved == 0 && !self.loaded(read_valid) && !self.held && self.outstanding == 0
+    }
+
+    pub fn addr(&self) -> u32 {
+        self.addr
+    }
+
+    /// The rising edge.
     pub fn clock(&mut self, s: &Step) {
-        if s.adv2 {
-            self.p2 = self.p1;
+        if s.restart {
+            *self = Self::default();
+            return;
         }
-        if s.adv1 {
-            self.p1 = s.read;
-            self.next_row += u32::from(s.read);
+        if s.start {
+            (self.addr, self.tile_ptr, self.row) = (s.result, s.result, 0);
         }
-    }
-
-    /// Entering OUT: the pipeline starts empty at row 0.
-    pub fn restart(&mut self) {
-        *self = Self::default();
+        self.reserved = self.reserved + u32::from(s.reserve) - u32::from(s.read);
+        self.words = self.words + u32::from(s.store) - u32::from(s.read);
+        self.kept = s.loaded && !s.accept;
+        self.held = s.valid && !s.accept;
+        self.outstanding = self.outstanding + u32::from(s.accept) - u32::from(s.resp);
+        if s.accept {
+            if self.row + 1 == u32::from(s.inrows) {
+                self.row = 0;
+                self.tile_ptr = self.tile_ptr.wrapping_add(s.word_bytes);
+                self.addr = self.tile_ptr;
+            } else {
+                self.row += 1;
+                self.addr = self.addr.wrapping_add(s.ncw);
+            }
+        }
     }
 }

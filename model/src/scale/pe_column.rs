@@ -14,11 +14,14 @@
 //! so the next K tile's rows can follow without a stop): `acc = base + psum` for a row of the
 //! first K tile (`base` = bias + sums of the column), else `acc += psum`.
 //!
-//! The accumulator memory has one registered read port: in the streaming phase it reads the
-//! row that arrives next, so the sum is ready when its product arrives; in the output phase
-//! it reads the row the engine asks for, and the output register takes
-//! `trunc16(relu?(acc) >>> SHIFTAMT)` (zero for a column beyond WGHTCOLS).
-use super::systolic::In;
+//! The accumulator memory has one registered read port, which reads the row that arrives
+//! next, so the sum is ready when its product arrives. A row of the column tile's last K tile
+//! (`last`) writes the final sum: the same edge registers `trunc16(relu?(sum) >>> SHIFTAMT)`
+//! in the final register `fin` (zero for a column beyond WGHTCOLS: a row of the last column
+//! tile, `tail`, and `j >= tail_lanes`), with `fin_v`; the array deskews the columns' final
+//! registers into one result word (docs/scale.md, "Where the cycles go now", 2). The
+//! accumulators are not read again, so the next column tile's rows may follow at once.
+use super::systolic::{In, Tag};
 use super::SIZE;
 
 /// Depth of the accumulator memory: one entry per input row (INROWS ≤ 255).
@@ -33,13 +36,19 @@ pub struct PeColumn {
     /// The bank of each lane of `a`.
     pub bank: [bool; SIZE],
     pub v: bool,
-    /// The row with `v` belongs to the first K tile.
+    /// The row with `v` belongs to the first K tile; to the last K tile; to the last column
+    /// tile.
     pub first: bool,
+    pub last: bool,
+    pub tail: bool,
     pub base: i32,
     pub row: usize,
     pub acc: Vec<i32>,
     pub read_data: i32,
-    pub result: i16,
+    /// The final result of the last row of a last K tile that passed, and whether it passed
+    /// at the last edge.
+    pub fin: i16,
+    pub fin_v: bool,
 }
 
 /// `relu?(acc) >>> shift`, truncated to 16 bits: the output arithmetic of ScaleNPU.
@@ -58,11 +67,14 @@ impl PeColumn {
             bank: [false; SIZE],
             v: false,
             first: false,
+            last: false,
+            tail: false,
             base: 0,
             row: 0,
             acc: vec![0; ROWS],
             read_data: 0,
-            result: 0,
+            fin: 0,
+            fin_v: false,
         }
     }
 
@@ -73,10 +85,11 @@ impl PeColumn {
     }
 
     /// The rising edge, with the activations `a_in` (lane `i` for row `i`, skewed), their
-    /// banks, and the valid and first-K-tile bits of the last row's lane from the column
-    /// before, and the array's controls `i` (the memory response `w_word` carries weight rows
-    /// and bias/sums words). Returns whether a row was accumulated.
-    pub fn clock(&mut self, a_in: [i16; SIZE], bank_in: [bool; SIZE], v_in: bool, first_in: bool, i: &In) -> bool {
+    /// banks, and the valid, first-K-tile, last-K-tile and last-column-tile bits of the last
+    /// row's lane from the column before (`tag`), and the array's controls `i` (the memory
+    /// response `w_word` carries weight rows and bias/sums words). Returns whether a row was
+    /// accumulated.
+    pub fn clock(&mut self, a_in: [i16; SIZE], bank_in: [bool; SIZE], tag: Tag, i: &In) -> bool {
         let j = self.index;
         let lane16 = (i.w_word >> (16 * j)) as u16 as i16;
         let lane32 = (i.w_word >> (32 * (j % (SIZE / 2)))) as u32 as i32;
@@ -93,21 +106,16 @@ impl PeColumn {
         } else {
             self.row + usize::from(accumulate)
         };
-        let old_read = self.read_data;
-        if i.out_phase {
-            if i.out_read {
-                self.read_data = self.acc[i.out_row];
-            }
-        } else {
-            self.read_data = self.acc[next_row % ROWS];
-        }
+        self.read_data = self.acc[next_row % ROWS];
+        self.fin_v = false;
         if let Some((row, value)) = write {
             self.acc[row % ROWS] = value;
+            if self.last {
+                self.fin_v = true;
+                self.fin = if !self.tail || j < i.tail_lanes { output(value, i.relu, i.shift) } else { 0 };
+            }
         }
         self.row = next_row;
-        if i.out_load {
-            self.result = if j < i.lanes_on { output(old_read, i.relu, i.shift) } else { 0 };
-        }
         // The array.
         for r in (0..SIZE).rev() {
             let product = i32::from(a_in[r]) * i32::from(self.w[usize::from(bank_in[r])][r]);
@@ -115,8 +123,7 @@ impl PeColumn {
         }
         self.a = a_in;
         self.bank = bank_in;
-        self.v = v_in;
-        self.first = first_in;
+        (self.v, self.first, self.last, self.tail) = (tag.v, tag.first, tag.last, tag.tail);
         // Weights (of bank `w_bank`) and base.
         let loaded = &mut self.w[usize::from(i.w_bank)];
         if i.w_clear {

@@ -6,8 +6,11 @@
 //! cycles, so that row `i` of column `j` sees it `i + j + 1` cycles after the response, just
 //! as the partial sum of row `i - 1` arrives from above. The row's dot product with column
 //! `j` leaves the column `SIZE + j + 1` cycles after the response, and is accumulated in the
-//! column's memory the edge after. The output word is the columns' output registers, lane
-//! `j` = column `j`.
+//! column's memory the edge after. A row of a column tile's last K tile leaves its final
+//! result in column `j`'s final register at that edge; the deskew delays column `j`'s by
+//! `SIZE - 1 - j` more cycles (the input skew reversed), so the whole result word of the row,
+//! lane `j` = column `j`, is on `word()` with `out_valid()` `2·SIZE + 1` cycles after the
+//! response (docs/scale.md, "Where the cycles go now", 2).
 use super::pe_column::PeColumn;
 use super::SIZE;
 
@@ -25,6 +28,10 @@ pub struct In {
     /// first K tile (its sums start from the column's base).
     pub row_bank: bool,
     pub row_first: bool,
+    /// The entering row belongs to its column tile's last K tile (its sums are final), and to
+    /// the layer's last column tile (columns `j >= tail_lanes` are beyond WGHTCOLS).
+    pub row_last: bool,
+    pub row_tail: bool,
     /// The bank `w_clear` and `w_load` change, and whose rows `bank_active` looks for.
     pub w_bank: bool,
     pub w_clear: bool,
@@ -36,14 +43,20 @@ pub struct In {
     pub rows_clear: bool,
     /// Rows per K tile: the columns' row counters wrap to 0 after this many.
     pub inrows: u8,
-    pub out_phase: bool,
-    pub out_read: bool,
-    pub out_row: usize,
-    pub out_load: bool,
-    /// Columns `j < lanes_on` are inside WGHTCOLS.
-    pub lanes_on: usize,
+    /// Columns of the last column tile: `(WGHTCOLS - 1) % SIZE + 1`.
+    pub tail_lanes: usize,
     pub relu: bool,
     pub shift: u8,
+}
+
+/// What a row carries beside its lanes (with the lane of the last array row): valid, first K
+/// tile, last K tile, last column tile.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tag {
+    pub v: bool,
+    pub first: bool,
+    pub last: bool,
+    pub tail: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -54,7 +67,12 @@ pub struct Systolic {
     /// The bank and first-K-tile bits of the row in `skew[t]`.
     skew_bank: [bool; SIZE],
     skew_first: [bool; SIZE],
+    skew_last: [bool; SIZE],
+    skew_tail: [bool; SIZE],
     pub columns: Vec<PeColumn>,
+    /// `deskew[j][d]`: column `j`'s final result `d + 1` cycles after its final register
+    /// (`SIZE - 1 - j` stages for column `j`).
+    deskew: Vec<Vec<i16>>,
 }
 
 impl Default for Systolic {
@@ -64,7 +82,10 @@ impl Default for Systolic {
             skew_valid: [false; SIZE],
             skew_bank: [false; SIZE],
             skew_first: [false; SIZE],
+            skew_last: [false; SIZE],
+            skew_tail: [false; SIZE],
             columns: (0..SIZE).map(PeColumn::new).collect(),
+            deskew: (0..SIZE).map(|j| vec![0; SIZE - 1 - j]).collect(),
         }
     }
 }
@@ -75,7 +96,10 @@ impl Systolic {
         self.skew_valid = [false; SIZE];
         self.skew_bank = [false; SIZE];
         self.skew_first = [false; SIZE];
+        self.skew_last = [false; SIZE];
+        self.skew_tail = [false; SIZE];
         self.columns.iter_mut().for_each(PeColumn::reset);
+        self.deskew.iter_mut().for_each(|d| d.fill(0));
     }
 
     /// A row of weight bank `bank` is still in the array: that bank may not change yet.
@@ -84,37 +108,62 @@ impl Systolic {
             || self.columns.iter().any(|c| c.v && c.bank[SIZE - 1] == bank)
     }
 
-    /// The output word: lane `j` is column `j`'s output register.
+    /// The result word: lane `j` is column `j`'s final result, deskewed.
     pub fn word(&self) -> u128 {
-        self.columns.iter().enumerate().fold(0, |w, (j, c)| w | u128::from(c.result as u16) << (16 * j))
+        (0..SIZE).fold(0, |w, j| {
+            let lane = self.deskew[j].last().copied().unwrap_or(self.columns[j].fin);
+            w | u128::from(lane as u16) << (16 * j)
+        })
     }
 
-    /// An input row is still in the array: in the skew, or a column's valid bit is set.
+    /// A result word is on `word()` (the last column's final register was loaded at the last
+    /// edge).
+    pub fn out_valid(&self) -> bool {
+        self.columns[SIZE - 1].fin_v
+    }
+
+    /// A row of a first K tile is in the array: the columns' base (bias and sums) is in use.
+    pub fn first_active(&self) -> bool {
+        self.skew_valid.iter().zip(self.skew_first).any(|(&v, f)| v && f) || self.columns.iter().any(|c| c.v && c.first)
+    }
+
+    /// An input row is still in the array: in the skew, a column's valid bit is set, or a
+    /// final register was loaded at the last edge (the last one's word is out in this cycle).
     pub fn active(&self) -> bool {
-        self.skew_valid.iter().any(|&v| v) || self.columns.iter().any(|c| c.v)
+        self.skew_valid.iter().any(|&v| v) || self.columns.iter().any(|c| c.v || c.fin_v)
     }
 
     /// The rising edge; returns how many columns accumulated a row.
     pub fn clock(&mut self, i: &In) -> usize {
         let mut a_in: [i16; SIZE] = std::array::from_fn(|r| (self.skew[r] >> (16 * r)) as u16 as i16);
         let mut bank_in = self.skew_bank;
-        let (mut v_in, mut first_in) = (self.skew_valid[SIZE - 1], self.skew_first[SIZE - 1]);
+        let l = SIZE - 1;
+        let mut tag = Tag { v: self.skew_valid[l], first: self.skew_first[l], last: self.skew_last[l], tail: self.skew_tail[l] };
+        for j in 0..SIZE - 1 {
+            let d = &mut self.deskew[j];
+            d.rotate_right(1);
+            d[0] = self.columns[j].fin;
+        }
         let mut accumulated = 0;
         for column in &mut self.columns {
-            let next = (column.a, column.bank, column.v, column.first);
-            accumulated += usize::from(column.clock(a_in, bank_in, v_in, first_in, i));
-            (a_in, bank_in, v_in, first_in) = next;
+            let next = (column.a, column.bank, Tag { v: column.v, first: column.first, last: column.last, tail: column.tail });
+            accumulated += usize::from(column.clock(a_in, bank_in, tag, i));
+            (a_in, bank_in, tag) = next;
         }
         for t in (1..SIZE).rev() {
             self.skew[t] = self.skew[t - 1];
             self.skew_valid[t] = self.skew_valid[t - 1];
             self.skew_bank[t] = self.skew_bank[t - 1];
             self.skew_first[t] = self.skew_first[t - 1];
+            self.skew_last[t] = self.skew_last[t - 1];
+            self.skew_tail[t] = self.skew_tail[t - 1];
         }
         self.skew[0] = if i.row_valid { i.word } else { 0 };
         self.skew_valid[0] = i.row_valid;
         self.skew_bank[0] = i.row_valid && i.row_bank;
         self.skew_first[0] = i.row_valid && i.row_first;
+        self.skew_last[0] = i.row_valid && i.row_last;
+        self.skew_tail[0] = i.row_valid && i.row_tail;
         accumulated
     }
 }

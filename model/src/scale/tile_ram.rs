@@ -64,6 +64,11 @@ impl<const WORDS: usize, const CAPACITY: usize> TileRam<WORDS, CAPACITY> {
         self.fit
     }
 
+    /// The word the next store goes to.
+    pub fn write_ptr(&self) -> usize {
+        self.write_ptr
+    }
+
     /// The word read the cycle before, if one was.
     pub fn read_valid(&self) -> bool {
         self.read_done

@@ -19,13 +19,12 @@ pub struct TileSequencer {
     n_left: u32,
     k_left: u32,
     /// First addresses: bias, sums (this column tile), W of this column tile, W and X of this
-    /// K tile, results of this column tile.
+    /// K tile (the output writer keeps the results' address: it runs a column tile behind).
     pub b_ptr: u32,
     pub s_ptr: u32,
     w_nt_ptr: u32,
     pub w_kt_ptr: u32,
     pub x_kt_ptr: u32,
-    pub out_ptr: u32,
     /// The first K tile of the column tile (its rows start the accumulators).
     pub first_k: bool,
     /// The first column tile: its STREAM phases fill the X buffer.
@@ -71,7 +70,6 @@ impl TileSequencer {
             self.b_ptr = self.b_addr;
             self.s_ptr = self.s_addr;
             self.w_nt_ptr = self.w_addr;
-            self.out_ptr = c.result;
             self.n_left = u32::from(c.wghtcols);
             self.first_n = true;
         }
@@ -110,7 +108,6 @@ impl TileSequencer {
         self.b_ptr = self.b_ptr.wrapping_add(2 * WORD_BYTES);
         self.s_ptr = self.s_ptr.wrapping_add(2 * WORD_BYTES);
         self.w_nt_ptr = self.w_nt_ptr.wrapping_add(WORD_BYTES);
-        self.out_ptr = self.out_ptr.wrapping_add(WORD_BYTES);
         self.first_n = false;
     }
 
@@ -142,10 +139,5 @@ impl TileSequencer {
         } else {
             self.w_nt_ptr.wrapping_add(WORD_BYTES)
         }
-    }
-
-    /// Columns of this column tile.
-    pub fn lanes_on(&self) -> usize {
-        self.n_left.min(SIZE as u32) as usize
     }
 }
