@@ -37,7 +37,7 @@ const REQUIRED: [&str; 23] = [
 fn elementwise_networks_run_on_the_npu() {
     let run = Run::from_env("elementwise_networks_run_on_the_npu", 96);
     let choice = Choice { kinds: vec![Kind::Add, Kind::Sub, Kind::Mul, Kind::Maximum, Kind::Minimum], ops: 1..=2, side: 1..=5, channels: 1..=20, pool_kernel: 1..=5, dilated: 0.2 };
-    run_networks(&run, &choice, &REQUIRED);
+    run_networks(&run, &choice, &|_: &Network| true, &REQUIRED);
 }
 
 /// What the pool runs must show: both pools, average with and without padding (OFM_SCALE or
@@ -55,7 +55,7 @@ fn pool_networks_run_on_the_npu() {
     let run = Run::from_env("pool_networks_run_on_the_npu", 40);
     let kinds = vec![Kind::MaxPool2d, Kind::AveragePool2d, Kind::MaxPool2d, Kind::AveragePool2d, Kind::Add, Kind::Maximum];
     let choice = Choice { kinds, ops: 1..=3, side: 1..=7, channels: 1..=20, pool_kernel: 1..=5, dilated: 0.2 };
-    run_networks(&run, &choice, &POOL_REQUIRED);
+    run_networks(&run, &choice, &|_: &Network| true, &POOL_REQUIRED);
 }
 
 /// Pools with kernels of 9-12 taps a side on inputs of 9-12 (above the 8 x 8 Vela takes for
@@ -66,8 +66,8 @@ fn large_pool_kernels_run_on_the_npu() {
     let run = Run::from_env("large_pool_kernels_run_on_the_npu", 6);
     let choice = |kind| Choice { kinds: vec![kind], ops: 1..=1, side: 9..=12, channels: 1..=4, pool_kernel: 9..=12, dilated: 0.2 };
     let half = Run { cycles: run.cycles.div_ceil(2), ..run.clone() };
-    run_networks(&half, &choice(Kind::MaxPool2d), &["POOL max", "pool kernel above 8"]);
-    run_networks(&half, &choice(Kind::AveragePool2d), &["POOL average", "pool kernel above 8", "average without padding"]);
+    run_networks(&half, &choice(Kind::MaxPool2d), &|_: &Network| true, &["POOL max", "pool kernel above 8"]);
+    run_networks(&half, &choice(Kind::AveragePool2d), &|_: &Network| true, &["POOL average", "pool kernel above 8", "average without padding"]);
 }
 
 /// What the convolution runs must show: CONV and DEPTHWISE, strides, padding (taps in it),
@@ -84,7 +84,7 @@ const CONV_REQUIRED: [&str; 22] = [
 
 /// Random networks of CONV_2D and DEPTHWISE_CONV_2D (chained with a max pool and ADD), both
 /// cores, on the NPU with its convolution unit. The layers the convolution unit's CHECK
-/// refuses (a kernel side above 8 / dilation, an OFM block depth not a multiple of 8;
+/// refuses (a top or left padding above 7, an OFM block depth not a multiple of 8;
 /// docs/ethos.md) must be exactly those [`walkable`] says it cannot walk: they stop
 /// the NPU with cmd_parse_error and are counted; every other network must equal the executor
 /// and TFLite; Verilated RTL in lock step with its model every cycle.
@@ -93,33 +93,58 @@ fn conv_networks_run_on_the_npu() {
     let run = Run::from_env("conv_networks_run_on_the_npu", 48);
     let kinds = vec![Kind::Conv2d, Kind::DepthwiseConv2d, Kind::Conv2d, Kind::DepthwiseConv2d, Kind::MaxPool2d, Kind::Add];
     let choice = Choice { kinds, ops: 1..=2, side: 1..=7, channels: 1..=20, pool_kernel: 1..=3, dilated: 0.2 };
-    run_networks(&run, &choice, &CONV_REQUIRED);
+    let any = |_: &Network| true;
+    run_networks(&run, &choice, &any, &CONV_REQUIRED);
     // Two cases these small layers draw too rarely to require of 48 networks (one CI seed drew
     // no depth-first CONV, others 1-2 dilated CONVs in 96 networks) are drawn on purpose.
     // Depth-first: Vela orders these layers' weights part-kernel-first nearly always; with 32
     // IFM channels its 32-channel depth-first block is full, and 3 to 9 of these 12 runs (6
     // networks, both cores) were depth-first in four seeds.
     let deep = Choice { kinds: vec![Kind::Conv2d], ops: 1..=1, side: 1..=4, channels: 32..=32, pool_kernel: 1..=1, dilated: 0.0 };
-    run_networks(&Run { cycles: 6, ..run.clone() }, &deep, &["depth-first CONV"]);
+    run_networks(&Run { cycles: 6, ..run.clone() }, &deep, &any, &["depth-first CONV"]);
     // Dilated: 12 networks of one CONV and 12 of one DEPTHWISE, each drawn dilated. About
     // half of them run dilated: a dilation is 1 both ways a quarter of the time, and CHECK
-    // refuses a side above 8 / dilation (a side of 5 at dilation 2, or the generator's 9-10),
-    // so a set misses its case with a chance of about 0.45^12, 1e-4.
+    // refuses a top or left padding above 7 (the generator's 9-10 at dilation 2, SAME), so a
+    // set misses its case with a chance of about 0.45^12, 1e-4.
     for (kind, case) in [(Kind::Conv2d, "dilated CONV"), (Kind::DepthwiseConv2d, "dilated DEPTHWISE")] {
         let dilated = Choice { kinds: vec![kind], ops: 1..=1, side: 3..=7, channels: 1..=12, pool_kernel: 1..=1, dilated: 1.0 };
-        run_networks(&Run { cycles: 12, ..run.clone() }, &dilated, &[case]);
+        run_networks(&Run { cycles: 12, ..run.clone() }, &dilated, &any, &[case]);
+    }
+    // Sub-kernels (a kernel side above 8 / dilation: Vela's `SubKernelMax`), drawn on purpose:
+    // 6 networks of one CONV and 6 of one DEPTHWISE whose kernel has a side of 9-10 (the
+    // generator's large kernels, undilated), and as many with a side of 5 at dilation 2 (at
+    // most 8 at dilation 2 on any side, so that SAME's top/left padding stays within 7).
+    let split = |net: &Network, dilated: bool| {
+        net.ops.iter().all(|op| {
+            op.window.as_ref().is_some_and(|w| {
+                let split = |k: usize, d: usize| k > 8 / d;
+                let fits = |k: usize, d: usize| d == 1 || k <= 8;
+                (split(w.kernel.0, w.dilation.0) || split(w.kernel.1, w.dilation.1))
+                    && (w.dilation != (1, 1)) == dilated
+                    && fits(w.kernel.0, w.dilation.0)
+                    && fits(w.kernel.1, w.dilation.1)
+            })
+        })
+    };
+    for (kind, case) in [(Kind::Conv2d, "sub-kernels CONV"), (Kind::DepthwiseConv2d, "sub-kernels DEPTHWISE")] {
+        for dilated in [false, true] {
+            let choice = Choice { kinds: vec![kind], ops: 1..=1, side: 2..=9, channels: 1..=12, pool_kernel: 1..=1, dilated: if dilated { 1.0 } else { 0.0 } };
+            let required: &[&str] = if dilated { &[case, "dilated sub-kernels"] } else { &[case] };
+            run_networks(&Run { cycles: 6, ..run.clone() }, &choice, &|net: &Network| split(net, dilated), required);
+        }
     }
 }
 
 /// Whether the convolution unit walks `op` (an independent statement of its CHECK's layer
 /// rules, docs/ethos.md "Convolution unit").
-/// A dilated kernel (dilation 1 or 2 each way) is walked while Vela keeps it one
-/// sub-kernel: a side of at most `8 / dilation` (Vela's `SubKernelMax`).
+/// A kernel (dilation 1 or 2 each way) is walked whatever Vela's sub-kernels, up to a side of
+/// 15 (the datapath's 4-bit kernel ports); the top and left padding at most 7 (its 3-bit ports).
 fn walkable(op: &Operation) -> bool {
     let k = op.kernel();
     let block = op.registers.param("NPU_SET_OFM_BLK_DEPTH_M1") + 1;
-    let side = |size: u16, dilation: u16| dilation <= 2 && size <= 8 / dilation;
-    side(k.size.0, k.dilation.0) && side(k.size.1, k.dilation.1) && block % 8 == 0 && block <= 128
+    let side = |size: u16, dilation: u16| dilation <= 2 && size <= 15;
+    let pads = op.registers.param("NPU_SET_IFM_PAD_TOP") <= 7 && op.registers.param("NPU_SET_IFM_PAD_LEFT") <= 7;
+    side(k.size.0, k.dilation.0) && side(k.size.1, k.dilation.1) && pads && block % 8 == 0 && block <= 128
 }
 
 /// The convolution's kernel and stride, as CONV_REQUIRED names them.
@@ -144,11 +169,19 @@ fn conv_coverage(op: &Operation, coverage: &mut Coverage) {
     if k.size.0.max(k.size.1) > 3 {
         coverage.hit("conv kernel above 3");
     }
+    // Vela's sub-kernels: a side above `8 / dilation`.
+    let split = |size: u16, dilation: u16| size > 8 / dilation;
+    if split(k.size.0, k.dilation.0) || split(k.size.1, k.dilation.1) {
+        coverage.hit(if op.name == "NPU_OP_CONV" { "sub-kernels CONV" } else { "sub-kernels DEPTHWISE" });
+        if k.dilation != (1, 1) {
+            coverage.hit("dilated sub-kernels");
+        }
+    }
 }
 
 /// Compiles `run.cycles` random networks of `choice` with both cores and runs each on the NPU
 /// in lock step: memory == executor, output == TFLite; then asserts `required` was seen.
-fn run_networks(run: &Run, choice: &Choice, required: &[&str]) {
+fn run_networks(run: &Run, choice: &Choice, keep: &dyn Fn(&Network) -> bool, required: &[&str]) {
     let mut refused_layers = 0;
     let mut conv_layers = 0;
     let tflite = oracle();
@@ -160,7 +193,14 @@ fn run_networks(run: &Run, choice: &Choice, required: &[&str]) {
     let mut batch: Vec<Network> = Vec::new();
     let mut compiled = Vec::new();
     while batch.len() < run.cycles as usize {
-        let more: Vec<Network> = (batch.len()..run.cycles as usize).map(|_| random_network(&mut rng, choice)).collect();
+        let more: Vec<Network> = (batch.len()..run.cycles as usize)
+            .map(|_| loop {
+                let net = random_network(&mut rng, choice);
+                if keep(&net) {
+                    break net;
+                }
+            })
+            .collect();
         let by_core: Vec<_> = VelaCore::ALL.iter().map(|&core| tflite.compile_networks(&more, core).unwrap_or_else(|e| panic!("SEED={}: {e}", run.seed))).collect();
         for (i, net) in more.into_iter().enumerate() {
             if by_core.iter().all(|results| results[i].is_ok()) {
@@ -253,8 +293,9 @@ fn pool_coverage(op: &Operation, coverage: &mut Coverage) {
 /// - a lookup-table activation (unsupported field value: cmd_parse_error; the executor refuses),
 /// - a CONV in place of the ELEMENTWISE (the convolution unit's CHECK refuses its registers:
 ///   no weight stream; cmd_parse_error),
-/// - a CONV with a kernel of 9 rows (KERNEL_HEIGHT_M1 8: Vela would split it into
-///   sub-kernels, which the datapath does not walk; cmd_parse_error),
+/// - a CONV with a kernel of 16 rows (KERNEL_HEIGHT_M1 15: above the datapath's 4-bit kernel
+///   ports; cmd_parse_error),
+/// - a CONV with a top padding of 8 (above the datapath's 3-bit padding ports; cmd_parse_error),
 /// - a CONV with x dilation and KERNEL_WIDTH_M1 1 (the dilated side minus 1 is odd, which no
 ///   kernel of dilation 2 has; cmd_parse_error),
 /// - an IFM base beyond the memory (bus_status, faulting_channel 1; the executor refuses),
@@ -303,10 +344,11 @@ fn bad_streams_stop_with_their_status() {
     let set_payload = |stream: &[u32], name: &str, payload: u32| edit(stream, name, &|s, w| s[w + 1] = payload);
     let conv_stride = decode(&conv).unwrap().iter().find(|c| c.command.name == "NPU_SET_KERNEL_STRIDE").map(|c| c.param).expect("KERNEL_STRIDE");
     // (what, stream, image, STATUS error bit, faulting_channel, whether the executor must refuse)
-    let cases: [(&str, Vec<u32>, &Memory, u32, u32, bool); 9] = [
+    let cases: [(&str, Vec<u32>, &Memory, u32, u32, bool); 10] = [
         ("lookup table", set_param(&add, "NPU_SET_ACTIVATION", 1), &add_image, CMD_PARSE_ERROR, 0, true),
         ("CONV in place of ELEMENTWISE", edit(&add, "NPU_OP_ELEMENTWISE", &|s, w| s[w] = npu_hdl::ethos::command_set::named("NPU_OP_CONV").unwrap().word(0)), &add_image, CMD_PARSE_ERROR, 0, false),
-        ("CONV with a kernel of 9 rows", set_param(&conv, "NPU_SET_KERNEL_HEIGHT_M1", 8), &conv_image, CMD_PARSE_ERROR, 0, false),
+        ("CONV with a kernel of 16 rows", set_param(&conv, "NPU_SET_KERNEL_HEIGHT_M1", 15), &conv_image, CMD_PARSE_ERROR, 0, false),
+        ("CONV with a top padding of 8", set_param(&conv, "NPU_SET_IFM_PAD_TOP", 8), &conv_image, CMD_PARSE_ERROR, 0, false),
         ("dilated CONV with an odd KERNEL_WIDTH_M1", set_param(&set_param(&conv, "NPU_SET_KERNEL_STRIDE", conv_stride | 8), "NPU_SET_KERNEL_WIDTH_M1", 1), &conv_image, CMD_PARSE_ERROR, 0, false),
         ("CONV with an OFM block depth of 12", set_param(&conv, "NPU_SET_OFM_BLK_DEPTH_M1", 11), &conv_image, CMD_PARSE_ERROR, 0, false),
         ("IFM beyond memory", set_payload(&add, "NPU_SET_IFM_BASE0", far), &add_image, BUS_STATUS, 1, true),

@@ -3,10 +3,11 @@
 //! NPU in lock step with its model, and on the model alone (the same table, cycle for cycle),
 //! its output identical to TFLite's; a file Vela already compiled, checked against the
 //! reference executor; an input from an `.npy` file; a waveform; and the refusals (exit 2): a
-//! 9x1 CONV (sub-kernels: the convolution unit's CHECK, on the RTL and on the model), a file
-//! that is no model, an input of the wrong shape; and a DEPTHWISE_CONV_2D, a part-kernel-first
-//! 1x1 CONV and a dilated 2x2 CONV that run on the RTL and on the model (the same table),
-//! identical to TFLite.
+//! 9x1 CONV of y dilation 2 (SAME: a top padding of 8, above the datapath's 7: the convolution
+//! unit's CHECK, on the RTL and on the model), a file that is no model, an input of the wrong
+//! shape; and a DEPTHWISE_CONV_2D, a part-kernel-first 1x1 CONV, a dilated 2x2 CONV and a 9x1
+//! CONV (two sub-kernels) that run on the RTL and on the model (the same table), identical to
+//! TFLite.
 use npu::ethos::network::{Constant, Kind, Network, Op, Operand, Quant, Window};
 use npu::ethos::tflite::{Activation, Padding, TfLite};
 use std::path::PathBuf;
@@ -162,7 +163,13 @@ fn operations_not_built_and_bad_inputs_exit_2_with_the_reason() {
     dilated.ops[0].weights = Some(npu::ethos::network::Weights { weights: (0..24).map(|i| i as i8 - 12).collect(), scales: vec![0.01, 0.02], bias: vec![10, -10] });
     let dilated_conv = scratch("dilated_conv.tflite");
     std::fs::write(&dilated_conv, &tflite.network_files(&[dilated], None).unwrap()[0]).unwrap();
-    for (file, kind) in [(&dw, "DEPTHWISE"), (&conv, "CONV"), (&dilated_conv, "CONV")] {
+    // A 9x1 CONV: Vela splits it into sub-kernels of 8 and 1 rows, which the datapath walks.
+    let mut tall = net.clone();
+    tall.ops[0].window = Some(Window { kernel: (9, 1), stride: (1, 1), padding: Padding::Same, dilation: (1, 1) });
+    tall.ops[0].weights = Some(npu::ethos::network::Weights { weights: (0..54).map(|i| i as i8 - 27).collect(), scales: vec![0.01, 0.02], bias: vec![10, -10] });
+    let tall_conv = scratch("tall_conv.tflite");
+    std::fs::write(&tall_conv, &tflite.network_files(&[tall.clone()], None).unwrap()[0]).unwrap();
+    for (file, kind) in [(&dw, "DEPTHWISE"), (&conv, "CONV"), (&dilated_conv, "CONV"), (&tall_conv, "CONV")] {
         let o = npu(&["ethos", "run", file, "--seed", "1"]);
         let (stdout, stderr) = text(&o);
         assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
@@ -174,11 +181,10 @@ fn operations_not_built_and_bad_inputs_exit_2_with_the_reason() {
         assert!(model_stdout.contains("identical to TFLite"), "{model_stdout}");
         assert_eq!(table(&model_stdout), table(&stdout), "the model takes the RTL's cycles");
     }
-    // A 9x1 CONV: Vela splits it into sub-kernels, which the convolution unit's CHECK refuses.
-    let mut tall = net.clone();
-    tall.ops[0].window = Some(Window { kernel: (9, 1), stride: (1, 1), padding: Padding::Same, dilation: (1, 1) });
-    tall.ops[0].weights = Some(npu::ethos::network::Weights { weights: (0..54).map(|i| i as i8 - 27).collect(), scales: vec![0.01, 0.02], bias: vec![10, -10] });
-    let conv = scratch("tall_conv.tflite");
+    // The same 9x1 CONV at y dilation 2: 17 rows SAME, a top padding of 8, above the 7 the
+    // datapath's padding ports hold; the convolution unit's CHECK refuses it.
+    tall.ops[0].window = Some(Window { kernel: (9, 1), stride: (1, 1), padding: Padding::Same, dilation: (2, 1) });
+    let conv = scratch("tall_dilated_conv.tflite");
     std::fs::write(&conv, &tflite.network_files(&[tall], None).unwrap()[0]).unwrap();
     let junk = scratch("junk.tflite");
     std::fs::write(&junk, b"not a flatbuffer at all").unwrap();

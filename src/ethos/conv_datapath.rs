@@ -237,7 +237,7 @@ pub fn registers(layer: &ConvLayer) -> Result<In, ConvError> {
     }
     if layer.kernel.0 > 15 || layer.kernel.1 > 15 || pad_top > 7 || pad_left > 7 {
         return Err(ConvError::Unsupported(format!(
-            "kernel {}x{}: at most 8x8",
+            "kernel {}x{}: at most 15x15, with a top and left padding of at most 7 (the datapath's ports)",
             layer.kernel.0, layer.kernel.1
         )));
     }

@@ -97,7 +97,7 @@ pub struct ConvDatapath {
     pub ofm_height: Signal<In, Bits<DIM_BITS>>,
     pub ofm_width: Signal<In, Bits<DIM_BITS>>,
     pub ofm_depth: Signal<In, Bits<DIM_BITS>>,
-    /// 1..=8 each.
+    /// 1..=15 each (Vela's sub-kernels walked: `conv_traversal.rs`).
     pub kernel_height: Signal<In, Bits<4>>,
     pub kernel_width: Signal<In, Bits<4>>,
     /// 1..=3 each.
@@ -112,8 +112,7 @@ pub struct ConvDatapath {
     /// Conv: the weight order's OFM block depth (OFM_BLK_DEPTH) / 8, minus 1.
     pub block_groups_m1: Signal<In, Bits<4>>,
     /// Dilation 2 in y / x (KERNEL_STRIDE bits 4 / 3), else 1: kernel element (ky, kx) reads
-    /// the IFM at `ofm·stride + k·dilation - pad`. A dilated side is 1..=4 (CHECK; Vela
-    /// splits a longer one into sub-kernels).
+    /// the IFM at `ofm·stride + k·dilation - pad`; sub-kernels of at most `8 / dilation` a side.
     pub dilation_y: Signal<In, Bit>,
     pub dilation_x: Signal<In, Bit>,
     /// int8 each.
@@ -354,8 +353,6 @@ impl Logic for ConvDatapath {
         self.check.stride_x.next = self.layer.stride_x.val();
         self.check.depthwise.next = self.layer.depthwise.val();
         self.check.part_kernel.next = self.layer.part_kernel.val();
-        self.check.dilation_y.next = self.layer.dilation_y.val();
-        self.check.dilation_x.next = self.layer.dilation_x.val();
 
         // DECODE: the decoder restarts with every layer; its beats go to the weight buffer.
         // These read the state machine's outputs, not a local: a statement that reads the
@@ -405,6 +402,8 @@ impl Logic for ConvDatapath {
         self.traversal.pad_left.next = self.layer.pad_left.val();
         self.traversal.depthwise.next = self.layer.depthwise.val();
         self.traversal.part_kernel.next = self.layer.part_kernel.val();
+        self.traversal.dilation_y.next = self.layer.dilation_y.val();
+        self.traversal.dilation_x.next = self.layer.dilation_x.val();
         self.rows.clock.next = self.clock.val();
         self.rows.reset.next = self.reset.val();
         self.rows.advance.next = !self.control.holding.val();
@@ -413,8 +412,10 @@ impl Logic for ConvDatapath {
         self.rows.depthwise.next = self.layer.depthwise.val();
         self.rows.part_kernel.next = self.layer.part_kernel.val();
         self.rows.ofm_depth.next = self.layer.ofm_depth.val();
-        self.rows.kernel_height.next = self.layer.kernel_height.val();
-        self.rows.kernel_width.next = self.layer.kernel_width.val();
+        self.rows.sub_h.next = self.traversal.sub_h.val();
+        self.rows.sub_w.next = self.traversal.sub_w.val();
+        self.rows.next_h.next = self.traversal.next_h.val();
+        self.rows.next_w.next = self.traversal.next_w.val();
         self.rows.block_groups_m1.next = self.layer.block_groups_m1.val();
         self.traversal.drain_wait.next = self.walk.must_wait.val();
         self.traversal.drain_finishing.next = self.walk.finishing.val();

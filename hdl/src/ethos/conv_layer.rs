@@ -86,6 +86,8 @@ pub struct ConvLayer {
     o9: Constant<Bits<9>>,
     zero16: Constant<Bits<16>>,
     seven16: Constant<Bits<16>>,
+    fourteen16: Constant<Bits<16>>,
+    twenty_eight16: Constant<Bits<16>>,
     seven3: Constant<Bits<3>>,
     max_block_m1: Constant<Bits<16>>,
     max_m1: Constant<Bits<16>>,
@@ -167,6 +169,8 @@ impl Default for ConvLayer {
             o9: k(0x1ff),
             zero16: k(0),
             seven16: k(7),
+            fourteen16: k(14),
+            twenty_eight16: k(28),
             seven3: k(7),
             max_block_m1: k(127),
             max_m1: k(4094),
@@ -261,8 +265,10 @@ impl Logic for ConvLayer {
             | ((self.registers.activation_max.val().get_bits::<9>(7) != self.z9.val()) & (self.registers.activation_max.val().get_bits::<9>(7) != self.o9.val()))
             | (self.registers.kernel_stride.val().get_bit(4) & self.registers.kernel_height_m1.val().get_bit(0))
             | (self.registers.kernel_stride.val().get_bit(3) & self.registers.kernel_width_m1.val().get_bit(0))
-            | (self.registers.kernel_height_m1.val() > self.seven16.val())
-            | (self.registers.kernel_width_m1.val() > self.seven16.val())
+            | (self.registers.kernel_height_m1.val() > self.twenty_eight16.val())
+            | (self.registers.kernel_width_m1.val() > self.twenty_eight16.val())
+            | (!self.registers.kernel_stride.val().get_bit(4) & (self.registers.kernel_height_m1.val() > self.fourteen16.val()))
+            | (!self.registers.kernel_stride.val().get_bit(3) & (self.registers.kernel_width_m1.val() > self.fourteen16.val()))
             | self.registers.kernel_stride.val().get_bits::<2>(10).any()
             | self.registers.kernel_stride.val().get_bits::<2>(7).any()
             | (self.registers.kernel_stride.val().get_bit(9) & self.registers.kernel_stride.val().get_bit(1))

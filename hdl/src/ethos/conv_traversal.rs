@@ -12,10 +12,16 @@ use crate::primitives::{RegEn, ZeroExtend};
 use rust_hdl::prelude::*;
 
 /// `phase_next`: the state after this cycle for MAC, OUT and DRAIN (else `phase`). MAC walks
-/// one tap a cycle: depth-first conv, the 8-channel groups `u` of the 32-channel block (those
-/// beyond the IFM depth skipped), then kernel elements, then blocks; part-kernel-first, kernel
-/// elements, then 8-channel groups (`cg_base` steps by 1, `u` stays 0); depthwise, kernel
-/// elements. `row_step` tells the weight-row address (`weight_rows.rs`) what the tap did.
+/// one tap a cycle, in Vela's stream order of a group's weights: depth-first conv, the
+/// 8-channel groups `u` of the 32-channel block (those beyond the IFM depth skipped), then the
+/// kernel elements of a sub-kernel, then sub-kernels, then blocks; part-kernel-first, the
+/// kernel elements of a sub-kernel, then the 8-channel groups `u` of the 16-channel IFM block
+/// (those holding channels), then sub-kernels, then blocks (`cg_base` steps by 2); depthwise,
+/// elements, then sub-kernels. A sub-kernel (Vela's `decomp_h`/`decomp_w`, `SubKernelMax`) is
+/// at most `8 / dilation` a side, y outside x, at (`sy`, `sx`); the tap's kernel position is
+/// (`sy + ky`, `sx + kx`) (outputs `ky`, `kx`). `sub_h`/`sub_w` are the current sub-kernel's
+/// sides, `next_h`/`next_w` those of the sub-kernel the tap steps to (the weight-row
+/// address's rows per group, `weight_rows.rs`). `row_step` tells the weight-row address what the tap did.
 /// After a group's last tap, the next OFM group, or the next block (raster order), or, after
 /// the layer's last, OUT until the output walk reads its last entry, then DRAIN (4 cycles). A
 /// group's last tap is not issued while the walk could not take the group (`drain_wait`): no
@@ -39,6 +45,9 @@ pub struct ConvTraversal {
     pub pad_left: Signal<In, Bits<3>>,
     pub depthwise: Signal<In, Bit>,
     pub part_kernel: Signal<In, Bit>,
+    /// Dilation 2 (else 1) in y and x: sub-kernels of at most 4 (else 8) a side.
+    pub dilation_y: Signal<In, Bit>,
+    pub dilation_x: Signal<In, Bit>,
     pub phase_next: Signal<Out, Bits<3>>,
     pub block_y: Signal<Out, Bits<13>>,
     pub block_x: Signal<Out, Bits<13>>,
@@ -49,8 +58,13 @@ pub struct ConvTraversal {
     pub row_step: Signal<Out, Bits<3>>,
     pub cg_base: Signal<Out, Bits<9>>,
     pub u: Signal<Out, Bits<2>>,
-    pub ky: Signal<Out, Bits<3>>,
-    pub kx: Signal<Out, Bits<3>>,
+    /// The tap's kernel position: the sub-kernel's origin plus the element's.
+    pub ky: Signal<Out, Bits<4>>,
+    pub kx: Signal<Out, Bits<4>>,
+    pub sub_h: Signal<Out, Bits<4>>,
+    pub sub_w: Signal<Out, Bits<4>>,
+    pub next_h: Signal<Out, Bits<4>>,
+    pub next_w: Signal<Out, Bits<4>>,
     /// The output walk (`output_walk.rs`): a group's last tap must wait; OUT's last entry.
     pub drain_wait: Signal<In, Bit>,
     pub drain_finishing: Signal<In, Bit>,
@@ -71,6 +85,8 @@ pub struct ConvTraversal {
     u_q: RegEn<Bits<2>>,
     ky_q: RegEn<Bits<3>>,
     kx_q: RegEn<Bits<3>>,
+    sy_q: RegEn<Bits<4>>,
+    sx_q: RegEn<Bits<4>>,
     first: RegEn<Bit>,
     drain: RegEn<Bits<2>>,
     mac_valid2_q: RegEn<Bit>,
@@ -99,6 +115,19 @@ pub struct ConvTraversal {
     last_u: Signal<Local, Bit>,
     kx_more: Signal<Local, Bit>,
     ky_more: Signal<Local, Bit>,
+    dh: Signal<Local, Bits<4>>,
+    dw: Signal<Local, Bits<4>>,
+    rest_h: Signal<Local, Bits<4>>,
+    rest_w: Signal<Local, Bits<4>>,
+    rest_h2: Signal<Local, Bits<4>>,
+    rest_w2: Signal<Local, Bits<4>>,
+    sy_more: Signal<Local, Bit>,
+    sx_more: Signal<Local, Bit>,
+    cur_h: Signal<Local, Bits<4>>,
+    cur_w: Signal<Local, Bits<4>>,
+    h0: Signal<Local, Bits<4>>,
+    w0: Signal<Local, Bits<4>>,
+    u_last: Signal<Local, Bits<2>>,
     more_ifm: Signal<Local, Bit>,
     last_og: Signal<Local, Bit>,
     og13: ZeroExtend<9, 13>,
@@ -117,6 +146,9 @@ pub struct ConvTraversal {
     one2: Constant<Bits<2>>,
     one3: Constant<Bits<3>>,
     one4: Constant<Bits<4>>,
+    zero4: Constant<Bits<4>>,
+    four4: Constant<Bits<4>>,
+    eight4: Constant<Bits<4>>,
     one9: Constant<Bits<9>>,
     one13: Constant<Bits<13>>,
     step_none: Constant<Bits<3>>,
@@ -127,6 +159,7 @@ pub struct ConvTraversal {
     step_clear: Constant<Bits<3>>,
     two13: Constant<Bits<13>>,
     three2: Constant<Bits<2>>,
+    two9: Constant<Bits<9>>,
     four9: Constant<Bits<9>>,
     four13: Constant<Bits<13>>,
     eight14: Constant<Bits<14>>,
@@ -153,6 +186,8 @@ impl Default for ConvTraversal {
             pad_left: Default::default(),
             depthwise: Default::default(),
             part_kernel: Default::default(),
+            dilation_y: Default::default(),
+            dilation_x: Default::default(),
             phase_next: Default::default(),
             block_y: Default::default(),
             block_x: Default::default(),
@@ -164,6 +199,10 @@ impl Default for ConvTraversal {
             u: Default::default(),
             ky: Default::default(),
             kx: Default::default(),
+            sub_h: Default::default(),
+            sub_w: Default::default(),
+            next_h: Default::default(),
+            next_w: Default::default(),
             drain_wait: Default::default(),
             drain_finishing: Default::default(),
             issue: Default::default(),
@@ -179,6 +218,8 @@ impl Default for ConvTraversal {
             u_q: Default::default(),
             ky_q: Default::default(),
             kx_q: Default::default(),
+            sy_q: Default::default(),
+            sx_q: Default::default(),
             first: Default::default(),
             drain: Default::default(),
             mac_valid2_q: Default::default(),
@@ -206,6 +247,19 @@ impl Default for ConvTraversal {
             last_u: Default::default(),
             kx_more: Default::default(),
             ky_more: Default::default(),
+            dh: Default::default(),
+            dw: Default::default(),
+            rest_h: Default::default(),
+            rest_w: Default::default(),
+            rest_h2: Default::default(),
+            rest_w2: Default::default(),
+            sy_more: Default::default(),
+            sx_more: Default::default(),
+            cur_h: Default::default(),
+            cur_w: Default::default(),
+            h0: Default::default(),
+            w0: Default::default(),
+            u_last: Default::default(),
             more_ifm: Default::default(),
             last_og: Default::default(),
             og13: Default::default(),
@@ -223,6 +277,9 @@ impl Default for ConvTraversal {
             one2: k(1),
             one3: k(1),
             one4: k(1),
+            zero4: k(0),
+            four4: k(4),
+            eight4: k(8),
             one9: k(1),
             one13: k(1),
             step_none: k(STEP_NONE),
@@ -233,6 +290,7 @@ impl Default for ConvTraversal {
             step_clear: k(STEP_CLEAR),
             two13: k(2),
             three2: k(3),
+            two9: k(2),
             four9: k(4),
             four13: k(4),
             eight14: k(8),
@@ -257,6 +315,8 @@ impl Logic for ConvTraversal {
             u_q,
             ky_q,
             kx_q,
+            sy_q,
+            sx_q,
             first,
             drain,
             mac_valid2_q,
@@ -280,6 +340,10 @@ impl Logic for ConvTraversal {
         self.ky_q.enable.next = self.advance.val();
         self.kx_q.reset.next = self.reset.val();
         self.kx_q.enable.next = self.advance.val();
+        self.sy_q.reset.next = self.reset.val();
+        self.sy_q.enable.next = self.advance.val();
+        self.sx_q.reset.next = self.reset.val();
+        self.sx_q.enable.next = self.advance.val();
         self.first.reset.next = self.reset.val();
         self.first.enable.next = self.advance.val();
         self.drain.reset.next = self.reset.val();
@@ -300,8 +364,10 @@ impl Logic for ConvTraversal {
         self.og.next = self.og_q.q.val();
         self.cg_base.next = self.cg_base_q.q.val();
         self.u.next = self.u_q.q.val();
-        self.ky.next = self.ky_q.q.val();
-        self.kx.next = self.kx_q.q.val();
+        self.ky4.narrow.next = self.ky_q.q.val();
+        self.kx4.narrow.next = self.kx_q.q.val();
+        self.ky.next = self.sy_q.q.val() + self.ky4.wide.val();
+        self.kx.next = self.sx_q.q.val() + self.kx4.wide.val();
         self.mac_valid2.next = self.mac_valid2_q.q.val();
         self.clear2.next = self.clear2_q.q.val();
 
@@ -317,19 +383,54 @@ impl Logic for ConvTraversal {
         self.cg.next = self.cg_base_q.q.val() + self.u9.wide.val();
         self.cg13.narrow.next = self.cg.val();
         self.cg_base13.narrow.next = self.cg_base_q.q.val();
-        self.last_u.next = self.part_kernel.val()
-            | (self.u_q.q.val() == self.three2.val())
+        // The last 8-channel group of the IFM block: depth-first 4 a block, part-kernel-first 2.
+        self.u_last.next = self.three2.val();
+        if self.part_kernel.val() {
+            self.u_last.next = self.one2.val();
+        }
+        self.last_u.next = (self.u_q.q.val() == self.u_last.val())
             | (((self.cg13.wide.val() + self.one13.val()) << self.shift3.val()) >= self.ifm_depth13.wide.val());
-        self.ky4.narrow.next = self.ky_q.q.val();
-        self.kx4.narrow.next = self.kx_q.q.val();
-        self.kx_more.next = (self.kx4.wide.val() + self.one4.val()) < self.kernel_width.val();
-        self.ky_more.next = (self.ky4.wide.val() + self.one4.val()) < self.kernel_height.val();
-        // The next IFM block (depth-first, 4 groups) or group (part-kernel-first).
+        // Sub-kernels of at most `8 / dilation` a side (`sy`, `sx` < the kernel's side).
+        self.dh.next = self.eight4.val();
+        if self.dilation_y.val() {
+            self.dh.next = self.four4.val();
+        }
+        self.dw.next = self.eight4.val();
+        if self.dilation_x.val() {
+            self.dw.next = self.four4.val();
+        }
+        self.rest_h.next = self.kernel_height.val() - self.sy_q.q.val();
+        self.rest_w.next = self.kernel_width.val() - self.sx_q.q.val();
+        self.sy_more.next = self.dh.val() < self.rest_h.val();
+        self.sx_more.next = self.dw.val() < self.rest_w.val();
+        self.cur_h.next = self.rest_h.val();
+        if self.sy_more.val() {
+            self.cur_h.next = self.dh.val();
+        }
+        self.cur_w.next = self.rest_w.val();
+        if self.sx_more.val() {
+            self.cur_w.next = self.dw.val();
+        }
+        self.rest_h2.next = self.rest_h.val() - self.dh.val();
+        self.rest_w2.next = self.rest_w.val() - self.dw.val();
+        self.h0.next = self.kernel_height.val();
+        if self.dh.val() < self.kernel_height.val() {
+            self.h0.next = self.dh.val();
+        }
+        self.w0.next = self.kernel_width.val();
+        if self.dw.val() < self.kernel_width.val() {
+            self.w0.next = self.dw.val();
+        }
+        self.sub_h.next = self.cur_h.val();
+        self.sub_w.next = self.cur_w.val();
+        self.kx_more.next = (self.kx4.wide.val() + self.one4.val()) < self.cur_w.val();
+        self.ky_more.next = (self.ky4.wide.val() + self.one4.val()) < self.cur_h.val();
+        // The next IFM block: depth-first 4 groups (32 channels), part-kernel-first 2 (16).
         self.groups13.next = self.four13.val();
         self.groups9.next = self.four9.val();
         if self.part_kernel.val() {
-            self.groups13.next = self.one13.val();
-            self.groups9.next = self.one9.val();
+            self.groups13.next = self.two13.val();
+            self.groups9.next = self.two9.val();
         }
         self.more_ifm.next = ((self.cg_base13.wide.val() + self.groups13.val()) << self.shift3.val()) < self.ifm_depth13.wide.val();
 
@@ -338,6 +439,8 @@ impl Logic for ConvTraversal {
         self.last_tap.next = (self.depthwise.val() | self.last_u.val())
             & !self.kx_more.val()
             & !self.ky_more.val()
+            & !self.sx_more.val()
+            & !self.sy_more.val()
             & (self.depthwise.val() | !self.more_ifm.val());
         self.stalled.next = self.last_tap.val() & self.drain_wait.val();
         self.issue.next = self.in_mac.val() & !self.stalled.val();
@@ -358,19 +461,25 @@ impl Logic for ConvTraversal {
             self.u_q.d.next = self.zero2.val();
             self.ky_q.d.next = self.zero3.val();
             self.kx_q.d.next = self.zero3.val();
+            self.sy_q.d.next = self.zero4.val();
+            self.sx_q.d.next = self.zero4.val();
             self.first.d.next = true;
         }
+        self.next_h.next = self.cur_h.val();
+        self.next_w.next = self.cur_w.val();
         self.row_step.next = self.step_none.val();
         if self.in_check.val() {
             self.row_step.next = self.step_clear.val();
         }
         if self.issue.val() {
             self.first.d.next = false;
-            if !self.depthwise.val() & !self.last_u.val() {
+            if !self.depthwise.val() & !self.part_kernel.val() & !self.last_u.val() {
                 self.u_q.d.next = self.u_q.q.val() + self.one2.val();
                 self.row_step.next = self.step_group.val();
             } else {
-                self.u_q.d.next = self.zero2.val();
+                if !self.part_kernel.val() {
+                    self.u_q.d.next = self.zero2.val();
+                }
                 self.row_step.next = self.step_element.val();
                 if self.kx_more.val() {
                     self.kx_q.d.next = self.kx_q.q.val() + self.one3.val();
@@ -380,30 +489,56 @@ impl Logic for ConvTraversal {
                 } else {
                     self.kx_q.d.next = self.zero3.val();
                     self.ky_q.d.next = self.zero3.val();
-                    if !self.depthwise.val() & self.more_ifm.val() {
-                        self.cg_base_q.d.next = self.cg_base_q.q.val() + self.groups9.val();
-                        self.row_step.next = self.step_unit.val();
+                    self.row_step.next = self.step_unit.val();
+                    if self.part_kernel.val() & !self.last_u.val() {
+                        // Part-kernel-first: the block's next 8-channel group, same sub-kernel.
+                        self.u_q.d.next = self.u_q.q.val() + self.one2.val();
+                    } else if self.sx_more.val() {
+                        self.u_q.d.next = self.zero2.val();
+                        self.sx_q.d.next = self.sx_q.q.val() + self.dw.val();
+                        self.next_w.next = self.rest_w2.val();
+                        if self.dw.val() < self.rest_w2.val() {
+                            self.next_w.next = self.dw.val();
+                        }
+                    } else if self.sy_more.val() {
+                        self.u_q.d.next = self.zero2.val();
+                        self.sx_q.d.next = self.zero4.val();
+                        self.sy_q.d.next = self.sy_q.q.val() + self.dh.val();
+                        self.next_h.next = self.rest_h2.val();
+                        if self.dh.val() < self.rest_h2.val() {
+                            self.next_h.next = self.dh.val();
+                        }
+                        self.next_w.next = self.w0.val();
                     } else {
-                        // The group's last tap: the next group, or the next block, or OUT.
-                        self.cg_base_q.d.next = self.zero9.val();
-                        self.row_step.next = self.step_last.val();
-                        self.first.d.next = true;
-                        if !self.last_og.val() {
-                            self.og_q.d.next = self.og_q.q.val() + self.one9.val();
+                        self.u_q.d.next = self.zero2.val();
+                        self.sx_q.d.next = self.zero4.val();
+                        self.sy_q.d.next = self.zero4.val();
+                        self.next_h.next = self.h0.val();
+                        self.next_w.next = self.w0.val();
+                        if !self.depthwise.val() & self.more_ifm.val() {
+                            self.cg_base_q.d.next = self.cg_base_q.q.val() + self.groups9.val();
                         } else {
-                            // Back to the first row (CLEAR after LAST is CLEAR), next block.
-                            self.og_q.d.next = self.zero9.val();
-                            self.row_step.next = self.step_clear.val();
-                            if (self.block_x_q.q.val() + self.two13.val()) < self.ofm_width13.wide.val() {
-                                self.block_x_q.d.next = self.block_x_q.q.val() + self.two13.val();
-                                self.origin_x_q.d.next = self.origin_x_q.q.val() + (self.stride_x14.wide.val() << self.shift1.val());
-                            } else if (self.block_y_q.q.val() + self.two13.val()) < self.ofm_height13.wide.val() {
-                                self.block_x_q.d.next = self.zero13.val();
-                                self.block_y_q.d.next = self.block_y_q.q.val() + self.two13.val();
-                                self.origin_x_q.d.next = self.eight14.val() - self.pad_left14.wide.val();
-                                self.origin_y_q.d.next = self.origin_y_q.q.val() + (self.stride_y14.wide.val() << self.shift1.val());
+                            // The group's last tap: the next group, or the next block, or OUT.
+                            self.cg_base_q.d.next = self.zero9.val();
+                            self.row_step.next = self.step_last.val();
+                            self.first.d.next = true;
+                            if !self.last_og.val() {
+                                self.og_q.d.next = self.og_q.q.val() + self.one9.val();
                             } else {
-                                self.phase_next.next = self.state_out.val();
+                                // Back to the first row (CLEAR after LAST is CLEAR), next block.
+                                self.og_q.d.next = self.zero9.val();
+                                self.row_step.next = self.step_clear.val();
+                                if (self.block_x_q.q.val() + self.two13.val()) < self.ofm_width13.wide.val() {
+                                    self.block_x_q.d.next = self.block_x_q.q.val() + self.two13.val();
+                                    self.origin_x_q.d.next = self.origin_x_q.q.val() + (self.stride_x14.wide.val() << self.shift1.val());
+                                } else if (self.block_y_q.q.val() + self.two13.val()) < self.ofm_height13.wide.val() {
+                                    self.block_x_q.d.next = self.zero13.val();
+                                    self.block_y_q.d.next = self.block_y_q.q.val() + self.two13.val();
+                                    self.origin_x_q.d.next = self.eight14.val() - self.pad_left14.wide.val();
+                                    self.origin_y_q.d.next = self.origin_y_q.q.val() + (self.stride_y14.wide.val() << self.shift1.val());
+                                } else {
+                                    self.phase_next.next = self.state_out.val();
+                                }
                             }
                         }
                     }

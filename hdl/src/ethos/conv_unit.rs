@@ -49,9 +49,9 @@
 //! channels as contiguous bytes); OFM rounding other than TFL (OFM_PRECISION[15:14]; the
 //! datapath's output unit rounds as TFLite); ACTIVATION[4:0] ≠ 0, ACC_FORMAT > 1,
 //! IFM_UPSCALE ≠ 0; an IFM, OFM, weight or scale region above 7; an IFM or OFM zero point or
-//! ACTIVATION_MIN/MAX outside int8; a dilated kernel side (KERNEL_*_M1 + 1, dilated) above
-//! 8 (Vela splits it into sub-kernels, `SubKernelMax`: a side above 8, or above 4 with
-//! dilation 2); a dilation (KERNEL_STRIDE[4:3]) whose KERNEL_*_M1 is odd (no whole kernel
+//! ACTIVATION_MIN/MAX outside int8; a kernel side above 15 (KERNEL_*_M1 above 14, or above
+//! 28 with dilation 2: the datapath's 4-bit kernel ports; larger sides are walked as Vela's
+//! sub-kernels); a dilation (KERNEL_STRIDE[4:3]) whose KERNEL_*_M1 is odd (no whole kernel
 //! fits it; Vela writes `(k - 1)·2`); a stride above 3; a top or left padding above 7; an OFM_BLK_DEPTH that is not a multiple of
 //! 8 or above 128 (the datapath's weight-row address walks Vela's order in 8-channel OFM
 //! groups, `weight_rows.rs`; the TRM's least block depth is 8); a size above 4095

@@ -3,9 +3,13 @@
 //! OFM group, conv depth-first: 4 rows of 8 IFM channels per 32-channel IFM block and kernel
 //! element; part-kernel-first: per 8-channel IFM group, one row per kernel element padded to
 //! a multiple of 4 elements; depthwise: one row per kernel element, padded likewise. Computed from
-//! the latched layer registers (`layer_registers.rs`) alone. A kernel side is 1..=8, and
-//! 1..=4 where it is dilated: Vela splits a side above `8 / dilation` into sub-kernels
-//! (`SubKernelMax`, digest §1.9), an order this datapath does not walk.
+//! the latched layer registers (`layer_registers.rs`) alone. A kernel side is 1..=15 (4-bit
+//! ports). Vela splits a side above `8 / dilation` into sub-kernels (`SubKernelMax`, digest
+//! §1.9) of `E'` elements each, padded to a multiple of 4 part-kernel-first and depthwise;
+//! the sum of the padded `E'` over the sub-kernels is `roundup(KH·KW, 4)`, as for one kernel:
+//! every sub-kernel but the bottom-right one has a side of 8 or 4 (a multiple of 4), and the
+//! bottom-right one's `ry·rx` equals `KH·KW` modulo 4 (`ry = KH mod 8` or `mod 4`). So the
+//! count is the one of an unsplit kernel.
 use super::conv_datapath::{DIM_BITS, SHAPE_DEPTHWISE, SHAPE_DIMS, SHAPE_KERNEL, SHAPE_STRIDE, SHAPE_WEIGHT_ROWS, WEIGHT_ROWS};
 use crate::primitives::constant as k;
 use crate::primitives::{MulU, ZeroExtend};
@@ -28,9 +32,6 @@ pub struct LayerCheck {
     pub stride_x: Signal<In, Bits<2>>,
     pub depthwise: Signal<In, Bit>,
     pub part_kernel: Signal<In, Bit>,
-    /// Dilation 2 (else 1) in y and x.
-    pub dilation_y: Signal<In, Bit>,
-    pub dilation_x: Signal<In, Bit>,
     pub shape: Signal<Out, Bits<20>>,
     pub total_rows: Signal<Out, Bits<13>>,
     pub scale_bias_limit: Signal<Out, Bits<20>>,
@@ -57,8 +58,6 @@ pub struct LayerCheck {
     zero4: Constant<Bits<4>>,
     zero12: Constant<Bits<12>>,
     zero20: Constant<Bits<20>>,
-    eight4: Constant<Bits<4>>,
-    four4: Constant<Bits<4>>,
     three16: Constant<Bits<16>>,
     round4_16: Constant<Bits<16>>,
     three8: Constant<Bits<8>>,
@@ -89,8 +88,6 @@ impl Default for LayerCheck {
             stride_x: Default::default(),
             depthwise: Default::default(),
             part_kernel: Default::default(),
-            dilation_y: Default::default(),
-            dilation_x: Default::default(),
             shape: Default::default(),
             total_rows: Default::default(),
             scale_bias_limit: Default::default(),
@@ -116,8 +113,6 @@ impl Default for LayerCheck {
             zero4: k(0),
             zero12: k(0),
             zero20: k(0),
-            eight4: k(8),
-            four4: k(4),
             three16: k(3),
             round4_16: k(0xFFFC),
             three8: k(3),
@@ -176,13 +171,7 @@ impl Logic for LayerCheck {
         {
             self.shape.next = self.shape.val() | self.shape_dims.val();
         }
-        if (self.kernel_height.val() == self.zero4.val())
-            | (self.kernel_height.val() > self.eight4.val())
-            | (self.kernel_width.val() == self.zero4.val())
-            | (self.kernel_width.val() > self.eight4.val())
-            | (self.dilation_y.val() & (self.kernel_height.val() > self.four4.val()))
-            | (self.dilation_x.val() & (self.kernel_width.val() > self.four4.val()))
-        {
+        if (self.kernel_height.val() == self.zero4.val()) | (self.kernel_width.val() == self.zero4.val()) {
             self.shape.next = self.shape.val() | self.shape_kernel.val();
         }
         if (self.stride_y.val() == self.zero2.val()) | (self.stride_x.val() == self.zero2.val()) {

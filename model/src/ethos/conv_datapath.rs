@@ -17,9 +17,11 @@
 //! - SCALE_BIAS: the records, one per OFM channel, into the parameter memory; up to 4 bytes a
 //!   cycle. The stream may be padded to 16 bytes (as Vela stores it) and no further.
 //! - For each 2x2 OFM block (raster order) and each 8-channel OFM group: MAC, one tap a cycle
-//!   (depth-first: per 32-channel IFM block, per kernel element, its four 8-channel groups,
-//!   those wholly beyond the IFM depth skipped; part-kernel-first: per 8-channel IFM group, per
-//!   kernel element; depthwise: per kernel element), the weight row at the address of
+//!   (depth-first: per 32-channel IFM block, per sub-kernel, per kernel element, its four
+//!   8-channel groups, those wholly beyond the IFM depth skipped; part-kernel-first: per
+//!   16-channel IFM block, per sub-kernel, per 8-channel IFM group holding channels, per kernel
+//!   element; depthwise: per sub-kernel, per kernel element; Vela's sub-kernels are at most
+//!   `8 / dilation` a side, y outside x), the weight row at the address of
 //!   `weight_rows.rs` (Vela's order, read the other way round); the next group follows at
 //!   once while the output walk (`output_walk.rs`) drains the group's 32 accumulators from
 //!   the drain bank (`conv_mac.rs`) through the output unit (TFL rounding), a cycle each; a
@@ -75,7 +77,7 @@ pub const SHAPE_REASONS: [(u32, &str); 5] = [
     (SHAPE_DIMS, "a height, width or depth of 0"),
     (
         SHAPE_KERNEL,
-        "a kernel side outside 1..=8, or above 4 where it is dilated (larger kernels are split into sub-kernels, which this unit does not walk)",
+        "a kernel side outside 1..=15 (the 4-bit kernel ports)",
     ),
     (SHAPE_STRIDE, "a stride of 0"),
     (SHAPE_DEPTHWISE, "depthwise with IFM depth != OFM depth"),
@@ -228,6 +230,9 @@ struct Walk {
     u: u32,
     ky: u32,
     kx: u32,
+    /// The sub-kernel's origin (Vela's sub-kernels, at most `8 / dilation` a side).
+    sy: u32,
+    sx: u32,
     first: bool,
     drain: u32,
 }
@@ -294,9 +299,9 @@ pub fn check_shape(i: &In) -> (u32, u64) {
     if [i.ifm_height, i.ifm_width, i.ifm_depth, i.ofm_height, i.ofm_width, i.ofm_depth].contains(&0) {
         shape |= SHAPE_DIMS;
     }
-    // A dilated side above 4 is split into sub-kernels by Vela (`SubKernelMax` / dilation).
-    let side_max = |dilated: bool| if dilated { 4 } else { 8 };
-    if !(1..=side_max(i.dilation_y)).contains(&i.kernel_height) || !(1..=side_max(i.dilation_x)).contains(&i.kernel_width) {
+    // Sub-kernels (sides above `8 / dilation`) need no other count: the padded elements of
+    // all of them sum to `roundup(KH·KW, 4)` (the RTL's module comment, `layer_check.rs`).
+    if !(1..=15).contains(&i.kernel_height) || !(1..=15).contains(&i.kernel_width) {
         shape |= SHAPE_KERNEL;
     }
     if i.stride_y == 0 || i.stride_x == 0 {
@@ -317,10 +322,26 @@ fn rows_layer(i: &In) -> weight_rows::Layer {
         depthwise: i.depthwise,
         part_kernel: i.part_kernel,
         ofm_depth: i.ofm_depth,
-        kernel_height: i.kernel_height,
-        kernel_width: i.kernel_width,
         block_groups_m1: i.block_groups_m1,
     }
+}
+
+/// The sub-kernels along one side: (the most a sub-kernel has, `8 / dilation`; the first
+/// sub-kernel's side; the current one's; whether another follows; the next one's).
+struct Side {
+    most: u32,
+    first: u32,
+    current: u32,
+    more: bool,
+    next: u32,
+}
+
+fn side(kernel: u8, origin: u32, dilated: bool) -> Side {
+    let kernel = u32::from(kernel & 15);
+    let most = if dilated { 4 } else { 8 };
+    let rest = kernel.wrapping_sub(origin) & 15;
+    let rest2 = rest.wrapping_sub(most) & 15;
+    Side { most, first: kernel.min(most), current: rest.min(most), more: most < rest, next: rest2.min(most) }
 }
 
 /// The tap's position inside the IFM and OFM, as the RTL decides it.
@@ -333,6 +354,8 @@ struct Taps {
     last_u: bool,
     kx_more: bool,
     ky_more: bool,
+    sy: Side,
+    sx: Side,
     /// MAC, and the tap is issued: not a group's last tap while the output walk waits.
     issue: bool,
     last_tap: bool,
@@ -341,9 +364,12 @@ struct Taps {
 impl ConvDatapath {
     fn taps(&self, i: &In) -> Taps {
         // `ofm·stride + k·dilation - pad` (+ 8).
-        let iy0 = (self.walk.origin_y + (self.walk.ky << u32::from(i.dilation_y))) & 0x3FFF;
+        // The kernel position: the sub-kernel's origin plus the element's (4 bits).
+        let ky = (self.walk.sy + self.walk.ky) & 15;
+        let kx = (self.walk.sx + self.walk.kx) & 15;
+        let iy0 = (self.walk.origin_y + (ky << u32::from(i.dilation_y))) & 0x3FFF;
         let iy1 = (iy0 + u32::from(i.stride_y)) & 0x3FFF;
-        let ix0 = (self.walk.origin_x + (self.walk.kx << u32::from(i.dilation_x))) & 0x3FFF;
+        let ix0 = (self.walk.origin_x + (kx << u32::from(i.dilation_x))) & 0x3FFF;
         let ix1 = (ix0 + u32::from(i.stride_x)) & 0x3FFF;
         let row1 = self.walk.block_y + 1 < u32::from(i.ofm_height);
         let col1 = self.walk.block_x + 1 < u32::from(i.ofm_width);
@@ -355,11 +381,13 @@ impl ConvDatapath {
         let cg = (self.walk.cg_base + self.walk.u) & 0x1FF;
         let group = if i.depthwise { self.walk.og } else { cg };
         let remaining = u32::from(i.ifm_depth).wrapping_sub(group << 3) & 0x1FFF;
-        let last_u = i.part_kernel || self.walk.u == 3 || (cg + 1) << 3 >= u32::from(i.ifm_depth);
-        let kx_more = self.walk.kx + 1 < u32::from(i.kernel_width);
-        let ky_more = self.walk.ky + 1 < u32::from(i.kernel_height);
-        let more_ifm = (self.walk.cg_base + if i.part_kernel { 1 } else { 4 }) << 3 < u32::from(i.ifm_depth);
-        let last_tap = (i.depthwise || last_u) && !kx_more && !ky_more && (i.depthwise || !more_ifm);
+        // The IFM block's last group: depth-first 4 (32 channels), part-kernel-first 2 (16).
+        let last_u = self.walk.u == if i.part_kernel { 1 } else { 3 } || (cg + 1) << 3 >= u32::from(i.ifm_depth);
+        let (sy, sx) = (side(i.kernel_height, self.walk.sy, i.dilation_y), side(i.kernel_width, self.walk.sx, i.dilation_x));
+        let kx_more = self.walk.kx + 1 < sx.current;
+        let ky_more = self.walk.ky + 1 < sy.current;
+        let more_ifm = (self.walk.cg_base + if i.part_kernel { 2 } else { 4 }) << 3 < u32::from(i.ifm_depth);
+        let last_tap = (i.depthwise || last_u) && !kx_more && !ky_more && !sx.more && !sy.more && (i.depthwise || !more_ifm);
         Taps {
             pad,
             ifm: [(iy0, ix0), (iy0, ix1), (iy1, ix0), (iy1, ix1)].map(|(y, x)| (ifm12(y), ifm12(x))),
@@ -368,6 +396,8 @@ impl ConvDatapath {
             last_u,
             kx_more,
             ky_more,
+            sy,
+            sx,
             issue: self.state == STATE_MAC && !(last_tap && self.out.wait()),
             last_tap,
         }
@@ -566,7 +596,7 @@ impl ConvDatapath {
             first: true,
             ..Walk::default()
         };
-        self.walk.address.step(Step::Clear, 0, &rows_layer(i));
+        self.walk.address.step(Step::Clear, 0, &rows_layer(i), (0, 0), (0, 0));
         self.state = STATE_DECODE;
         if shape != 0 {
             self.stop(ERROR_SHAPE, shape);
@@ -655,50 +685,64 @@ impl ConvDatapath {
         if taps.pad != 0 {
             self.events.push("padded tap");
         }
-        let next_element = |s: &mut Self| {
-            if taps.kx_more {
-                s.walk.kx += 1;
-                false
-            } else if taps.ky_more {
-                s.walk.kx = 0;
-                s.walk.ky += 1;
-                false
-            } else {
-                s.walk.kx = 0;
-                s.walk.ky = 0;
-                true
-            }
-        };
-        let step = if i.depthwise {
-            if next_element(self) {
-                Step::Last
-            } else {
-                Step::Element
-            }
-        } else if !taps.last_u {
+        let sub = (taps.sy.current, taps.sx.current);
+        let mut next = sub;
+        let step = if !i.depthwise && !i.part_kernel && !taps.last_u {
             self.walk.u += 1;
             Step::Group
         } else {
-            if self.walk.u != 3 && !i.part_kernel {
-                self.events.push("channel groups beyond the IFM skipped");
+            if !i.part_kernel {
+                if self.walk.u != 3 && !i.depthwise {
+                    self.events.push("channel groups beyond the IFM skipped");
+                }
+                self.walk.u = 0;
             }
-            self.walk.u = 0;
-            // The next IFM block (depth-first, 4 groups) or micro-block (part-kernel-first).
-            let groups = if i.part_kernel { 1 } else { 4 };
-            if !next_element(self) {
+            if taps.kx_more {
+                self.walk.kx += 1;
                 Step::Element
-            } else if (self.walk.cg_base + groups) << 3 < u32::from(i.ifm_depth) {
-                self.walk.cg_base += groups;
-                Step::Unit
+            } else if taps.ky_more {
+                self.walk.kx = 0;
+                self.walk.ky += 1;
+                Step::Element
             } else {
-                self.walk.cg_base = 0;
-                Step::Last
+                self.walk.kx = 0;
+                self.walk.ky = 0;
+                if i.part_kernel && !taps.last_u {
+                    self.walk.u += 1;
+                    self.events.push("next IFM micro-block");
+                    Step::Unit
+                } else {
+                    self.walk.u = 0;
+                    if taps.sx.more {
+                        self.walk.sx += taps.sx.most;
+                        next.1 = taps.sx.next;
+                        self.events.push("next sub-kernel");
+                        Step::Unit
+                    } else if taps.sy.more {
+                        self.walk.sx = 0;
+                        self.walk.sy += taps.sy.most;
+                        next = (taps.sy.next, taps.sx.first);
+                        self.events.push("next sub-kernel");
+                        Step::Unit
+                    } else {
+                        self.walk.sx = 0;
+                        self.walk.sy = 0;
+                        next = (taps.sy.first, taps.sx.first);
+                        // The next IFM block: depth-first 32 channels, part-kernel-first 16.
+                        let groups = if i.part_kernel { 2 } else { 4 };
+                        if !i.depthwise && (self.walk.cg_base + groups) << 3 < u32::from(i.ifm_depth) {
+                            self.walk.cg_base += groups;
+                            self.events.push(if i.part_kernel { "next IFM micro-block" } else { "next IFM block" });
+                            Step::Unit
+                        } else {
+                            self.walk.cg_base = 0;
+                            Step::Last
+                        }
+                    }
+                }
             }
         };
-        if step == Step::Unit {
-            self.events.push(if i.part_kernel { "next IFM micro-block" } else { "next IFM block" });
-        }
-        self.walk.address.step(step, self.walk.og, &rows_layer(i));
+        self.walk.address.step(step, self.walk.og, &rows_layer(i), sub, next);
         if step == Step::Last {
             self.next_group(i);
         }
@@ -713,7 +757,7 @@ impl ConvDatapath {
             return;
         }
         self.walk.og = 0;
-        self.walk.address.step(Step::Clear, 0, &rows_layer(i));
+        self.walk.address.step(Step::Clear, 0, &rows_layer(i), (0, 0), (0, 0));
         if self.walk.block_x + 2 < u32::from(i.ofm_width) {
             self.walk.block_x += 2;
             self.walk.origin_x += 2 * u32::from(i.stride_x);

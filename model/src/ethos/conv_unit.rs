@@ -156,8 +156,9 @@ impl ConvUnit {
             // A dilation whose dilated side minus 1 is odd: no whole kernel fits it.
             || (s & 0x10 != 0 && p(scalar::KERNEL_HEIGHT_M1) & 1 != 0)
             || (s & 0x08 != 0 && p(scalar::KERNEL_WIDTH_M1) & 1 != 0)
-            || p(scalar::KERNEL_HEIGHT_M1) > 7
-            || p(scalar::KERNEL_WIDTH_M1) > 7
+            // A side above 15 (the datapath's 4-bit kernel ports).
+            || p(scalar::KERNEL_HEIGHT_M1) > if s & 0x10 != 0 { 28 } else { 14 }
+            || p(scalar::KERNEL_WIDTH_M1) > if s & 0x08 != 0 { 28 } else { 14 }
             || sy > 3
             || sx > 3
             || p(scalar::IFM_PAD_TOP) > 7
