@@ -249,9 +249,13 @@ impl ConvUnit {
         let probe = self.layer(false, false, false);
         let o = self.datapath.outputs(&probe);
         let ofm_full = u32::from(self.q_count) + u32::from(o.ofm_valid) > (QUEUE as u32) - 4;
-        let ifm_wait = o.state == dp::STATE_MAC && !self.ifs_ready;
+        // Only a tap that reads is served and released: a MAC cycle without reads (a group's
+        // last tap waiting for the output walk, or a tap whose four positions are padding)
+        // goes through at once (its stage 2 needs no data).
+        let tap_reads = o.state == dp::STATE_MAC && o.ifm_reads().iter().any(|r| r.read);
+        let ifm_wait = tap_reads && !self.ifs_ready;
         let hold = ifm_wait || ofm_full;
-        let release = running && o.state == dp::STATE_MAC && self.ifs_ready && !ofm_full;
+        let release = running && tap_reads && self.ifs_ready && !ofm_full;
         let mut di = self.layer(i.reset || s == state::DONE, self.dp_start, hold);
         let half = |buf: u64, halves: u8| if halves == 2 { buf as u32 } else { (buf >> 32) as u32 };
         let shown = self.sr_halves != 0 && running;
@@ -289,7 +293,7 @@ impl ConvUnit {
         // the stream reader, then the IFM server.
         let rd_idle = self.rd == 0;
         let sr_wants = running && ok && rd_idle && self.sr_stream < 2 && self.sr_halves == 0 && self.sr_words > 0;
-        let serving = running && ok && o.state == dp::STATE_MAC && !self.ifs_ready;
+        let serving = running && ok && tap_reads && !self.ifs_ready;
         match self.rd {
             1 if i.mem_ar_ready => self.rd = 2,
             2 if i.mem_r_valid => {
