@@ -32,6 +32,8 @@ pub struct ConvHold {
     pub ifs_ready: Signal<In, Bit>,
     pub q_count: Signal<In, Bits<4>>,
     pub hold: Signal<Out, Bit>,
+    /// The tap waits for the IFM server: the traversal is held, the output walk goes on.
+    pub hold_mac: Signal<Out, Bit>,
     pub tap_release: Signal<Out, Bit>,
     /// In MAC, the tap shown reads at least one position: the IFM server serves it.
     pub tap_reads: Signal<Out, Bit>,
@@ -57,6 +59,7 @@ impl Default for ConvHold {
             ifs_ready: Default::default(),
             q_count: Default::default(),
             hold: Default::default(),
+            hold_mac: Default::default(),
             tap_release: Default::default(),
             tap_reads: Default::default(),
             ofm_full: Default::default(),
@@ -80,7 +83,8 @@ impl Logic for ConvHold {
         self.mac.next = (self.dp_state.val() == self.dp_mac.val())
             & (self.dp_read0.val() | self.dp_read1.val() | self.dp_read2.val() | self.dp_read3.val());
         self.tap_reads.next = self.mac.val();
-        self.hold.next = (self.mac.val() & !self.ifs_ready.val()) | self.ofm_full.val();
+        self.hold.next = self.ofm_full.val();
+        self.hold_mac.next = self.mac.val() & !self.ifs_ready.val();
         self.tap_release.next = self.running.val() & self.mac.val() & self.ifs_ready.val() & !self.ofm_full.val();
     }
 }

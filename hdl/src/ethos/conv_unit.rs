@@ -307,6 +307,7 @@ impl Logic for ConvUnit {
         self.ports.ifs_ready.next = self.server.ready.val();
         self.ports.q_count.next = self.ofm_queue.count.val();
         self.datapath.hold.next = self.ports.hold.val();
+        self.datapath.hold_mac.next = self.ports.hold_mac.val();
 
         // The stream reader (`stream_reader.rs`) on the datapath's stream ports.
         self.reader.check.next = self.state.q.val() == self.s_check.val();
