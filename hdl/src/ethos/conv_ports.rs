@@ -3,8 +3,9 @@
 //! datapath's registered outputs only, so that the datapath inputs they drive are no loop
 //! through the datapath for Verilator (UNOPTFLAT; the module comment of `conv_unit.rs`):
 //! - [`ConvHold`]: from the datapath's registered state, its IFM read ports (logic on its
-//!   traversal registers) and OFM valid and the unit's registers, the datapath's `hold`, the
-//!   cycle that releases a gathered tap (`tap_release`; `release` is a SystemVerilog
+//!   traversal registers) and OFM valid and the unit's registers, the datapath's `hold` (a
+//!   full OFM queue) and `hold_mac` (a tap waiting for the IFM server: the traversal waits,
+//!   the output walk drains on), the cycle that releases a gathered tap (`tap_release`; `release` is a SystemVerilog
 //!   keyword), whether the shown tap reads (`tap_reads`) and whether the OFM queue is short
 //!   of room. Only a tap that reads is held for the IFM server and released: a MAC cycle
 //!   without reads (a group's last tap waiting for the output walk, or a tap whose four

@@ -32,8 +32,8 @@
 //!   hands each to the datapath's 32-bit `w_*` / `sb_*` port as two words (`w_last` /
 //!   `sb_last` on the stream's last); a weight word the datapath no longer takes (its decoder
 //!   has finished or failed) is dropped;
-//! - the IFM server: while the datapath shows a tap's reads in MAC, the unit holds it
-//!   (`hold`), reads for each of the four positions that reads the one or two aligned words
+//! - the IFM server: while the datapath shows a tap's reads in MAC, the unit holds its
+//!   traversal (`hold_mac`; the output walk drains on), reads for each of the four positions that reads the one or two aligned words
 //!   holding the group's `min(8, depth - 8g)` bytes through the IFM feature map, gathers them,
 //!   and releases the hold for one cycle when all four are in (a MAC cycle that reads no
 //!   position, a group's last tap waiting for the output walk or a tap all padding, is

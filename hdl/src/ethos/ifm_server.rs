@@ -1,7 +1,7 @@
 //! The convolution unit's IFM server (`conv_unit.rs`; docs/ethos.md, "Convolution unit", IFM
 //! server; TRM §4.6 feature-map registers, digest `shared/spec/ethos-u65.md` §2.2): while the
 //! datapath shows a tap that reads at least one position in MAC (`active`; a MAC cycle that
-//! reads nothing is not served), the unit holds it (`conv_ports.rs`); the server takes
+//! reads nothing is not served), the unit holds its traversal (`hold_mac`, `conv_ports.rs`); the server takes
 //! the four positions in turn and, for each that reads, has the unit read the one or two
 //! aligned words holding the group's `min(8, depth - 8g)` bytes (contiguous in NHWC with
 //! STRIDE_C 1, and in NHCWB16 as a group never crosses a 16-channel brick) at the IFM feature
