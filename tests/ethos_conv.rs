@@ -246,6 +246,7 @@ fn random_layers_equal_tflite() {
         "held in OUT",
         "held in DRAIN",
         "held while a value leaves",
+        "MAC held, the output walk goes on",
     ]);
 }
 

@@ -336,13 +336,14 @@ impl<'a> Bench<'a> {
     }
 
     /// The inputs of the next cycle; `stall` withholds the streams, `hold` holds the unit,
-    /// `noise` fills what the unit must ignore.
-    pub fn input(&self, stall: bool, hold: bool, noise: &mut impl FnMut() -> u64) -> In {
+    /// `hold_mac` its traversal alone, `noise` fills what the unit must ignore.
+    pub fn input(&self, stall: bool, hold: bool, hold_mac: bool, noise: &mut impl FnMut() -> u64) -> In {
         let layer = &self.job.layer;
         let (h, w, c) = layer.input_shape;
         let mut i = In {
             start: !self.started,
             hold,
+            hold_mac,
             ..self.registers.clone()
         };
         if let Some(&word) = self.weight_words.get(self.next_weight).filter(|_| !stall) {
@@ -458,16 +459,17 @@ pub fn run(job: &Job, step: &mut dyn FnMut(&In) -> Out) -> Result<(Vec<i8>, Stat
         ..In::default()
     });
     while bench.outcome.is_none() {
-        let input = bench.input(false, false, &mut || 0);
+        let input = bench.input(false, false, false, &mut || 0);
         let out = step(&input);
         bench.observe(&input, &out);
     }
     bench.finish()
 }
 
-/// Whether `hold` applied in the cycle of `i` and `o` (in MAC, OUT and DRAIN).
+/// Whether `hold` applied in the cycle of `i` and `o` (in MAC, OUT and DRAIN), or `hold_mac`
+/// (in MAC).
 fn held(i: &In, o: &Out) -> bool {
-    i.hold && matches!(o.state, model::STATE_MAC | model::STATE_OUT | model::STATE_DRAIN)
+    (i.hold && matches!(o.state, model::STATE_MAC | model::STATE_OUT | model::STATE_DRAIN)) || (i.hold_mac && o.state == model::STATE_MAC)
 }
 
 /// [`run`] on the Verilated RTL and the model in lock step (any output difference in any
@@ -489,8 +491,9 @@ pub fn lockstep(run: &Run, job: &Job, hold_layer: bool) -> Result<(Result<(Vec<i
         |rng, _| {
             let stall = rng.gen_ratio(1, 4);
             let hold = hold_layer && rng.gen_ratio(1, 4);
+            let hold_mac = hold_layer && rng.gen_ratio(1, 4);
             let mut noise = || rng.gen::<u64>();
-            bench.borrow().input(stall, hold, &mut noise)
+            bench.borrow().input(stall, hold, hold_mac, &mut noise)
         },
         |input, out, coverage| {
             if !input.w_valid && !input.sb_valid && matches!(out.state, model::STATE_DECODE | model::STATE_SCALE_BIAS) {

@@ -17,6 +17,8 @@ pub struct ConvControl {
     pub reset: Signal<In, Bit>,
     pub start: Signal<In, Bit>,
     pub hold: Signal<In, Bit>,
+    /// In MAC, holds the traversal (and this phase register) but not the output walk.
+    pub hold_mac: Signal<In, Bit>,
     /// CHECK: the `SHAPE_*` bits.
     pub shape: Signal<In, Bits<20>>,
     /// DECODE: the weight buffer's and the decoder's verdicts.
@@ -46,6 +48,8 @@ pub struct ConvControl {
     pub in_mac: Signal<Out, Bit>,
     pub in_done: Signal<Out, Bit>,
     pub holding: Signal<Out, Bit>,
+    /// `holding`, or `hold_mac` in MAC: the traversal, the weight reads and the MAC unit wait.
+    pub mac_holding: Signal<Out, Bit>,
 
     phase_q: RegEn<Bits<3>>,
     code_q: RegEn<Bits<3>>,
@@ -76,6 +80,7 @@ impl Default for ConvControl {
             reset: Default::default(),
             start: Default::default(),
             hold: Default::default(),
+            hold_mac: Default::default(),
             shape: Default::default(),
             beyond: Default::default(),
             weights_short: Default::default(),
@@ -101,6 +106,7 @@ impl Default for ConvControl {
             in_mac: Default::default(),
             in_done: Default::default(),
             holding: Default::default(),
+            mac_holding: Default::default(),
             phase_q: Default::default(),
             code_q: Default::default(),
             detail_q: Default::default(),
@@ -136,9 +142,10 @@ impl Logic for ConvControl {
             & ((self.phase_q.q.val() == self.state_mac.val())
                 | (self.phase_q.q.val() == self.state_out.val())
                 | (self.phase_q.q.val() == self.state_drain.val()));
-        self.phase_q.enable.next = !self.holding.val();
-        self.code_q.enable.next = !self.holding.val();
-        self.detail_q.enable.next = !self.holding.val();
+        self.mac_holding.next = self.holding.val() | (self.hold_mac.val() & (self.phase_q.q.val() == self.state_mac.val()));
+        self.phase_q.enable.next = !self.mac_holding.val();
+        self.code_q.enable.next = !self.mac_holding.val();
+        self.detail_q.enable.next = !self.mac_holding.val();
         self.phase.next = self.phase_q.q.val();
         self.code.next = self.code_q.q.val();
         self.detail.next = self.detail_q.q.val();

@@ -91,6 +91,11 @@ pub struct ConvDatapath {
     /// convolution unit holds the layer while it serves the IFM reads and the OFM writes
     /// from the one memory port.
     pub hold: Signal<In, Bit>,
+    /// In MAC only: holds the traversal and the MAC unit as `hold` does, while the output
+    /// walk goes on draining the previous group's accumulators through the output unit. An
+    /// IFM read is answered until the next cycle without `hold` and without `hold_mac`. The
+    /// NPU's convolution unit holds a tap this way while its IFM server gathers the reads.
+    pub hold_mac: Signal<In, Bit>,
     pub ifm_height: Signal<In, Bits<DIM_BITS>>,
     pub ifm_width: Signal<In, Bits<DIM_BITS>>,
     pub ifm_depth: Signal<In, Bits<DIM_BITS>>,
@@ -204,6 +209,7 @@ impl Default for ConvDatapath {
             reset: Default::default(),
             start: Default::default(),
             hold: Default::default(),
+            hold_mac: Default::default(),
             ifm_height: Default::default(),
             ifm_width: Default::default(),
             ifm_depth: Default::default(),
@@ -299,8 +305,8 @@ impl Logic for ConvDatapath {
         dff_setup!(self, clock, pad2, live2);
         self.pad2.reset.next = self.reset.val();
         self.live2.reset.next = self.reset.val();
-        self.pad2.enable.next = !self.control.holding.val();
-        self.live2.enable.next = !self.control.holding.val();
+        self.pad2.enable.next = !self.control.mac_holding.val();
+        self.live2.enable.next = !self.control.mac_holding.val();
         self.decoder.clock.next = self.clock.val();
         self.mac.clock.next = self.clock.val();
         self.mac.reset.next = self.reset.val();
@@ -371,7 +377,7 @@ impl Logic for ConvDatapath {
         self.weights.beat_valid.next = self.decoder.out_valid.val();
         self.weights.beat_count.next = self.decoder.out_count.val();
         self.weights.beat_data.next = self.decoder.out_data.val();
-        self.weights.read_enable.next = self.control.in_mac.val() & !self.control.holding.val();
+        self.weights.read_enable.next = self.control.in_mac.val() & !self.control.mac_holding.val();
         self.weights.read_address.next = self.rows.row.val();
 
         // SCALE_BIAS: the records into the parameter memory.
@@ -388,7 +394,7 @@ impl Logic for ConvDatapath {
         self.parameters.write_data.next = self.scale_bias.write_data.val();
 
         // MAC and OUT: the traversal's counters.
-        self.traversal.advance.next = !self.control.holding.val();
+        self.traversal.advance.next = !self.control.mac_holding.val();
         self.traversal.phase.next = self.control.phase.val();
         self.traversal.ifm_depth.next = self.layer.ifm_depth.val();
         self.traversal.ofm_height.next = self.layer.ofm_height.val();
@@ -406,7 +412,7 @@ impl Logic for ConvDatapath {
         self.traversal.dilation_x.next = self.layer.dilation_x.val();
         self.rows.clock.next = self.clock.val();
         self.rows.reset.next = self.reset.val();
-        self.rows.advance.next = !self.control.holding.val();
+        self.rows.advance.next = !self.control.mac_holding.val();
         self.rows.step.next = self.traversal.row_step.val();
         self.rows.og.next = self.traversal.og.val();
         self.rows.depthwise.next = self.layer.depthwise.val();
@@ -424,6 +430,7 @@ impl Logic for ConvDatapath {
         self.walk.clock.next = self.clock.val();
         self.walk.reset.next = self.reset.val();
         self.walk.advance.next = !self.control.holding.val();
+        self.walk.traverse.next = !self.control.mac_holding.val();
         self.walk.restart.next = self.control.in_check.val();
         self.walk.issue_last.next = self.traversal.issue_last.val();
         self.walk.block_y.next = self.traversal.block_y.val();
@@ -484,7 +491,7 @@ impl Logic for ConvDatapath {
             self.lanes[p].zero_point.next = self.ifm_zero_point.val();
             self.lanes[p].live.next = self.live2.q.val();
         }
-        self.mac.enable.next = self.traversal.mac_valid2.val() & !self.control.holding.val();
+        self.mac.enable.next = self.traversal.mac_valid2.val() & !self.control.mac_holding.val();
         self.mac.clear.next = self.traversal.clear2.val();
         self.mac.mode.next = self.zero2.val();
         if self.layer.depthwise.val() {
@@ -504,7 +511,7 @@ impl Logic for ConvDatapath {
         self.mac.w6.next = self.weights.w6.val();
         self.mac.w7.next = self.weights.w7.val();
         self.mac.advance.next = !self.control.holding.val();
-        self.mac.load.next = self.walk.load.val();
+        self.mac.load.next = self.walk.load.val() & !self.control.mac_holding.val();
         self.mac.read_index.next = self.walk.read_index.val();
         self.output_unit.in_valid.next = self.walk.out_valid2.val() & !self.control.holding.val();
         self.output_unit.acc.next = self.mac.acc_out.val();
@@ -533,6 +540,7 @@ impl Logic for ConvDatapath {
         self.control.reset.next = self.reset.val();
         self.control.start.next = self.start.val();
         self.control.hold.next = self.hold.val();
+        self.control.hold_mac.next = self.hold_mac.val();
         self.control.shape.next = self.check.shape.val();
         self.control.beyond.next = self.weights.beyond.val();
         self.control.weights_short.next = self.weights.short.val();

@@ -2,10 +2,14 @@
 //! "Convolution unit"), two blocks of their own whose outputs are logic on registers and the
 //! datapath's registered outputs only, so that the datapath inputs they drive are no loop
 //! through the datapath for Verilator (UNOPTFLAT; the module comment of `conv_unit.rs`):
-//! - [`ConvHold`]: from the datapath's registered state and OFM valid and the unit's
-//!   registers, the datapath's `hold`, the cycle that releases a gathered tap
-//!   (`tap_release`; `release` is a SystemVerilog keyword) and whether the OFM queue is short
-//!   of room.
+//! - [`ConvHold`]: from the datapath's registered state, its IFM read ports (logic on its
+//!   traversal registers) and OFM valid and the unit's registers, the datapath's `hold` (a
+//!   full OFM queue) and `hold_mac` (a tap waiting for the IFM server: the traversal waits,
+//!   the output walk drains on), the cycle that releases a gathered tap (`tap_release`; `release` is a SystemVerilog
+//!   keyword), whether the shown tap reads (`tap_reads`) and whether the OFM queue is short
+//!   of room. Only a tap that reads is held for the IFM server and released: a MAC cycle
+//!   without reads (a group's last tap waiting for the output walk, or a tap whose four
+//!   positions are all padding) goes through at once, as its stage 2 needs no data.
 //! - [`StreamPort`]: the stream reader's buffered word (`stream_reader.rs`) on the datapath's
 //!   `w_*` / `sb_*` ports, low half first (from the reader's registers only).
 //!
@@ -21,10 +25,19 @@ pub struct ConvHold {
     pub running: Signal<In, Bit>,
     pub dp_state: Signal<In, Bits<3>>,
     pub dp_ofm_valid: Signal<In, Bit>,
+    /// The datapath's IFM read ports (`ifm_read0..3`).
+    pub dp_read0: Signal<In, Bit>,
+    pub dp_read1: Signal<In, Bit>,
+    pub dp_read2: Signal<In, Bit>,
+    pub dp_read3: Signal<In, Bit>,
     pub ifs_ready: Signal<In, Bit>,
     pub q_count: Signal<In, Bits<4>>,
     pub hold: Signal<Out, Bit>,
+    /// The tap waits for the IFM server: the traversal is held, the output walk goes on.
+    pub hold_mac: Signal<Out, Bit>,
     pub tap_release: Signal<Out, Bit>,
+    /// In MAC, the tap shown reads at least one position: the IFM server serves it.
+    pub tap_reads: Signal<Out, Bit>,
     /// The OFM queue with the value on the port would leave fewer than 4 entries free.
     pub ofm_full: Signal<Out, Bit>,
     count: Signal<Local, Bits<4>>,
@@ -40,10 +53,16 @@ impl Default for ConvHold {
             running: Default::default(),
             dp_state: Default::default(),
             dp_ofm_valid: Default::default(),
+            dp_read0: Default::default(),
+            dp_read1: Default::default(),
+            dp_read2: Default::default(),
+            dp_read3: Default::default(),
             ifs_ready: Default::default(),
             q_count: Default::default(),
             hold: Default::default(),
+            hold_mac: Default::default(),
             tap_release: Default::default(),
+            tap_reads: Default::default(),
             ofm_full: Default::default(),
             count: Default::default(),
             mac: Default::default(),
@@ -62,8 +81,11 @@ impl Logic for ConvHold {
             self.count.next = self.q_count.val() + self.one4.val();
         }
         self.ofm_full.next = self.count.val() > self.limit.val();
-        self.mac.next = self.dp_state.val() == self.dp_mac.val();
-        self.hold.next = (self.mac.val() & !self.ifs_ready.val()) | self.ofm_full.val();
+        self.mac.next = (self.dp_state.val() == self.dp_mac.val())
+            & (self.dp_read0.val() | self.dp_read1.val() | self.dp_read2.val() | self.dp_read3.val());
+        self.tap_reads.next = self.mac.val();
+        self.hold.next = self.ofm_full.val();
+        self.hold_mac.next = self.mac.val() & !self.ifs_ready.val();
         self.tap_release.next = self.running.val() & self.mac.val() & self.ifs_ready.val() & !self.ofm_full.val();
     }
 }

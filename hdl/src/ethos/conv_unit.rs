@@ -32,10 +32,12 @@
 //!   hands each to the datapath's 32-bit `w_*` / `sb_*` port as two words (`w_last` /
 //!   `sb_last` on the stream's last); a weight word the datapath no longer takes (its decoder
 //!   has finished or failed) is dropped;
-//! - the IFM server: while the datapath shows a tap's reads in MAC, the unit holds it
-//!   (`hold`), reads for each of the four positions that reads the one or two aligned words
+//! - the IFM server: while the datapath shows a tap's reads in MAC, the unit holds its
+//!   traversal (`hold_mac`; the output walk drains on), reads for each of the four positions that reads the one or two aligned words
 //!   holding the group's `min(8, depth - 8g)` bytes through the IFM feature map, gathers them,
-//!   and releases the hold for one cycle when all four are in; the gathered words are shown on
+//!   and releases the hold for one cycle when all four are in (a MAC cycle that reads no
+//!   position, a group's last tap waiting for the output walk or a tap all padding, is
+//!   neither held nor served: it goes through at once, `conv_ports.rs`); the gathered words are shown on
 //!   `ifm_data0..3` from the cycle after the release until the next release (the datapath
 //!   takes them in the first cycle it is not held, `conv_datapath.rs`);
 //! - the OFM queue: [`QUEUE`] entries of the datapath's OFM values, each written as one
@@ -91,9 +93,8 @@ use crate::primitives::constant as k;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
 
-/// The datapath's DECODE and MAC states (`conv_datapath.rs`).
+/// The datapath's DECODE state (`conv_datapath.rs`).
 const DP_DECODE: u64 = 2;
-const DP_MAC: u64 = 4;
 
 /// The unit: states, CHECK, the layer registers, the error and the read channel; the
 /// sub-blocks above.
@@ -151,7 +152,6 @@ pub struct ConvUnit {
     s_run: Constant<Bits<3>>,
     s_finish: Constant<Bits<3>>,
     s_done: Constant<Bits<3>>,
-    dp_mac: Constant<Bits<3>>,
     dp_decode: Constant<Bits<3>>,
     e_none: Constant<Bits<4>>,
     e_ifm: Constant<Bits<4>>,
@@ -216,7 +216,6 @@ impl Default for ConvUnit {
             s_run: k(state::RUN.into()),
             s_finish: k(state::FINISH.into()),
             s_done: k(state::DONE.into()),
-            dp_mac: k(DP_MAC),
             dp_decode: k(DP_DECODE),
             e_none: k(0),
             e_ifm: k(ERROR_IFM.into()),
@@ -301,9 +300,14 @@ impl Logic for ConvUnit {
         self.ports.running.next = self.state.q.val() == self.s_run.val();
         self.ports.dp_state.next = self.datapath.state.val();
         self.ports.dp_ofm_valid.next = self.datapath.ofm_valid.val();
+        self.ports.dp_read0.next = self.datapath.ifm_read0.val();
+        self.ports.dp_read1.next = self.datapath.ifm_read1.val();
+        self.ports.dp_read2.next = self.datapath.ifm_read2.val();
+        self.ports.dp_read3.next = self.datapath.ifm_read3.val();
         self.ports.ifs_ready.next = self.server.ready.val();
         self.ports.q_count.next = self.ofm_queue.count.val();
         self.datapath.hold.next = self.ports.hold.val();
+        self.datapath.hold_mac.next = self.ports.hold_mac.val();
 
         // The stream reader (`stream_reader.rs`) on the datapath's stream ports.
         self.reader.check.next = self.state.q.val() == self.s_check.val();
@@ -326,7 +330,7 @@ impl Logic for ConvUnit {
 
         // The IFM server (`ifm_server.rs`) on the datapath's IFM ports.
         self.server.clear.next = self.state.q.val() == self.s_check.val();
-        self.server.active.next = self.running.val() & self.ok.val() & (self.datapath.state.val() == self.dp_mac.val());
+        self.server.active.next = self.running.val() & self.ok.val() & self.ports.tap_reads.val();
         self.server.tap_release.next = self.ports.tap_release.val();
         self.server.ifm_depth_m1.next = self.layer.ifm_depth_m1.val();
         self.server.ifm_read0.next = self.datapath.ifm_read0.val();

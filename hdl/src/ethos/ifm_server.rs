@@ -1,6 +1,7 @@
 //! The convolution unit's IFM server (`conv_unit.rs`; docs/ethos.md, "Convolution unit", IFM
 //! server; TRM §4.6 feature-map registers, digest `shared/spec/ethos-u65.md` §2.2): while the
-//! datapath shows a tap's reads in MAC, the unit holds it (`conv_ports.rs`); the server takes
+//! datapath shows a tap that reads at least one position in MAC (`active`; a MAC cycle that
+//! reads nothing is not served), the unit holds its traversal (`hold_mac`, `conv_ports.rs`); the server takes
 //! the four positions in turn and, for each that reads, has the unit read the one or two
 //! aligned words holding the group's `min(8, depth - 8g)` bytes (contiguous in NHWC with
 //! STRIDE_C 1, and in NHCWB16 as a group never crosses a 16-channel brick) at the IFM feature
@@ -26,7 +27,7 @@ pub struct IfmServer {
     pub reset: Signal<In, Bit>,
     /// The unit's CHECK: the server starts at position 0 with nothing gathered.
     pub clear: Signal<In, Bit>,
-    /// The unit runs without error and the datapath is in MAC.
+    /// The unit runs without error and the datapath is in MAC with a tap that reads.
     pub active: Signal<In, Bit>,
     /// The read channel is idle and not taken by the stream reader this cycle.
     pub free: Signal<In, Bit>,

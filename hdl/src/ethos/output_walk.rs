@@ -23,6 +23,9 @@ pub struct OutputWalk {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub advance: Signal<In, Bit>,
+    /// The traversal advances too (`advance` and not `hold_mac`): the pending group's
+    /// registers and the load move only with it; the walk itself with `advance`.
+    pub traverse: Signal<In, Bit>,
     /// CHECK: nothing pending, nothing to walk.
     pub restart: Signal<In, Bit>,
     pub issue_last: Signal<In, Bit>,
@@ -86,6 +89,7 @@ impl Default for OutputWalk {
             clock: Default::default(),
             reset: Default::default(),
             advance: Default::default(),
+            traverse: Default::default(),
             restart: Default::default(),
             issue_last: Default::default(),
             block_y: Default::default(),
@@ -159,14 +163,14 @@ impl Logic for OutputWalk {
         self.ofm_y2_q.reset.next = self.reset.val();
         self.ofm_x2_q.reset.next = self.reset.val();
         self.ofm_c2_q.reset.next = self.reset.val();
-        self.pend2.enable.next = self.advance.val();
-        self.pend3.enable.next = self.advance.val();
-        self.p_y.enable.next = self.advance.val() & self.issue_last.val();
-        self.p_x.enable.next = self.advance.val() & self.issue_last.val();
-        self.p_og.enable.next = self.advance.val() & self.issue_last.val();
-        self.a_y.enable.next = self.advance.val() & self.pend3.q.val();
-        self.a_x.enable.next = self.advance.val() & self.pend3.q.val();
-        self.a_og.enable.next = self.advance.val() & self.pend3.q.val();
+        self.pend2.enable.next = self.advance.val() & self.traverse.val();
+        self.pend3.enable.next = self.advance.val() & self.traverse.val();
+        self.p_y.enable.next = self.advance.val() & self.traverse.val() & self.issue_last.val();
+        self.p_x.enable.next = self.advance.val() & self.traverse.val() & self.issue_last.val();
+        self.p_og.enable.next = self.advance.val() & self.traverse.val() & self.issue_last.val();
+        self.a_y.enable.next = self.advance.val() & self.traverse.val() & self.pend3.q.val();
+        self.a_x.enable.next = self.advance.val() & self.traverse.val() & self.pend3.q.val();
+        self.a_og.enable.next = self.advance.val() & self.traverse.val() & self.pend3.q.val();
         self.busy.enable.next = self.advance.val();
         self.k.enable.next = self.advance.val();
         self.out_valid2_q.enable.next = self.advance.val();
@@ -198,7 +202,7 @@ impl Logic for OutputWalk {
                 self.busy.d.next = false;
             }
         }
-        if self.pend3.q.val() {
+        if self.pend3.q.val() & self.traverse.val() {
             self.busy.d.next = true;
             self.k.d.next = self.zero5.val();
         }

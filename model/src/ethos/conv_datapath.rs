@@ -90,6 +90,8 @@ pub struct In {
     pub start: bool,
     /// Holds the layer in MAC, OUT and DRAIN (the RTL's port comment has the rules).
     pub hold: bool,
+    /// In MAC only: holds the traversal and the MAC unit, not the output walk.
+    pub hold_mac: bool,
     pub ifm_height: u16,
     pub ifm_width: u16,
     pub ifm_depth: u16,
@@ -457,6 +459,9 @@ impl ConvDatapath {
         let taps = self.taps(i);
         let state = self.state;
         let holding = i.hold && matches!(state, STATE_MAC | STATE_OUT | STATE_DRAIN);
+        // The traversal, its weight reads, stage 2 and the MAC unit; the output walk and the
+        // output unit go on under `hold_mac` alone.
+        let mac_holding = holding || (i.hold_mac && state == STATE_MAC);
         let event = match state {
             STATE_IDLE => "idle",
             STATE_CHECK => "check",
@@ -492,7 +497,7 @@ impl ConvDatapath {
         self.mac.step(
             &mac_unit::In {
                 reset: i.reset,
-                enable: self.mac_valid2 && !holding,
+                enable: self.mac_valid2 && !mac_holding,
                 clear: self.clear2,
                 mode: u8::from(i.depthwise),
                 act16_high: false,
@@ -512,7 +517,7 @@ impl ConvDatapath {
                 read_index: 0,
             },
             !holding,
-            self.out.load(),
+            self.out.load() && !mac_holding,
             self.out.k as u8,
         );
         let (bias, scale, shift) = self.parameter_read;
@@ -554,7 +559,11 @@ impl ConvDatapath {
             self.parameter_read = self.parameters[entry.1 as usize];
         }
         let issue_last = (taps.issue && taps.last_tap).then_some((self.walk.block_y, self.walk.block_x, self.walk.og));
-        self.out.clock(state == STATE_CHECK, issue_last, entry);
+        self.out.clock(state == STATE_CHECK, issue_last, entry, !mac_holding);
+        if mac_holding {
+            self.events.push("MAC held, the output walk goes on");
+            return;
+        }
         self.mac_valid2 = taps.issue;
         self.clear2 = self.walk.first;
         self.pad2 = taps.pad;

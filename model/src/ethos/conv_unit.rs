@@ -174,7 +174,7 @@ impl ConvUnit {
     }
 
     /// The datapath's layer registers from the latched copies (widths as the RTL's ports).
-    fn layer(&self, reset: bool, start: bool, hold: bool) -> dp::In {
+    fn layer(&self, reset: bool, start: bool, hold: bool, hold_mac: bool) -> dp::In {
         let p = |id| self.p(id);
         let (sy, sx) = strides(p(scalar::KERNEL_STRIDE));
         let (dilation_y, dilation_x) = (p(scalar::KERNEL_STRIDE) >> 4 & 1, p(scalar::KERNEL_STRIDE) >> 3 & 1);
@@ -183,6 +183,7 @@ impl ConvUnit {
             reset,
             start,
             hold,
+            hold_mac,
             ifm_height: (h & 0xFFF) as u16,
             ifm_width: (w & 0xFFF) as u16,
             ifm_depth: p(scalar::IFM_DEPTH_M1).wrapping_add(1) & 0xFFF,
@@ -247,13 +248,18 @@ impl ConvUnit {
         let running = s == state::RUN;
         // The datapath's view: its outputs follow its registers and the layer registers.
         let start = s == state::CHECK && !self.unsupported();
-        let probe = self.layer(false, false, false);
+        let probe = self.layer(false, false, false, false);
         let o = self.datapath.outputs(&probe);
         let ofm_full = u32::from(self.q_count) + u32::from(o.ofm_valid) > (QUEUE as u32) - 4;
-        let ifm_wait = o.state == dp::STATE_MAC && !self.ifs_ready;
-        let hold = ifm_wait || ofm_full;
-        let release = running && o.state == dp::STATE_MAC && self.ifs_ready && !ofm_full;
-        let mut di = self.layer(i.reset || s == state::DONE, self.dp_start, hold);
+        // Only a tap that reads is served and released: a MAC cycle without reads (a group's
+        // last tap waiting for the output walk, or a tap whose four positions are padding)
+        // goes through at once (its stage 2 needs no data).
+        let tap_reads = o.state == dp::STATE_MAC && o.ifm_reads().iter().any(|r| r.read);
+        let ifm_wait = tap_reads && !self.ifs_ready;
+        // The IFM wait holds the traversal only (`hold_mac`): the output walk drains on.
+        let hold = ofm_full;
+        let release = running && tap_reads && self.ifs_ready && !ofm_full;
+        let mut di = self.layer(i.reset || s == state::DONE, self.dp_start, hold, ifm_wait);
         let half = |buf: u64, halves: u8| if halves == 2 { buf as u32 } else { (buf >> 32) as u32 };
         let shown = self.sr_halves != 0 && running;
         if shown {
@@ -281,7 +287,7 @@ impl ConvUnit {
             return out;
         }
         self.dp_start = start;
-        if hold && running && matches!(o.state, dp::STATE_MAC | dp::STATE_OUT | dp::STATE_DRAIN) {
+        if (hold || ifm_wait) && running && matches!(o.state, dp::STATE_MAC | dp::STATE_OUT | dp::STATE_DRAIN) {
             self.events.push(if ofm_full { "held: OFM queue" } else { "held: IFM reads" });
         }
         let ok = self.error == 0;
@@ -290,7 +296,7 @@ impl ConvUnit {
         // the stream reader, then the IFM server.
         let rd_idle = self.rd == 0;
         let sr_wants = running && ok && rd_idle && self.sr_stream < 2 && self.sr_halves == 0 && self.sr_words > 0;
-        let serving = running && ok && o.state == dp::STATE_MAC && !self.ifs_ready;
+        let serving = running && ok && tap_reads && !self.ifs_ready;
         match self.rd {
             1 if i.mem_ar_ready => self.rd = 2,
             2 if i.mem_r_valid => {

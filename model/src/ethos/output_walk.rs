@@ -42,14 +42,19 @@ impl OutputWalk {
         (self.busy && inside && channel < u32::from(depth), channel)
     }
 
-    /// One clock edge not held: `restart` (CHECK), the issued last tap of the group at `at`.
-    pub fn clock(&mut self, restart: bool, issue_last: Option<Position>, entry: (bool, u32)) {
+    /// One clock edge not held: `restart` (CHECK), the issued last tap of the group at `at`;
+    /// `traverse`: the traversal advances too (else only the walk: the pending group and the
+    /// load wait).
+    pub fn clock(&mut self, restart: bool, issue_last: Option<Position>, entry: (bool, u32), traverse: bool) {
         let (y, x, _) = self.active;
         self.out_valid2 = entry.0;
         self.ofm2 = ((y + (self.k >> 4 & 1)) & 0xFFF, (x + (self.k >> 3 & 1)) & 0xFFF, entry.1 & 0xFFF);
         if self.busy {
             self.busy = self.k != 31;
             self.k = (self.k + 1) & 31;
+        }
+        if !traverse {
+            return;
         }
         if self.pend3 {
             self.busy = true;
