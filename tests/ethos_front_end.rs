@@ -343,6 +343,27 @@ fn bad_streams_stop_with_their_status() {
         off.qbase = 0x1_0000 - 8;
         off.qsize = 48;
         expect_error(test, seed, &off, BUS_STATUS, 8, &mut coverage);
+        // A queue above 4 GB (QBASE1 = 0x5a, its 8 bits): the first fetch goes there, beyond
+        // the memory, so a bus error with QREAD 0; read back before the start, QBASE1 is
+        // 0x5a. Killed the mutant (issue 21) whose QBASE1 held 0 outside reset: it fetched
+        // from 0x100, where the lock step saw the address differ.
+        let mut high = job(vec![]);
+        high.qbase = (0x5a << 32) | 0x100;
+        high.qsize = 8;
+        high.probes = vec![npu::model::ethos::command_front_end::QBASE0, npu::model::ethos::command_front_end::QBASE1];
+        let outcome = run(test, seed, &high, &mut coverage);
+        assert_eq!(outcome.probed, [0x100, 0x5a], "{test}: QBASE0, QBASE1 read back");
+        assert_eq!((outcome.status & 0xffff, outcome.qread), (BUS_STATUS | IRQ_RAISED, 0), "{test}: queue above 4 GB");
+        // A DMA to a region whose base has all of address bits 32-39 set (its BASEP high word
+        // 0xff; random BASEPs keep them 0): the write goes above the memory, a bus error of
+        // the mem2mem channel, nothing written. Killed the mutant (issue 21) whose DMA
+        // destination base held bit 37 at 0: the lock step saw the write address differ.
+        let to_region_1 = named("NPU_SET_DMA0_DST_REGION").unwrap().word(1);
+        let mut high_dst = job(vec![to_region_1, len.word(0), 24, dst.word(0), 0x100, dma_start, stop]);
+        high_dst.basep[3] = 0xff;
+        let outcome = run(test, seed, &high_dst, &mut coverage);
+        assert_eq!(outcome.status & 0xffff, BUS_STATUS | IRQ_RAISED | (9 << 12), "{test}: DMA write above 4 GB");
+        assert!(outcome.written.is_empty(), "{test}: DMA write above 4 GB wrote {:?}", outcome.written);
         // A kernel that reports an error (weights channel, 2): bus_status with that channel.
         let mut failing = job(vec![set0, conv, set0, conv, stop]);
         failing.kernel_errors = vec![0, 2];

@@ -677,11 +677,14 @@ fn decode_each_hands_weights_out_as_they_leave() {
     assert!(first_at.get().unwrap() < tally.cycles / 100, "first weight at step {:?} of {}", first_at.get(), tally.cycles);
 }
 
-/// Zero runs of 1024 zeros and more, one after each nonzero weight: the emitter spends many
-/// cycles on each, so the parser fills the 32-entry zero-run queue and waits with it full,
-/// where the tail is the head. Killed the mutant that wrote bit 10 of
-/// the run queue's lane 0 every cycle, enabled or not (docs/ethos.md, "Mutation score"): it
-/// overwrote the live head entry of a full queue. Run lengths with bit 10 set and clear.
+/// Zero runs of 1024 zeros and more, one after each nonzero weight (bit 10 of the run set
+/// and clear): the emitter spends many cycles on each and the parser waits on the zero-run
+/// queue's room. Killed the mutant that wrote bit 10 of the run queue's lane 0 every cycle,
+/// enabled or not (docs/ethos.md, "Mutation score"), whose write lands on a live entry only
+/// when the queue holds 32 runs (tail on head). Those streams alone never got there (29 at
+/// most, found with the model's queue events below), so streams of short runs behind long
+/// ones fill both queues; the model's `zero-run queue full` and `weight queue full` events (a
+/// cycle that starts with 32 entries queued) are required, so the test cannot pass without.
 #[test]
 fn long_zero_runs_fill_the_run_queue() {
     let run = Run::from_env("long_zero_runs_fill_the_run_queue", 3);
@@ -697,8 +700,31 @@ fn long_zero_runs_fill_the_run_queue() {
         }
         weights.push(w);
     }
+    // These streams reach 29 runs queued at most: a long run's unary quotient is so long that
+    // its chunk holds it alone, pushed alone, and the parser waits at 29 (its room check is
+    // `<= 28`). 32 runs queued (tail on head) needs a push of 4 at 28, so a chunk of 4, 8 or
+    // 12 short runs starting where both queues hold 32 minus that, while the emitter pops
+    // nothing. Streams of their own (each starts from empty queues) do it: a long run keeps
+    // the emitter busy, a 1024-2047 run (bit 10 set) behind it is the head, and short runs
+    // pile up behind; `pre` and `mid` short pairs and the random lengths move the chunk
+    // boundaries. About 3 in 10 such streams fill the queue (measured, SEED=1); 48 of them.
+    for pre in 0..4 {
+        for mid in 0..12 {
+            let mut w = Vec::new();
+            for (count, zeros) in [(pre, 1..8), (1, 2048..4096), (1, 1024..2048), (mid, 1..8), (1, 256..1024), (48, 1..8)] {
+                for _ in 0..count {
+                    w.push(rng.gen_range(1..=127) * if rng.gen_bool(0.5) { 1 } else { -1 });
+                    w.extend(std::iter::repeat(0).take(rng.gen_range(zeros.clone())));
+                }
+            }
+            weights.push(w);
+        }
+    }
     let options = EncodeOptions { zero_runs: Some(true), ..Default::default() };
     let streams: Vec<Vec<u8>> = weights.iter().map(|w| encode(w, &options).unwrap_or_else(|e| panic!("{e}"))).collect();
-    let (results, _) = run_both(&run, &streams);
+    let (results, coverage) = run_both(&run, &streams);
     assert_decoded(&run.test, &results, &weights);
+    eprintln!("coverage:\n{coverage}");
+    // Without a full queue the test would not reach the state it is for.
+    coverage.require(&["zero-run queue full", "weight queue full"]);
 }

@@ -170,6 +170,7 @@ const SUITES: &[(&str, &str, &[&str], u64)] = &[
     ("cacc", "nvdla_cmac_cacc", &["random_stripes_match_the_models_and_a_plain_convolution", "a_csc_ignoring_busy_full_loses_atoms_as_the_model_says"], 0),
     ("cube_walk", "nvdla_cube_walk", &["random_walks_match_the_memory_layout"], 0),
     ("cdma", "nvdla_cdma", &["random_layers_match_the_model_and_the_placement"], 0),
+    ("csc_cbuf", "nvdla_csc", &["random_layers_through_csc_rtl_match_the_plain_reference"], 0),
     ("conv_datapath", "ethos_conv", &["random_layers_equal_tflite", "bad_streams_and_shapes_are_refused"], 0),
     ("ethos_npu", "ethos_npu", &["elementwise_networks_run_on_the_npu", "pool_networks_run_on_the_npu", "large_pool_kernels_run_on_the_npu", "bad_streams_stop_with_their_status"], 0),
 ];

@@ -370,6 +370,16 @@ impl WeightDecoder {
         // The emitter sees the queues as they were at the start of the cycle; the parser's
         // room check too, so pushes and pops of one cycle never collide.
         let queued = (self.weights.len(), self.zero_runs.len());
+        // How full the queues get (issue 21: a queue whose tail is its head is where a
+        // write-enable mutant shows): 29 or more is past the parser's room check.
+        if queued.0 == QUEUE_DEPTH {
+            self.event("weight queue full");
+        }
+        if queued.1 == QUEUE_DEPTH {
+            self.event("zero-run queue full");
+        } else if queued.1 > QUEUE_DEPTH - LANES {
+            self.event("zero-run queue past its room check (29-31 runs)");
+        }
         if !self.out_valid || i.out_ready {
             if self.out_valid {
                 self.event("beat taken");
