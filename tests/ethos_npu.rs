@@ -10,7 +10,7 @@ use npu::cosim::lockstep::{Coverage, Run};
 use npu::ethos::command_stream::{decode, DriverPayload};
 use npu::ethos::executor::{execute, Memory};
 use npu::ethos::memory::Timing;
-use npu::ethos::network::{random_network, Choice, Kind, Network};
+use npu::ethos::network::{random_network, Choice, Kind, Network, Window};
 use npu::ethos::operation::{operations, Operation};
 use npu::ethos::tflite::{TfLite, VelaCore};
 use npu::model::ethos::command_front_end::{BUS_STATUS, CMD_PARSE_ERROR, IRQ_RAISED};
@@ -104,7 +104,7 @@ fn conv_networks_run_on_the_npu() {
     // element count is not a multiple of 4. Drawing 32 channels alone left it to the kernel
     // (0 of 12 runs depth-first with SEED=13193749613961142735), so the kernel is kept too.
     let deep = Choice { kinds: vec![Kind::Conv2d], ops: 1..=1, side: 1..=4, channels: 32..=32, pool_kernel: 1..=1, dilated: 0.0 };
-    let depth_first = |net: &Network| net.ops.iter().all(|op| op.window.as_ref().is_some_and(|w| w.kernel.0 * w.kernel.1 % 4 != 0));
+    let depth_first = |net: &Network| every_window(net, |w| w.kernel.0 * w.kernel.1 % 4 != 0);
     run_networks(&Run { cycles: 6, ..run.clone() }, &deep, &depth_first, &["depth-first CONV"]);
     // Dilated: 12 networks of one CONV and 12 of one DEPTHWISE, each drawn dilated. About
     // half of them run dilated: a dilation is 1 both ways a quarter of the time, and CHECK
@@ -119,15 +119,13 @@ fn conv_networks_run_on_the_npu() {
     // generator's large kernels, undilated), and as many with a side of 5 at dilation 2 (at
     // most 8 at dilation 2 on any side, so that SAME's top/left padding stays within 7).
     let split = |net: &Network, dilated: bool| {
-        net.ops.iter().all(|op| {
-            op.window.as_ref().is_some_and(|w| {
-                let split = |k: usize, d: usize| k > 8 / d;
-                let fits = |k: usize, d: usize| d == 1 || k <= 8;
-                (split(w.kernel.0, w.dilation.0) || split(w.kernel.1, w.dilation.1))
-                    && (w.dilation != (1, 1)) == dilated
-                    && fits(w.kernel.0, w.dilation.0)
-                    && fits(w.kernel.1, w.dilation.1)
-            })
+        every_window(net, |w| {
+            let split = |k: usize, d: usize| k > 8 / d;
+            let fits = |k: usize, d: usize| d == 1 || k <= 8;
+            (split(w.kernel.0, w.dilation.0) || split(w.kernel.1, w.dilation.1))
+                && (w.dilation != (1, 1)) == dilated
+                && fits(w.kernel.0, w.dilation.0)
+                && fits(w.kernel.1, w.dilation.1)
         })
     };
     for (kind, case) in [(Kind::Conv2d, "sub-kernels CONV"), (Kind::DepthwiseConv2d, "sub-kernels DEPTHWISE")] {
@@ -185,6 +183,12 @@ fn conv_coverage(op: &Operation, coverage: &mut Coverage) {
 
 /// Compiles `run.cycles` random networks of `choice` with both cores and runs each on the NPU
 /// in lock step: memory == executor, output == TFLite; then asserts `required` was seen.
+/// Every operation of `net` has a window (kernel, stride, dilation) that `keep` accepts: the
+/// keep-filters of the sub-runs that draw one kind of layer on purpose.
+fn every_window(net: &Network, keep: impl Fn(&Window) -> bool) -> bool {
+    net.ops.iter().all(|op| op.window.as_ref().is_some_and(&keep))
+}
+
 fn run_networks(run: &Run, choice: &Choice, keep: &dyn Fn(&Network) -> bool, required: &[&str]) {
     let mut refused_layers = 0;
     let mut conv_layers = 0;
