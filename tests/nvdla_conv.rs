@@ -311,6 +311,23 @@ fn bad_layers(rtl: bool, run: &Run) {
     for event in ["refused: features", "refused: weights"] {
         assert!(unit.borrow().seen(event), "{event} not seen");
     }
+    // The largest kernel the registers hold (WEIGHT_WIDTH_EXT and WEIGHT_HEIGHT_EXT are 5-bit
+    // fields: 32 x 32), over a 5 x 4 x 8 cube padded (PAD_LEFT 27, PAD_TOP 28, inside their
+    // 5-bit fields) so that one output pixel's window covers the cube and the padding: 8
+    // kernels of 1024 taps are 8192 weight entries, 16 banks; it runs to the reference's sums.
+    let huge = Conv { width: 5, height: 4, channels: 8, kernel_width: 32, kernel_height: 32, kernels: 8, out_width: 1, out_height: 1, pad_left: 27, pad_top: 28, ..c };
+    let (input, weights, memory, layer) = in_memory(&huge, &mut rng);
+    assert_eq!(layer.weight_banks, 16, "32 x 32 x 8 kernels fill 16 weight banks");
+    copy_region(&memory, &mut b.memory, layer.feature_base, layer.surface_stride);
+    copy_region(&memory, &mut b.memory, layer.weight_base, (huge.kernels * 1024 * huge.channels) as u64);
+    let feature = CubeLayout { base: layer.feature_base, line: layer.line_stride, surface: layer.surface_stride };
+    program(b, 1, &huge, feature, layer.weight_base, (layer.csc.data_banks as u32, layer.weight_banks as u32), dst, &sdp);
+    wait_layer(b, "the largest kernel the registers hold");
+    let mut expected = b.memory.clone();
+    sdp.write(&mut expected, dst, &huge.output(&input, &weights), (1, 1, huge.kernels), &mut BTreeSet::new());
+    assert_eq!(b.memory.crc32(dst.base, 256), expected.crc32(dst.base, 256), "a 32 x 32 kernel");
+    let exact = (0..8).filter(|&k| !matches!(expected.read(dst.base + k) as i8, -128 | 127)).count();
+    assert!(exact >= 4, "the 32 x 32 kernel's outputs must mostly not saturate to mean something: {exact} of 8 exact");
 }
 
 #[test]
