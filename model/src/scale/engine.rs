@@ -14,14 +14,14 @@
 //! (until no row is left in the array and every result is written); then DONE → IDLE. The
 //! last K tile's rows leave the array as result words (final sums taken as they are written,
 //! `systolic.rs`), which go to the result buffer (`result_buffer.rs`) and, with SAVEOUT, to
-//! the output FIFO, written to memory by the output writer in the cycles the port is free
+//! the output FIFO, written to memory by the output writer on the memory port's write channel
 //! (`output_writer.rs` has the decisions). The weights are
 //! double-buffered: each K tile loads the bank its predecessor does not use, and its rows
 //! carry their bank through the array, so a K tile follows the one before without waiting
 //! for the array to drain; KSTART waits only while rows of the bank it is about to load (the
 //! K tile before the one before) are still in the array. With REWEIGHTS, the bank loaded
 //! last is used again. While STREAM reads X on chip (from the X buffer or, with REINPUTS, the
-//! result buffer) and while DRAIN waits, the memory port is free: the look-ahead load fetches
+//! result buffer) and while DRAIN waits, the memory port's read channel is free: the look-ahead load fetches
 //! the weights of the K tile that follows in the walk (this column tile's next, or the next
 //! column tile's first) into the other bank (`look_ahead.rs`); STREAM then goes on with the
 //! next K tile at once, without KSTART and WLOAD, and KSTART after NSTART switches to the
@@ -193,7 +193,7 @@ pub struct Engine {
     /// A request was offered and not taken: it stays offered, unchanged.
     held: bool,
     /// The look-ahead weight load (docs/scale.md, "Where the cycles go now", 1): a second
-    /// request generator on the memory port, for the weights of the K tile that follows in the
+    /// request generator on the memory port's read channel, for the weights of the K tile that follows in the
     /// walk (`look_ahead.rs` has the decisions).
     pub ahead: LookAhead,
     pub systolic: Systolic,
@@ -233,8 +233,8 @@ impl Engine {
         !c.reinputs && !self.tiles.first_n && self.xbuf.fits()
     }
 
-    /// STREAM reads X on chip (the X buffer, or the result buffer with REINPUTS): the memory
-    /// port is free.
+    /// STREAM reads X on chip (the X buffer, or the result buffer with REINPUTS): the read
+    /// channel is free.
     fn stream_on_chip(&self, c: &In) -> bool {
         self.state == State::Stream && (c.reinputs || self.x_on_chip(c))
     }

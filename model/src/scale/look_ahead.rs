@@ -1,7 +1,7 @@
 //! The look-ahead weight load, a sub-block of the layer engine (`engine.rs`): the counts and
-//! the address of the second request generator on the memory port's read channel, which fetches the weights
-//! of the K tile that follows in the walk into the other bank while STREAM reads X on chip and
-//! while DRAIN waits (docs/scale.md, "Where the cycles go now", 1). RTL:
+//! the address of the second request generator on the memory port's read channel, which
+//! fetches the weights of the K tile that follows in the walk into the other bank while STREAM
+//! reads X on chip and while DRAIN waits (docs/scale.md, "Where the cycles go now", 1). RTL:
 //! `hdl/src/scale/look_ahead.rs`.
 //!
 //! Decisions:
