@@ -314,11 +314,11 @@ fn weight_decoder() -> Table {
 /// ScaleNPU layers through the registers, memory answering every request the next cycle:
 /// cycles from INIT to IRQ against the ideal for the array (MACs / SIZE^2 plus 2·SIZE of fill
 /// and drain), where the cycles go (engine states, counted on the model), and the speed of
-/// the Verilated unit against its model on the same run. The memory port takes one request,
-/// read or write, a cycle, so the requests a layer makes bound its cycles from below: the
-/// "port ceiling" is the MAC utilisation at one request every cycle, and the cycles in which
-/// the port takes no request (counted on the model by engine state) are the ones that
-/// overlapping phases can still remove.
+/// the Verilated unit against its model on the same run. Each channel of the memory port (read,
+/// write) takes one request a cycle, so the busier channel's requests bound a layer's cycles
+/// from below: the "port ceiling" is the MAC utilisation at one request every cycle on that
+/// channel, and the cycles in which the read channel takes no request (counted on the model
+/// by engine state) are the ones that overlapping phases can still remove.
 fn scale_npu() -> Table {
     use npu::model::scale::{engine::State, scale_npu::ScaleNpu as Model, SIZE};
     use npu::scale::driver::{reset, run_layers, Bench};
@@ -348,9 +348,9 @@ fn scale_npu() -> Table {
             "ideal",
             "MAC utilisation",
             "memory requests (reads + writes)",
-            "port ceiling",
+            "port ceiling (busier channel)",
             "cycles by phase (model)",
-            "port idle cycles: total: by phase (model)",
+            "read channel idle cycles: total: by phase (model)",
             "Verilated cycles/s",
             "model cycles/s",
             "model / Verilated",
@@ -373,7 +373,7 @@ fn scale_npu() -> Table {
             let state = model.engine.state.name().trim_start_matches("state ");
             *phases.entry(state).or_default() += 1;
             let out = model.step(i);
-            if !(out.mem_req_valid && i.mem_req_ready) {
+            if !(out.mem_rd_req_valid && i.mem_rd_req_ready) {
                 *port_idle.entry(state).or_default() += 1;
             }
             out
@@ -418,7 +418,7 @@ fn scale_npu() -> Table {
         );
         let utilisation = 100.0 * macs as f64 / (cycles * (SIZE * SIZE) as u64) as f64;
         let total_requests = requests.0 + requests.1;
-        let ceiling = (100.0 * macs as f64 / (total_requests * (SIZE * SIZE) as u64) as f64).min(100.0);
+        let ceiling = (100.0 * macs as f64 / (requests.0.max(requests.1) * (SIZE * SIZE) as u64) as f64).min(100.0);
         let (rtl_speed, model_speed) = (rtl_cycles as f64 / rtl_time, rtl_cycles as f64 / model_time);
         table.row(vec![
             text(name),

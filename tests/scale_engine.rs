@@ -1,11 +1,11 @@
 //! ScaleNPU's layer engine and systolic array (hdl/src/scale/engine.rs) against its model in
-//! lock step, on random layer programs with random memory stalls and latencies, injected
-//! error responses and refused register writes; every layer's exit code against the
+//! lock step, on random layer programs with random memory stalls and latencies (each of the
+//! memory port's two channels its own), injected error responses and refused register writes; every layer's exit code against the
 //! documented rules and its results against the plain integer reference.
 use npu::cosim::lockstep::{drive, Coverage, Run};
 use npu::cosim::tops::scale_engine::ScaleEngine;
 use npu::scale::layer::{matrix_bytes, Layer};
-use npu::scale::memory::{Memory, Request, Timing};
+use npu::scale::memory::{Memory, Timing, Write};
 use npu::scale::program::{random_layer, reinput_cases_shown, value16, History, REINPUT_CASES};
 use npu_model::scale::engine::{In, State, CPU_ERR, MEM_BYTES, MEM_ERR, SUCCESS, WORD_BYTES};
 use rand::rngs::SmallRng;
@@ -37,9 +37,13 @@ struct Bench {
     cases: Vec<&'static str>,
     cycle: u64,
     layers: u64,
-    /// The layer's memory timing; the read that starts a hold, and the cycle the hold ends.
-    timing: Timing,
-    hold_after: Option<u32>,
+    /// The layer's memory timing (read channel, write channel), and how the FIFO is filled on
+    /// purpose (`Fill`): X rows read at its address so far, the write channel held, the cycle
+    /// the hold ends.
+    timing: (Timing, Timing),
+    fill: Option<Fill>,
+    fill_reads: u32,
+    held: bool,
     hold_until: Option<u64>,
 }
 
@@ -63,24 +67,35 @@ fn config(layer: &Layer) -> In {
     }
 }
 
-/// A layer of a run: the layer, its fault, the memory's timing while it runs, and an address
-/// after whose read the memory takes no request for `HOLD_CYCLES` cycles.
+/// A layer of a run: the layer, its fault, the memory's timing while it runs (read channel,
+/// write channel), and how to fill the output FIFO on purpose.
 struct Drawn {
     layer: Layer,
     fault: Fault,
-    timing: Timing,
-    hold_after: Option<u32>,
+    timing: (Timing, Timing),
+    fill: Option<Fill>,
+}
+
+/// The output FIFO filled on purpose (`output_writer_edge_cases_drawn_on_purpose`, kind 0): the
+/// write channel takes `writes` writes, then none until `HOLD_CYCLES` after the read channel
+/// took the second column tile's last X row (the second read of `last_x_row`), then takes a
+/// request every cycle.
+#[derive(Clone, Copy, Debug)]
+struct Fill {
+    writes: usize,
+    last_x_row: u32,
 }
 
 type Draw<'a> = dyn FnMut(&mut SmallRng, &History, u64) -> Drawn + 'a;
 
-/// How long the memory holds every request after the read `Drawn::hold_after` names: longer
-/// than a row's way from its response to its result word (`2·SIZE + 1` cycles).
+/// How long the write channel holds after the read `Fill::last_x_row` names: longer than a
+/// row's way from its request to its result word (a latency of up to 12, then `2·SIZE + 1`
+/// cycles).
 const HOLD_CYCLES: u64 = 4 * npu_model::scale::SIZE as u64;
 
 /// A random layer as `random_layer` draws it, with one fault in four and the run's memory
 /// timing or, half the time, the memory of `make bench`.
-fn random_draw(rng: &mut SmallRng, history: &History, timing: Timing) -> Drawn {
+fn random_draw(rng: &mut SmallRng, history: &History, timing: (Timing, Timing)) -> Drawn {
     let layer = random_layer(rng, history, 0.15);
     let fault = match rng.gen_range(0..8) {
         0 => Fault::WriteWhileBusy(rng.gen_range(0..200)),
@@ -97,15 +112,17 @@ fn random_draw(rng: &mut SmallRng, history: &History, timing: Timing) -> Drawn {
     // Half the layers on the memory of `make bench` (no stall, latency 1): only there
     // does a K tile of one row come so soon after the one before that its KSTART
     // waits for the rows of the K tile before that to leave the array.
-    Drawn { layer, fault, timing: if rng.gen_bool(0.5) { Timing::IDEAL } else { timing }, hold_after: None }
+    Drawn { layer, fault, timing: if rng.gen_bool(0.5) { (Timing::IDEAL, Timing::IDEAL) } else { timing }, fill: None }
 }
 
 #[test]
 fn random_layers_match_the_model_and_the_reference() {
     let run = Run::from_env("scale_engine::random_layers_match_the_model_and_the_reference", 1_000_000);
     let mut rng = run.rng();
-    let timing = Timing { stall: rng.gen_range(0.0..0.5), latency: (1, rng.gen_range(1..12)) };
-    eprintln!("memory: {timing:?}");
+    // Each channel its own stalls and latencies.
+    let mut channel = || Timing { stall: rng.gen_range(0.0..0.5), latency: (1, rng.gen_range(1..12)) };
+    let timing = (channel(), channel());
+    eprintln!("memory (read channel, write channel): {timing:?}");
     let (coverage, layers) = run_layers(&run, timing, &mut |rng, history, _| random_draw(rng, history, timing));
     eprintln!("{layers} layers; coverage:\n{coverage}");
     let mut required: Vec<&str> = State::ALL.iter().map(|s| s.name()).collect();
@@ -139,12 +156,15 @@ fn random_layers_match_the_model_and_the_reference() {
         "result written in DRAIN",
         "DRAIN waits for the writer",
         "STREAM waits for room in the output FIFO",
-        "write waits for reads outstanding",
-        "write waits for a read offered",
-        "read waits for writes outstanding",
         "output FIFO wraps",
         "layer stopped while the writer holds words",
         "error response to a write while streaming",
+        // The read and the write channel side by side (docs/scale.md, "Memory master port and
+        // the AXI4 bridge").
+        "write and read issued in the same cycle",
+        "write channel stalled while reads go on",
+        "error response to a write while reads are outstanding",
+        "FLUSH waits for the write channel",
         "REINPUTS layer succeeded",
         "REWEIGHTS layer succeeded",
         "USEBIAS layer succeeded",
@@ -176,40 +196,53 @@ fn shaped_layer(rng: &mut SmallRng, (m, k, n): (u8, u8, u8)) -> Layer {
 }
 
 /// The output writer's rare cases, each drawn on purpose in turn (docs/scale.md, "Test plan"):
-/// 0. the output FIFO full (`OUT_WORDS` words unread): 129 to 160 rows of an X too large for
-///    the X buffer, three column tiles. Each column tile reads X from memory, and no write goes
-///    while STREAM reads; the second column tile's last K tile waits for room (its first column
-///    tile's words are still there) and starts when its rows exactly fill the FIFO; the memory
-///    then takes no request for `HOLD_CYCLES` after the last X row, so every word of the
-///    column tile arrives before one leaves;
+/// 0. the output FIFO full (`OUT_WORDS` words unread): 200 to 255 rows of an X too large for
+///    the X buffer (re-read from memory by each of three column tiles), the read channel taking
+///    a request every cycle and the write channel one in about 20 cycles. The second column
+///    tile's last K tile waits for room (the first one's words are still there); the write
+///    channel takes exactly `2·INROWS - 257` writes, which leaves room for INROWS rows with one
+///    word in the FIFO's read register and `256 - INROWS` in the FIFO (`Fill`), then none
+///    until the second column tile's last result word is in: the K tile's rows exactly fill
+///    the FIFO;
 /// 1. a layer stopped by a refused register write while the FIFO holds words (they are
 ///    dropped at DONE, never written: `History::settle` checks every write lies in RESULT);
-/// 2. an error response to one of its writes;
-/// 3. none of these, on a slow memory: the last DRAIN waits for the writer.
-/// Kinds 1 to 3: 60 to 130 rows, two to four column tiles, X in the X buffer, a memory that
-/// takes a request in 5 to 20 % of the cycles (the FIFO fills while the next column tile
-/// streams, and wraps).
+/// 2. an error response to one of its writes, a word of the first column tile's first half,
+///    written while its later rows are read from memory (a read channel that takes a request
+///    in 40 to 70 % of the cycles, a write channel in 70 to 100 %);
+/// 3. none of these: the last DRAIN waits for the writer.
+/// Kinds 1 to 3: 60 to 130 rows, two to four column tiles, X in the X buffer; but for kind 2, a
+/// read channel that takes a request in 50 to 100 % of the cycles and a write channel in 5 to
+/// 20 % (the FIFO fills while the next column tile streams, and wraps; a stop waits for the
+/// write channel).
 #[test]
 fn output_writer_edge_cases_drawn_on_purpose() {
     let run = Run::from_env("scale_engine::output_writer_edge_cases_drawn_on_purpose", 200_000);
     let n = npu_model::scale::SIZE as u8;
-    let (coverage, layers) = run_layers(&run, Timing::IDEAL, &mut |rng, _, index| {
+    let (coverage, layers) = run_layers(&run, (Timing::IDEAL, Timing::IDEAL), &mut |rng, _, index| {
         if index % 4 == 0 {
-            let (m, k) = (rng.gen_range(129..=160), rng.gen_range(8 * n + 1..=9 * n));
+            let (m, k) = (rng.gen_range(200..=255), rng.gen_range(8 * n + 1..=9 * n));
             let layer = shaped_layer(rng, (m, k, 3 * n));
             let k_words = k.div_ceil(n);
             let last_x_row = layer.regs.base + (u32::from(m) - 1) * u32::from(k_words) * WORD_BYTES + (u32::from(k_words) - 1) * WORD_BYTES;
-            return Drawn { layer, fault: Fault::None, timing: Timing { stall: 0.0, latency: (1, 12) }, hold_after: Some(last_x_row) };
+            let fill = Fill { writes: 2 * usize::from(m) - 257, last_x_row };
+            let timing = (Timing { stall: 0.0, latency: (1, 12) }, Timing { stall: 0.95, latency: (1, 12) });
+            return Drawn { layer, fault: Fault::None, timing, fill: Some(fill) };
         }
         let (m, k, cols) = (rng.gen_range(60..=130), rng.gen_range(1..=n), rng.gen_range(n + 1..=4 * n));
         let layer = shaped_layer(rng, (m, k, cols));
         let fault = match index % 4 {
             1 => Fault::WriteWhileBusy(rng.gen_range(200..1500)),
-            // A word of the first column tile (written while the second streams).
-            2 => Fault::ErrorAt(layer.regs.result + rng.gen_range(1..u32::from(m)) * WORD_BYTES * u32::from(cols.div_ceil(n))),
+            // A word of the first half of the first column tile, written while its later rows
+            // are read from memory (the write channel fast here).
+            2 => Fault::ErrorAt(layer.regs.result + rng.gen_range(1..u32::from(m) / 2) * WORD_BYTES * u32::from(cols.div_ceil(n))),
             _ => Fault::None,
         };
-        Drawn { layer, fault, timing: Timing { stall: rng.gen_range(0.8..0.95), latency: (1, 12) }, hold_after: None }
+        let timing = if index % 4 == 2 {
+            (Timing { stall: rng.gen_range(0.3..0.6), latency: (1, 12) }, Timing { stall: rng.gen_range(0.0..0.3), latency: (1, 12) })
+        } else {
+            (Timing { stall: rng.gen_range(0.0..0.5), latency: (1, 12) }, Timing { stall: rng.gen_range(0.8..0.95), latency: (1, 12) })
+        };
+        Drawn { layer, fault, timing, fill: None }
     });
     eprintln!("{layers} layers; coverage:\n{coverage}");
     coverage.require(&[
@@ -219,20 +252,37 @@ fn output_writer_edge_cases_drawn_on_purpose() {
         "layer stopped while the writer holds words",
         "words dropped at DONE",
         "error response to a write while streaming",
+        "error response to a write while reads are outstanding",
+        "FLUSH waits for the write channel",
+        "write channel stalled while reads go on",
         "DRAIN waits for the writer",
         "exit CPU_ERR after abort",
         "exit MEM_ERR after error response",
         "results checked",
-        "memory held after a column tile's last X row",
+        "write channel held until a column tile's last word is in",
     ]);
+}
+
+/// The engine's inputs `c` with the memory's for the cycle.
+fn memory_inputs(mem: &npu::scale::memory::Response, c: In) -> In {
+    In {
+        mem_rd_req_ready: mem.rd_req_ready,
+        mem_rd_resp_valid: mem.rd_valid,
+        mem_rd_resp_data: mem.rd_data,
+        mem_rd_resp_error: mem.rd_error,
+        mem_wr_req_ready: mem.wr_req_ready,
+        mem_wr_resp_valid: mem.wr_valid,
+        mem_wr_resp_error: mem.wr_error,
+        ..c
+    }
 }
 
 /// Runs layers one after the other, each drawn by `draw` (with the history and the layer's
 /// index), in lock step, checking every exit code against the rules and every result against
 /// the integer reference; returns the coverage and how many layers ran.
-fn run_layers(run: &Run, timing: Timing, draw: &mut Draw) -> (Coverage, u64) {
+fn run_layers(run: &Run, timing: (Timing, Timing), draw: &mut Draw) -> (Coverage, u64) {
     let bench = RefCell::new(Bench {
-        memory: Memory::new(MEM_BYTES as usize, timing),
+        memory: Memory::with_timings(MEM_BYTES as usize, timing.0, timing.1),
         history: History::default(),
         layer: Layer::default(),
         fault: Fault::None,
@@ -244,7 +294,9 @@ fn run_layers(run: &Run, timing: Timing, draw: &mut Draw) -> (Coverage, u64) {
         cycle: 0,
         layers: 0,
         timing,
-        hold_after: None,
+        fill: None,
+        fill_reads: 0,
+        held: false,
         hold_until: None,
     });
     let coverage = drive::<ScaleEngine>(
@@ -254,7 +306,7 @@ fn run_layers(run: &Run, timing: Timing, draw: &mut Draw) -> (Coverage, u64) {
             b.cycle = cycle;
             if b.started.is_none() {
                 // A new layer: its image, its registers, the start pulse.
-                let Drawn { layer, fault, timing, hold_after } = draw(rng, &b.history, b.layers);
+                let Drawn { layer, fault, timing, fill } = draw(rng, &b.history, b.layers);
                 layer.place(&mut b.memory.bytes);
                 b.check = b.history.check(&layer);
                 b.cases = b.history.reinput_cases(&layer);
@@ -263,48 +315,53 @@ fn run_layers(run: &Run, timing: Timing, draw: &mut Draw) -> (Coverage, u64) {
                     Fault::ErrorAt(addr) => vec![addr],
                     _ => vec![],
                 };
-                (b.timing, b.hold_after, b.hold_until) = (timing, hold_after, None);
-                b.memory.set_timing(timing);
+                (b.timing, b.fill, b.fill_reads, b.held, b.hold_until) = (timing, fill, 0, false, None);
+                b.memory.set_timings(timing.0, timing.1);
                 b.memory.writes.clear();
                 b.layer = layer;
                 b.started = Some(cycle);
                 b.stopped = None;
                 b.refused_at = None;
                 let mem = b.memory.drive(rng);
-                return In { start: true, mem_req_ready: mem.req_ready, mem_resp_valid: mem.valid, mem_resp_data: mem.data, mem_resp_error: mem.error, ..config(&b.layer) };
+                return In { start: true, ..memory_inputs(&mem, config(&b.layer)) };
             }
             if b.hold_until.is_some_and(|c| cycle >= c) {
-                let timing = b.timing;
-                b.memory.set_timing(timing);
+                // The hold ends: the write channel takes a request every cycle.
+                let fast = Timing { stall: 0.0, ..b.timing.1 };
+                b.memory.set_write_timing(fast);
                 b.hold_until = None;
             }
             let since = cycle - b.started.unwrap();
             let mem = b.memory.drive(rng);
-            In {
-                write_while_busy: b.fault == Fault::WriteWhileBusy(since),
-                mem_req_ready: mem.req_ready,
-                mem_resp_valid: mem.valid,
-                mem_resp_data: mem.data,
-                mem_resp_error: mem.error,
-                ..config(&b.layer)
-            }
+            In { write_while_busy: b.fault == Fault::WriteWhileBusy(since), ..memory_inputs(&mem, config(&b.layer)) }
         },
         |input, out, coverage| {
             let mut b = bench.borrow_mut();
             let rng = &mut rand::rngs::SmallRng::seed_from_u64(b.cycle ^ run.seed);
-            let request = out.mem_req_valid.then_some(Request { write: out.mem_req_write, addr: out.mem_req_addr, wdata: out.mem_req_wdata });
-            b.memory.observe(rng, request);
-            if input.mem_req_ready && out.mem_req_valid && !out.mem_req_write && b.hold_after == Some(out.mem_req_addr) && b.hold_until.is_none() {
-                let held = Timing { stall: 1.0, ..b.timing };
-                b.memory.set_timing(held);
-                b.hold_until = Some(b.cycle + 1 + HOLD_CYCLES);
-                coverage.hit("memory held after a column tile's last X row");
+            let write = out.mem_wr_req_valid.then_some(Write { addr: out.mem_wr_req_addr, wdata: out.mem_wr_req_wdata });
+            b.memory.observe(rng, out.mem_rd_req_valid.then_some(out.mem_rd_req_addr), write);
+            if let Some(fill) = b.fill {
+                // `Fill`: the write channel holds after its quota, until HOLD_CYCLES after the
+                // second column tile's last X row.
+                if !b.held && b.memory.writes.len() == fill.writes {
+                    b.held = true;
+                    let held = Timing { stall: 1.0, ..b.timing.1 };
+                    b.memory.set_write_timing(held);
+                }
+                if input.mem_rd_req_ready && out.mem_rd_req_valid && out.mem_rd_req_addr == fill.last_x_row {
+                    b.fill_reads += 1;
+                    if b.fill_reads == 2 && b.held {
+                        b.hold_until = Some(b.cycle + 1 + HOLD_CYCLES);
+                        coverage.hit("write channel held until a column tile's last word is in");
+                    }
+                }
             }
             // A refused write stops the layer unless it finishes within a cycle (docs/scale.md).
             if input.write_while_busy && out.busy {
                 b.refused_at = Some(b.cycle);
             }
-            if input.mem_resp_valid && input.mem_resp_error && b.stopped.is_none() {
+            let error = (input.mem_rd_resp_valid && input.mem_rd_resp_error) || (input.mem_wr_resp_valid && input.mem_wr_resp_error);
+            if error && b.stopped.is_none() {
                 b.stopped = Some(MEM_ERR);
             }
             if out.finish {

@@ -42,9 +42,13 @@ struct Current {
 fn register_programs_match_the_model_and_the_reference() {
     let run = Run::from_env("scale_npu::register_programs_match_the_model_and_the_reference", 1_000_000);
     let mut rng = run.rng();
-    let timing = Timing { stall: rng.gen_range(0.0..0.4), latency: (1, rng.gen_range(1..10)) };
-    eprintln!("memory: {timing:?}");
-    let bench = RefCell::new(Bench::new(timing, 0.1, run.seed));
+    // Each channel of the memory port its own stalls and latencies.
+    let mut channel = || Timing { stall: rng.gen_range(0.0..0.4), latency: (1, rng.gen_range(1..10)) };
+    let (read, write) = (channel(), channel());
+    eprintln!("memory: read channel {read:?}, write channel {write:?}");
+    let mut b = Bench::new(read, 0.1, run.seed);
+    b.memory.set_timings(read, write);
+    let bench = RefCell::new(b);
     let history = RefCell::new(History::default());
     let current: RefCell<Option<Current>> = RefCell::new(None);
     let layers = RefCell::new(0u64);
@@ -83,7 +87,7 @@ fn register_programs_match_the_model_and_the_reference() {
             b.observe(input, out);
             let mut cur = current.borrow_mut();
             let c = cur.as_mut().unwrap();
-            if input.mem_resp_valid && input.mem_resp_error {
+            if (input.mem_rd_resp_valid && input.mem_rd_resp_error) || (input.mem_wr_resp_valid && input.mem_wr_resp_error) {
                 c.error_response = true;
             }
             if b.idle() {
@@ -131,12 +135,13 @@ fn register_programs_match_the_model_and_the_reference() {
         "result written in DRAIN",
         "DRAIN waits for the writer",
         "output FIFO wraps",
-        "write waits for a read offered",
         "layer stopped while the writer holds words",
         "STREAM waits for room in the output FIFO",
-        "write waits for reads outstanding",
-        "read waits for writes outstanding",
         "error response to a write while streaming",
+        // The read and the write channel side by side.
+        "write and read issued in the same cycle",
+        "write channel stalled while reads go on",
+        "error response to a write while reads are outstanding",
     ]);
     coverage.require(&required);
 }

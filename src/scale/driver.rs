@@ -4,7 +4,7 @@
 //! `npu_model::scale::scale_npu::{In, Out}`); used by `npu scale run`, the tests and the
 //! benchmark.
 use super::layer::{get_matrix, Layer};
-use super::memory::{Memory, Request, Response, Timing};
+use super::memory::{Memory, Response, Timing, Write};
 use npu_hdl::scale::regmap;
 use npu_model::scale::engine::{MEM_BYTES, SUCCESS};
 use npu_model::scale::scale_npu::{In, Out};
@@ -126,11 +126,15 @@ impl Bench {
     /// The unit's inputs for the coming cycle.
     pub fn input(&mut self) -> In {
         self.response = self.memory.drive(&mut self.rng);
+        let m = self.response;
         let mut i = In {
-            mem_req_ready: self.response.req_ready,
-            mem_resp_valid: self.response.valid,
-            mem_resp_data: self.response.data,
-            mem_resp_error: self.response.error,
+            mem_rd_req_ready: m.rd_req_ready,
+            mem_rd_resp_valid: m.rd_valid,
+            mem_rd_resp_data: m.rd_data,
+            mem_rd_resp_error: m.rd_error,
+            mem_wr_req_ready: m.wr_req_ready,
+            mem_wr_resp_valid: m.wr_valid,
+            mem_wr_resp_error: m.wr_error,
             ..In::default()
         };
         let calm = !self.rng.gen_bool(self.jitter);
@@ -148,8 +152,8 @@ impl Bench {
 
     /// The unit's outputs of the cycle that `input` drove.
     pub fn observe(&mut self, i: &In, o: &Out) {
-        let request = o.mem_req_valid.then_some(Request { write: o.mem_req_write, addr: o.mem_req_addr, wdata: o.mem_req_wdata });
-        self.memory.observe(&mut self.rng, request);
+        let write = o.mem_wr_req_valid.then_some(Write { addr: o.mem_wr_req_addr, wdata: o.mem_wr_req_wdata });
+        self.memory.observe(&mut self.rng, o.mem_rd_req_valid.then_some(o.mem_rd_req_addr), write);
         self.cycle += 1;
         let finished = match (self.ops.front().copied(), self.phase) {
             (Some(Op::Write { .. }), Phase::Offer) => {

@@ -503,8 +503,8 @@ mod tests {
         // Flips the lowest bit of the first hidden value the unit writes (flower 0, neuron 0).
         let mut corrupt = |i: &In| {
             let mut o = unit(i);
-            if o.mem_req_valid && o.mem_req_write && o.mem_req_addr == UNIT_HIDDEN {
-                o.mem_req_wdata ^= 1;
+            if o.mem_wr_req_valid && o.mem_wr_req_addr == UNIT_HIDDEN {
+                o.mem_wr_req_wdata ^= 1;
             }
             o
         };
@@ -519,12 +519,12 @@ mod tests {
     fn run_names_a_failed_layer_by_its_exit_code() {
         let (model, flowers) = (wide_model(8), made_up_flowers(12));
         let mut unit = unit();
-        // The memory answers layer 2's first request (after layer 1's interrupt) with an error.
+        // The memory answers layer 2's first read (after layer 1's interrupt) with an error.
         let (mut layer_1_done, mut failed) = (false, false);
         let mut faulty = |i: &In| {
             let mut i = i.clone();
-            if i.mem_resp_valid && layer_1_done && !failed {
-                (i.mem_resp_error, failed) = (true, true);
+            if i.mem_rd_resp_valid && layer_1_done && !failed {
+                (i.mem_rd_resp_error, failed) = (true, true);
             }
             let o = unit(&i);
             layer_1_done |= o.irq;

@@ -195,10 +195,10 @@ mod tests {
         // Flips the lowest bit of the first hidden value of the second batch (its digit 0).
         let mut corrupt = |i: &In| {
             let mut o = unit.step(i);
-            if o.mem_req_valid && i.mem_req_ready && o.mem_req_write && o.mem_req_addr == mlp::UNIT_HIDDEN {
+            if o.mem_wr_req_valid && i.mem_wr_req_ready && o.mem_wr_req_addr == mlp::UNIT_HIDDEN {
                 hidden_writes += 1;
                 if hidden_writes == 2 {
-                    o.mem_req_wdata ^= 1;
+                    o.mem_wr_req_wdata ^= 1;
                 }
             }
             o

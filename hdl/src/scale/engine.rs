@@ -11,8 +11,8 @@
 //! request generator, the look-ahead weight load, uses the port while STREAM reads X on chip,
 //! between column tiles and in the last DRAIN: the engine decides when it starts and offers a
 //! request, its counts and address are the sub-block `look_ahead.rs` (the model's has the
-//! decisions). The third, the output writer, writes the result words of the output FIFO with
-//! the lowest priority, never while reads are outstanding (`output_writer.rs` in the model).
+//! decisions). Both read on the port's read channel; the output writer writes the result words
+//! of the output FIFO on the write channel (`output_writer.rs` in the model).
 use super::look_ahead::LookAhead;
 use super::output_writer::OutputWriter;
 use super::pe_column::VECTOR;
@@ -46,17 +46,24 @@ pub struct Engine {
     pub actfn: Signal<In, Bit>,
     pub base: Signal<In, Bits<32>>,
     pub result: Signal<In, Bits<32>>,
-    pub mem_req_ready: Signal<In, Bit>,
-    pub mem_resp_valid: Signal<In, Bit>,
-    pub mem_resp_data: Signal<In, Bits<VECTOR>>,
-    pub mem_resp_error: Signal<In, Bit>,
+    /// The memory master port (docs/scale.md, "Memory master port and the AXI4 bridge"): a
+    /// read channel (the phases' and the look-ahead's reads) and a write channel (the output
+    /// writer's), each answering its own requests in order.
+    pub mem_rd_req_ready: Signal<In, Bit>,
+    pub mem_rd_resp_valid: Signal<In, Bit>,
+    pub mem_rd_resp_data: Signal<In, Bits<VECTOR>>,
+    pub mem_rd_resp_error: Signal<In, Bit>,
+    pub mem_wr_req_ready: Signal<In, Bit>,
+    pub mem_wr_resp_valid: Signal<In, Bit>,
+    pub mem_wr_resp_error: Signal<In, Bit>,
     pub busy: Signal<Out, Bit>,
     pub finish: Signal<Out, Bit>,
     pub exit_code: Signal<Out, Bits<2>>,
-    pub mem_req_valid: Signal<Out, Bit>,
-    pub mem_req_write: Signal<Out, Bit>,
-    pub mem_req_addr: Signal<Out, Bits<32>>,
-    pub mem_req_wdata: Signal<Out, Bits<VECTOR>>,
+    pub mem_rd_req_valid: Signal<Out, Bit>,
+    pub mem_rd_req_addr: Signal<Out, Bits<32>>,
+    pub mem_wr_req_valid: Signal<Out, Bit>,
+    pub mem_wr_req_addr: Signal<Out, Bits<32>>,
+    pub mem_wr_req_wdata: Signal<Out, Bits<VECTOR>>,
 
     array: Systolic,
     results: ResultBuffer,
@@ -127,7 +134,6 @@ pub struct Engine {
     total: Signal<Local, Bits<9>>,
     stride: Signal<Local, Bits<32>>,
     phase_done: Signal<Local, Bit>,
-    valid: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     buffer_read: Signal<Local, Bit>,
     /// This column tile streams X from the X buffer, and reads it now.
@@ -155,18 +161,13 @@ pub struct Engine {
     /// STREAM goes on with the next K tile, its weights loaded ahead; a K tile takes them.
     restart: Signal<Local, Bit>,
     take_ahead: Signal<Local, Bit>,
-    /// The look-ahead would start, and has a new request to offer, before the write rule.
-    ahead_wants_start: Signal<Local, Bit>,
-    ahead_wants: Signal<Local, Bit>,
-    /// The main generator has a new memory request to offer, before the write rule.
+    /// The main generator offers a new read request.
     main_wants: Signal<Local, Bit>,
-    /// A write is offered and not taken, or outstanding: reads wait.
-    writer_busy: Signal<Local, Bit>,
-    /// A memory read is offered or outstanding: writes wait.
-    reads_busy: Signal<Local, Bit>,
+    /// An error response on either channel.
+    mem_error: Signal<Local, Bit>,
     /// A last K tile's STREAM may issue (the output FIFO has room for all its rows).
     room: Signal<Local, Bit>,
-    /// The output writer offers a write; it is taken; a memory response is a write's.
+    /// The output writer offers a write on the write channel; it is taken; a write response.
     write_valid: Signal<Local, Bit>,
     write_accept: Signal<Local, Bit>,
     write_resp: Signal<Local, Bit>,
@@ -200,17 +201,21 @@ impl Default for Engine {
             actfn: Default::default(),
             base: Default::default(),
             result: Default::default(),
-            mem_req_ready: Default::default(),
-            mem_resp_valid: Default::default(),
-            mem_resp_data: Default::default(),
-            mem_resp_error: Default::default(),
+            mem_rd_req_ready: Default::default(),
+            mem_rd_resp_valid: Default::default(),
+            mem_rd_resp_data: Default::default(),
+            mem_rd_resp_error: Default::default(),
+            mem_wr_req_ready: Default::default(),
+            mem_wr_resp_valid: Default::default(),
+            mem_wr_resp_error: Default::default(),
             busy: Default::default(),
             finish: Default::default(),
             exit_code: Default::default(),
-            mem_req_valid: Default::default(),
-            mem_req_write: Default::default(),
-            mem_req_addr: Default::default(),
-            mem_req_wdata: Default::default(),
+            mem_rd_req_valid: Default::default(),
+            mem_rd_req_addr: Default::default(),
+            mem_wr_req_valid: Default::default(),
+            mem_wr_req_addr: Default::default(),
+            mem_wr_req_wdata: Default::default(),
             array: Default::default(),
             results: Default::default(),
             xbuf: Default::default(),
@@ -273,7 +278,6 @@ impl Default for Engine {
             total: Default::default(),
             stride: Default::default(),
             phase_done: Default::default(),
-            valid: Default::default(),
             accept: Default::default(),
             buffer_read: Default::default(),
             x_on_chip: Default::default(),
@@ -295,11 +299,8 @@ impl Default for Engine {
             ahead_resp: Default::default(),
             restart: Default::default(),
             take_ahead: Default::default(),
-            ahead_wants_start: Default::default(),
-            ahead_wants: Default::default(),
             main_wants: Default::default(),
-            writer_busy: Default::default(),
-            reads_busy: Default::default(),
+            mem_error: Default::default(),
             room: Default::default(),
             write_valid: Default::default(),
             write_accept: Default::default(),
@@ -395,73 +396,61 @@ impl Logic for Engine {
         self.x_on_chip.next = !self.reinputs.val() & !self.tiles.first_n.val() & self.xbuf.fits.val();
         self.buffer_read.next = self.stream_more.val() & self.reinputs.val();
         self.x_read.next = self.stream_more.val() & self.x_on_chip.val();
-        // Reads and writes are never outstanding together: a read waits while a write is offered
-        // (and not taken) or outstanding, a write while a read is offered or outstanding.
-        self.writer_busy.next = self.writer.held.val() | self.writer.pending.val();
+        // The read channel: the main generator, or the look-ahead (never both).
         self.main_wants.next = self.issues.val()
             & (self.issued.q.val() != self.total.val())
             & !self.stop.q.val()
             & !(self.in_stream.val() & (self.reinputs.val() | self.x_on_chip.val()))
             & (!self.in_stream.val() | self.room.val());
-        self.main_valid.next = self.held.q.val() | (self.main_wants.val() & !self.writer_busy.val());
+        self.main_valid.next = self.held.q.val() | self.main_wants.val();
         // The look-ahead weight load: the next K tile's weights, into the other bank, while the
         // port is free (STREAM reading X on chip, NEXTN, DRAIN), once no row of that bank is left.
         self.stream_on_chip.next = self.in_stream.val() & (self.reinputs.val() | self.x_on_chip.val());
         self.ahead_phase.next = self.stream_on_chip.val() | self.in_drain.val() | self.in_nextn.val();
         self.ahead_region.next = self.in_stream.val() | self.in_drain.val() | self.in_nextn.val();
-        self.ahead_wants_start.next = self.ahead_phase.val()
+        self.ahead_start.next = self.ahead_phase.val()
             & self.tiles.ahead.val()
             & !self.ahead.on.val()
             & !self.stop.q.val()
             & self.weights.other_free.val();
-        self.ahead_start.next = self.ahead_wants_start.val() & !self.writer_busy.val();
-        self.ahead_wants.next =
-            (self.ahead_phase.val() & self.ahead.more.val() & !self.stop.q.val()) | self.ahead_wants_start.val();
-        self.ahead_valid.next = self.ahead.held.val() | (self.ahead_wants.val() & !self.writer_busy.val());
-        // The output writer: lowest priority.
+        self.ahead_valid.next = self.ahead.held.val()
+            | (self.ahead_phase.val() & self.ahead.more.val() & !self.stop.q.val())
+            | self.ahead_start.val();
+        // The write channel is the output writer's: a loaded word is offered whatever the read
+        // channel does.
         self.loaded.next = self.ofifo.read_valid.val() | self.writer.kept.val();
-        self.reads_busy.next = self.held.q.val()
-            | self.ahead.held.val()
-            | self.ahead.pending.val()
-            | ((self.outstanding.q.val() != self.zero9.val()) & !self.stream_on_chip.val());
-        self.write_valid.next = self.writer.held.val()
-            | (self.loaded.val()
-                & !self.stop.q.val()
-                & !self.main_wants.val()
-                & !self.ahead_wants.val()
-                & !self.reads_busy.val());
-        self.write_accept.next = self.write_valid.val() & self.mem_req_ready.val();
-        // Whose a memory response is: a write's while writes are outstanding, else the
-        // look-ahead's while it has reads outstanding, else the main phase's.
-        self.write_resp.next = self.mem_resp_valid.val() & self.writer.pending.val();
-        self.ahead_resp.next = self.mem_resp_valid.val() & !self.writer.pending.val() & self.ahead.pending.val();
+        self.write_valid.next = self.writer.held.val() | (self.loaded.val() & !self.stop.q.val());
+        self.write_accept.next = self.write_valid.val() & self.mem_wr_req_ready.val();
+        // Whose a read response is: the look-ahead's while it has reads outstanding, else the
+        // main phase's. A write response is the writer's.
+        self.write_resp.next = self.mem_wr_resp_valid.val();
+        self.ahead_resp.next = self.mem_rd_resp_valid.val() & self.ahead.pending.val();
+        self.mem_error.next = (self.mem_rd_resp_valid.val() & self.mem_rd_resp_error.val())
+            | (self.mem_wr_resp_valid.val() & self.mem_wr_resp_error.val());
         self.ahead_ready.next = self.ahead.ready.val();
         self.ahead.start.next = self.ahead_start.val();
         self.ahead.valid.next = self.ahead_valid.val();
-        self.ahead.req_ready.next = self.mem_req_ready.val();
+        self.ahead.req_ready.next = self.mem_rd_req_ready.val();
         self.ahead.resp.next = self.ahead_resp.val();
         self.ahead.rows.next = self.tiles.ahead_rows.val();
         self.ahead.ptr.next = self.tiles.ahead_ptr.val();
         self.ahead.stride.next = self.tiles.ncw_bytes.val();
-        self.valid.next = self.main_valid.val() | self.ahead_valid.val() | self.write_valid.val();
-        self.accept.next = self.main_valid.val() & self.mem_req_ready.val();
+        self.accept.next = self.main_valid.val() & self.mem_rd_req_ready.val();
         self.requested.next = self.accept.val() | self.buffer_read.val() | self.x_read.val();
-        self.mem_response.next = self.mem_resp_valid.val() & !self.ahead.pending.val() & !self.writer.pending.val();
+        self.mem_response.next = self.mem_rd_resp_valid.val() & !self.ahead.pending.val();
         self.response.next =
             self.mem_response.val() | self.results.read_valid.val() | self.xbuf.read_valid.val();
         self.busy.next = !self.in_idle.val();
         self.finish.next = self.in_done.val();
         self.exit_code.next = self.code.q.val();
-        self.mem_req_valid.next = self.valid.val();
-        self.mem_req_write.next = self.write_valid.val();
-        self.mem_req_addr.next = self.req_addr.q.val();
+        self.mem_rd_req_valid.next = self.main_valid.val() | self.ahead_valid.val();
+        self.mem_rd_req_addr.next = self.req_addr.q.val();
         if self.ahead_valid.val() {
-            self.mem_req_addr.next = self.ahead.addr.val();
+            self.mem_rd_req_addr.next = self.ahead.addr.val();
         }
-        if self.write_valid.val() {
-            self.mem_req_addr.next = self.writer.addr.val();
-        }
-        self.mem_req_wdata.next = self.ofifo.read_data.val();
+        self.mem_wr_req_valid.next = self.write_valid.val();
+        self.mem_wr_req_addr.next = self.writer.addr.val();
+        self.mem_wr_req_wdata.next = self.ofifo.read_data.val();
 
         // The tile sequencer: sizes (CHECK), checks and addresses (PLAN), the tile walk.
         self.tiles.check.next = self.in_check.val() & !self.stopping.val();
@@ -550,8 +539,8 @@ impl Logic for Engine {
 
         // The array.
         self.array.row_valid.next = self.in_stream.val() & self.response.val();
-        self.array.word.next = self.mem_resp_data.val();
-        self.array.w_word.next = self.mem_resp_data.val();
+        self.array.word.next = self.mem_rd_resp_data.val();
+        self.array.w_word.next = self.mem_rd_resp_data.val();
         if self.xbuf.read_valid.val() {
             self.array.word.next = self.xbuf.read_data.val();
         }
@@ -597,14 +586,14 @@ impl Logic for Engine {
         self.xbuf.read_base.next = self.zero_x.val();
         self.xbuf.read.next = self.x_read.val();
         self.xbuf.store.next = self.in_stream.val() & self.tiles.first_n.val() & self.mem_response.val();
-        self.xbuf.word.next = self.mem_resp_data.val();
+        self.xbuf.word.next = self.mem_rd_resp_data.val();
 
         // Requests and responses.
         if self.requested.val() {
             self.issued.d.next = self.issued.q.val() + self.one9.val();
             self.req_addr.d.next = self.req_addr.q.val() + self.stride.val();
         }
-        self.held.d.next = self.main_valid.val() & !self.mem_req_ready.val();
+        self.held.d.next = self.main_valid.val() & !self.mem_rd_req_ready.val();
         if self.requested.val() & !self.response.val() {
             self.outstanding.d.next = self.outstanding.q.val() + self.one9.val();
         }
@@ -717,11 +706,12 @@ impl Logic for Engine {
             self.next.next = self.s_idle.val();
         }
 
-        // Stop causes: the first one wins; an error response before an abort in one cycle.
+        // Stop causes: the first one wins; an error response (on either channel) before an abort
+        // in one cycle.
         if self.in_idle.val() & self.start.val() {
             self.stop.d.next = false;
         } else if self.running.val() & !self.stop.q.val() {
-            if self.mem_resp_valid.val() & self.mem_resp_error.val() {
+            if self.mem_error.val() {
                 self.stop.d.next = true;
                 self.stop_code.d.next = self.c_mem_err.val();
             } else if self.write_while_busy.val() {

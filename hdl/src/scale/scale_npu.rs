@@ -6,7 +6,8 @@ use super::{Csr, Engine};
 use rust_hdl::prelude::*;
 
 /// Ports: the AXI4-Lite slave of [`Csr`] (names as AXI's, without prefix), `irq`
-/// (IRQ.FINISHED), and the memory master port of [`Engine`] (`mem_*`, docs/scale.md).
+/// (IRQ.FINISHED), and the memory master port of [`Engine`]: a read channel (`mem_rd_*`) and a
+/// write channel (`mem_wr_*`), docs/scale.md.
 #[derive(LogicBlock, Default)]
 pub struct ScaleNpu {
     pub clock: Signal<In, Clock>,
@@ -20,10 +21,13 @@ pub struct ScaleNpu {
     pub arvalid: Signal<In, Bit>,
     pub araddr: Signal<In, Bits<8>>,
     pub rready: Signal<In, Bit>,
-    pub mem_req_ready: Signal<In, Bit>,
-    pub mem_resp_valid: Signal<In, Bit>,
-    pub mem_resp_data: Signal<In, Bits<VECTOR>>,
-    pub mem_resp_error: Signal<In, Bit>,
+    pub mem_rd_req_ready: Signal<In, Bit>,
+    pub mem_rd_resp_valid: Signal<In, Bit>,
+    pub mem_rd_resp_data: Signal<In, Bits<VECTOR>>,
+    pub mem_rd_resp_error: Signal<In, Bit>,
+    pub mem_wr_req_ready: Signal<In, Bit>,
+    pub mem_wr_resp_valid: Signal<In, Bit>,
+    pub mem_wr_resp_error: Signal<In, Bit>,
     pub awready: Signal<Out, Bit>,
     pub wready: Signal<Out, Bit>,
     pub bvalid: Signal<Out, Bit>,
@@ -33,10 +37,11 @@ pub struct ScaleNpu {
     pub rdata: Signal<Out, Bits<32>>,
     pub rresp: Signal<Out, Bits<2>>,
     pub irq: Signal<Out, Bit>,
-    pub mem_req_valid: Signal<Out, Bit>,
-    pub mem_req_write: Signal<Out, Bit>,
-    pub mem_req_addr: Signal<Out, Bits<32>>,
-    pub mem_req_wdata: Signal<Out, Bits<VECTOR>>,
+    pub mem_rd_req_valid: Signal<Out, Bit>,
+    pub mem_rd_req_addr: Signal<Out, Bits<32>>,
+    pub mem_wr_req_valid: Signal<Out, Bit>,
+    pub mem_wr_req_addr: Signal<Out, Bits<32>>,
+    pub mem_wr_req_wdata: Signal<Out, Bits<VECTOR>>,
     csr: Csr,
     engine: Engine,
 }
@@ -86,15 +91,19 @@ impl Logic for ScaleNpu {
         self.csr.busy.next = self.engine.busy.val();
         self.csr.finish.next = self.engine.finish.val();
         self.csr.exit_code.next = self.engine.exit_code.val();
-        // Memory.
-        self.engine.mem_req_ready.next = self.mem_req_ready.val();
-        self.engine.mem_resp_valid.next = self.mem_resp_valid.val();
-        self.engine.mem_resp_data.next = self.mem_resp_data.val();
-        self.engine.mem_resp_error.next = self.mem_resp_error.val();
-        self.mem_req_valid.next = self.engine.mem_req_valid.val();
-        self.mem_req_write.next = self.engine.mem_req_write.val();
-        self.mem_req_addr.next = self.engine.mem_req_addr.val();
-        self.mem_req_wdata.next = self.engine.mem_req_wdata.val();
+        // Memory: the read channel and the write channel.
+        self.engine.mem_rd_req_ready.next = self.mem_rd_req_ready.val();
+        self.engine.mem_rd_resp_valid.next = self.mem_rd_resp_valid.val();
+        self.engine.mem_rd_resp_data.next = self.mem_rd_resp_data.val();
+        self.engine.mem_rd_resp_error.next = self.mem_rd_resp_error.val();
+        self.engine.mem_wr_req_ready.next = self.mem_wr_req_ready.val();
+        self.engine.mem_wr_resp_valid.next = self.mem_wr_resp_valid.val();
+        self.engine.mem_wr_resp_error.next = self.mem_wr_resp_error.val();
+        self.mem_rd_req_valid.next = self.engine.mem_rd_req_valid.val();
+        self.mem_rd_req_addr.next = self.engine.mem_rd_req_addr.val();
+        self.mem_wr_req_valid.next = self.engine.mem_wr_req_valid.val();
+        self.mem_wr_req_addr.next = self.engine.mem_wr_req_addr.val();
+        self.mem_wr_req_wdata.next = self.engine.mem_wr_req_wdata.val();
     }
 }
 

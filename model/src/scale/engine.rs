@@ -14,14 +14,14 @@
 //! (until no row is left in the array and every result is written); then DONE → IDLE. The
 //! last K tile's rows leave the array as result words (final sums taken as they are written,
 //! `systolic.rs`), which go to the result buffer (`result_buffer.rs`) and, with SAVEOUT, to
-//! the output FIFO, written to memory by the output writer in the cycles the port is free
+//! the output FIFO, written to memory by the output writer on the memory port's write channel
 //! (`output_writer.rs` has the decisions). The weights are
 //! double-buffered: each K tile loads the bank its predecessor does not use, and its rows
 //! carry their bank through the array, so a K tile follows the one before without waiting
 //! for the array to drain; KSTART waits only while rows of the bank it is about to load (the
 //! K tile before the one before) are still in the array. With REWEIGHTS, the bank loaded
 //! last is used again. While STREAM reads X on chip (from the X buffer or, with REINPUTS, the
-//! result buffer) and while DRAIN waits, the memory port is free: the look-ahead load fetches
+//! result buffer) and while DRAIN waits, the memory port's read channel is free: the look-ahead load fetches
 //! the weights of the K tile that follows in the walk (this column tile's next, or the next
 //! column tile's first) into the other bank (`look_ahead.rs`); STREAM then goes on with the
 //! next K tile at once, without KSTART and WLOAD, and KSTART after NSTART switches to the
@@ -77,10 +77,16 @@ pub struct In {
     pub actfn: bool,
     pub base: u32,
     pub result: u32,
-    pub mem_req_ready: bool,
-    pub mem_resp_valid: bool,
-    pub mem_resp_data: u128,
-    pub mem_resp_error: bool,
+    /// The memory master port's read channel (docs/scale.md, "Memory master port and the AXI4
+    /// bridge"): requests taken, responses in order with data and error.
+    pub mem_rd_req_ready: bool,
+    pub mem_rd_resp_valid: bool,
+    pub mem_rd_resp_data: u128,
+    pub mem_rd_resp_error: bool,
+    /// Its write channel: requests taken, responses in order with error.
+    pub mem_wr_req_ready: bool,
+    pub mem_wr_resp_valid: bool,
+    pub mem_wr_resp_error: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -88,10 +94,11 @@ pub struct Out {
     pub busy: bool,
     pub finish: bool,
     pub exit_code: u8,
-    pub mem_req_valid: bool,
-    pub mem_req_write: bool,
-    pub mem_req_addr: u32,
-    pub mem_req_wdata: u128,
+    pub mem_rd_req_valid: bool,
+    pub mem_rd_req_addr: u32,
+    pub mem_wr_req_valid: bool,
+    pub mem_wr_req_addr: u32,
+    pub mem_wr_req_wdata: u128,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -186,7 +193,7 @@ pub struct Engine {
     /// A request was offered and not taken: it stays offered, unchanged.
     held: bool,
     /// The look-ahead weight load (docs/scale.md, "Where the cycles go now", 1): a second
-    /// request generator on the memory port, for the weights of the K tile that follows in the
+    /// request generator on the memory port's read channel, for the weights of the K tile that follows in the
     /// walk (`look_ahead.rs` has the decisions).
     pub ahead: LookAhead,
     pub systolic: Systolic,
@@ -226,8 +233,8 @@ impl Engine {
         !c.reinputs && !self.tiles.first_n && self.xbuf.fits()
     }
 
-    /// STREAM reads X on chip (the X buffer, or the result buffer with REINPUTS): the memory
-    /// port is free.
+    /// STREAM reads X on chip (the X buffer, or the result buffer with REINPUTS): the read
+    /// channel is free.
     fn stream_on_chip(&self, c: &In) -> bool {
         self.state == State::Stream && (c.reinputs || self.x_on_chip(c))
     }
@@ -238,25 +245,14 @@ impl Engine {
         self.stream_on_chip(c) || matches!(self.state, State::Drain | State::NextN)
     }
 
-    /// The look-ahead would start now (a read: it waits while a write is offered or
-    /// outstanding).
-    fn ahead_wants_start(&self, c: &In) -> bool {
+    /// The look-ahead starts now: it clears the other bank, and offers its first request.
+    fn ahead_start(&self, c: &In) -> bool {
         self.ahead_phase(c) && self.tiles.ahead() && !self.ahead.on() && !self.stop && self.weights.other_free(&self.systolic)
     }
 
-    /// The look-ahead starts now: it clears the other bank, and offers its first request.
-    fn ahead_start(&self, c: &In) -> bool {
-        self.ahead_wants_start(c) && !self.writer.busy()
-    }
-
-    /// The look-ahead has a new request to offer (before the write rule).
-    fn ahead_wants(&self, c: &In) -> bool {
-        (self.ahead_phase(c) && self.ahead.more() && !self.stop) || self.ahead_wants_start(c)
-    }
-
-    /// The look-ahead offers a request.
+    /// The look-ahead offers a request on the read channel.
     fn ahead_valid(&self, c: &In) -> bool {
-        self.ahead.held() || (self.ahead_wants(c) && !self.writer.busy())
+        self.ahead.held() || (self.ahead_phase(c) && self.ahead.more() && !self.stop) || self.ahead_start(c)
     }
 
     /// A last K tile's STREAM may issue its rows: with SAVEOUT, its first row only when the
@@ -266,7 +262,7 @@ impl Engine {
         !c.saveout || self.tiles.more_k() || self.issued > 0 || (self.writer.reserved() + u32::from(c.inrows) <= OUT_WORDS as u32 && self.ofifo.fits())
     }
 
-    /// The main request generator has a new memory request to offer (before the write rule).
+    /// The main request generator offers a new read request.
     fn main_wants(&self, c: &In) -> bool {
         let (total, _) = self.phase(c);
         match self.state {
@@ -278,39 +274,36 @@ impl Engine {
         }
     }
 
-    /// The main request generator offers a request.
+    /// The main request generator offers a read request.
     fn main_valid(&self, c: &In) -> bool {
-        self.held || (self.main_wants(c) && !self.writer.busy())
+        self.held || self.main_wants(c)
     }
 
-    /// A memory read is offered or outstanding (the main phase's STREAM on chip reads none).
-    fn reads_busy(&self, c: &In) -> bool {
-        self.held || self.ahead.held() || self.ahead.pending() || (self.outstanding > 0 && !self.stream_on_chip(c))
+    /// Reads are outstanding on the read channel (the main phase's STREAM on chip reads none).
+    fn reads_outstanding(&self, c: &In) -> bool {
+        self.ahead.pending() || (self.outstanding > 0 && !self.stream_on_chip(c))
     }
 
-    /// The output writer offers a write.
-    fn write_valid(&self, c: &In) -> bool {
-        self.writer.held() || (self.writer.loaded(self.ofifo.read_valid()) && !self.stop && !self.main_wants(c) && !self.ahead_wants(c) && !self.reads_busy(c))
+    /// The output writer offers a write on the write channel: a word is loaded, whatever the
+    /// read channel does.
+    fn write_valid(&self) -> bool {
+        self.writer.held() || (self.writer.loaded(self.ofifo.read_valid()) && !self.stop)
     }
 
     /// The outputs: registers, except that the request count of a phase follows INROWS.
     pub fn outputs(&self, c: &In) -> Out {
+        // The main generator and the look-ahead never offer together (the look-ahead reads
+        // only while the phase reads nothing from memory).
         let ahead = self.ahead_valid(c);
-        let write = self.write_valid(c);
         Out {
             busy: self.state != State::Idle,
             finish: self.state == State::Done,
             exit_code: self.code,
-            mem_req_valid: self.main_valid(c) || ahead || write,
-            mem_req_write: write,
-            mem_req_addr: if write {
-                self.writer.addr()
-            } else if ahead {
-                self.ahead.addr(self.tiles.ahead_ptr(c))
-            } else {
-                self.req_addr
-            },
-            mem_req_wdata: self.ofifo.read_data(),
+            mem_rd_req_valid: self.main_valid(c) || ahead,
+            mem_rd_req_addr: if ahead { self.ahead.addr(self.tiles.ahead_ptr(c)) } else { self.req_addr },
+            mem_wr_req_valid: self.write_valid(),
+            mem_wr_req_addr: self.writer.addr(),
+            mem_wr_req_wdata: self.ofifo.read_data(),
         }
     }
 
@@ -331,18 +324,20 @@ impl Engine {
         let c = i;
         let out = self.outputs(c);
         let main_valid = self.main_valid(c);
-        let accept = main_valid && i.mem_req_ready;
+        let accept = main_valid && i.mem_rd_req_ready;
         // The look-ahead weight load.
         let ahead_valid = self.ahead_valid(c);
         let ahead_start = self.ahead_start(c);
         let ahead_ready = self.ahead.ready();
-        // Whose a memory response is: a write's while writes are outstanding, else the
-        // look-ahead's while it has reads outstanding, else the main phase's.
-        let write_resp = i.mem_resp_valid && self.writer.pending();
-        let ahead_resp = i.mem_resp_valid && !write_resp && self.ahead.pending();
+        // Whose a read response is: the look-ahead's while it has reads outstanding, else the
+        // main phase's (the two never have reads outstanding together). A write response is
+        // the output writer's.
+        let write_resp = i.mem_wr_resp_valid;
+        let ahead_resp = i.mem_rd_resp_valid && self.ahead.pending();
         let ahead_region = matches!(self.state, State::Stream | State::Drain | State::NextN);
-        let write_valid = self.write_valid(c);
-        let write_accept = write_valid && i.mem_req_ready;
+        let write_valid = self.write_valid();
+        let write_accept = write_valid && i.mem_wr_req_ready;
+        let read_accept = (main_valid || ahead_valid) && i.mem_rd_req_ready;
         let (total, stride) = self.phase(c);
         // With REINPUTS, STREAM reads the result buffer, after the first column tile the X
         // buffer if X fits (both always ready, answering the next cycle).
@@ -350,7 +345,7 @@ impl Engine {
         let buffer_read = stream_more && c.reinputs;
         let x_read = stream_more && self.x_on_chip(c);
         let requested = accept || buffer_read || x_read;
-        let mem_response = i.mem_resp_valid && !ahead_resp && !write_resp;
+        let mem_response = i.mem_rd_resp_valid && !ahead_resp;
         let response = mem_response || self.results.read_valid() || self.xbuf.read_valid();
         // The first column tile keeps the X rows it receives from memory.
         let x_store = self.state == State::Stream && self.tiles.first_n && mem_response;
@@ -358,23 +353,35 @@ impl Engine {
         let array_active = self.systolic.active();
         let first_active = self.systolic.first_active();
         let writer_idle = self.writer.idle(self.ofifo.read_valid());
-        // A stopped layer also lets its rows leave the array, so none reaches the next layer.
-        let flushed = !self.held
-            && !self.ahead.held()
-            && self.outstanding == 0
-            && !self.ahead.pending()
-            && !self.writer.held()
-            && !self.writer.pending()
-            && !array_active;
+        // FLUSH waits for both channels' requests offered and responses outstanding. A stopped
+        // layer also lets its rows leave the array, so none reaches the next layer.
+        let reads_flushed = !self.held && !self.ahead.held() && self.outstanding == 0 && !self.ahead.pending();
+        let writes_flushed = !self.writer.held() && !self.writer.pending();
+        let flushed = reads_flushed && writes_flushed && !array_active;
         self.events.push(self.state.name());
-        if out.mem_req_valid && !i.mem_req_ready {
+        if (out.mem_rd_req_valid && !i.mem_rd_req_ready) || (out.mem_wr_req_valid && !i.mem_wr_req_ready) {
             self.events.push("request stalled");
         }
-        if i.mem_resp_valid && i.mem_resp_error {
+        let read_error = i.mem_rd_resp_valid && i.mem_rd_resp_error;
+        let write_error = i.mem_wr_resp_valid && i.mem_wr_resp_error;
+        if read_error || write_error {
             self.events.push("error response");
-            if write_resp && self.state == State::Stream {
-                self.events.push("error response to a write while streaming");
-            }
+        }
+        if write_error && self.state == State::Stream {
+            self.events.push("error response to a write while streaming");
+        }
+        // The two channels side by side (docs/scale.md, "Memory master port and the AXI4 bridge").
+        if write_error && self.reads_outstanding(c) {
+            self.events.push("error response to a write while reads are outstanding");
+        }
+        if write_accept && read_accept {
+            self.events.push("write and read issued in the same cycle");
+        }
+        if write_valid && !i.mem_wr_req_ready && read_accept {
+            self.events.push("write channel stalled while reads go on");
+        }
+        if self.state == State::Flush && reads_flushed && !writes_flushed {
+            self.events.push("FLUSH waits for the write channel");
         }
         if write_accept {
             match self.state {
@@ -396,17 +403,8 @@ impl Engine {
         if c.saveout && self.systolic.out_valid() && self.ofifo.write_ptr() == OUT_WORDS - 1 {
             self.events.push("output FIFO wraps");
         }
-        if self.writer.loaded(self.ofifo.read_valid()) && !self.writer.held() && !self.stop && (self.main_wants(c) || self.ahead_wants(c)) {
-            self.events.push("write waits for a read offered");
-        }
         if self.state == State::Drain && !array_active && !writer_idle {
             self.events.push("DRAIN waits for the writer");
-        }
-        if self.writer.loaded(self.ofifo.read_valid()) && !self.writer.held() && !self.stop && !self.main_wants(c) && !self.ahead_wants(c) && self.reads_busy(c) {
-            self.events.push("write waits for reads outstanding");
-        }
-        if !self.held && !self.ahead.held() && (self.main_wants(c) || self.ahead_wants(c)) && self.writer.busy() {
-            self.events.push("read waits for writes outstanding");
         }
         if self.state == State::Stream && !self.room(c) && !self.stop {
             self.events.push("STREAM waits for room in the output FIFO");
@@ -425,7 +423,7 @@ impl Engine {
             self.events.push("look-ahead load waits for its bank");
         }
         let ahead_load = ahead_resp && ahead_region;
-        if ahead_resp && i.mem_resp_error {
+        if ahead_resp && i.mem_rd_resp_error {
             self.events.push("error response to a look-ahead load");
         }
         if ahead_load {
@@ -438,9 +436,9 @@ impl Engine {
             } else if self.xbuf.read_valid() {
                 self.xbuf.read_data()
             } else {
-                i.mem_resp_data
+                i.mem_rd_resp_data
             },
-            w_word: i.mem_resp_data,
+            w_word: i.mem_rd_resp_data,
             row_bank: self.weights.bank,
             row_first: self.tiles.first_k,
             row_last: !self.tiles.more_k(),
@@ -488,7 +486,7 @@ impl Engine {
             read_base: 0,
             read: x_read,
             store: x_store,
-            word: i.mem_resp_data,
+            word: i.mem_rd_resp_data,
         });
         if buffer_read {
             self.events.push("result buffer read");
@@ -537,7 +535,7 @@ impl Engine {
             self.issued += 1;
             self.req_addr = self.req_addr.wrapping_add(stride);
         }
-        self.held = main_valid && !i.mem_req_ready;
+        self.held = main_valid && !i.mem_rd_req_ready;
         match (requested, response) {
             (true, false) => self.outstanding += 1,
             (false, true) => self.outstanding -= 1,
@@ -547,7 +545,7 @@ impl Engine {
         self.ahead.clock(&look_ahead::Step {
             start: ahead_start,
             valid: ahead_valid,
-            ready: i.mem_req_ready,
+            ready: i.mem_rd_req_ready,
             resp: ahead_resp,
             rows: self.tiles.ahead_rows(c),
             ptr: self.tiles.ahead_ptr(c),
@@ -659,12 +657,13 @@ impl Engine {
             s => s,
         };
 
-        // Stop causes: the first one wins; an error response before an abort in one cycle.
+        // Stop causes: the first one wins; an error response (on either channel) before an
+        // abort in one cycle.
         let running = !matches!(self.state, State::Idle | State::Done);
         if self.state == State::Idle && i.start {
             self.stop = false;
         } else if running && !self.stop {
-            if i.mem_resp_valid && i.mem_resp_error {
+            if read_error || write_error {
                 (self.stop, self.stop_code) = (true, MEM_ERR);
             } else if i.write_while_busy {
                 (self.stop, self.stop_code) = (true, CPU_ERR);

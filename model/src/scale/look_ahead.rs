@@ -1,7 +1,7 @@
 //! The look-ahead weight load, a sub-block of the layer engine (`engine.rs`): the counts and
-//! the address of the second request generator on the memory port, which fetches the weights
-//! of the K tile that follows in the walk into the other bank while STREAM reads X on chip and
-//! while DRAIN waits (docs/scale.md, "Where the cycles go now", 1). RTL:
+//! the address of the second request generator on the memory port's read channel, which
+//! fetches the weights of the K tile that follows in the walk into the other bank while STREAM
+//! reads X on chip and while DRAIN waits (docs/scale.md, "Where the cycles go now", 1). RTL:
 //! `hdl/src/scale/look_ahead.rs`.
 //!
 //! Decisions:
@@ -10,9 +10,10 @@
 //!   (clearing that bank then), as KSTART does. The engine decides when it starts and offers a
 //!   request (it knows the phase and the stop); this block keeps what it has done.
 //! - Its requests and responses: its own counts (rows left to request, responses outstanding,
-//!   responses taken) and address. The two generators never have memory requests outstanding
+//!   responses taken) and address. The two read generators never have reads outstanding
 //!   together (the main one's STREAM reads no memory, and a phase ends only when its responses
-//!   are back), so a memory response belongs to the look-ahead whenever it has one outstanding.
+//!   are back), so a read response belongs to the look-ahead whenever it has one outstanding
+//!   (the output writer's writes have a channel of their own).
 //! - STREAM with another K tile waits for the look-ahead to finish, then starts that K tile
 //!   (bank switched, no KSTART or WLOAD); DRAIN waits for it too, and the next column tile's
 //!   KSTART switches to the loaded bank and skips WLOAD. Waiting never costs cycles against

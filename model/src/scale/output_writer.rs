@@ -1,5 +1,5 @@
-//! The output writer, a sub-block of the layer engine (`engine.rs`): the third request
-//! generator on the memory port, which writes the result words the output FIFO holds
+//! The output writer, a sub-block of the layer engine (`engine.rs`): the request generator of
+//! the memory master port's write channel, which writes the result words the output FIFO holds
 //! (docs/scale.md, "Where the cycles go now", 2). RTL: `hdl/src/scale/output_writer.rs`.
 //!
 //! A row of a column tile's last K tile leaves the array as a result word (`systolic.rs`:
@@ -9,18 +9,17 @@
 //! memory, and keeps the counts and the address.
 //!
 //! Decisions:
-//! - Lowest priority on the port: the main phase, then the look-ahead load, then the writes,
-//!   so the writes take the cycles STREAM and the look-ahead leave free (all of them while X
-//!   comes from the X buffer).
-//! - Reads and writes are never outstanding together: a write is offered only when no read is
-//!   offered or outstanding, a read only when no write is offered (and not taken) or
-//!   outstanding. A memory response is then a write's while writes are outstanding, else the
-//!   look-ahead's while it has one outstanding, else the main phase's, with no tag queue. It
-//!   costs a memory latency at each switch between reading and writing.
+//! - The write channel is the writer's alone (docs/scale.md, "Memory master port and the AXI4
+//!   bridge", decided by the lead in issue 20): a word loaded in the FIFO's read register is
+//!   offered whatever the read channel does, so the writes follow the rows while STREAM reads
+//!   X from memory, `2·SIZE+2` cycles behind them. Every write response is the writer's (the
+//!   channel answers its own requests in order); before the two channels, reads and writes
+//!   shared one port and were never outstanding together, at a memory latency per switch.
 //! - Room: a row of a last K tile is counted (`reserved`) from its request until its word
 //!   leaves the FIFO. A last K tile's STREAM issues its first row only when `reserved + INROWS
-//!   <= OUT_WORDS`, so the FIFO never overflows; waiting for room for the whole K tile (not
-//!   row by row) lets the writes go in one run instead of alternating with reads.
+//!   <= OUT_WORDS`, so the FIFO never overflows (it fills only when the write channel takes
+//!   no write for a column tile's worth of rows); the check is for the whole K tile, not row
+//!   by row, so that a K tile's rows, once started, are never held up by a slow write channel.
 //! - The address runs a column tile behind the walk, so the writer has its own row count and
 //!   column-tile pointer: RESULT + r·ncw + n·WORD_BYTES.
 //! - A stop: nothing more is read from the FIFO or offered (a write offered and not taken stays
@@ -89,14 +88,9 @@ impl OutputWriter {
         self.held
     }
 
-    /// Writes are outstanding: the next memory response is a write's.
+    /// Writes are outstanding on the write channel (FLUSH and DRAIN wait for them).
     pub fn pending(&self) -> bool {
         self.outstanding > 0
-    }
-
-    /// A write offered and not taken, or outstanding: reads wait.
-    pub fn busy(&self) -> bool {
-        self.held || self.outstanding > 0
     }
 
     /// Nothing left to write or to be answered.

@@ -15,10 +15,13 @@ pub struct In {
     pub arvalid: bool,
     pub araddr: u8,
     pub rready: bool,
-    pub mem_req_ready: bool,
-    pub mem_resp_valid: bool,
-    pub mem_resp_data: u128,
-    pub mem_resp_error: bool,
+    pub mem_rd_req_ready: bool,
+    pub mem_rd_resp_valid: bool,
+    pub mem_rd_resp_data: u128,
+    pub mem_rd_resp_error: bool,
+    pub mem_wr_req_ready: bool,
+    pub mem_wr_resp_valid: bool,
+    pub mem_wr_resp_error: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,10 +35,11 @@ pub struct Out {
     pub rdata: u32,
     pub rresp: u8,
     pub irq: bool,
-    pub mem_req_valid: bool,
-    pub mem_req_write: bool,
-    pub mem_req_addr: u32,
-    pub mem_req_wdata: u128,
+    pub mem_rd_req_valid: bool,
+    pub mem_rd_req_addr: u32,
+    pub mem_wr_req_valid: bool,
+    pub mem_wr_req_addr: u32,
+    pub mem_wr_req_wdata: u128,
 }
 
 #[derive(Default)]
@@ -88,10 +92,13 @@ impl Block for ScaleNpu {
             actfn: c.actfn,
             base: c.base,
             result: c.result,
-            mem_req_ready: i.mem_req_ready,
-            mem_resp_valid: i.mem_resp_valid,
-            mem_resp_data: i.mem_resp_data,
-            mem_resp_error: i.mem_resp_error,
+            mem_rd_req_ready: i.mem_rd_req_ready,
+            mem_rd_resp_valid: i.mem_rd_resp_valid,
+            mem_rd_resp_data: i.mem_rd_resp_data,
+            mem_rd_resp_error: i.mem_rd_resp_error,
+            mem_wr_req_ready: i.mem_wr_req_ready,
+            mem_wr_resp_valid: i.mem_wr_resp_valid,
+            mem_wr_resp_error: i.mem_wr_resp_error,
         });
         self.events.clear();
         self.events.extend(self.csr.events());
@@ -106,10 +113,11 @@ impl Block for ScaleNpu {
             rdata: c.rdata,
             rresp: c.rresp,
             irq: c.irq,
-            mem_req_valid: e.mem_req_valid,
-            mem_req_write: e.mem_req_write,
-            mem_req_addr: e.mem_req_addr,
-            mem_req_wdata: e.mem_req_wdata,
+            mem_rd_req_valid: e.mem_rd_req_valid,
+            mem_rd_req_addr: e.mem_rd_req_addr,
+            mem_wr_req_valid: e.mem_wr_req_valid,
+            mem_wr_req_addr: e.mem_wr_req_addr,
+            mem_wr_req_wdata: e.mem_wr_req_wdata,
         }
     }
 
