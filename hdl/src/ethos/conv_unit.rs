@@ -299,7 +299,7 @@ impl Logic for ConvUnit {
         // the module comment).
         self.ports.running.next = self.state.q.val() == self.s_run.val();
         self.ports.dp_state.next = self.datapath.state.val();
-        self.ports.dp_ofm_valid.next = self.datapath.ofm_valid.val();
+        self.ports.dp_ofm_valid.next = self.datapath.ofm_valid.val().get_bit(0);
         self.ports.dp_read0.next = self.datapath.ifm_read0.val();
         self.ports.dp_read1.next = self.datapath.ifm_read1.val();
         self.ports.dp_read2.next = self.datapath.ifm_read2.val();
@@ -397,11 +397,17 @@ impl Logic for ConvUnit {
         // The OFM queue (`ofm_queue.rs`) and the write channel.
         self.ofm_queue.clear.next = self.state.q.val() == self.s_check.val();
         self.ofm_queue.ok.next = self.ok.val();
-        self.ofm_queue.push.next = self.datapath.ofm_valid.val() & self.running.val();
+        self.ofm_queue.lanes.next = self.datapath.ofm_valid.val();
+        if !self.running.val() {
+            self.ofm_queue.lanes.next = self.zero4.val();
+        }
         self.ofm_queue.ofm_y.next = self.datapath.ofm_y.val();
         self.ofm_queue.ofm_x.next = self.datapath.ofm_x.val();
         self.ofm_queue.ofm_channel.next = self.datapath.ofm_channel.val();
-        self.ofm_queue.ofm_data.next = self.datapath.ofm_data.val().get_bits::<8>(0);
+        self.ofm_queue.ofm_data0.next = self.datapath.ofm_data0.val().get_bits::<8>(0);
+        self.ofm_queue.ofm_data1.next = self.datapath.ofm_data1.val().get_bits::<8>(0);
+        self.ofm_queue.ofm_data2.next = self.datapath.ofm_data2.val().get_bits::<8>(0);
+        self.ofm_queue.ofm_data3.next = self.datapath.ofm_data3.val().get_bits::<8>(0);
         self.ofm_queue.mem_aw_ready.next = self.mem_aw_ready.val();
         self.ofm_queue.mem_b_valid.next = self.mem_b_valid.val();
         self.ofm_queue.mem_b_error.next = self.mem_b_error.val();
@@ -457,7 +463,10 @@ impl Logic for ConvUnit {
         }
         self.unused_bits.next = self.datapath.busy.val()
             | self.datapath.error_detail.val().any()
-            | self.datapath.ofm_data.val().get_bits::<8>(8).any()
+            | self.datapath.ofm_data0.val().get_bits::<8>(8).any()
+            | self.datapath.ofm_data1.val().get_bits::<8>(8).any()
+            | self.datapath.ofm_data2.val().get_bits::<8>(8).any()
+            | self.datapath.ofm_data3.val().get_bits::<8>(8).any()
             | self.kernel_op.val().get_bit(1)
             | self.ports.ofm_full.val();
     }
