@@ -40,10 +40,11 @@
 //!   neither held nor served: it goes through at once, `conv_ports.rs`); the gathered words are shown on
 //!   `ifm_data0..3` from the cycle after the release until the next release (the datapath
 //!   takes them in the first cycle it is not held, `conv_datapath.rs`);
-//! - the OFM queue: [`QUEUE`] entries of the datapath's OFM values, each written as one
-//!   strobed byte at the OFM feature map's address; the datapath is held while the queue and
-//!   the value on the OFM port leave fewer than 4 entries free (the output unit's pipeline
-//!   still delivers what it holds under `hold`); its one write in flight is the unit's write
+//! - the OFM queue: [`QUEUE`] entries, each one cycle of the datapath's OFM port (up to four
+//!   values of consecutive channels, its output lanes), each value written as one strobed
+//!   byte at the OFM feature map's address; the datapath is held while the queue and the
+//!   values on the OFM port leave fewer than 4 entries free (the output lanes' pipeline still
+//!   delivers what it holds under `hold`); its one write in flight is the unit's write
 //!   channel.
 //!
 //! Decisions (CHECK refuses, `kernel_error` 15, STATUS.cmd_parse_error): an IFM or OFM not
@@ -70,8 +71,10 @@ pub const ERROR_WEIGHTS: u8 = 2;
 pub const ERROR_SCALE: u8 = 3;
 pub const ERROR_OFM: u8 = 8;
 pub const ERROR_UNSUPPORTED: u8 = 15;
-/// The OFM queue's entries.
-pub const QUEUE: usize = 8;
+/// The OFM queue's entries, each one OFM port cycle of up to four values: 16, so that an OFM
+/// group's 8 port cycles fit beside the 4 the hold leaves room for; with 8 the queue stayed
+/// full for most of a group's writes and the hold kept ready taps waiting (docs/ethos.md).
+pub const QUEUE: usize = 16;
 
 /// States (the model names them in its events).
 pub mod state {
@@ -164,6 +167,7 @@ pub struct ConvUnit {
     two2: Constant<Bits<2>>,
     three2: Constant<Bits<2>>,
     zero4: Constant<Bits<4>>,
+    zero5: Constant<Bits<5>>,
 }
 
 impl Default for ConvUnit {
@@ -228,6 +232,7 @@ impl Default for ConvUnit {
             two2: k(2),
             three2: k(3),
             zero4: k(0),
+            zero5: k(0),
         }
     }
 }
@@ -454,7 +459,7 @@ impl Logic for ConvUnit {
         } else if self.state.q.val() == self.s_finish.val() {
             if (self.rd.q.val() == self.zero2.val())
                 & self.ofm_queue.idle.val()
-                & ((self.ofm_queue.count.val() == self.zero4.val()) | !self.ok.val())
+                & ((self.ofm_queue.count.val() == self.zero5.val()) | !self.ok.val())
             {
                 self.state.d.next = self.s_done.val();
             }

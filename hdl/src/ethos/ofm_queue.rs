@@ -1,6 +1,6 @@
 //! The convolution unit's OFM queue and write channel (`conv_unit.rs`; docs/ethos.md,
-//! "Convolution unit", OFM writes): [`QUEUE`](super::conv_unit::QUEUE) (8: the register file's
-//! 3-bit address) entries, each what the datapath's OFM port gives in one cycle: up to four
+//! "Convolution unit", OFM writes): [`QUEUE`](super::conv_unit::QUEUE) (16: the register
+//! file's 4-bit address) entries, each what the datapath's OFM port gives in one cycle: up to four
 //! values of consecutive channels of one OFM element position, {y, x, channel, lanes - 1,
 //! four bytes}, taken at once. Each value is written as one strobed byte at the OFM feature
 //! map's address (TRM §4.6 feature-map registers; digest `shared/spec/ethos-u65.md` §2.2), one
@@ -49,14 +49,14 @@ pub struct OfmQueue {
     pub mem_w_data: Signal<Out, Bits<64>>,
     pub mem_w_strb: Signal<Out, Bits<8>>,
     /// Entries queued.
-    pub count: Signal<Out, Bits<4>>,
+    pub count: Signal<Out, Bits<5>>,
     /// No write in flight.
     pub idle: Signal<Out, Bit>,
     /// The write in flight was answered with an error (this cycle).
     pub write_error: Signal<Out, Bit>,
     ofm: FeatureMap,
     /// Entries {y[69:58], x[57:46], c[45:34], lanes - 1 [33:32], lane 3..0 bytes [31:0]}.
-    queue: RegFile<70, 3, 1, 1>,
+    queue: RegFile<70, 4, 1, 1>,
     entry_yx: Concat<12, 12, 24>,
     entry_yxc: Concat<24, 12, 36>,
     entry_n: Concat<36, 2, 38>,
@@ -76,8 +76,8 @@ pub struct OfmQueue {
     byte16: Concat<8, 8, 16>,
     byte32: Concat<16, 16, 32>,
     byte64: Concat<32, 32, 64>,
-    q_head: Reg<Bits<3>>,
-    q_count: Reg<Bits<4>>,
+    q_head: Reg<Bits<4>>,
+    q_count: Reg<Bits<5>>,
     /// The write channel: 0 idle, 1 address, 2 response.
     wr: Reg<Bits<2>>,
     w_addr: Reg<Bits<40>>,
@@ -86,15 +86,15 @@ pub struct OfmQueue {
     pop: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
     lane: Signal<Local, Bits<3>>,
-    tail: Signal<Local, Bits<3>>,
+    tail: Signal<Local, Bits<4>>,
     zero2: Constant<Bits<2>>,
     one2: Constant<Bits<2>>,
     two2: Constant<Bits<2>>,
-    zero3: Constant<Bits<3>>,
+    zero_h: Constant<Bits<4>>,
     lane_no: [Constant<Bits<2>>; 4],
-    one3: Constant<Bits<3>>,
-    zero4: Constant<Bits<4>>,
-    one4: Constant<Bits<4>>,
+    one_h: Constant<Bits<4>>,
+    zero_c: Constant<Bits<5>>,
+    one_c: Constant<Bits<5>>,
     one8: Constant<Bits<8>>,
     align40: Constant<Bits<40>>,
 }
@@ -160,11 +160,11 @@ impl Default for OfmQueue {
             zero2: k(0),
             one2: k(1),
             two2: k(2),
-            zero3: k(0),
+            zero_h: k(0),
             lane_no: std::array::from_fn(|i| k(i as u64)),
-            one3: k(1),
-            zero4: k(0),
-            one4: k(1),
+            one_h: k(1),
+            zero_c: k(0),
+            one_c: k(1),
             one8: k(1),
             align40: k(((1u64 << 40) - 1) & !7),
         }
@@ -230,7 +230,7 @@ impl Logic for OfmQueue {
         if (self.wr.q.val() == self.two2.val()) & self.mem_b_valid.val() {
             self.wr.d.next = self.zero2.val();
         }
-        self.pop.next = (self.wr.q.val() == self.zero2.val()) & self.ok.val() & (self.q_count.q.val() != self.zero4.val());
+        self.pop.next = (self.wr.q.val() == self.zero2.val()) & self.ok.val() & (self.q_count.q.val() != self.zero_c.val());
         self.leave.next = self.pop.val() & (self.at.q.val() == self.queue.read_data[0].val().get_bits::<2>(32));
         if self.pop.val() {
             self.w_addr.d.next = self.ofm.address.val() & self.align40.val();
@@ -240,7 +240,7 @@ impl Logic for OfmQueue {
             self.at.d.next = self.at.q.val() + self.lane_no[1].val();
         }
         if self.leave.val() {
-            self.q_head.d.next = self.q_head.q.val() + self.one3.val();
+            self.q_head.d.next = self.q_head.q.val() + self.one_h.val();
             self.at.d.next = self.lane_no[0].val();
         }
 
@@ -270,20 +270,20 @@ impl Logic for OfmQueue {
         self.data.low.next = self.data01.joined.val();
         self.entry.high.next = self.entry_n.joined.val();
         self.entry.low.next = self.data.joined.val();
-        self.tail.next = self.q_head.q.val() + self.q_count.q.val().get_bits::<3>(0);
+        self.tail.next = self.q_head.q.val() + self.q_count.q.val().get_bits::<4>(0);
         self.queue.write_enable[0].next = self.push.val();
         self.queue.write_address[0].next = self.tail.val();
         self.queue.write_data[0].next = self.entry.joined.val();
         if self.push.val() & !self.leave.val() {
-            self.q_count.d.next = self.q_count.q.val() + self.one4.val();
+            self.q_count.d.next = self.q_count.q.val() + self.one_c.val();
         }
         if !self.push.val() & self.leave.val() {
-            self.q_count.d.next = self.q_count.q.val() - self.one4.val();
+            self.q_count.d.next = self.q_count.q.val() - self.one_c.val();
         }
         if self.clear.val() {
             self.at.d.next = self.lane_no[0].val();
-            self.q_head.d.next = self.zero3.val();
-            self.q_count.d.next = self.zero4.val();
+            self.q_head.d.next = self.zero_h.val();
+            self.q_count.d.next = self.zero_c.val();
         }
     }
 }
