@@ -401,17 +401,18 @@ impl<'a> Bench<'a> {
             }
             _ => self.stats.output += 1,
         }
-        if o.ofm_valid {
+        // The OFM lanes: lane l is channel `ofm_channel + l`; the valid lanes must be 0..n-1.
+        assert!(o.ofm_valid & (o.ofm_valid + 1) == 0, "OFM lanes {:04b} not lanes 0..n-1", o.ofm_valid);
+        let values = [o.ofm_data0, o.ofm_data1, o.ofm_data2, o.ofm_data3];
+        for (l, &value) in values.iter().enumerate().filter(|&(l, _)| o.ofm_valid >> l & 1 == 1) {
             let (_, out_w, out_c) = output_shape(&self.job.layer);
-            let at = (usize::from(o.ofm_y) * out_w + usize::from(o.ofm_x)) * out_c + usize::from(o.ofm_channel);
-            assert!(
-                !self.written[at],
-                "OFM element (y {}, x {}, c {}) written twice",
-                o.ofm_y, o.ofm_x, o.ofm_channel
-            );
-            assert!((-128..=127).contains(&o.ofm_data), "OFM value {} outside int8", o.ofm_data);
+            let c = usize::from(o.ofm_channel) + l;
+            assert!(c < out_c, "OFM lane {l} at channel {c} beyond the depth {out_c}");
+            let at = (usize::from(o.ofm_y) * out_w + usize::from(o.ofm_x)) * out_c + c;
+            assert!(!self.written[at], "OFM element (y {}, x {}, c {c}) written twice", o.ofm_y, o.ofm_x);
+            assert!((-128..=127).contains(&value), "OFM value {value} outside int8");
             self.written[at] = true;
-            self.ofm[at] = o.ofm_data as i8;
+            self.ofm[at] = value as i8;
         }
         if o.done {
             self.outcome = Some(self.result(o));
@@ -505,7 +506,7 @@ pub fn lockstep(run: &Run, job: &Job, hold_layer: bool) -> Result<(Result<(Vec<i
                     model::STATE_OUT => "held in OUT",
                     _ => "held in DRAIN",
                 });
-                if out.ofm_valid {
+                if out.ofm_valid != 0 {
                     coverage.hit("held while a value leaves");
                 }
             }

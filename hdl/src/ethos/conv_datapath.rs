@@ -8,14 +8,16 @@
 //! Phases: CHECK the layer registers; DECODE the compressed weight stream into the weight
 //! buffer (rows of 64 weights, one per MAC cycle); SCALE_BIAS, the 10-byte records into the
 //! parameter memory; then for every 2x2 OFM block and 8-channel OFM group, MAC (one weight row
-//! and four IFM reads a cycle) and OUT (the 32 accumulators through the output unit, one a
-//! cycle, each written to the OFM port three cycles later); DRAIN; DONE.
+//! and four IFM reads a cycle; the previous group's 32 accumulators drain meanwhile through
+//! the four output lanes, four a cycle, each step on the OFM port three cycles later) and OUT
+//! (the last group's drain); DRAIN; DONE.
 //!
 //! Sub-blocks: the layer registers latched at `start` (`layer_registers.rs`), CHECK
 //! (`layer_check.rs`), the weight buffer with its gather register and row selection
 //! (`weight_buffer.rs`), the scale/bias loader (`scale_bias_loader.rs`) and the traversal
 //! counters with the stage-2 registers (`conv_traversal.rs`), and the weight-row address in
-//! Vela's order (`weight_rows.rs`). The weight buffer, CHECK and
+//! Vela's order (`weight_rows.rs`), the drain bank (`conv_mac.rs`), the output walk
+//! (`output_walk.rs`) and the four output lanes with the parameters (`output_lanes.rs`). The weight buffer, CHECK and
 //! the traversal read registers only, and `hold` is their registers' clock enable; this
 //! block keeps what reads the ports (the state machine, the IFM read addresses, the streams'
 //! handshakes, the MAC and output units' inputs), so that Verilator evaluates the rest once a
@@ -26,13 +28,14 @@ use super::conv_mac::ConvMac;
 use super::ifm_reads::IfmReads;
 use super::layer_check::LayerCheck;
 use super::layer_registers::LayerRegisters;
+use super::output_lanes::OutputLanes;
 use super::output_walk::OutputWalk;
 use super::scale_bias_loader::ScaleBiasLoader;
 use super::weight_buffer::WeightBuffer;
 use super::weight_rows::WeightRows;
-use super::{OutputUnit, WeightDecoder};
+use super::WeightDecoder;
 use crate::primitives::constant as k;
-use crate::primitives::{IfmLanes, Ram, RegEn, SignExtendBits};
+use crate::primitives::{IfmLanes, RegEn};
 use rust_hdl::prelude::*;
 
 /// Rows of 64 weights (8 OFM x 8 IFM channels, 576 bits) the weight buffer holds, and its
@@ -160,12 +163,19 @@ pub struct ConvDatapath {
     pub ifm_x3: Signal<Out, Bits<DIM_BITS>>,
     pub ifm_group3: Signal<Out, Bits<9>>,
     pub ifm_data3: Signal<In, Bits<64>>,
-    /// OFM write port: one element a cycle, int16 (within the int8 activation range).
-    pub ofm_valid: Signal<Out, Bit>,
+    /// OFM write port: up to four elements a cycle, one per output lane: lane i (valid with
+    /// bit i of `ofm_valid`) is element (`ofm_y`, `ofm_x`, `ofm_channel` + i) with value
+    /// `ofm_data{i}`, int16 (within the int8 activation range). The set lanes are always lanes
+    /// 0..n-1 (n = 1..=4; fewer than 4 only where the OFM depth ends), so bit 0 says whether
+    /// anything is written.
+    pub ofm_valid: Signal<Out, Bits<4>>,
     pub ofm_y: Signal<Out, Bits<DIM_BITS>>,
     pub ofm_x: Signal<Out, Bits<DIM_BITS>>,
     pub ofm_channel: Signal<Out, Bits<DIM_BITS>>,
-    pub ofm_data: Signal<Out, Bits<16>>,
+    pub ofm_data0: Signal<Out, Bits<16>>,
+    pub ofm_data1: Signal<Out, Bits<16>>,
+    pub ofm_data2: Signal<Out, Bits<16>>,
+    pub ofm_data3: Signal<Out, Bits<16>>,
     pub busy: Signal<Out, Bit>,
     /// One cycle at the end of a layer, with or without error.
     pub done: Signal<Out, Bit>,
@@ -176,9 +186,8 @@ pub struct ConvDatapath {
     decoder: WeightDecoder,
     mac: ConvMac,
     walk: OutputWalk,
-    output_unit: OutputUnit,
-    /// Per OFM channel {shift[5:0], scale[31:0], bias[39:0]}: a record's first 78 bits.
-    parameters: Ram<78, 12>,
+    /// The output units and the per-channel parameters.
+    out_lanes: OutputLanes,
     lanes: [IfmLanes; 4],
     layer: LayerRegisters,
     check: LayerCheck,
@@ -191,14 +200,8 @@ pub struct ConvDatapath {
 
     pad2: RegEn<Bits<4>>,
     live2: RegEn<Bits<4>>,
-
-    ofm_zero_point16: SignExtendBits<8, 16>,
-    act_min16: SignExtendBits<8, 16>,
-    act_max16: SignExtendBits<8, 16>,
-
-
     zero2: Constant<Bits<2>>,
-    zero8: Constant<Bits<8>>,
+    zero4: Constant<Bits<4>>,
     one2: Constant<Bits<2>>,
 }
 
@@ -264,7 +267,10 @@ impl Default for ConvDatapath {
             ofm_y: Default::default(),
             ofm_x: Default::default(),
             ofm_channel: Default::default(),
-            ofm_data: Default::default(),
+            ofm_data0: Default::default(),
+            ofm_data1: Default::default(),
+            ofm_data2: Default::default(),
+            ofm_data3: Default::default(),
             busy: Default::default(),
             done: Default::default(),
             error_code: Default::default(),
@@ -273,8 +279,7 @@ impl Default for ConvDatapath {
             decoder: Default::default(),
             mac: Default::default(),
             walk: Default::default(),
-            output_unit: Default::default(),
-            parameters: Default::default(),
+            out_lanes: Default::default(),
             lanes: Default::default(),
             layer: Default::default(),
             check: Default::default(),
@@ -286,11 +291,8 @@ impl Default for ConvDatapath {
             reads: Default::default(),
             pad2: Default::default(),
             live2: Default::default(),
-            ofm_zero_point16: Default::default(),
-            act_min16: Default::default(),
-            act_max16: Default::default(),
             zero2: k(0),
-            zero8: k(0),
+            zero4: k(0),
             one2: k(1),
         }
     }
@@ -310,10 +312,8 @@ impl Logic for ConvDatapath {
         self.decoder.clock.next = self.clock.val();
         self.mac.clock.next = self.clock.val();
         self.mac.reset.next = self.reset.val();
-        self.output_unit.clock.next = self.clock.val();
-        self.output_unit.reset.next = self.reset.val();
-        self.parameters.clock.next = self.clock.val();
-        self.parameters.reset.next = self.reset.val();
+        self.out_lanes.clock.next = self.clock.val();
+        self.out_lanes.reset.next = self.reset.val();
         self.layer.clock.next = self.clock.val();
         self.layer.reset.next = self.reset.val();
         self.weights.clock.next = self.clock.val();
@@ -389,9 +389,9 @@ impl Logic for ConvDatapath {
         self.scale_bias.bytes_m1.next = self.sb_bytes_m1.val();
         self.scale_bias.ofm_depth.next = self.ofm_depth.val();
         self.scale_bias.limit.next = self.check.scale_bias_limit.val();
-        self.parameters.write_enable.next = self.scale_bias.write_enable.val();
-        self.parameters.write_address.next = self.scale_bias.write_address.val();
-        self.parameters.write_data.next = self.scale_bias.write_data.val();
+        self.out_lanes.write_enable.next = self.scale_bias.write_enable.val();
+        self.out_lanes.write_channel.next = self.scale_bias.write_address.val();
+        self.out_lanes.write_data.next = self.scale_bias.write_data.val();
 
         // MAC and OUT: the traversal's counters.
         self.traversal.advance.next = !self.control.mac_holding.val();
@@ -439,8 +439,11 @@ impl Logic for ConvDatapath {
         self.walk.ofm_height.next = self.layer.ofm_height.val();
         self.walk.ofm_width.next = self.layer.ofm_width.val();
         self.walk.ofm_depth.next = self.layer.ofm_depth.val();
-        self.parameters.read_enable.next = self.walk.out_valid1.val() & !self.control.holding.val();
-        self.parameters.read_address.next = self.walk.channel_out.val();
+        self.out_lanes.read_enable.next = self.walk.out_valid1.val();
+        if self.control.holding.val() {
+            self.out_lanes.read_enable.next = self.zero4.val();
+        }
+        self.out_lanes.read_address.next = self.walk.param_address.val();
 
         // The tap's IFM reads, from the ports as the model computes them in every state.
         self.reads.mac.next = self.traversal.issue.val();
@@ -513,27 +516,25 @@ impl Logic for ConvDatapath {
         self.mac.advance.next = !self.control.holding.val();
         self.mac.load.next = self.walk.load.val() & !self.control.mac_holding.val();
         self.mac.read_index.next = self.walk.read_index.val();
-        self.output_unit.in_valid.next = self.walk.out_valid2.val() & !self.control.holding.val();
-        self.output_unit.acc.next = self.mac.acc_out.val();
-        self.output_unit.bias.next = self.parameters.read_data.val().get_bits::<40>(0);
-        self.output_unit.scale.next = self.parameters.read_data.val().get_bits::<32>(40);
-        self.output_unit.shift.next = self.parameters.read_data.val().get_bits::<6>(72);
-        self.output_unit.rounding.next = self.zero2.val();
-        self.ofm_zero_point16.narrow.next = self.ofm_zero_point.val();
-        self.act_min16.narrow.next = self.act_min.val();
-        self.act_max16.narrow.next = self.act_max.val();
-        self.output_unit.zero_point.next = self.ofm_zero_point16.wide.val();
-        self.output_unit.act_min.next = self.act_min16.wide.val();
-        self.output_unit.act_max.next = self.act_max16.wide.val();
-        self.output_unit.lut_enable.next = false;
-        self.output_unit.lut_write.next = false;
-        self.output_unit.lut_address.next = self.zero8.val();
-        self.output_unit.lut_data.next = self.zero8.val();
-        self.ofm_valid.next = self.output_unit.out_valid.val();
+        self.out_lanes.in_valid.next = self.walk.out_valid2.val();
+        if self.control.holding.val() {
+            self.out_lanes.in_valid.next = self.zero4.val();
+        }
+        self.out_lanes.acc0.next = self.mac.acc_out0.val();
+        self.out_lanes.acc1.next = self.mac.acc_out1.val();
+        self.out_lanes.acc2.next = self.mac.acc_out2.val();
+        self.out_lanes.acc3.next = self.mac.acc_out3.val();
+        self.out_lanes.zero_point.next = self.ofm_zero_point.val();
+        self.out_lanes.act_min.next = self.act_min.val();
+        self.out_lanes.act_max.next = self.act_max.val();
+        self.ofm_valid.next = self.out_lanes.out_valid.val();
         self.ofm_y.next = self.walk.ofm_y.val();
         self.ofm_x.next = self.walk.ofm_x.val();
         self.ofm_channel.next = self.walk.ofm_channel.val();
-        self.ofm_data.next = self.output_unit.out_value.val();
+        self.ofm_data0.next = self.out_lanes.out0.val();
+        self.ofm_data1.next = self.out_lanes.out1.val();
+        self.ofm_data2.next = self.out_lanes.out2.val();
+        self.ofm_data3.next = self.out_lanes.out3.val();
 
         // The state machine.
         self.control.clock.next = self.clock.val();

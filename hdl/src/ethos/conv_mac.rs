@@ -2,7 +2,8 @@
 //! digest §0, §5.1; docs/ethos.md, "Convolution datapath", overlapped output): the 32
 //! dot-product units of the U65-256 shape (as [`super::MacUnit`], which stays the unit the MAC
 //! tests drive) and a drain bank of 32 accumulators that takes all of them in one cycle
-//! (`load`), so that the output unit drains one OFM group while the next accumulates. Model:
+//! (`load`), so that the output lanes drain one OFM group while the next accumulates, reading
+//! [`LANES`](super::output_lanes::LANES) entries a cycle. Model:
 //! `model/src/ethos/conv_mac.rs`.
 use super::DotProduct;
 use crate::primitives::RegEn;
@@ -10,8 +11,9 @@ use rust_hdl::prelude::*;
 
 /// `dots[8p + o]` for OFM position `p` and channel `o`, fed as [`super::MacUnit`]'s. `load`
 /// (with `advance`) copies every accumulator into the bank at the clock edge, the same edge at
-/// which the units may clear for the next group (the bank takes the old values). `acc_out` is
-/// a register: bank entry `read_index` of the previous `advance` cycle.
+/// which the units may clear for the next group (the bank takes the old values). `acc_out0..3`
+/// are registers: bank entries `4 * read_index + i` of the previous `advance` cycle (the four
+/// output lanes: one OFM position, four consecutive channels).
 #[derive(LogicBlock)]
 pub struct ConvMac {
     pub clock: Signal<In, Clock>,
@@ -36,12 +38,15 @@ pub struct ConvMac {
     /// The datapath is not held: the bank and `acc_out` may change.
     pub advance: Signal<In, Bit>,
     pub load: Signal<In, Bit>,
-    pub read_index: Signal<In, Bits<5>>,
-    pub acc_out: Signal<Out, Bits<40>>,
+    pub read_index: Signal<In, Bits<3>>,
+    pub acc_out0: Signal<Out, Bits<40>>,
+    pub acc_out1: Signal<Out, Bits<40>>,
+    pub acc_out2: Signal<Out, Bits<40>>,
+    pub acc_out3: Signal<Out, Bits<40>>,
     dots: [DotProduct; 32],
     bank: [RegEn<Bits<40>>; 32],
-    acc_q: RegEn<Bits<40>>,
-    index: [Constant<Bits<5>>; 32],
+    acc_q: [RegEn<Bits<40>>; 4],
+    index: [Constant<Bits<3>>; 8],
     weights: [Signal<Local, Bits<72>>; 8],
 }
 
@@ -69,7 +74,10 @@ impl Default for ConvMac {
             advance: Default::default(),
             load: Default::default(),
             read_index: Default::default(),
-            acc_out: Default::default(),
+            acc_out0: Default::default(),
+            acc_out1: Default::default(),
+            acc_out2: Default::default(),
+            acc_out3: Default::default(),
             dots: std::array::from_fn(|k| DotProduct::new(k % 8)),
             bank: Default::default(),
             acc_q: Default::default(),
@@ -90,11 +98,16 @@ impl Logic for ConvMac {
         self.weights[5].next = self.w5.val();
         self.weights[6].next = self.w6.val();
         self.weights[7].next = self.w7.val();
-        self.acc_q.clock.next = self.clock.val();
-        self.acc_q.reset.next = self.reset.val();
-        self.acc_q.enable.next = self.advance.val();
-        self.acc_q.d.next = self.bank[0].q.val();
-        self.acc_out.next = self.acc_q.q.val();
+        for i in 0..4 {
+            self.acc_q[i].clock.next = self.clock.val();
+            self.acc_q[i].reset.next = self.reset.val();
+            self.acc_q[i].enable.next = self.advance.val();
+            self.acc_q[i].d.next = self.bank[i].q.val();
+        }
+        self.acc_out0.next = self.acc_q[0].q.val();
+        self.acc_out1.next = self.acc_q[1].q.val();
+        self.acc_out2.next = self.acc_q[2].q.val();
+        self.acc_out3.next = self.acc_q[3].q.val();
         for k in 0..32 {
             self.dots[k].clock.next = self.clock.val();
             self.dots[k].reset.next = self.reset.val();
@@ -106,8 +119,8 @@ impl Logic for ConvMac {
             self.bank[k].reset.next = self.reset.val();
             self.bank[k].enable.next = self.load.val() & self.advance.val();
             self.bank[k].d.next = self.dots[k].acc.val();
-            if self.read_index.val() == self.index[k].val() {
-                self.acc_q.d.next = self.bank[k].q.val();
+            if self.read_index.val() == self.index[k / 4].val() {
+                self.acc_q[k % 4].d.next = self.bank[k].q.val();
             }
         }
         for o in 0..8 {

@@ -31,7 +31,7 @@ pub struct ConvHold {
     pub dp_read2: Signal<In, Bit>,
     pub dp_read3: Signal<In, Bit>,
     pub ifs_ready: Signal<In, Bit>,
-    pub q_count: Signal<In, Bits<4>>,
+    pub q_count: Signal<In, Bits<5>>,
     pub hold: Signal<Out, Bit>,
     /// The tap waits for the IFM server: the traversal is held, the output walk goes on.
     pub hold_mac: Signal<Out, Bit>,
@@ -40,10 +40,10 @@ pub struct ConvHold {
     pub tap_reads: Signal<Out, Bit>,
     /// The OFM queue with the value on the port would leave fewer than 4 entries free.
     pub ofm_full: Signal<Out, Bit>,
-    count: Signal<Local, Bits<4>>,
+    count: Signal<Local, Bits<5>>,
     mac: Signal<Local, Bit>,
-    one4: Constant<Bits<4>>,
-    limit: Constant<Bits<4>>,
+    one4: Constant<Bits<5>>,
+    limit: Constant<Bits<5>>,
     dp_mac: Constant<Bits<3>>,
 }
 

@@ -17,6 +17,7 @@ mod conv_control;
 mod conv_datapath;
 mod conv_mac;
 mod output_walk;
+pub mod output_lanes;
 mod conv_traversal;
 mod ifm_reads;
 mod layer_check;

@@ -1,11 +1,13 @@
 //! The convolution unit's OFM queue and write channel (`conv_unit.rs`; docs/ethos.md,
-//! "Convolution unit", OFM writes): [`QUEUE`](super::conv_unit::QUEUE) (8: the register file's
-//! 3-bit address) entries of the datapath's OFM values
-//! {y, x, channel, value}, each written as one strobed byte at the OFM feature map's address
-//! (TRM §4.6 feature-map registers; digest `shared/spec/ethos-u65.md` §2.2), one write in
-//! flight. The datapath's OFM port has no ready: the unit holds the datapath while the queue
-//! could not take what the output unit's pipeline still delivers (`conv_ports.rs`, from
-//! [`OfmQueue::count`]). The model is inside `npu_model::ethos::conv_unit`.
+//! "Convolution unit", OFM writes): [`QUEUE`](super::conv_unit::QUEUE) (16: the register
+//! file's 4-bit address) entries, each what the datapath's OFM port gives in one cycle: up to four
+//! values of consecutive channels of one OFM element position, {y, x, channel, lanes - 1,
+//! four bytes}, taken at once. Each value is written as one strobed byte at the OFM feature
+//! map's address (TRM §4.6 feature-map registers; digest `shared/spec/ethos-u65.md` §2.2), one
+//! write in flight, lane after lane (`at`); the entry leaves the queue with its last lane's
+//! write. The datapath's OFM port has no ready: the unit holds the datapath while the queue
+//! could not take what the output lanes' pipeline still delivers (`conv_ports.rs`, from
+//! [`OfmQueue::count`], in entries). The model is inside `npu_model::ethos::conv_unit`.
 //!
 //! Its outputs to the memory port and to the hold are registers (the write channel's, the
 //! entry count); a write error is reported for the cycle its response arrives
@@ -24,12 +26,17 @@ pub struct OfmQueue {
     pub clear: Signal<In, Bit>,
     /// No error so far: writes may start.
     pub ok: Signal<In, Bit>,
-    /// The datapath's OFM value to queue (its `ofm_valid` while the unit runs).
-    pub push: Signal<In, Bit>,
+    /// The datapath's OFM values to queue: the lanes valid (lanes 0..n-1, its `ofm_valid`
+    /// while the unit runs, else 0; lane 0 valid pushes an entry), lane 0's element and the
+    /// four values.
+    pub lanes: Signal<In, Bits<4>>,
     pub ofm_y: Signal<In, Bits<12>>,
     pub ofm_x: Signal<In, Bits<12>>,
     pub ofm_channel: Signal<In, Bits<12>>,
-    pub ofm_data: Signal<In, Bits<8>>,
+    pub ofm_data0: Signal<In, Bits<8>>,
+    pub ofm_data1: Signal<In, Bits<8>>,
+    pub ofm_data2: Signal<In, Bits<8>>,
+    pub ofm_data3: Signal<In, Bits<8>>,
     /// The OFM feature map's registers (LATCH, `kernel_registers.rs`).
     pub load: Signal<In, Bit>,
     pub load_slot: Signal<In, Bits<4>>,
@@ -42,40 +49,52 @@ pub struct OfmQueue {
     pub mem_w_data: Signal<Out, Bits<64>>,
     pub mem_w_strb: Signal<Out, Bits<8>>,
     /// Entries queued.
-    pub count: Signal<Out, Bits<4>>,
+    pub count: Signal<Out, Bits<5>>,
     /// No write in flight.
     pub idle: Signal<Out, Bit>,
     /// The write in flight was answered with an error (this cycle).
     pub write_error: Signal<Out, Bit>,
     ofm: FeatureMap,
-    /// Entries {y, x, c, data}.
-    queue: RegFile<44, 3, 1, 1>,
+    /// Entries {y[69:58], x[57:46], c[45:34], lanes - 1 [33:32], lane 3..0 bytes [31:0]}.
+    queue: RegFile<70, 4, 1, 1>,
     entry_yx: Concat<12, 12, 24>,
     entry_yxc: Concat<24, 12, 36>,
-    entry: Concat<36, 8, 44>,
+    entry_n: Concat<36, 2, 38>,
+    data01: Concat<8, 8, 16>,
+    data23: Concat<8, 8, 16>,
+    data: Concat<16, 16, 32>,
+    entry: Concat<38, 32, 70>,
     head_y: ZeroExtend<12, 16>,
     head_x: ZeroExtend<12, 16>,
     head_c: ZeroExtend<12, 16>,
+    at16: ZeroExtend<2, 16>,
+    /// The lane of the head entry written next.
+    at: Reg<Bits<2>>,
+    n_m1: Signal<Local, Bits<2>>,
+    head_byte: Signal<Local, Bits<8>>,
+    leave: Signal<Local, Bit>,
     byte16: Concat<8, 8, 16>,
     byte32: Concat<16, 16, 32>,
     byte64: Concat<32, 32, 64>,
-    q_head: Reg<Bits<3>>,
-    q_count: Reg<Bits<4>>,
+    q_head: Reg<Bits<4>>,
+    q_count: Reg<Bits<5>>,
     /// The write channel: 0 idle, 1 address, 2 response.
     wr: Reg<Bits<2>>,
     w_addr: Reg<Bits<40>>,
     w_data: Reg<Bits<64>>,
     w_strb: Reg<Bits<8>>,
     pop: Signal<Local, Bit>,
+    push: Signal<Local, Bit>,
     lane: Signal<Local, Bits<3>>,
-    tail: Signal<Local, Bits<3>>,
+    tail: Signal<Local, Bits<4>>,
     zero2: Constant<Bits<2>>,
     one2: Constant<Bits<2>>,
     two2: Constant<Bits<2>>,
-    zero3: Constant<Bits<3>>,
-    one3: Constant<Bits<3>>,
-    zero4: Constant<Bits<4>>,
-    one4: Constant<Bits<4>>,
+    zero_h: Constant<Bits<4>>,
+    lane_no: [Constant<Bits<2>>; 4],
+    one_h: Constant<Bits<4>>,
+    zero_c: Constant<Bits<5>>,
+    one_c: Constant<Bits<5>>,
     one8: Constant<Bits<8>>,
     align40: Constant<Bits<40>>,
 }
@@ -87,11 +106,14 @@ impl Default for OfmQueue {
             reset: Default::default(),
             clear: Default::default(),
             ok: Default::default(),
-            push: Default::default(),
             ofm_y: Default::default(),
             ofm_x: Default::default(),
             ofm_channel: Default::default(),
-            ofm_data: Default::default(),
+            lanes: Default::default(),
+            ofm_data0: Default::default(),
+            ofm_data1: Default::default(),
+            ofm_data2: Default::default(),
+            ofm_data3: Default::default(),
             load: Default::default(),
             load_slot: Default::default(),
             load_value: Default::default(),
@@ -109,10 +131,19 @@ impl Default for OfmQueue {
             queue: Default::default(),
             entry_yx: Default::default(),
             entry_yxc: Default::default(),
+            entry_n: Default::default(),
+            data01: Default::default(),
+            data23: Default::default(),
+            data: Default::default(),
             entry: Default::default(),
             head_y: Default::default(),
             head_x: Default::default(),
             head_c: Default::default(),
+            at16: Default::default(),
+            at: Default::default(),
+            n_m1: Default::default(),
+            head_byte: Default::default(),
+            leave: Default::default(),
             byte16: Default::default(),
             byte32: Default::default(),
             byte64: Default::default(),
@@ -123,15 +154,17 @@ impl Default for OfmQueue {
             w_data: Default::default(),
             w_strb: Default::default(),
             pop: Default::default(),
+            push: Default::default(),
             lane: Default::default(),
             tail: Default::default(),
             zero2: k(0),
             one2: k(1),
             two2: k(2),
-            zero3: k(0),
-            one3: k(1),
-            zero4: k(0),
-            one4: k(1),
+            zero_h: k(0),
+            lane_no: std::array::from_fn(|i| k(i as u64)),
+            one_h: k(1),
+            zero_c: k(0),
+            one_c: k(1),
             one8: k(1),
             align40: k(((1u64 << 40) - 1) & !7),
         }
@@ -141,7 +174,8 @@ impl Default for OfmQueue {
 impl Logic for OfmQueue {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, q_head, q_count, wr, w_addr, w_data, w_strb);
+        dff_setup!(self, clock, q_head, q_count, wr, w_addr, w_data, w_strb, at);
+        self.at.reset.next = self.reset.val();
         self.q_head.reset.next = self.reset.val();
         self.q_count.reset.next = self.reset.val();
         self.wr.reset.next = self.reset.val();
@@ -154,17 +188,29 @@ impl Logic for OfmQueue {
         self.ofm.load_slot.next = self.load_slot.val();
         self.ofm.load_value.next = self.load_value.val();
 
-        // The entry at the head: its byte address and the byte in every lane.
+        // The head entry's value in lane `at`: its byte address (channel c + at) and the byte
+        // in every byte lane of the bus.
         self.queue.read_address[0].next = self.q_head.q.val();
-        self.head_y.narrow.next = self.queue.read_data[0].val().get_bits::<12>(32);
-        self.head_x.narrow.next = self.queue.read_data[0].val().get_bits::<12>(20);
-        self.head_c.narrow.next = self.queue.read_data[0].val().get_bits::<12>(8);
+        self.head_y.narrow.next = self.queue.read_data[0].val().get_bits::<12>(58);
+        self.head_x.narrow.next = self.queue.read_data[0].val().get_bits::<12>(46);
+        self.head_c.narrow.next = self.queue.read_data[0].val().get_bits::<12>(34);
+        self.at16.narrow.next = self.at.q.val();
         self.ofm.y.next = self.head_y.wide.val();
         self.ofm.x.next = self.head_x.wide.val();
-        self.ofm.c.next = self.head_c.wide.val();
+        self.ofm.c.next = self.head_c.wide.val() + self.at16.wide.val();
         self.lane.next = self.ofm.address.val().get_bits::<3>(0);
-        self.byte16.high.next = self.queue.read_data[0].val().get_bits::<8>(0);
-        self.byte16.low.next = self.queue.read_data[0].val().get_bits::<8>(0);
+        self.head_byte.next = self.queue.read_data[0].val().get_bits::<8>(0);
+        if self.at.q.val() == self.lane_no[1].val() {
+            self.head_byte.next = self.queue.read_data[0].val().get_bits::<8>(8);
+        }
+        if self.at.q.val() == self.lane_no[2].val() {
+            self.head_byte.next = self.queue.read_data[0].val().get_bits::<8>(16);
+        }
+        if self.at.q.val() == self.lane_no[3].val() {
+            self.head_byte.next = self.queue.read_data[0].val().get_bits::<8>(24);
+        }
+        self.byte16.high.next = self.head_byte.val();
+        self.byte16.low.next = self.head_byte.val();
         self.byte32.high.next = self.byte16.joined.val();
         self.byte32.low.next = self.byte16.joined.val();
         self.byte64.high.next = self.byte32.joined.val();
@@ -184,13 +230,18 @@ impl Logic for OfmQueue {
         if (self.wr.q.val() == self.two2.val()) & self.mem_b_valid.val() {
             self.wr.d.next = self.zero2.val();
         }
-        self.pop.next = (self.wr.q.val() == self.zero2.val()) & self.ok.val() & (self.q_count.q.val() != self.zero4.val());
+        self.pop.next = (self.wr.q.val() == self.zero2.val()) & self.ok.val() & (self.q_count.q.val() != self.zero_c.val());
+        self.leave.next = self.pop.val() & (self.at.q.val() == self.queue.read_data[0].val().get_bits::<2>(32));
         if self.pop.val() {
             self.w_addr.d.next = self.ofm.address.val() & self.align40.val();
             self.w_strb.d.next = self.one8.val() << self.lane.val();
             self.w_data.d.next = self.byte64.joined.val();
             self.wr.d.next = self.one2.val();
-            self.q_head.d.next = self.q_head.q.val() + self.one3.val();
+            self.at.d.next = self.at.q.val() + self.lane_no[1].val();
+        }
+        if self.leave.val() {
+            self.q_head.d.next = self.q_head.q.val() + self.one_h.val();
+            self.at.d.next = self.lane_no[0].val();
         }
 
         // The datapath's value joins the tail.
@@ -198,21 +249,41 @@ impl Logic for OfmQueue {
         self.entry_yx.low.next = self.ofm_x.val();
         self.entry_yxc.high.next = self.entry_yx.joined.val();
         self.entry_yxc.low.next = self.ofm_channel.val();
-        self.entry.high.next = self.entry_yxc.joined.val();
-        self.entry.low.next = self.ofm_data.val();
-        self.tail.next = self.q_head.q.val() + self.q_count.q.val().get_bits::<3>(0);
+        self.push.next = self.lanes.val().get_bit(0);
+        self.n_m1.next = self.lane_no[0].val();
+        if self.lanes.val().get_bit(1) {
+            self.n_m1.next = self.lane_no[1].val();
+        }
+        if self.lanes.val().get_bit(2) {
+            self.n_m1.next = self.lane_no[2].val();
+        }
+        if self.lanes.val().get_bit(3) {
+            self.n_m1.next = self.lane_no[3].val();
+        }
+        self.entry_n.high.next = self.entry_yxc.joined.val();
+        self.entry_n.low.next = self.n_m1.val();
+        self.data01.high.next = self.ofm_data1.val();
+        self.data01.low.next = self.ofm_data0.val();
+        self.data23.high.next = self.ofm_data3.val();
+        self.data23.low.next = self.ofm_data2.val();
+        self.data.high.next = self.data23.joined.val();
+        self.data.low.next = self.data01.joined.val();
+        self.entry.high.next = self.entry_n.joined.val();
+        self.entry.low.next = self.data.joined.val();
+        self.tail.next = self.q_head.q.val() + self.q_count.q.val().get_bits::<4>(0);
         self.queue.write_enable[0].next = self.push.val();
         self.queue.write_address[0].next = self.tail.val();
         self.queue.write_data[0].next = self.entry.joined.val();
-        if self.push.val() & !self.pop.val() {
-            self.q_count.d.next = self.q_count.q.val() + self.one4.val();
+        if self.push.val() & !self.leave.val() {
+            self.q_count.d.next = self.q_count.q.val() + self.one_c.val();
         }
-        if !self.push.val() & self.pop.val() {
-            self.q_count.d.next = self.q_count.q.val() - self.one4.val();
+        if !self.push.val() & self.leave.val() {
+            self.q_count.d.next = self.q_count.q.val() - self.one_c.val();
         }
         if self.clear.val() {
-            self.q_head.d.next = self.zero3.val();
-            self.q_count.d.next = self.zero4.val();
+            self.at.d.next = self.lane_no[0].val();
+            self.q_head.d.next = self.zero_h.val();
+            self.q_count.d.next = self.zero_c.val();
         }
     }
 }

@@ -1,18 +1,21 @@
 //! The convolution datapath's output walk (`conv_datapath.rs`; TRM §2, digest §2; docs/ethos.md,
-//! "Convolution datapath", overlapped output): which accumulator of the drain bank
-//! (`conv_mac.rs`) enters the output unit, at which OFM element, while the traversal
+//! "Convolution datapath", output lanes): which accumulators of the drain bank (`conv_mac.rs`)
+//! enter the four output lanes (`output_lanes.rs`), at which OFM element, while the traversal
 //! (`conv_traversal.rs`) already walks the next OFM group's taps. Model:
 //! `model/src/ethos/output_walk.rs`.
 //!
 //! A group's last tap (`issue_last`, with the group's 2x2 block and OFM group) accumulates in
 //! the next cycle (stage 2); in the cycle after (stage 3, `load`) the bank takes the
-//! accumulators and the walk the group's position, and from the next cycle it reads entry
-//! `k` = 8p + o a cycle, 32 cycles, with its channel's parameters (`out_valid1`, `channel_out`;
-//! only an element inside the OFM reads them), then stage 2 (`out_valid2` and the element)
-//! beside the bank's registered read, and the element's pipeline beside the output unit
-//! (`ofm_*`). `must_wait`: a last tap now would load the bank before entry 31 is read (a load
-//! pending, or the walk below entry 29), so the traversal waits. `finishing`: entry 31
-//! now and nothing pending (OUT ends). Every register has `advance` (not held) as its enable.
+//! accumulators and the walk the group's position, and from the next cycle it reads step
+//! `k` = 2p + h a cycle, 8 cycles: bank entries 8p + 4h + i for lane i = 0..3 (OFM position p
+//! of the 2x2 block, channels 8·og + 4h + i), with their channels' parameters (`out_valid1`,
+//! a lane mask: a lane reads only for an element inside the OFM, so the set lanes are always
+//! lanes 0..n-1; `param_address`, lane 0's channel / 4), then stage 2 (`out_valid2`, the element)
+//! beside the bank's registered read, and the element's pipeline beside the output units
+//! (`ofm_*`, lane 0's channel). `must_wait`: a last tap now would load the bank before step 7
+//! is read (a load pending, or the walk below step 5), so the traversal waits. `finishing`:
+//! step 7 now and nothing pending (OUT ends). Every register has `advance` (not held) as its
+//! enable.
 use super::conv_datapath::DIM_BITS;
 use crate::primitives::constant as k;
 use crate::primitives::{Reg, RegEn, ZeroExtend};
@@ -38,10 +41,12 @@ pub struct OutputWalk {
     pub must_wait: Signal<Out, Bit>,
     pub finishing: Signal<Out, Bit>,
     pub load: Signal<Out, Bit>,
-    pub read_index: Signal<Out, Bits<5>>,
-    pub out_valid1: Signal<Out, Bit>,
-    pub channel_out: Signal<Out, Bits<12>>,
-    pub out_valid2: Signal<Out, Bit>,
+    pub read_index: Signal<Out, Bits<3>>,
+    /// Lane i's element is inside the OFM (bit i).
+    pub out_valid1: Signal<Out, Bits<4>>,
+    /// The parameters' address of the step's channels, (8·og + 4h) / 4.
+    pub param_address: Signal<Out, Bits<10>>,
+    pub out_valid2: Signal<Out, Bits<4>>,
     /// The element leaving the output unit (stage 2 three cycles on, as its value, never held).
     pub ofm_y: Signal<Out, Bits<12>>,
     pub ofm_x: Signal<Out, Bits<12>>,
@@ -56,8 +61,8 @@ pub struct OutputWalk {
     a_x: RegEn<Bits<13>>,
     a_og: RegEn<Bits<9>>,
     busy: RegEn<Bit>,
-    k: RegEn<Bits<5>>,
-    out_valid2_q: RegEn<Bit>,
+    k: RegEn<Bits<3>>,
+    out_valid2_q: RegEn<Bits<4>>,
     ofm_y2_q: RegEn<Bits<12>>,
     ofm_x2_q: RegEn<Bits<12>>,
     ofm_c2_q: RegEn<Bits<12>>,
@@ -69,18 +74,23 @@ pub struct OutputWalk {
     ofm_width13: ZeroExtend<12, 13>,
     ofm_depth13: ZeroExtend<12, 13>,
     og13: ZeroExtend<9, 13>,
-    o13: ZeroExtend<3, 13>,
+    h13: ZeroExtend<1, 13>,
     row1: Signal<Local, Bit>,
     col1: Signal<Local, Bit>,
     channel: Signal<Local, Bits<13>>,
     in_ofm: Signal<Local, Bit>,
-    zero5: Constant<Bits<5>>,
-    one5: Constant<Bits<5>>,
+    lanes: [Signal<Local, Bit>; 4],
+    lane_index: [Constant<Bits<13>>; 4],
+    /// Lanes 0..n-1 for n = 0..=4.
+    masks: [Constant<Bits<4>>; 5],
+    zero3: Constant<Bits<3>>,
+    one3: Constant<Bits<3>>,
     one12: Constant<Bits<12>>,
     one13: Constant<Bits<13>>,
+    shift2: Constant<Bits<4>>,
     shift3: Constant<Bits<4>>,
-    last_k: Constant<Bits<5>>,
-    late_k: Constant<Bits<5>>,
+    last_k: Constant<Bits<3>>,
+    late_k: Constant<Bits<3>>,
 }
 
 impl Default for OutputWalk {
@@ -103,7 +113,7 @@ impl Default for OutputWalk {
             load: Default::default(),
             read_index: Default::default(),
             out_valid1: Default::default(),
-            channel_out: Default::default(),
+            param_address: Default::default(),
             out_valid2: Default::default(),
             ofm_y: Default::default(),
             ofm_x: Default::default(),
@@ -129,18 +139,22 @@ impl Default for OutputWalk {
             ofm_width13: Default::default(),
             ofm_depth13: Default::default(),
             og13: Default::default(),
-            o13: Default::default(),
+            h13: Default::default(),
             row1: Default::default(),
             col1: Default::default(),
             channel: Default::default(),
             in_ofm: Default::default(),
-            zero5: k(0),
-            one5: k(1),
+            lanes: Default::default(),
+            lane_index: std::array::from_fn(|i| k(i as u64)),
+            masks: std::array::from_fn(|n| k((1u64 << n) - 1)),
+            zero3: k(0),
+            one3: k(1),
             one12: k(1),
             one13: k(1),
+            shift2: k(2),
             shift3: k(3),
-            last_k: k(31),
-            late_k: k(29),
+            last_k: k(7),
+            late_k: k(5),
         }
     }
 }
@@ -197,44 +211,62 @@ impl Logic for OutputWalk {
         self.busy.d.next = self.busy.q.val();
         self.k.d.next = self.k.q.val();
         if self.busy.q.val() {
-            self.k.d.next = self.k.q.val() + self.one5.val();
+            self.k.d.next = self.k.q.val() + self.one3.val();
             if self.k.q.val() == self.last_k.val() {
                 self.busy.d.next = false;
             }
         }
         if self.pend3.q.val() & self.traverse.val() {
             self.busy.d.next = true;
-            self.k.d.next = self.zero5.val();
+            self.k.d.next = self.zero3.val();
         }
         if self.restart.val() {
             self.busy.d.next = false;
-            self.k.d.next = self.zero5.val();
+            self.k.d.next = self.zero3.val();
         }
 
-        // Entry k = 8p + o: its OFM element, and whether it is inside the OFM.
+        // Step k = 2p + h: its OFM position and lane 0's channel 8·og + 4h, and which lanes'
+        // elements are inside the OFM.
         self.ofm_height13.narrow.next = self.ofm_height.val();
         self.ofm_width13.narrow.next = self.ofm_width.val();
         self.ofm_depth13.narrow.next = self.ofm_depth.val();
         self.row1.next = (self.a_y.q.val() + self.one13.val()) < self.ofm_height13.wide.val();
         self.col1.next = (self.a_x.q.val() + self.one13.val()) < self.ofm_width13.wide.val();
         self.og13.narrow.next = self.a_og.q.val();
-        self.o13.narrow.next = self.k.q.val().get_bits::<3>(0);
-        self.channel.next = (self.og13.wide.val() << self.shift3.val()) + self.o13.wide.val();
-        self.channel_out.next = self.channel.val().get_bits::<12>(0);
-        self.in_ofm.next = (!self.k.q.val().get_bit(4) | self.row1.val()) & (!self.k.q.val().get_bit(3) | self.col1.val());
-        self.out_valid1.next = self.busy.q.val() & self.in_ofm.val() & (self.channel.val() < self.ofm_depth13.wide.val());
+        self.h13.narrow.next = self.k.q.val().get_bits::<1>(0);
+        self.channel.next = (self.og13.wide.val() << self.shift3.val()) + (self.h13.wide.val() << self.shift2.val());
+        self.param_address.next = self.channel.val().get_bits::<10>(2);
+        self.in_ofm.next = (!self.k.q.val().get_bit(2) | self.row1.val()) & (!self.k.q.val().get_bit(1) | self.col1.val());
+        for i in 0..4 {
+            self.lanes[i].next = self.busy.q.val()
+                & self.in_ofm.val()
+                & ((self.channel.val() + self.lane_index[i].val()) < self.ofm_depth13.wide.val());
+        }
+        self.out_valid1.next = self.masks[0].val();
+        if self.lanes[0].val() {
+            self.out_valid1.next = self.masks[1].val();
+        }
+        if self.lanes[1].val() {
+            self.out_valid1.next = self.masks[2].val();
+        }
+        if self.lanes[2].val() {
+            self.out_valid1.next = self.masks[3].val();
+        }
+        if self.lanes[3].val() {
+            self.out_valid1.next = self.masks[4].val();
+        }
 
         // Stage 2, beside the bank's registered read.
         self.out_valid2_q.d.next = self.out_valid1.val();
         self.ofm_y2_q.d.next = self.a_y.q.val().get_bits::<12>(0);
-        if self.k.q.val().get_bit(4) {
+        if self.k.q.val().get_bit(2) {
             self.ofm_y2_q.d.next = self.a_y.q.val().get_bits::<12>(0) + self.one12.val();
         }
         self.ofm_x2_q.d.next = self.a_x.q.val().get_bits::<12>(0);
-        if self.k.q.val().get_bit(3) {
+        if self.k.q.val().get_bit(1) {
             self.ofm_x2_q.d.next = self.a_x.q.val().get_bits::<12>(0) + self.one12.val();
         }
-        self.ofm_c2_q.d.next = self.channel_out.val();
+        self.ofm_c2_q.d.next = self.channel.val().get_bits::<12>(0);
 
         // The OFM address pipeline beside the output unit's three stages.
         for i in 0..3 {

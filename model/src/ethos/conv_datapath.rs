@@ -24,7 +24,8 @@
 //!   `8 / dilation` a side, y outside x), the weight row at the address of
 //!   `weight_rows.rs` (Vela's order, read the other way round); the next group follows at
 //!   once while the output walk (`output_walk.rs`) drains the group's 32 accumulators from
-//!   the drain bank (`conv_mac.rs`) through the output unit (TFL rounding), a cycle each; a
+//!   the drain bank (`conv_mac.rs`) through the four output lanes (`output_lanes.rs`, TFL
+//!   rounding), four consecutive channels of one OFM position a cycle; a
 //!   group's last tap waits while the walk could not take it. OUT: the last group's drain.
 //! - DRAIN (4 cycles) until the last value has left the output unit; DONE (1 cycle).
 //!
@@ -36,7 +37,7 @@
 //! the output unit, and what is in it leaves as usual (the OFM address pipeline goes on with it).
 use super::conv_mac::ConvMac;
 use super::mac_unit::{self, pack, CHANNELS};
-use super::output_unit::{self, OutputUnit};
+use super::output_lanes::OutputLanes;
 use super::output_walk::OutputWalk;
 use super::weight_decoder::{self, WeightDecoder};
 use super::weight_rows::{self, Step, WeightRows};
@@ -149,11 +150,15 @@ pub struct Out {
     pub ifm_y3: u16,
     pub ifm_x3: u16,
     pub ifm_group3: u16,
-    pub ofm_valid: bool,
+    /// Lane i (bit i) carries element (`ofm_y`, `ofm_x`, `ofm_channel` + i); lanes 0..n-1.
+    pub ofm_valid: u8,
     pub ofm_y: u16,
     pub ofm_x: u16,
     pub ofm_channel: u16,
-    pub ofm_data: i16,
+    pub ofm_data0: i16,
+    pub ofm_data1: i16,
+    pub ofm_data2: i16,
+    pub ofm_data3: i16,
     pub busy: bool,
     pub done: bool,
     pub error_code: u8,
@@ -243,14 +248,11 @@ struct Walk {
 pub struct ConvDatapath {
     decoder: WeightDecoder,
     mac: ConvMac,
-    output: OutputUnit,
+    output: OutputLanes,
     out: OutputWalk,
     /// Rows as the MAC unit's eight weight words.
     weight_buffer: Vec<[u128; CHANNELS]>,
     weight_read: [u128; CHANNELS],
-    /// Per channel: bias, scale, shift.
-    parameters: Vec<(i64, u32, u8)>,
-    parameter_read: (i64, u32, u8),
     state: u8,
     /// The registers CHECK starts a layer with.
     walk: Walk,
@@ -267,12 +269,10 @@ impl Default for ConvDatapath {
         Self {
             decoder: WeightDecoder::default(),
             mac: ConvMac::default(),
-            output: OutputUnit::default(),
+            output: OutputLanes::default(),
             out: OutputWalk::default(),
             weight_buffer: vec![[0; CHANNELS]; WEIGHT_ROWS],
             weight_read: [0; CHANNELS],
-            parameters: vec![(0, 0, 0); 4096],
-            parameter_read: (0, 0, 0),
             state: STATE_IDLE,
             walk: Walk::default(),
             mac_valid2: false,
@@ -435,11 +435,14 @@ impl ConvDatapath {
             ifm_y3: r3.y,
             ifm_x3: r3.x,
             ifm_group3: r3.group,
-            ofm_valid: output.out_valid,
+            ofm_valid: output.valid,
             ofm_y: y as u16,
             ofm_x: x as u16,
             ofm_channel: c as u16,
-            ofm_data: output.out_value,
+            ofm_data0: output.values[0],
+            ofm_data1: output.values[1],
+            ofm_data2: output.values[2],
+            ofm_data3: output.values[3],
             busy: self.state != STATE_IDLE,
             done: self.state == STATE_DONE,
             error_code: self.walk.code,
@@ -520,27 +523,22 @@ impl ConvDatapath {
             self.out.load() && !mac_holding,
             self.out.k as u8,
         );
-        let (bias, scale, shift) = self.parameter_read;
-        self.output.step(&output_unit::In {
-            reset: i.reset,
-            in_valid: self.out.out_valid2 && !holding,
-            acc,
-            bias,
-            scale,
-            shift,
-            rounding: output_unit::Rounding::Tfl as u8,
-            zero_point: i16::from(i.ofm_zero_point),
-            act_min: i16::from(i.act_min),
-            act_max: i16::from(i.act_max),
-            ..Default::default()
-        });
+        // The lanes read the parameters of the walk's step (`entry`, before the edge) unless held.
+        let entry = self.out.entry(i.ofm_height, i.ofm_width, i.ofm_depth);
+        let (in_valid, read) = if holding { (0, 0) } else { (self.out.out_valid2, entry.0) };
+        self.output.step(i.reset, in_valid, acc, i.ofm_zero_point, i.act_min, i.act_max, read, entry.1);
+        if in_valid & 0b10 != 0 {
+            self.events.push("several lanes valid at once");
+        }
+        if in_valid != 0 && in_valid != 0b1111 {
+            self.events.push("a partial group of lanes");
+        }
         if i.reset {
             *self = Self {
                 decoder: std::mem::take(&mut self.decoder),
                 mac: std::mem::take(&mut self.mac),
                 output: std::mem::take(&mut self.output),
                 weight_buffer: std::mem::take(&mut self.weight_buffer),
-                parameters: std::mem::take(&mut self.parameters),
                 events: vec!["reset"],
                 ..Self::default()
             };
@@ -554,10 +552,6 @@ impl ConvDatapath {
             return;
         }
         let finishing = self.out.finishing();
-        let entry = self.out.entry(i.ofm_height, i.ofm_width, i.ofm_depth);
-        if entry.0 {
-            self.parameter_read = self.parameters[entry.1 as usize];
-        }
         let issue_last = (taps.issue && taps.last_tap).then_some((self.walk.block_y, self.walk.block_x, self.walk.og));
         self.out.clock(state == STATE_CHECK, issue_last, entry, !mac_holding);
         if mac_holding {
@@ -660,10 +654,9 @@ impl ConvDatapath {
         let record = open && count >= 10;
         self.walk.bytes += n;
         if record {
-            self.parameters[self.walk.channel as usize] = (
-                ((combined as i64) << 24) >> 24,
-                (combined >> 40) as u32,
-                (combined >> 72) as u8 & 0x3F,
+            self.output.write(
+                self.walk.channel,
+                (((combined as i64) << 24) >> 24, (combined >> 40) as u32, (combined >> 72) as u8 & 0x3F),
             );
             self.walk.held = combined >> 80;
             self.walk.held_count = count - 10;

@@ -21,7 +21,9 @@ struct Ofm {
     y: u16,
     x: u16,
     c: u16,
-    data: u8,
+    /// Lanes - 1: the values of channels c .. c + n - 1.
+    n_m1: u8,
+    data: [u8; 4],
 }
 
 pub struct ConvUnit {
@@ -60,6 +62,8 @@ pub struct ConvUnit {
     queue: [Ofm; QUEUE],
     q_head: u8,
     q_count: u8,
+    /// The head entry's lane written next.
+    q_at: u8,
     wr: u8,
     w_addr: u64,
     w_data: u64,
@@ -95,6 +99,7 @@ impl Default for ConvUnit {
             current: [0; 4],
             queue: [Ofm::default(); QUEUE],
             q_head: 0,
+            q_at: 0,
             q_count: 0,
             wr: 0,
             w_addr: 0,
@@ -250,7 +255,7 @@ impl ConvUnit {
         let start = s == state::CHECK && !self.unsupported();
         let probe = self.layer(false, false, false, false);
         let o = self.datapath.outputs(&probe);
-        let ofm_full = u32::from(self.q_count) + u32::from(o.ofm_valid) > (QUEUE as u32) - 4;
+        let ofm_full = u32::from(self.q_count) + u32::from(o.ofm_valid & 1) > (QUEUE as u32) - 4;
         // Only a tap that reads is served and released: a MAC cycle without reads (a group's
         // last tap waiting for the output walk, or a tap whose four positions are padding)
         // goes through at once (its stage 2 needs no data).
@@ -380,22 +385,33 @@ impl ConvUnit {
             }
             0 if ok && count > 0 => {
                 let e = self.queue[usize::from(self.q_head)];
-                let a = address(&self.regs.maps[2], e.y, e.x, e.c);
+                let a = address(&self.regs.maps[2], e.y, e.x, (e.c + u16::from(self.q_at)) & 0xFFFF);
                 self.w_addr = a & !7;
                 self.w_strb = 1 << (a & 7);
-                self.w_data = u64::from_le_bytes([e.data; 8]);
+                self.w_data = u64::from_le_bytes([e.data[usize::from(self.q_at)]; 8]);
                 self.wr = 1;
-                self.q_head = (self.q_head + 1) % QUEUE as u8;
-                count -= 1;
+                if self.q_at == e.n_m1 {
+                    self.q_head = (self.q_head + 1) % QUEUE as u8;
+                    self.q_at = 0;
+                    count -= 1;
+                } else {
+                    self.q_at += 1;
+                    self.events.push("OFM entry: next lane");
+                }
             }
             _ => {}
         }
-        if o.ofm_valid && running {
+        if o.ofm_valid & 1 == 1 && running {
             let tail = (usize::from(self.q_head) + usize::from(count)) % QUEUE;
-            self.queue[tail] = Ofm { y: o.ofm_y, x: o.ofm_x, c: o.ofm_channel, data: o.ofm_data as u8 };
+            let n_m1 = (1..4).filter(|l| o.ofm_valid >> l & 1 == 1).max().unwrap_or(0);
+            let data = [o.ofm_data0, o.ofm_data1, o.ofm_data2, o.ofm_data3].map(|v| v as u8);
+            self.queue[tail] = Ofm { y: o.ofm_y, x: o.ofm_x, c: o.ofm_channel, n_m1, data };
             count += 1;
             if count as usize == QUEUE - 3 {
                 self.events.push("OFM queue at its limit");
+                if o.ofm_valid == 0b1111 {
+                    self.events.push("OFM queue at its limit, 4 lanes arriving");
+                }
             }
         }
         self.q_count = count;
@@ -421,6 +437,7 @@ impl ConvUnit {
             state::CHECK => {
                 self.error = 0;
                 (self.ifs_p, self.ifs_word, self.ifs_ready, self.q_head, self.q_count, self.sr_halves) = (0, false, false, 0, 0, 0);
+                self.q_at = 0;
                 if start {
                     self.state = state::RUN;
                     self.sr_stream = FOR_WEIGHTS;

@@ -6,6 +6,7 @@ pub mod mac_unit;
 pub mod conv_datapath;
 pub mod conv_mac;
 pub mod output_walk;
+pub mod output_lanes;
 pub mod weight_rows;
 pub mod conv_unit;
 pub mod command_front_end;
