@@ -45,8 +45,9 @@
 //! `quantise_pooling_scale(n)` (`((2^(31+k) + 2^k) / n`, shift `31 + k`, `k = bitlen(n - 1)`).
 //!
 //! Average pooling over padding divides by the taps inside (TFLite's rounding, half away
-//! from zero), not by OFM_SCALE. DMA: see [`Exec::dma`]. Anything else (another precision, a
-//! lookup table, upscaling, a DMA into the NPU's internal memory, an access beyond the memory
+//! from zero), not by OFM_SCALE. A POOL with IFM_UPSCALE 1 reads the IFM upscaled 2x2 by
+//! nearest neighbour ([`Exec::upscale`]). DMA: see [`Exec::dma`]. Anything else (another precision, a
+//! lookup table, another upscale, a DMA into the NPU's internal memory, an access beyond the memory
 //! image) is an [`ExecError`] naming the command's offset and the field's value, never a
 //! guess. docs/ethos.md "Reference executor" lists the decisions.
 use super::command_stream::StreamError;
@@ -321,19 +322,34 @@ impl Exec<'_> {
         Ok(())
     }
 
+    /// IFM_UPSCALE (TRM 0x107, digest §3.2: 0 none, 1 2x2 nearest, 2 2x2 zero insertion;
+    /// Vela's `resampling_mode`): `nearest` is true for mode 1, which a POOL takes (Vela 5.2
+    /// lowers RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR to pools over the IFM upscaled 2x2
+    /// by nearest neighbour: docs/ethos.md "IFM upscale"). Every other kernel and mode is
+    /// refused: Vela emits mode 1 on a DEPTHWISE (RESIZE_NEAREST_NEIGHBOR with align_corners)
+    /// and mode 2 on a CONV (TRANSPOSE_CONV), which are not implemented; mode 3 is reserved.
+    fn upscale(&mut self, pool: bool) -> Result<bool, ExecError> {
+        match self.op.registers.param("NPU_SET_IFM_UPSCALE") {
+            0 => Ok(false),
+            1 if pool => {
+                self.seen.push("ifm upscale nearest");
+                Ok(true)
+            }
+            mode => self.unsupported(format!("IFM_UPSCALE {mode}")),
+        }
+    }
+
     /// The output settings every kernel shares: rounding, activation clamp; refuses a lookup
-    /// table, tanh/sigmoid, upscaling and the FP accumulator.
+    /// table, tanh/sigmoid and the FP accumulator.
     fn output_params(&mut self, zero_point: i32) -> Result<Params, ExecError> {
         let r = &self.op.registers;
         let activation = r.param("NPU_SET_ACTIVATION");
         if activation & 0x1f != 0 {
             return self.unsupported(format!("ACTIVATION {activation:#x} (a lookup table or tanh/sigmoid)"));
         }
-        for name in ["NPU_SET_IFM_UPSCALE", "NPU_SET_ACC_FORMAT"] {
-            let value = r.param(name);
-            if (name == "NPU_SET_ACC_FORMAT" && value > 1) || (name == "NPU_SET_IFM_UPSCALE" && value != 0) {
-                return self.unsupported(format!("{} {value}", name.trim_start_matches("NPU_SET_")));
-            }
+        let acc_format = r.param("NPU_SET_ACC_FORMAT");
+        if acc_format > 1 {
+            return self.unsupported(format!("ACC_FORMAT {acc_format}"));
         }
         let precision = r.param("NPU_SET_OFM_PRECISION");
         let (scale, shift) = {
@@ -457,6 +473,7 @@ impl Exec<'_> {
 
     fn convolution(&mut self, depthwise: bool) -> Result<(), ExecError> {
         let (ifm, ofm) = (self.map("IFM")?, self.map("OFM")?);
+        self.upscale(false)?;
         let extent = self.ifm_extent(&ofm.fm);
         let (ifm_depth, ofm_depth) = (ifm.fm.depth as usize, ofm.fm.depth as usize);
         let weights = self.weights(depthwise, ifm_depth, ofm_depth)?;
@@ -495,6 +512,11 @@ impl Exec<'_> {
 
     fn pool(&mut self, max: bool) -> Result<(), ExecError> {
         let (ifm, ofm) = (self.map("IFM")?, self.map("OFM")?);
+        let nearest = self.upscale(true)?;
+        // With the nearest upscale the kernel walks the IFM upscaled 2x2 (the extent and the
+        // padding are the upscaled map's, TRM 0x100: "pad applied after upscale"); upscaled
+        // element (iy, ix) is IFM element (iy / 2, ix / 2).
+        let up = |v: i64| if nearest { v >> 1 } else { v };
         let extent = self.ifm_extent(&ofm.fm);
         let params = self.output_params(ofm.fm.zero_point)?;
         let padded = self.op.padding().iter().any(|&p| p != 0);
@@ -502,7 +524,7 @@ impl Exec<'_> {
             for x in 0..i64::from(ofm.fm.width) {
                 let taps = self.taps(extent, y, x);
                 for c in 0..i64::from(ofm.fm.depth) {
-                    let values = taps.iter().map(|&(_, iy, ix)| Ok(self.read(&ifm, iy, ix, c)? - ifm.fm.zero_point)).collect::<Result<Vec<i32>, ExecError>>()?;
+                    let values = taps.iter().map(|&(_, iy, ix)| Ok(self.read(&ifm, up(iy), up(ix), c)? - ifm.fm.zero_point)).collect::<Result<Vec<i32>, ExecError>>()?;
                     let r = if max {
                         i128::from(*values.iter().max().unwrap_or(&0))
                     } else {
@@ -538,6 +560,7 @@ impl Exec<'_> {
             Some(self.map("IFM2")?)
         };
         let ifm2_zero_point = self.op.input("IFM2").zero_point;
+        self.upscale(false)?;
         let params = self.output_params(ofm.fm.zero_point)?;
         if matches!(mode, "add" | "sub") && scale_mode == 3 {
             return self.unsupported(format!("IFM scale mode {scale_mode}"));

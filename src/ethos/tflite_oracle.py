@@ -61,6 +61,8 @@ from ethosu.vela.tflite import (
     Pool2DOptions,
     QuantizationParameters,
     ReshapeOptions,
+    ResizeBilinearOptions,
+    ResizeNearestNeighborOptions,
     SubGraph,
     SubOptions,
     Tensor,
@@ -350,7 +352,11 @@ def performance(text):
         for row in lines[i + 3:]:
             if not row.strip():
                 break
-            cells = [row[a:b].strip() for a, b in spans]
+            # A name wider than its column (RESIZE_NEAREST_NEIGHBOR in the legacy core's 20)
+            # shifts the rest of the row; no cell holds a space, so the words are the cells.
+            cells = row.split()
+            if len(cells) != len(spans):
+                cells = [row[a:b].strip() for a, b in spans]
             rows.append(dict(
                 operator=cells[0], cycles=int(cells[column["Op Cycles"]]),
                 npu_cycles=int(cells[column["NPU"]]), macs=int(cells[column["MAC Count"]]),
@@ -451,6 +457,8 @@ OPERATORS = {
     "MINIMUM": (BuiltinOperator.BuiltinOperator.MINIMUM, 2),
     "FULLY_CONNECTED": (BuiltinOperator.BuiltinOperator.FULLY_CONNECTED, 5),
     "RESHAPE": (BuiltinOperator.BuiltinOperator.RESHAPE, 1),
+    "RESIZE_NEAREST_NEIGHBOR": (BuiltinOperator.BuiltinOperator.RESIZE_NEAREST_NEIGHBOR, 3),
+    "RESIZE_BILINEAR": (BuiltinOperator.BuiltinOperator.RESIZE_BILINEAR, 3),
 }
 
 
@@ -499,6 +507,15 @@ def network_options(b, op):
         ReshapeOptions.Start(b)
         ReshapeOptions.AddNewShape(b, new_shape)
         return O.ReshapeOptions, ReshapeOptions.End(b)
+    if kind in ("RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR"):
+        options, kind_type = {
+            "RESIZE_NEAREST_NEIGHBOR": (ResizeNearestNeighborOptions, O.ResizeNearestNeighborOptions),
+            "RESIZE_BILINEAR": (ResizeBilinearOptions, O.ResizeBilinearOptions),
+        }[kind]
+        options.Start(b)
+        options.AddAlignCorners(b, op["align_corners"])
+        options.AddHalfPixelCenters(b, op["half_pixel_centers"])
+        return kind_type, options.End(b)
     raise ValueError(f"operator {kind} is not one the network oracle builds")
 
 
@@ -546,6 +563,9 @@ def build_network(net):
         if op["kind"] == "RESHAPE":
             inputs.append(constant(f"s{i}", [4], TensorType.TensorType.INT32,
                                    np.asarray([1] + op["output"]["shape"], "<i4").tobytes(), None))
+        if op["kind"].startswith("RESIZE_"):
+            inputs.append(constant(f"s{i}", [2], TensorType.TensorType.INT32,
+                                   np.asarray(op["output"]["shape"][:2], "<i4").tobytes(), None))
         if "weights" in op:
             kind, oc = op["kind"], op["output"]["shape"][-1]
             in_scale = activations[op["inputs"][0]["Tensor"]]["scale"]
