@@ -302,3 +302,46 @@ fn tflite_files_compile_or_give_their_ethos_u_operator() {
     }
     coverage.require(&["regor core", "legacy core"]);
 }
+
+/// RESIZE_BILINEAR by 2 as Vela lowers it (a 2x2 average pool padded right by 1 over the IFM
+/// upscaled 2x2 by nearest neighbour) equals TFLite on the values where roundings could part:
+/// TFLite's reference kernel averages the raw int8 values (its output shares the input's
+/// quantization) and rounds half away from zero; Vela programs the pool with IFM and OFM zero
+/// points 0, so it averages the same raw values, and the average over padding rounds half
+/// away from zero too. On 1x8 `[-1, 0, -3, 4, 127, -128, 7, -7]` (sums -1, -3, 1, 131, -1,
+/// -121: every half) to 1x16, with zero points 0, 5, -128 and 127, both cores: TFLite, the
+/// hand-computed averages and the executor agree.
+#[test]
+fn resize_bilinear_averages_raw_values_as_tflite_does() {
+    use npu::ethos::network::{Kind, Op, Operand, Quant};
+    use npu::ethos::tflite::Activation;
+    let input: Vec<i8> = vec![-1, 0, -3, 4, 127, -128, 7, -7];
+    let half_away = |sum: i32| if sum >= 0 { (sum + 1) / 2 } else { (sum - 1) / 2 };
+    let by_hand: Vec<i8> = (0..16)
+        .map(|x| if x % 2 == 0 || x == 15 { input[x / 2] } else { half_away(i32::from(input[x / 2]) + i32::from(input[x / 2 + 1])) as i8 })
+        .collect();
+    let tflite = oracle();
+    for zp in [0i8, 5, -128, 127] {
+        let q = Quant { scale: 0.05, zero_point: zp };
+        let net = Network {
+            input_shape: [1, 8, 1],
+            input_quant: q,
+            input: input.clone(),
+            ops: vec![Op { kind: Kind::ResizeBilinear, inputs: vec![Operand::Tensor(0)], shape: [1, 16, 1], quant: q, activation: Activation::None, window: None, weights: None }],
+        };
+        let want = tflite.run_networks(std::slice::from_ref(&net)).unwrap().remove(0);
+        assert_eq!(want, by_hand, "zero point {zp}: TFLite");
+        for core in VelaCore::ALL {
+            let model = tflite.compile_networks(std::slice::from_ref(&net), core).unwrap().remove(0).unwrap();
+            let stream = DriverPayload::parse(&model.cmd_data).unwrap().stream;
+            let ops = operations(&decode(&stream).unwrap());
+            let pool = ops.iter().find(|o| o.name == "NPU_OP_POOL").expect("a POOL");
+            assert_eq!(pool.registers.param("NPU_SET_IFM_UPSCALE"), 1, "{}", core.name());
+            assert_eq!((pool.input("IFM").zero_point, pool.output().zero_point), (0, 0), "{}", core.name());
+            let mut memory = Memory::load(&model, &input.iter().map(|&v| v as u8).collect::<Vec<u8>>()).unwrap();
+            execute(&ops, &mut memory).unwrap();
+            let got: Vec<i8> = memory.tensor(&model.outputs[0]).unwrap().iter().map(|&b| b as i8).collect();
+            assert_eq!(got, by_hand, "zero point {zp}, {} core: executor", core.name());
+        }
+    }
+}
