@@ -78,6 +78,19 @@ fn resize_networks_equal_tflite() {
     check(&run, &choice).require(&["RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR", "ifm upscale nearest", "POOL average", "padding", "regor core", "legacy core", "listing agrees"]);
 }
 
+/// Networks with TRANSPOSE_CONV (kernels 1-4, strides 1-2 each way, SAME and VALID), chained
+/// with CONV_2D, ADD and a max pool: Vela lowers a stride 2 to a CONV over the IFM upscaled 2x2
+/// by zero insertion (IFM_UPSCALE 2), which the executor reads as such; every output equal
+/// to TFLite's.
+#[test]
+fn transpose_conv_networks_equal_tflite() {
+    use npu::ethos::network::Kind;
+    let run = Run::from_env("transpose_conv_networks_equal_tflite", 40);
+    let kinds = vec![Kind::TransposeConv, Kind::TransposeConv, Kind::Conv2d, Kind::Add, Kind::MaxPool2d];
+    let choice = Choice { kinds, ops: 1..=3, side: 1..=6, channels: 1..=20, ..Choice::default() };
+    check(&run, &choice).require(&["TRANSPOSE_CONV", "ifm upscale zeros", "CONV", "regor core", "legacy core", "listing agrees"]);
+}
+
 /// Runs `run.cycles` networks of `choice` with both cores against TFLite; returns the coverage.
 fn check(run: &Run, choice: &Choice) -> Coverage {
     let (networks, refused) = compiled_networks(run, choice, run.cycles as usize);
@@ -184,9 +197,9 @@ fn bad_input_gives_its_error_with_the_offset() {
         other => panic!("{other:?}"),
     }
 
-    // A lookup table, an upscale on a CONV (nearest, zero insertion: TRANSPOSE_CONV is not
-    // implemented; 3 is reserved), a 16-bit OFM: not implemented, named with their values.
-    for (name, param, says) in [("NPU_SET_ACTIVATION", 0x10, "ACTIVATION 0x10"), ("NPU_SET_IFM_UPSCALE", 1, "IFM_UPSCALE 1"), ("NPU_SET_IFM_UPSCALE", 2, "IFM_UPSCALE 2"), ("NPU_SET_IFM_UPSCALE", 3, "IFM_UPSCALE 3"), ("NPU_SET_OFM_PRECISION", 3, "OFM of 16 bits")] {
+    // A lookup table, an upscale on a CONV other than zero insertion (nearest: Vela emits it
+    // on a DEPTHWISE only; 3 is reserved), a 16-bit OFM: not implemented, named with their values.
+    for (name, param, says) in [("NPU_SET_ACTIVATION", 0x10, "ACTIVATION 0x10"), ("NPU_SET_IFM_UPSCALE", 1, "IFM_UPSCALE 1"), ("NPU_SET_IFM_UPSCALE", 3, "IFM_UPSCALE 3"), ("NPU_SET_OFM_PRECISION", 3, "OFM of 16 bits")] {
         let mut odd = stream.clone();
         odd.insert(conv_at, named(name).unwrap().word(param));
         match run_stream(&odd, &mut memory.clone()) {
@@ -260,6 +273,49 @@ fn legacy_core_folds_strided_dilated_convolutions_as_dense() {
         let mut memory = Memory::load(&model, &[1, 2, 3, 4]).unwrap();
         execute(&ops, &mut memory).unwrap();
         assert_eq!(memory.tensor(&model.outputs[0]).unwrap(), [want], "{} core ({folded:?})", core.name());
+    }
+}
+
+/// The smallest TRANSPOSE_CONV where Vela's legacy core cannot equal TFLite: stride 1, a
+/// 1x2 kernel, SAME, on 1x2x1 `[1, 2]` with weights `[1, 10]`, every scale 1 and zero point 0,
+/// no bias. TFLite scatters input x to outputs x + k (k = 0, 1), cropped to 2 columns:
+/// `[1·1, 1·10 + 2·1] = [1, 12]`. Both cores lower it to a CONV stride 1 without upscale over
+/// the kernel reversed (`[10, 1]`); Regor pads left 1, right 0 (out x reads IFM x - 1, x):
+/// `[1, 12]`; the legacy core pads as a CONV_2D's SAME, left 0, right 1 (x, x + 1):
+/// `[10·1 + 1·2, 10·2] = [12, 20]`, and the executor gives exactly that. (With VALID the legacy
+/// core pads nothing and its OFM is larger than the IFM it reads, so the stream reads beyond
+/// the IFM.) So the random networks draw TRANSPOSE_CONV with stride 2x2 only.
+#[test]
+fn legacy_core_pads_stride_1_transpose_conv_as_a_conv() {
+    use npu::ethos::network::{Kind, Op, Operand, Quant, Weights, Window};
+    use npu::ethos::tflite::{Activation, Padding};
+    let one = Quant { scale: 1.0, zero_point: 0 };
+    let net = Network {
+        input_shape: [1, 2, 1],
+        input_quant: one,
+        input: vec![1, 2],
+        ops: vec![Op {
+            kind: Kind::TransposeConv,
+            inputs: vec![Operand::Tensor(0)],
+            shape: [1, 2, 1],
+            quant: one,
+            activation: Activation::None,
+            window: Some(Window { kernel: (1, 2), stride: (1, 1), padding: Padding::Same, dilation: (1, 1) }),
+            weights: Some(Weights { weights: vec![1, 10], scales: vec![1.0], bias: vec![0] }),
+        }],
+    };
+    let tflite = oracle();
+    assert_eq!(tflite.run_networks(std::slice::from_ref(&net)).unwrap()[0], [1, 12]);
+    for (core, pads, want) in [(VelaCore::Regor, (1, 0), [1u8, 12]), (VelaCore::Legacy, (0, 1), [12, 20])] {
+        let model = tflite.compile_networks(std::slice::from_ref(&net), core).unwrap().remove(0).unwrap();
+        let ops = operations(&decode(&DriverPayload::parse(&model.cmd_data).unwrap().stream).unwrap());
+        let conv = ops.iter().find(|o| o.name == "NPU_OP_CONV").expect("a CONV");
+        assert_eq!(conv.registers.param("NPU_SET_IFM_UPSCALE"), 0, "{} core", core.name());
+        let padding = conv.padding();
+        assert_eq!((padding[1], padding[3]), pads, "{} core: left and right padding", core.name());
+        let mut memory = Memory::load(&model, &[1, 2]).unwrap();
+        execute(&ops, &mut memory).unwrap();
+        assert_eq!(memory.tensor(&model.outputs[0]).unwrap(), want, "{} core", core.name());
     }
 }
 

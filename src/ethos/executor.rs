@@ -46,7 +46,8 @@
 //!
 //! Average pooling over padding divides by the taps inside (TFLite's rounding, half away
 //! from zero), not by OFM_SCALE. A POOL with IFM_UPSCALE 1 reads the IFM upscaled 2x2 by
-//! nearest neighbour ([`Exec::upscale`]). DMA: see [`Exec::dma`]. Anything else (another precision, a
+//! nearest neighbour ([`Exec::upscale`]), a CONV with IFM_UPSCALE 2 the IFM upscaled by zero
+//! insertion ([`Exec::conv_upscale`]). DMA: see [`Exec::dma`]. Anything else (another precision, a
 //! lookup table, another upscale, a DMA into the NPU's internal memory, an access beyond the memory
 //! image) is an [`ExecError`] naming the command's offset and the field's value, never a
 //! guess. docs/ethos.md "Reference executor" lists the decisions.
@@ -339,6 +340,24 @@ impl Exec<'_> {
         }
     }
 
+    /// IFM_UPSCALE of a CONV: 0, or 2 (zero insertion: Vela's TRANSPOSE_CONV of stride 2,
+    /// `fixup_conv2d_backprop`), `true` for 2. Upscaled element (iy, ix) is IFM element
+    /// (iy / 2, ix / 2) when both are even, else the IFM zero point (a zero after its
+    /// subtraction). Decision, where the TRM says only "insert zeros": the IFM elements at the
+    /// even positions, which gives TFLite's TRANSPOSE_CONV (`transpose_conv_networks_equal_tflite`).
+    /// Mode 1 on a DEPTHWISE (Vela's RESIZE_NEAREST_NEIGHBOR with align_corners) and mode 2 on a
+    /// DEPTHWISE are refused.
+    fn conv_upscale(&mut self, depthwise: bool) -> Result<bool, ExecError> {
+        match self.op.registers.param("NPU_SET_IFM_UPSCALE") {
+            0 => Ok(false),
+            2 if !depthwise => {
+                self.seen.push("ifm upscale zeros");
+                Ok(true)
+            }
+            mode => self.unsupported(format!("IFM_UPSCALE {mode}")),
+        }
+    }
+
     /// The output settings every kernel shares: rounding, activation clamp; refuses a lookup
     /// table, tanh/sigmoid and the FP accumulator.
     fn output_params(&mut self, zero_point: i32) -> Result<Params, ExecError> {
@@ -473,7 +492,7 @@ impl Exec<'_> {
 
     fn convolution(&mut self, depthwise: bool) -> Result<(), ExecError> {
         let (ifm, ofm) = (self.map("IFM")?, self.map("OFM")?);
-        self.upscale(false)?;
+        let zeros = self.conv_upscale(depthwise)?;
         let extent = self.ifm_extent(&ofm.fm);
         let (ifm_depth, ofm_depth) = (ifm.fm.depth as usize, ofm.fm.depth as usize);
         let weights = self.weights(depthwise, ifm_depth, ofm_depth)?;
@@ -487,7 +506,11 @@ impl Exec<'_> {
                 let mut inputs = Vec::with_capacity(taps.len() * ifm_depth);
                 for &(_, iy, ix) in &taps {
                     for c in 0..ifm_depth as i64 {
-                        inputs.push(self.read(&ifm, iy, ix, c)? - ifm.fm.zero_point);
+                        inputs.push(match zeros {
+                            false => self.read(&ifm, iy, ix, c)? - ifm.fm.zero_point,
+                            true if iy % 2 == 0 && ix % 2 == 0 => self.read(&ifm, iy / 2, ix / 2, c)? - ifm.fm.zero_point,
+                            true => 0,
+                        });
                     }
                 }
                 for (o, &(bias, scale, shift)) in records.iter().enumerate() {

@@ -49,6 +49,11 @@ pub enum Kind {
     /// an average pool of `factor x factor` padded right and bottom by `factor - 1` over the
     /// last 2x2 nearest upscale.
     ResizeBilinear,
+    /// A transposed convolution (OHWI weights, per-channel scales, bias), stride 2x2 as
+    /// drawn (see [`random_network`]), SAME (output `input·stride`) or VALID (`(input - 1)·stride + kernel`). Vela 5.2
+    /// lowers stride 2 to a CONV stride 1 over the IFM upscaled 2x2 by zero insertion
+    /// (IFM_UPSCALE 2; docs/ethos.md, "IFM upscale"); drawn only by the tests that name it.
+    TransposeConv,
 }
 
 impl Kind {
@@ -90,6 +95,7 @@ impl Kind {
             Kind::Reshape => "RESHAPE",
             Kind::ResizeNearestNeighbor { .. } => "RESIZE_NEAREST_NEIGHBOR",
             Kind::ResizeBilinear => "RESIZE_BILINEAR",
+            Kind::TransposeConv => "TRANSPOSE_CONV",
         }
     }
 
@@ -570,6 +576,23 @@ pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network 
             let scaled = |side: usize, rng: &mut R| if side == 1 && rng.gen_bool(0.5) { 1 } else { side * factor };
             let shape = [scaled(h, rng), scaled(w, rng), c];
             Op { kind, inputs: vec![Operand::Tensor(last)], shape, quant, activation, window: None, weights: None }
+        } else if kind == Kind::TransposeConv {
+            // Stride 2x2 only: Vela 5.2 leaves 1x2 and 2x1 to the CPU, and stride 1 is a CONV
+            // without upscale whose legacy-core lowering differs from TFLite for an even kernel
+            // or VALID padding (`legacy_core_pads_stride_1_transpose_conv_as_a_conv`).
+            let stride = (2, 2);
+            let kernel = (rng.gen_range(1..=4), rng.gen_range(1..=4));
+            let padding = if rng.gen_bool(0.5) { Padding::Same } else { Padding::Valid };
+            let size = |i: usize, k: usize, s: usize| match padding {
+                Padding::Same => i * s,
+                Padding::Valid => (i - 1) * s + k,
+            };
+            let oc = rng.gen_range(choice.channels.clone());
+            let taps = (kernel.0 * kernel.1 * c).div_ceil(stride.0 * stride.1);
+            let (weights, scales, bias, quant) = random_weights(rng, quant, oc * kernel.0 * kernel.1 * c, oc, taps);
+            let window = Some(Window { kernel, stride, padding, dilation: (1, 1) });
+            let shape = [size(h, kernel.0, stride.0), size(w, kernel.1, stride.1), oc];
+            Op { kind, inputs: vec![Operand::Tensor(last)], shape, quant, activation, window, weights: Some(Weights { weights, scales, bias }) }
         } else if kind == Kind::FullyConnected {
             let units = rng.gen_range(choice.channels.clone());
             let (weights, scales, bias, quant) = random_weights(rng, quant, c * units, units, c);

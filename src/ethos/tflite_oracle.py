@@ -67,6 +67,7 @@ from ethosu.vela.tflite import (
     SubOptions,
     Tensor,
     TensorType,
+    TransposeConvOptions,
 )
 
 # Operator versions that take int8 with per-channel quantized weights.
@@ -459,6 +460,7 @@ OPERATORS = {
     "RESHAPE": (BuiltinOperator.BuiltinOperator.RESHAPE, 1),
     "RESIZE_NEAREST_NEIGHBOR": (BuiltinOperator.BuiltinOperator.RESIZE_NEAREST_NEIGHBOR, 3),
     "RESIZE_BILINEAR": (BuiltinOperator.BuiltinOperator.RESIZE_BILINEAR, 3),
+    "TRANSPOSE_CONV": (BuiltinOperator.BuiltinOperator.TRANSPOSE_CONV, 3),
 }
 
 
@@ -507,6 +509,13 @@ def network_options(b, op):
         ReshapeOptions.Start(b)
         ReshapeOptions.AddNewShape(b, new_shape)
         return O.ReshapeOptions, ReshapeOptions.End(b)
+    if kind == "TRANSPOSE_CONV":
+        TransposeConvOptions.Start(b)
+        TransposeConvOptions.AddPadding(b, op["padding"])
+        TransposeConvOptions.AddStrideH(b, op["stride"][0])
+        TransposeConvOptions.AddStrideW(b, op["stride"][1])
+        TransposeConvOptions.AddFusedActivationFunction(b, op["activation"])
+        return O.TransposeConvOptions, TransposeConvOptions.End(b)
     if kind in ("RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR"):
         options, kind_type = {
             "RESIZE_NEAREST_NEIGHBOR": (ResizeNearestNeighborOptions, O.ResizeNearestNeighborOptions),
@@ -572,7 +581,7 @@ def build_network(net):
             ws = op["weight_scales"]
             if kind == "DEPTHWISE_CONV_2D":
                 shape, dimension = [1] + op["kernel"] + [oc], 3
-            elif kind == "CONV_2D":
+            elif kind in ("CONV_2D", "TRANSPOSE_CONV"):
                 shape, dimension = [oc] + op["kernel"] + [len(op["weights"]) // (oc * op["kernel"][0] * op["kernel"][1])], 0
             else:
                 shape, dimension = [oc, len(op["weights"]) // oc], 0
@@ -582,6 +591,11 @@ def build_network(net):
             inputs.append(constant(f"b{i}", [oc], TensorType.TensorType.INT32,
                                    np.asarray(op["bias"], "<i4").tobytes(),
                                    quantization(b, bias_scales, [0] * len(ws))))
+        if op["kind"] == "TRANSPOSE_CONV":
+            # TFLite's order: output shape, weights (OHWI), input, bias.
+            shape = constant(f"s{i}", [4], TensorType.TensorType.INT32,
+                             np.asarray([1] + op["output"]["shape"], "<i4").tobytes(), None)
+            inputs = [shape, inputs[1], inputs[0], inputs[2]]
         options_type, options = network_options(b, op)
         operators.append(operator_table(b, codes.index(code), inputs, [i + 1], options_type, options))
     return finish_model(b, tensors, operators, codes, buffers, [0], [len(net["ops"])])
