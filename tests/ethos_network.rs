@@ -64,6 +64,33 @@ fn large_networks_equal_tflite() {
     check(&run, &choice).require(&["stripes", "regor core", "legacy core", "nhcwb16 ofm"]);
 }
 
+/// Networks with RESIZE_NEAREST_NEIGHBOR (half_pixel_centers either way) and RESIZE_BILINEAR
+/// by 2, 4 and 8, chained with a convolution, a pool and ADD: Vela lowers each factor 2 to a
+/// POOL over the IFM upscaled 2x2 by nearest neighbour (IFM_UPSCALE 1; docs/ethos.md, "IFM
+/// upscale"), which the executor reads as such; every output equal to TFLite's.
+#[test]
+fn resize_networks_equal_tflite() {
+    use npu::ethos::network::Kind;
+    let run = Run::from_env("resize_networks_equal_tflite", 60);
+    let mut kinds = Kind::RESIZES.repeat(2);
+    kinds.extend([Kind::Conv2d, Kind::MaxPool2d, Kind::Add]);
+    let choice = Choice { kinds, ops: 1..=3, side: 1..=6, channels: 1..=20, ..Choice::default() };
+    check(&run, &choice).require(&["RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR", "ifm upscale nearest", "POOL average", "padding", "regor core", "legacy core", "listing agrees"]);
+}
+
+/// Networks with TRANSPOSE_CONV (kernels 1-4, strides 1-2 each way, SAME and VALID), chained
+/// with CONV_2D, ADD and a max pool: Vela lowers a stride 2 to a CONV over the IFM upscaled 2x2
+/// by zero insertion (IFM_UPSCALE 2), which the executor reads as such; every output equal
+/// to TFLite's.
+#[test]
+fn transpose_conv_networks_equal_tflite() {
+    use npu::ethos::network::Kind;
+    let run = Run::from_env("transpose_conv_networks_equal_tflite", 40);
+    let kinds = vec![Kind::TransposeConv, Kind::TransposeConv, Kind::Conv2d, Kind::Add, Kind::MaxPool2d];
+    let choice = Choice { kinds, ops: 1..=3, side: 1..=6, channels: 1..=20, ..Choice::default() };
+    check(&run, &choice).require(&["TRANSPOSE_CONV", "ifm upscale zeros", "CONV", "regor core", "legacy core", "listing agrees"]);
+}
+
 /// Runs `run.cycles` networks of `choice` with both cores against TFLite; returns the coverage.
 fn check(run: &Run, choice: &Choice) -> Coverage {
     let (networks, refused) = compiled_networks(run, choice, run.cycles as usize);
@@ -170,8 +197,9 @@ fn bad_input_gives_its_error_with_the_offset() {
         other => panic!("{other:?}"),
     }
 
-    // A lookup table, an upscale, a 16-bit OFM: not implemented, named with their values.
-    for (name, param, says) in [("NPU_SET_ACTIVATION", 0x10, "ACTIVATION 0x10"), ("NPU_SET_IFM_UPSCALE", 1, "IFM_UPSCALE 1"), ("NPU_SET_OFM_PRECISION", 3, "OFM of 16 bits")] {
+    // A lookup table, an upscale on a CONV other than zero insertion (nearest: Vela emits it
+    // on a DEPTHWISE only; 3 is reserved), a 16-bit OFM: not implemented, named with their values.
+    for (name, param, says) in [("NPU_SET_ACTIVATION", 0x10, "ACTIVATION 0x10"), ("NPU_SET_IFM_UPSCALE", 1, "IFM_UPSCALE 1"), ("NPU_SET_IFM_UPSCALE", 3, "IFM_UPSCALE 3"), ("NPU_SET_OFM_PRECISION", 3, "OFM of 16 bits")] {
         let mut odd = stream.clone();
         odd.insert(conv_at, named(name).unwrap().word(param));
         match run_stream(&odd, &mut memory.clone()) {
@@ -248,6 +276,49 @@ fn legacy_core_folds_strided_dilated_convolutions_as_dense() {
     }
 }
 
+/// The smallest TRANSPOSE_CONV where Vela's legacy core cannot equal TFLite: stride 1, a
+/// 1x2 kernel, SAME, on 1x2x1 `[1, 2]` with weights `[1, 10]`, every scale 1 and zero point 0,
+/// no bias. TFLite scatters input x to outputs x + k (k = 0, 1), cropped to 2 columns:
+/// `[1·1, 1·10 + 2·1] = [1, 12]`. Both cores lower it to a CONV stride 1 without upscale over
+/// the kernel reversed (`[10, 1]`); Regor pads left 1, right 0 (out x reads IFM x - 1, x):
+/// `[1, 12]`; the legacy core pads as a CONV_2D's SAME, left 0, right 1 (x, x + 1):
+/// `[10·1 + 1·2, 10·2] = [12, 20]`, and the executor gives exactly that. (With VALID the legacy
+/// core pads nothing and its OFM is larger than the IFM it reads, so the stream reads beyond
+/// the IFM.) So the random networks draw TRANSPOSE_CONV with stride 2x2 only.
+#[test]
+fn legacy_core_pads_stride_1_transpose_conv_as_a_conv() {
+    use npu::ethos::network::{Kind, Op, Operand, Quant, Weights, Window};
+    use npu::ethos::tflite::{Activation, Padding};
+    let one = Quant { scale: 1.0, zero_point: 0 };
+    let net = Network {
+        input_shape: [1, 2, 1],
+        input_quant: one,
+        input: vec![1, 2],
+        ops: vec![Op {
+            kind: Kind::TransposeConv,
+            inputs: vec![Operand::Tensor(0)],
+            shape: [1, 2, 1],
+            quant: one,
+            activation: Activation::None,
+            window: Some(Window { kernel: (1, 2), stride: (1, 1), padding: Padding::Same, dilation: (1, 1) }),
+            weights: Some(Weights { weights: vec![1, 10], scales: vec![1.0], bias: vec![0] }),
+        }],
+    };
+    let tflite = oracle();
+    assert_eq!(tflite.run_networks(std::slice::from_ref(&net)).unwrap()[0], [1, 12]);
+    for (core, pads, want) in [(VelaCore::Regor, (1, 0), [1u8, 12]), (VelaCore::Legacy, (0, 1), [12, 20])] {
+        let model = tflite.compile_networks(std::slice::from_ref(&net), core).unwrap().remove(0).unwrap();
+        let ops = operations(&decode(&DriverPayload::parse(&model.cmd_data).unwrap().stream).unwrap());
+        let conv = ops.iter().find(|o| o.name == "NPU_OP_CONV").expect("a CONV");
+        assert_eq!(conv.registers.param("NPU_SET_IFM_UPSCALE"), 0, "{} core", core.name());
+        let padding = conv.padding();
+        assert_eq!((padding[1], padding[3]), pads, "{} core: left and right padding", core.name());
+        let mut memory = Memory::load(&model, &[1, 2]).unwrap();
+        execute(&ops, &mut memory).unwrap();
+        assert_eq!(memory.tensor(&model.outputs[0]).unwrap(), want, "{} core", core.name());
+    }
+}
+
 /// A `.tflite` file: an uncompiled one is compiled by Vela as the network is; one that Vela
 /// already compiled (its `ethos-u` operator) gives the same command stream, read-only data,
 /// scratch sizes and input/output places from the file itself, and runs to TFLite's output.
@@ -286,4 +357,47 @@ fn tflite_files_compile_or_give_their_ethos_u_operator() {
         }
     }
     coverage.require(&["regor core", "legacy core"]);
+}
+
+/// RESIZE_BILINEAR by 2 as Vela lowers it (a 2x2 average pool padded right by 1 over the IFM
+/// upscaled 2x2 by nearest neighbour) equals TFLite on the values where roundings could part:
+/// TFLite's reference kernel averages the raw int8 values (its output shares the input's
+/// quantization) and rounds half away from zero; Vela programs the pool with IFM and OFM zero
+/// points 0, so it averages the same raw values, and the average over padding rounds half
+/// away from zero too. On 1x8 `[-1, 0, -3, 4, 127, -128, 7, -7]` (sums -1, -3, 1, 131, -1,
+/// -121: every half) to 1x16, with zero points 0, 5, -128 and 127, both cores: TFLite, the
+/// hand-computed averages and the executor agree.
+#[test]
+fn resize_bilinear_averages_raw_values_as_tflite_does() {
+    use npu::ethos::network::{Kind, Op, Operand, Quant};
+    use npu::ethos::tflite::Activation;
+    let input: Vec<i8> = vec![-1, 0, -3, 4, 127, -128, 7, -7];
+    let half_away = |sum: i32| if sum >= 0 { (sum + 1) / 2 } else { (sum - 1) / 2 };
+    let by_hand: Vec<i8> = (0..16)
+        .map(|x| if x % 2 == 0 || x == 15 { input[x / 2] } else { half_away(i32::from(input[x / 2]) + i32::from(input[x / 2 + 1])) as i8 })
+        .collect();
+    let tflite = oracle();
+    for zp in [0i8, 5, -128, 127] {
+        let q = Quant { scale: 0.05, zero_point: zp };
+        let net = Network {
+            input_shape: [1, 8, 1],
+            input_quant: q,
+            input: input.clone(),
+            ops: vec![Op { kind: Kind::ResizeBilinear, inputs: vec![Operand::Tensor(0)], shape: [1, 16, 1], quant: q, activation: Activation::None, window: None, weights: None }],
+        };
+        let want = tflite.run_networks(std::slice::from_ref(&net)).unwrap().remove(0);
+        assert_eq!(want, by_hand, "zero point {zp}: TFLite");
+        for core in VelaCore::ALL {
+            let model = tflite.compile_networks(std::slice::from_ref(&net), core).unwrap().remove(0).unwrap();
+            let stream = DriverPayload::parse(&model.cmd_data).unwrap().stream;
+            let ops = operations(&decode(&stream).unwrap());
+            let pool = ops.iter().find(|o| o.name == "NPU_OP_POOL").expect("a POOL");
+            assert_eq!(pool.registers.param("NPU_SET_IFM_UPSCALE"), 1, "{}", core.name());
+            assert_eq!((pool.input("IFM").zero_point, pool.output().zero_point), (0, 0), "{}", core.name());
+            let mut memory = Memory::load(&model, &input.iter().map(|&v| v as u8).collect::<Vec<u8>>()).unwrap();
+            execute(&ops, &mut memory).unwrap();
+            let got: Vec<i8> = memory.tensor(&model.outputs[0]).unwrap().iter().map(|&b| b as i8).collect();
+            assert_eq!(got, by_hand, "zero point {zp}, {} core: executor", core.name());
+        }
+    }
 }

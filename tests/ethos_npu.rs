@@ -1,7 +1,8 @@
 //! The NPU top (command front end, kernel unit and convolution unit, `npu_hdl::ethos::Npu`)
 //! runs random Vela-compiled networks of ELEMENTWISE operators (ADD, SUB, MUL, MAXIMUM,
 //! MINIMUM), of pools (MAX_POOL_2D, AVERAGE_POOL_2D, chained with ADD and MAXIMUM) and of
-//! convolutions (CONV_2D, DEPTHWISE_CONV_2D, chained with a pool and ADD), both Vela cores, end
+//! convolutions (CONV_2D, DEPTHWISE_CONV_2D, chained with a pool and ADD), of resizes
+//! (RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR: pools over the IFM upscaled 2x2), both Vela cores, end
 //! to end, Verilated RTL in lock step with its model, over a memory with random stalls and
 //! latencies; the memory after the run must equal the reference executor's
 //! (`npu::ethos::executor`) and the output TFLite's. `SEED` repeats a run, `CYCLES` sets the
@@ -68,6 +69,29 @@ fn large_pool_kernels_run_on_the_npu() {
     let half = Run { cycles: run.cycles.div_ceil(2), ..run.clone() };
     run_networks(&half, &choice(Kind::MaxPool2d), &|_: &Network| true, &["POOL max", "pool kernel above 8"]);
     run_networks(&half, &choice(Kind::AveragePool2d), &|_: &Network| true, &["POOL average", "pool kernel above 8", "average without padding"]);
+}
+
+/// What the resize runs must show: both resizes, Vela's POOLs over the IFM upscaled 2x2 by
+/// nearest neighbour (IFM_UPSCALE 1) with 1x1 kernels (RESIZE_NEAREST_NEIGHBOR, and the
+/// factor-2 steps of a 4x or 8x resize) and with kernels padded right and bottom (the
+/// average of RESIZE_BILINEAR: taps in the padding skipped), NHCWB16 in and out, both cores,
+/// stalls, upscaled taps from the IFM word cache.
+const RESIZE_REQUIRED: [&str; 13] = [
+    "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR", "IFM upscale nearest", "IFM upscale nearest, kernel above 1x1", "POOL average",
+    "average with padding", "pool: padding skipped", "nhcwb16 ifm", "nhcwb16 ofm", "regor core", "legacy core", "bench: address stalled",
+    "pool: IFM word from the cache",
+];
+
+/// Random networks of RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR (by 2, 4 and 8, chained with
+/// each other, a max pool and ADD), both cores, on the NPU: memory == executor, output ==
+/// TFLite, RTL in lock step with its model every cycle.
+#[test]
+fn resize_networks_run_on_the_npu() {
+    let run = Run::from_env("resize_networks_run_on_the_npu", 24);
+    let mut kinds = Kind::RESIZES.to_vec();
+    kinds.extend([Kind::ResizeBilinear, Kind::MaxPool2d, Kind::Add]);
+    let choice = Choice { kinds, ops: 1..=2, side: 1..=5, channels: 1..=20, pool_kernel: 1..=3, dilated: 0.0 };
+    run_networks(&run, &choice, &|_: &Network| true, &RESIZE_REQUIRED);
 }
 
 /// What the convolution runs must show: CONV and DEPTHWISE, strides, padding (taps in it),
@@ -230,6 +254,7 @@ fn run_networks(run: &Run, choice: &Choice, keep: &dyn Fn(&Network) -> bool, req
             let mut expected = image.clone();
             let operations = operations(&decode(&stream).unwrap());
             let ops = execute(&operations, &mut expected).unwrap_or_else(|e| panic!("{context}: executor: {e}"));
+            net.ops.iter().filter(|op| op.kind.resize()).for_each(|op| coverage.hit(op.kind.name()));
             for op in &ops {
                 coverage.hit(&op.kind);
                 op.seen.iter().for_each(|s| coverage.hit(s));
@@ -296,11 +321,25 @@ fn pool_coverage(op: &Operation, coverage: &mut Coverage) {
     if kernel.size == (1, 1) {
         coverage.hit("pool kernel 1x1");
     }
+    match op.registers.param("NPU_SET_IFM_UPSCALE") {
+        0 => {}
+        1 => {
+            coverage.hit("IFM upscale nearest");
+            if kernel.size != (1, 1) {
+                coverage.hit("IFM upscale nearest, kernel above 1x1");
+            }
+        }
+        mode => panic!("a POOL with IFM_UPSCALE {mode}, which Vela 5.2 was not seen to emit"),
+    }
 }
 
-/// Bad input on Vela streams of one ADD, one CONV_2D and one DEPTHWISE_CONV_2D (C++ core): each fault stops the
+/// Bad input on Vela streams of one ADD, one CONV_2D, one DEPTHWISE_CONV_2D and one MAX_POOL_2D (C++ core): each fault stops the
 /// NPU with its STATUS and the IRQ in bounded cycles, and nothing is written.
 /// - a lookup-table activation (unsupported field value: cmd_parse_error; the executor refuses),
+/// - IFM_UPSCALE where the NPU takes none: 1 on the ELEMENTWISE, 2 (zero insertion) and 3
+///   (reserved) on a max POOL, each cmd_parse_error, and the executor refuses; 2 on the CONV
+///   (TRANSPOSE_CONV's zero insertion: the executor computes it, the convolution unit's CHECK
+///   refuses it, cmd_parse_error),
 /// - a CONV in place of the ELEMENTWISE (the convolution unit's CHECK refuses its registers:
 ///   no weight stream; cmd_parse_error),
 /// - a CONV with a kernel of 16 rows (KERNEL_HEIGHT_M1 15: above the datapath's 4-bit kernel
@@ -332,7 +371,7 @@ fn bad_streams_stop_with_their_status() {
             // A DEPTHWISE the unit walks (so that only the fault stops it); any CONV (the
             // edits below are refused whatever else it has).
             let walks = ops.iter().any(|op| op.name == "NPU_OP_DEPTHWISE") && ops.iter().all(|op| op.name != "NPU_OP_DEPTHWISE" || walkable(op));
-            if kind == Kind::Add || (kind == Kind::Conv2d && ops.iter().any(|op| op.name == "NPU_OP_CONV")) || (kind == Kind::DepthwiseConv2d && walks) {
+            if kind == Kind::Add || (kind == Kind::MaxPool2d && ops.iter().any(|op| op.name == "NPU_OP_POOL")) || (kind == Kind::Conv2d && ops.iter().any(|op| op.name == "NPU_OP_CONV")) || (kind == Kind::DepthwiseConv2d && walks) {
                 let input: Vec<u8> = net.input.iter().map(|&v| v as u8).collect();
                 let image = Memory::load(&model, &input).unwrap();
                 return (stream, image);
@@ -342,6 +381,7 @@ fn bad_streams_stop_with_their_status() {
     let (add, add_image) = compile(Kind::Add, &mut rng);
     let (conv, conv_image) = compile(Kind::Conv2d, &mut rng);
     let (depthwise, depthwise_image) = compile(Kind::DepthwiseConv2d, &mut rng);
+    let (pool, pool_image) = compile(Kind::MaxPool2d, &mut rng);
     let far = 0x7f_0000u32;
     let edit = |stream: &[u32], name: &str, f: &dyn Fn(&mut [u32], usize)| {
         let commands = decode(stream).unwrap();
@@ -354,8 +394,12 @@ fn bad_streams_stop_with_their_status() {
     let set_payload = |stream: &[u32], name: &str, payload: u32| edit(stream, name, &|s, w| s[w + 1] = payload);
     let conv_stride = decode(&conv).unwrap().iter().find(|c| c.command.name == "NPU_SET_KERNEL_STRIDE").map(|c| c.param).expect("KERNEL_STRIDE");
     // (what, stream, image, STATUS error bit, faulting_channel, whether the executor must refuse)
-    let cases: [(&str, Vec<u32>, &Memory, u32, u32, bool); 10] = [
+    let cases: [(&str, Vec<u32>, &Memory, u32, u32, bool); 14] = [
         ("lookup table", set_param(&add, "NPU_SET_ACTIVATION", 1), &add_image, CMD_PARSE_ERROR, 0, true),
+        ("ELEMENTWISE with IFM_UPSCALE 1", set_param(&add, "NPU_SET_IFM_UPSCALE", 1), &add_image, CMD_PARSE_ERROR, 0, true),
+        ("POOL with IFM_UPSCALE 2 (zero insertion)", set_param(&pool, "NPU_SET_IFM_UPSCALE", 2), &pool_image, CMD_PARSE_ERROR, 0, true),
+        ("POOL with IFM_UPSCALE 3 (reserved)", set_param(&pool, "NPU_SET_IFM_UPSCALE", 3), &pool_image, CMD_PARSE_ERROR, 0, true),
+        ("CONV with IFM_UPSCALE 2 (TRANSPOSE_CONV)", set_param(&conv, "NPU_SET_IFM_UPSCALE", 2), &conv_image, CMD_PARSE_ERROR, 0, false),
         ("CONV in place of ELEMENTWISE", edit(&add, "NPU_OP_ELEMENTWISE", &|s, w| s[w] = npu_hdl::ethos::command_set::named("NPU_OP_CONV").unwrap().word(0)), &add_image, CMD_PARSE_ERROR, 0, false),
         ("CONV with a kernel of 16 rows", set_param(&conv, "NPU_SET_KERNEL_HEIGHT_M1", 15), &conv_image, CMD_PARSE_ERROR, 0, false),
         ("CONV with a top padding of 8", set_param(&conv, "NPU_SET_IFM_PAD_TOP", 8), &conv_image, CMD_PARSE_ERROR, 0, false),

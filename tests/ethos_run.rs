@@ -203,3 +203,35 @@ fn operations_not_built_and_bad_inputs_exit_2_with_the_reason() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }
+
+/// A RESIZE_BILINEAR by 2 then a RESIZE_NEAREST_NEIGHBOR by 4 (3x4x5 to 6x8x5 to 24x32x5):
+/// Vela lowers them to three POOL averages over the IFM upscaled 2x2 by nearest neighbour
+/// (IFM_UPSCALE 1); `npu ethos run` runs them on the Verilated NPU and on the model (the same
+/// table), both cores, identical to TFLite (exit 0).
+#[test]
+fn a_resize_model_runs_identical_to_tflite() {
+    let tflite = oracle();
+    let quant = Quant { scale: 0.05, zero_point: -3 };
+    let resize = |kind, from, shape| Op { kind, inputs: vec![Operand::Tensor(from)], shape, quant, activation: Activation::None, window: None, weights: None };
+    let net = Network {
+        input_shape: [3, 4, 5],
+        input_quant: quant,
+        input: (0..60).map(|i| (i * 91 % 256) as u8 as i8).collect(),
+        ops: vec![resize(Kind::ResizeBilinear, 0, [6, 8, 5]), resize(Kind::ResizeNearestNeighbor { half_pixel_centers: false }, 1, [24, 32, 5])],
+    };
+    let file = scratch("resize.tflite");
+    std::fs::write(&file, &tflite.network_files(&[net], None).unwrap()[0]).unwrap();
+    for core in [&[][..], &["--legacy-core"][..]] {
+        let rtl = npu(&[&["ethos", "run", &file, "--seed", "5"][..], core].concat());
+        let (stdout, stderr) = text(&rtl);
+        assert_eq!(rtl.status.code(), Some(0), "{core:?}: {stdout}{stderr}");
+        assert!(stdout.contains("on the Verilated NPU, in lock step with its model every cycle"), "{stdout}");
+        assert!(stdout.contains("output: all 3840 elements identical to TFLite's reference kernels"), "{stdout}");
+        let rows = table(&stdout);
+        assert_eq!(rows.iter().filter(|r| r.contains("POOL average")).count(), 3, "{stdout}");
+        let model = npu(&[&["ethos", "run", &file, "--seed", "5", "--model"][..], core].concat());
+        let (model_stdout, stderr) = text(&model);
+        assert_eq!(model.status.code(), Some(0), "{core:?}: {model_stdout}{stderr}");
+        assert_eq!(table(&model_stdout), rows, "the model takes the RTL's cycles");
+    }
+}

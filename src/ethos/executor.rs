@@ -45,8 +45,10 @@
 //! `quantise_pooling_scale(n)` (`((2^(31+k) + 2^k) / n`, shift `31 + k`, `k = bitlen(n - 1)`).
 //!
 //! Average pooling over padding divides by the taps inside (TFLite's rounding, half away
-//! from zero), not by OFM_SCALE. DMA: see [`Exec::dma`]. Anything else (another precision, a
-//! lookup table, upscaling, a DMA into the NPU's internal memory, an access beyond the memory
+//! from zero), not by OFM_SCALE. A POOL with IFM_UPSCALE 1 reads the IFM upscaled 2x2 by
+//! nearest neighbour ([`Exec::upscale`]), a CONV with IFM_UPSCALE 2 the IFM upscaled by zero
+//! insertion ([`Exec::conv_upscale`]). DMA: see [`Exec::dma`]. Anything else (another precision, a
+//! lookup table, another upscale, a DMA into the NPU's internal memory, an access beyond the memory
 //! image) is an [`ExecError`] naming the command's offset and the field's value, never a
 //! guess. docs/ethos.md "Reference executor" lists the decisions.
 use super::command_stream::StreamError;
@@ -321,19 +323,52 @@ impl Exec<'_> {
         Ok(())
     }
 
+    /// IFM_UPSCALE (TRM 0x107, digest §3.2: 0 none, 1 2x2 nearest, 2 2x2 zero insertion;
+    /// Vela's `resampling_mode`): `nearest` is true for mode 1, which a POOL takes (Vela 5.2
+    /// lowers RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR to pools over the IFM upscaled 2x2
+    /// by nearest neighbour: docs/ethos.md "IFM upscale"). Every other kernel and mode is
+    /// refused: Vela emits mode 1 on a DEPTHWISE (RESIZE_NEAREST_NEIGHBOR with align_corners)
+    /// and mode 2 on a CONV (TRANSPOSE_CONV), which are not implemented; mode 3 is reserved.
+    fn upscale(&mut self, pool: bool) -> Result<bool, ExecError> {
+        match self.op.registers.param("NPU_SET_IFM_UPSCALE") {
+            0 => Ok(false),
+            1 if pool => {
+                self.seen.push("ifm upscale nearest");
+                Ok(true)
+            }
+            mode => self.unsupported(format!("IFM_UPSCALE {mode}")),
+        }
+    }
+
+    /// IFM_UPSCALE of a CONV: 0, or 2 (zero insertion: Vela's TRANSPOSE_CONV of stride 2,
+    /// `fixup_conv2d_backprop`), `true` for 2. Upscaled element (iy, ix) is IFM element
+    /// (iy / 2, ix / 2) when both are even, else the IFM zero point (a zero after its
+    /// subtraction). Decision, where the TRM says only "insert zeros": the IFM elements at the
+    /// even positions, which gives TFLite's TRANSPOSE_CONV (`transpose_conv_networks_equal_tflite`).
+    /// Mode 1 on a DEPTHWISE (Vela's RESIZE_NEAREST_NEIGHBOR with align_corners) and mode 2 on a
+    /// DEPTHWISE are refused.
+    fn conv_upscale(&mut self, depthwise: bool) -> Result<bool, ExecError> {
+        match self.op.registers.param("NPU_SET_IFM_UPSCALE") {
+            0 => Ok(false),
+            2 if !depthwise => {
+                self.seen.push("ifm upscale zeros");
+                Ok(true)
+            }
+            mode => self.unsupported(format!("IFM_UPSCALE {mode}")),
+        }
+    }
+
     /// The output settings every kernel shares: rounding, activation clamp; refuses a lookup
-    /// table, tanh/sigmoid, upscaling and the FP accumulator.
+    /// table, tanh/sigmoid and the FP accumulator.
     fn output_params(&mut self, zero_point: i32) -> Result<Params, ExecError> {
         let r = &self.op.registers;
         let activation = r.param("NPU_SET_ACTIVATION");
         if activation & 0x1f != 0 {
             return self.unsupported(format!("ACTIVATION {activation:#x} (a lookup table or tanh/sigmoid)"));
         }
-        for name in ["NPU_SET_IFM_UPSCALE", "NPU_SET_ACC_FORMAT"] {
-            let value = r.param(name);
-            if (name == "NPU_SET_ACC_FORMAT" && value > 1) || (name == "NPU_SET_IFM_UPSCALE" && value != 0) {
-                return self.unsupported(format!("{} {value}", name.trim_start_matches("NPU_SET_")));
-            }
+        let acc_format = r.param("NPU_SET_ACC_FORMAT");
+        if acc_format > 1 {
+            return self.unsupported(format!("ACC_FORMAT {acc_format}"));
         }
         let precision = r.param("NPU_SET_OFM_PRECISION");
         let (scale, shift) = {
@@ -457,6 +492,7 @@ impl Exec<'_> {
 
     fn convolution(&mut self, depthwise: bool) -> Result<(), ExecError> {
         let (ifm, ofm) = (self.map("IFM")?, self.map("OFM")?);
+        let zeros = self.conv_upscale(depthwise)?;
         let extent = self.ifm_extent(&ofm.fm);
         let (ifm_depth, ofm_depth) = (ifm.fm.depth as usize, ofm.fm.depth as usize);
         let weights = self.weights(depthwise, ifm_depth, ofm_depth)?;
@@ -470,7 +506,11 @@ impl Exec<'_> {
                 let mut inputs = Vec::with_capacity(taps.len() * ifm_depth);
                 for &(_, iy, ix) in &taps {
                     for c in 0..ifm_depth as i64 {
-                        inputs.push(self.read(&ifm, iy, ix, c)? - ifm.fm.zero_point);
+                        inputs.push(match zeros {
+                            false => self.read(&ifm, iy, ix, c)? - ifm.fm.zero_point,
+                            true if iy % 2 == 0 && ix % 2 == 0 => self.read(&ifm, iy / 2, ix / 2, c)? - ifm.fm.zero_point,
+                            true => 0,
+                        });
                     }
                 }
                 for (o, &(bias, scale, shift)) in records.iter().enumerate() {
@@ -495,6 +535,11 @@ impl Exec<'_> {
 
     fn pool(&mut self, max: bool) -> Result<(), ExecError> {
         let (ifm, ofm) = (self.map("IFM")?, self.map("OFM")?);
+        let nearest = self.upscale(true)?;
+        // With the nearest upscale the kernel walks the IFM upscaled 2x2 (the extent and the
+        // padding are the upscaled map's, TRM 0x100: "pad applied after upscale"); upscaled
+        // element (iy, ix) is IFM element (iy / 2, ix / 2).
+        let up = |v: i64| if nearest { v >> 1 } else { v };
         let extent = self.ifm_extent(&ofm.fm);
         let params = self.output_params(ofm.fm.zero_point)?;
         let padded = self.op.padding().iter().any(|&p| p != 0);
@@ -502,7 +547,7 @@ impl Exec<'_> {
             for x in 0..i64::from(ofm.fm.width) {
                 let taps = self.taps(extent, y, x);
                 for c in 0..i64::from(ofm.fm.depth) {
-                    let values = taps.iter().map(|&(_, iy, ix)| Ok(self.read(&ifm, iy, ix, c)? - ifm.fm.zero_point)).collect::<Result<Vec<i32>, ExecError>>()?;
+                    let values = taps.iter().map(|&(_, iy, ix)| Ok(self.read(&ifm, up(iy), up(ix), c)? - ifm.fm.zero_point)).collect::<Result<Vec<i32>, ExecError>>()?;
                     let r = if max {
                         i128::from(*values.iter().max().unwrap_or(&0))
                     } else {
@@ -538,6 +583,7 @@ impl Exec<'_> {
             Some(self.map("IFM2")?)
         };
         let ifm2_zero_point = self.op.input("IFM2").zero_point;
+        self.upscale(false)?;
         let params = self.output_params(ofm.fm.zero_point)?;
         if matches!(mode, "add" | "sub") && scale_mode == 3 {
             return self.unsupported(format!("IFM scale mode {scale_mode}"));
@@ -664,6 +710,80 @@ mod tests {
         assert!(done[0].seen.contains(&"nhcwb16 ifm"));
         let expected: Vec<u8> = (0..4).flat_map(|y| (0..4).flat_map(move |x| (0..20).map(move |c| value(y, x, c)))).collect();
         assert_eq!(memory.bytes[4000..4320], expected[..]);
+    }
+
+    /// A 2x3x2 NHWC IFM at 0 pooled into a (2·2)x(2·3)x2 OFM at 100 over the IFM upscaled
+    /// 2x2 by nearest neighbour (IFM_UPSCALE `mode`), with `kernel` and pad bottom/right `pad`.
+    fn upscaled_pool(mode: u16, max: bool, kernel: u16, pad: u16) -> Result<(Vec<Executed>, Vec<i8>), ExecError> {
+        let stream: Vec<u32> = [
+            cmd0("NPU_SET_IFM_REGION", 0),
+            cmd0("NPU_SET_IFM_HEIGHT0_M1", 1),
+            cmd0("NPU_SET_IFM_HEIGHT1_M1", 1),
+            cmd0("NPU_SET_IFM_WIDTH0_M1", 2),
+            cmd0("NPU_SET_IFM_DEPTH_M1", 1),
+            cmd1("NPU_SET_IFM_STRIDE_X", 2),
+            cmd1("NPU_SET_IFM_STRIDE_Y", 6),
+            cmd1("NPU_SET_IFM_STRIDE_C", 1),
+            cmd0("NPU_SET_IFM_PRECISION", 1),
+            cmd0("NPU_SET_IFM_UPSCALE", mode),
+            cmd0("NPU_SET_IFM_PAD_BOTTOM", pad),
+            cmd0("NPU_SET_IFM_PAD_RIGHT", pad),
+            cmd0("NPU_SET_KERNEL_HEIGHT_M1", kernel - 1),
+            cmd0("NPU_SET_KERNEL_WIDTH_M1", kernel - 1),
+            cmd0("NPU_SET_OFM_REGION", 0),
+            cmd1("NPU_SET_OFM_BASE0", 100),
+            cmd0("NPU_SET_OFM_HEIGHT_M1", 3),
+            cmd0("NPU_SET_OFM_WIDTH_M1", 5),
+            cmd0("NPU_SET_OFM_DEPTH_M1", 1),
+            cmd0("NPU_SET_OFM_HEIGHT0_M1", 3),
+            cmd0("NPU_SET_OFM_HEIGHT1_M1", 3),
+            cmd0("NPU_SET_OFM_WIDTH0_M1", 5),
+            cmd1("NPU_SET_OFM_STRIDE_X", 2),
+            cmd1("NPU_SET_OFM_STRIDE_Y", 12),
+            cmd1("NPU_SET_OFM_STRIDE_C", 1),
+            cmd0("NPU_SET_OFM_PRECISION", 1),
+            cmd0("NPU_SET_ACTIVATION_MIN", -128i16 as u16),
+            cmd0("NPU_SET_ACTIVATION_MAX", 127),
+            cmd0("NPU_OP_POOL", u16::from(!max)),
+            cmd0("NPU_OP_STOP", 0xffff),
+        ]
+        .concat();
+        let mut memory = Memory { bytes: vec![0; 200], base: [0; 8] };
+        let ifm: [i8; 12] = [-100, 7, 50, -3, 9, 90, 11, -128, 127, 0, -1, 33];
+        memory.bytes[..12].copy_from_slice(&ifm.map(|v| v as u8));
+        let done = run_stream(&stream, &mut memory)?;
+        Ok((done, memory.bytes[100..148].iter().map(|&b| b as i8).collect()))
+    }
+
+    /// IFM_UPSCALE 1 (TRM 0x107: 2x2 nearest): a 1x1 pool copies IFM (y / 2, x / 2) to every
+    /// OFM (y, x); a 2x2 average padded right and bottom by 1 (Vela's RESIZE_BILINEAR) gives the
+    /// mean of the IFM elements under the window inside the upscaled map, rounded half away
+    /// from zero; IFM_UPSCALE 2 (zero insertion) and 3 (reserved) are refused on a POOL.
+    #[test]
+    fn pool_reads_the_ifm_upscaled_by_nearest_neighbour() {
+        let ifm = |y: usize, x: usize, c: usize| [-100i32, 7, 50, -3, 9, 90, 11, -128, 127, 0, -1, 33][y * 6 + x * 2 + c];
+        let (done, ofm) = upscaled_pool(1, true, 1, 0).unwrap();
+        assert!(done[0].seen.contains(&"ifm upscale nearest"));
+        for (y, x, c) in (0..4).flat_map(|y| (0..6).flat_map(move |x| (0..2).map(move |c| (y, x, c)))) {
+            assert_eq!(i32::from(ofm[y * 12 + x * 2 + c]), ifm(y / 2, x / 2, c), "({y}, {x}, {c})");
+        }
+        let (_, ofm) = upscaled_pool(1, false, 2, 1).unwrap();
+        for (y, x, c) in (0..4).flat_map(|y| (0..6).flat_map(move |x| (0..2).map(move |c| (y, x, c)))) {
+            let mut taps = Vec::new();
+            for (uy, ux) in [(y, x), (y, x + 1), (y + 1, x), (y + 1, x + 1)] {
+                if uy < 4 && ux < 6 {
+                    taps.push(f64::from(ifm(uy / 2, ux / 2, c)));
+                }
+            }
+            let mean = taps.iter().sum::<f64>() / taps.len() as f64;
+            assert_eq!(f64::from(ofm[y * 12 + x * 2 + c]), mean.round(), "({y}, {x}, {c}): {taps:?}");
+        }
+        for mode in [2, 3] {
+            match upscaled_pool(mode, true, 1, 0) {
+                Err(e @ ExecError::Unsupported { .. }) => assert!(e.to_string().contains(&format!("IFM_UPSCALE {mode}")), "{e}"),
+                other => panic!("IFM_UPSCALE {mode}: {other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -39,9 +39,26 @@ pub enum Kind {
     /// A new shape for the same NHWC bytes (a flatten before a FULLY_CONNECTED); not drawn
     /// by [`random_network`]: Vela turns it into no command at all.
     Reshape,
+    /// Height and width times 2, 4 or 8 (align_corners false; half_pixel_centers as drawn,
+    /// which gives the same integer positions at these factors). Vela 5.2 lowers it to one
+    /// POOL average 1x1 over the IFM upscaled 2x2 by nearest neighbour (IFM_UPSCALE 1) per
+    /// factor 2 (docs/ethos.md, "IFM upscale").
+    ResizeNearestNeighbor { half_pixel_centers: bool },
+    /// Height and width times 2, 4 or 8 (align_corners and half_pixel_centers false, the
+    /// only form Vela 5.2 puts on the NPU at these factors): 1x1 nearest-upscale pools, then
+    /// an average pool of `factor x factor` padded right and bottom by `factor - 1` over the
+    /// last 2x2 nearest upscale.
+    ResizeBilinear,
+    /// A transposed convolution (OHWI weights, per-channel scales, bias), stride 2x2 as
+    /// drawn (see [`random_network`]), SAME (output `input·stride`) or VALID (`(input - 1)·stride + kernel`). Vela 5.2
+    /// lowers stride 2 to a CONV stride 1 over the IFM upscaled 2x2 by zero insertion
+    /// (IFM_UPSCALE 2; docs/ethos.md, "IFM upscale"); drawn only by the tests that name it.
+    TransposeConv,
 }
 
 impl Kind {
+    /// Every operator [`random_network`] draws by default (not the resizes, drawn by the
+    /// tests that name them: [`Kind::RESIZES`]).
     pub const ALL: [Kind; 10] = [
         Kind::Conv2d,
         Kind::DepthwiseConv2d,
@@ -53,6 +70,13 @@ impl Kind {
         Kind::Maximum,
         Kind::Minimum,
         Kind::FullyConnected,
+    ];
+
+    /// The resize operators Vela lowers with IFM_UPSCALE.
+    pub const RESIZES: [Kind; 3] = [
+        Kind::ResizeNearestNeighbor { half_pixel_centers: false },
+        Kind::ResizeNearestNeighbor { half_pixel_centers: true },
+        Kind::ResizeBilinear,
     ];
 
     /// TFLite's name of the builtin operator.
@@ -69,6 +93,9 @@ impl Kind {
             Kind::Minimum => "MINIMUM",
             Kind::FullyConnected => "FULLY_CONNECTED",
             Kind::Reshape => "RESHAPE",
+            Kind::ResizeNearestNeighbor { .. } => "RESIZE_NEAREST_NEIGHBOR",
+            Kind::ResizeBilinear => "RESIZE_BILINEAR",
+            Kind::TransposeConv => "TRANSPOSE_CONV",
         }
     }
 
@@ -79,7 +106,12 @@ impl Kind {
 
     /// A fused activation is part of TFLite's options (MAXIMUM and MINIMUM have none).
     fn fuses_activation(self) -> bool {
-        !matches!(self, Kind::Maximum | Kind::Minimum | Kind::Reshape)
+        !matches!(self, Kind::Maximum | Kind::Minimum | Kind::Reshape | Kind::ResizeNearestNeighbor { .. } | Kind::ResizeBilinear)
+    }
+
+    /// A RESIZE_NEAREST_NEIGHBOR or RESIZE_BILINEAR.
+    pub fn resize(self) -> bool {
+        matches!(self, Kind::ResizeNearestNeighbor { .. } | Kind::ResizeBilinear)
     }
 }
 
@@ -195,6 +227,10 @@ impl Network {
                     "output": quant_json(&op.shape, op.quant),
                     "activation": activation_code(op.activation),
                 });
+                if op.kind.resize() {
+                    v["align_corners"] = json!(false);
+                    v["half_pixel_centers"] = json!(op.kind == Kind::ResizeNearestNeighbor { half_pixel_centers: true });
+                }
                 if let Some(w) = op.window {
                     v["kernel"] = json!([w.kernel.0, w.kernel.1]);
                     v["stride"] = json!([w.stride.0, w.stride.1]);
@@ -489,8 +525,9 @@ pub fn strided_dilated_example() -> Network {
 /// second operand from an earlier tensor of the same shape or a constant (full, per channel
 /// or scalar: broadcast), shapes and channels from `choice`, strides 1-2, kernels 1-5 (some
 /// 9-10), dilation 1-2 (not in x with x stride 2 on a first CONV_2D), SAME/VALID, zero
-/// points at the extremes, per-channel weight scales over decades, fused activations. TFLite's rules are kept: pools and MAXIMUM/MINIMUM keep their input's
-/// quantization.
+/// points at the extremes, per-channel weight scales over decades, fused activations, resizes
+/// by 2, 4 or 8 (see [`Kind`]). TFLite's rules are kept: pools, resizes and MAXIMUM/MINIMUM keep
+/// their input's quantization.
 pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network {
     let input_shape = [rng.gen_range(choice.side.clone()), rng.gen_range(choice.side.clone()), rng.gen_range(choice.channels.clone())];
     let input_quant = random_quant(rng);
@@ -532,6 +569,30 @@ pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network 
             };
             let out_quant = if matches!(kind, Kind::Maximum | Kind::Minimum) { quant } else { Quant { scale: (range * fitted_scale(rng)).max(MIN_SCALE), ..random_quant(rng) } };
             Op { kind, inputs, shape: [h, w, c], quant: out_quant, activation, window: None, weights: None }
+        } else if kind.resize() {
+            // Factor 2, or 4 or 8 while the output's side stays within 16; a side of 1 stays 1
+            // half the time (Vela takes a factor of 1 only there).
+            let factor = **[2usize, 2, 4, 8].iter().filter(|&&f| f == 2 || f * h.max(w) <= 16).collect::<Vec<_>>().choose(rng).unwrap();
+            let scaled = |side: usize, rng: &mut R| if side == 1 && rng.gen_bool(0.5) { 1 } else { side * factor };
+            let shape = [scaled(h, rng), scaled(w, rng), c];
+            Op { kind, inputs: vec![Operand::Tensor(last)], shape, quant, activation, window: None, weights: None }
+        } else if kind == Kind::TransposeConv {
+            // Stride 2x2 only: Vela 5.2 leaves 1x2 and 2x1 to the CPU, and stride 1 is a CONV
+            // without upscale whose legacy-core lowering differs from TFLite for an even kernel
+            // or VALID padding (`legacy_core_pads_stride_1_transpose_conv_as_a_conv`).
+            let stride = (2, 2);
+            let kernel = (rng.gen_range(1..=4), rng.gen_range(1..=4));
+            let padding = if rng.gen_bool(0.5) { Padding::Same } else { Padding::Valid };
+            let size = |i: usize, k: usize, s: usize| match padding {
+                Padding::Same => i * s,
+                Padding::Valid => (i - 1) * s + k,
+            };
+            let oc = rng.gen_range(choice.channels.clone());
+            let taps = (kernel.0 * kernel.1 * c).div_ceil(stride.0 * stride.1);
+            let (weights, scales, bias, quant) = random_weights(rng, quant, oc * kernel.0 * kernel.1 * c, oc, taps);
+            let window = Some(Window { kernel, stride, padding, dilation: (1, 1) });
+            let shape = [size(h, kernel.0, stride.0), size(w, kernel.1, stride.1), oc];
+            Op { kind, inputs: vec![Operand::Tensor(last)], shape, quant, activation, window, weights: Some(Weights { weights, scales, bias }) }
         } else if kind == Kind::FullyConnected {
             let units = rng.gen_range(choice.channels.clone());
             let (weights, scales, bias, quant) = random_weights(rng, quant, c * units, units, c);

@@ -61,10 +61,13 @@ from ethosu.vela.tflite import (
     Pool2DOptions,
     QuantizationParameters,
     ReshapeOptions,
+    ResizeBilinearOptions,
+    ResizeNearestNeighborOptions,
     SubGraph,
     SubOptions,
     Tensor,
     TensorType,
+    TransposeConvOptions,
 )
 
 # Operator versions that take int8 with per-channel quantized weights.
@@ -350,7 +353,11 @@ def performance(text):
         for row in lines[i + 3:]:
             if not row.strip():
                 break
-            cells = [row[a:b].strip() for a, b in spans]
+            # A name wider than its column (RESIZE_NEAREST_NEIGHBOR in the legacy core's 20)
+            # shifts the rest of the row; no cell holds a space, so the words are the cells.
+            cells = row.split()
+            if len(cells) != len(spans):
+                cells = [row[a:b].strip() for a, b in spans]
             rows.append(dict(
                 operator=cells[0], cycles=int(cells[column["Op Cycles"]]),
                 npu_cycles=int(cells[column["NPU"]]), macs=int(cells[column["MAC Count"]]),
@@ -451,6 +458,9 @@ OPERATORS = {
     "MINIMUM": (BuiltinOperator.BuiltinOperator.MINIMUM, 2),
     "FULLY_CONNECTED": (BuiltinOperator.BuiltinOperator.FULLY_CONNECTED, 5),
     "RESHAPE": (BuiltinOperator.BuiltinOperator.RESHAPE, 1),
+    "RESIZE_NEAREST_NEIGHBOR": (BuiltinOperator.BuiltinOperator.RESIZE_NEAREST_NEIGHBOR, 3),
+    "RESIZE_BILINEAR": (BuiltinOperator.BuiltinOperator.RESIZE_BILINEAR, 3),
+    "TRANSPOSE_CONV": (BuiltinOperator.BuiltinOperator.TRANSPOSE_CONV, 3),
 }
 
 
@@ -499,6 +509,22 @@ def network_options(b, op):
         ReshapeOptions.Start(b)
         ReshapeOptions.AddNewShape(b, new_shape)
         return O.ReshapeOptions, ReshapeOptions.End(b)
+    if kind == "TRANSPOSE_CONV":
+        TransposeConvOptions.Start(b)
+        TransposeConvOptions.AddPadding(b, op["padding"])
+        TransposeConvOptions.AddStrideH(b, op["stride"][0])
+        TransposeConvOptions.AddStrideW(b, op["stride"][1])
+        TransposeConvOptions.AddFusedActivationFunction(b, op["activation"])
+        return O.TransposeConvOptions, TransposeConvOptions.End(b)
+    if kind in ("RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR"):
+        options, kind_type = {
+            "RESIZE_NEAREST_NEIGHBOR": (ResizeNearestNeighborOptions, O.ResizeNearestNeighborOptions),
+            "RESIZE_BILINEAR": (ResizeBilinearOptions, O.ResizeBilinearOptions),
+        }[kind]
+        options.Start(b)
+        options.AddAlignCorners(b, op["align_corners"])
+        options.AddHalfPixelCenters(b, op["half_pixel_centers"])
+        return kind_type, options.End(b)
     raise ValueError(f"operator {kind} is not one the network oracle builds")
 
 
@@ -546,13 +572,16 @@ def build_network(net):
         if op["kind"] == "RESHAPE":
             inputs.append(constant(f"s{i}", [4], TensorType.TensorType.INT32,
                                    np.asarray([1] + op["output"]["shape"], "<i4").tobytes(), None))
+        if op["kind"].startswith("RESIZE_"):
+            inputs.append(constant(f"s{i}", [2], TensorType.TensorType.INT32,
+                                   np.asarray(op["output"]["shape"][:2], "<i4").tobytes(), None))
         if "weights" in op:
             kind, oc = op["kind"], op["output"]["shape"][-1]
             in_scale = activations[op["inputs"][0]["Tensor"]]["scale"]
             ws = op["weight_scales"]
             if kind == "DEPTHWISE_CONV_2D":
                 shape, dimension = [1] + op["kernel"] + [oc], 3
-            elif kind == "CONV_2D":
+            elif kind in ("CONV_2D", "TRANSPOSE_CONV"):
                 shape, dimension = [oc] + op["kernel"] + [len(op["weights"]) // (oc * op["kernel"][0] * op["kernel"][1])], 0
             else:
                 shape, dimension = [oc, len(op["weights"]) // oc], 0
@@ -562,6 +591,11 @@ def build_network(net):
             inputs.append(constant(f"b{i}", [oc], TensorType.TensorType.INT32,
                                    np.asarray(op["bias"], "<i4").tobytes(),
                                    quantization(b, bias_scales, [0] * len(ws))))
+        if op["kind"] == "TRANSPOSE_CONV":
+            # TFLite's order: output shape, weights (OHWI), input, bias.
+            shape = constant(f"s{i}", [4], TensorType.TensorType.INT32,
+                             np.asarray([1] + op["output"]["shape"], "<i4").tobytes(), None)
+            inputs = [shape, inputs[1], inputs[0], inputs[2]]
         options_type, options = network_options(b, op)
         operators.append(operator_table(b, codes.index(code), inputs, [i + 1], options_type, options))
     return finish_model(b, tensors, operators, codes, buffers, [0], [len(net["ops"])])

@@ -32,7 +32,8 @@
 //!   found in CHECK before anything is read or written: an ELEMENTWISE mode above 4 or a POOL
 //!   mode above 1, an IFM, IFM2 (ELEMENTWISE, unless scalar) or OFM that is not signed 8-bit
 //!   NHWC/NHCWB16, ACTIVATION[4:0] ≠ 0 (lookup table, tanh, sigmoid), ACC_FORMAT > 1,
-//!   IFM_UPSCALE ≠ 0, ADD/SUB scale mode 3, ADD/SUB scale mode 1 or 2 with OPA_SHIFT below
+//!   IFM_UPSCALE ≠ 0 (but 1, nearest, on a POOL: the tap's IFM element is (iy / 2, ix / 2)
+//!   of `pooling_alu.rs`'s tap in the upscaled map), ADD/SUB scale mode 3, ADD/SUB scale mode 1 or 2 with OPA_SHIFT below
 //!   [`super::elementwise_alu::MIN_OPA_SHIFT`], a region above 7, an IFM or IFM2 zero point or
 //!   an IFM2 scalar outside -128..127 (int8 maps; the bound keeps the ALU's sums in 40 bits),
 //!   a POOL with dilation (TFLite pools have none) or a kernel side above
@@ -430,7 +431,9 @@ impl Logic for Elementwise {
                     | (self.registers.ifm2_precision.val().get_bits::<2>(6) > self.one2.val())))
             | (self.registers.activation.val() != self.zero5.val())
             | (self.registers.acc_format.val() > self.one16.val())
-            | (self.registers.ifm_upscale.val() != self.zero16.val())
+            // IFM_UPSCALE: a POOL takes mode 1 (nearest), nothing else any.
+            | ((self.registers.ifm_upscale.val() != self.zero16.val())
+                & !(self.pool.q.val() & (self.registers.ifm_upscale.val() == self.one16.val())))
             | (self.add_sub.val() & (self.registers.ifm_precision.val().get_bits::<2>(8) == self.three2.val()))
             | (self.add_sub.val()
                 & ((self.registers.ifm_precision.val().get_bits::<2>(8) == self.one2.val())
@@ -463,6 +466,12 @@ impl Logic for Elementwise {
         if self.pool.q.val() {
             self.ifm.y.next = self.pooling.iy.val();
             self.ifm.x.next = self.pooling.ix.val();
+            // IFM_UPSCALE 1 (nearest): the tap lies in the IFM upscaled 2x2 (the pooling ALU's
+            // extent and padding are the upscaled map's), IFM element (iy / 2, ix / 2).
+            if self.registers.ifm_upscale.val() == self.one16.val() {
+                self.ifm.y.next = self.pooling.iy.val() >> self.one16.val();
+                self.ifm.x.next = self.pooling.ix.val() >> self.one16.val();
+            }
         }
         self.ifm.c.next = self.c.q.val();
         self.ofm.y.next = self.y.q.val();

@@ -169,8 +169,10 @@ impl Elementwise {
 
     fn ifm_address(&self) -> u64 {
         if self.pool {
+            // IFM_UPSCALE 1 (nearest): the tap lies in the IFM upscaled 2x2, element (iy / 2, ix / 2).
             let (iy, ix, _) = self.tap();
-            address(&self.regs.maps[0], iy, ix, self.c)
+            let up = u32::from(self.param(scalar::IFM_UPSCALE) == 1);
+            address(&self.regs.maps[0], iy >> up, ix >> up, self.c)
         } else {
             address(&self.regs.maps[0], self.y, self.x, self.c)
         }
@@ -258,7 +260,7 @@ impl Elementwise {
             || (ifm2 && int8(p(scalar::IFM2_PRECISION), 2))
             || p(scalar::ACTIVATION) & 0x1f != 0
             || p(scalar::ACC_FORMAT) > 1
-            || p(scalar::IFM_UPSCALE) != 0
+            || (p(scalar::IFM_UPSCALE) != 0 && !(self.pool && p(scalar::IFM_UPSCALE) == 1))
             || (add_sub && scale_mode == 3)
             || (add_sub && (scale_mode == 1 || scale_mode == 2) && ((self.regs.scalar[scalar::OPA_SCALE] >> 32) & 0x3f) < u64::from(MIN_OPA_SHIFT))
             || p(scalar::IFM_REGION) > 7
