@@ -9,8 +9,9 @@
 #   make docs               redraw the frame timing in docs/mnist.md and docs/mnist/ from the RTL
 #   make waves TEST=name    run one test writing build/waves/name.fst (all internal signals)
 #   make nvdla-traces [NVDLA_TRACES=DIR]   NVIDIA's nv_small trace tests on the Verilated NVDLA: a table
-#   make mutants [TOP=name] [N=20] [SEED=1] [CYCLES=n]
+#   make mutants [TOP=name] [N=20] [SEED=1] [CYCLES=n] [MUTATIONS=file]
 #                           mutation score: yosys mutants of each top against its lock-step tests
+#                           (MUTATIONS: TOP's `mutate` lines in file instead, e.g. its survivors)
 
 VERILOG_DIR := build/verilog
 CARGO ?= cargo
@@ -76,14 +77,17 @@ waves: deps
 # Per top (every top with a suite in gen/src/bin/npu-gen.rs, or TOP): N mutants that yosys
 # lists with SEED, each verilated and run against the top's lock-step tests (SEED; CYCLES,
 # by default each top's budget in that table);
-# build/mutants/<top>.md lists the survivors, the summary table comes last.
+# build/mutants/<top>.md lists the survivors, the summary table comes last. MUTATIONS=file
+# (with TOP): the mutants are the `mutate ...` lines of file instead (survivors copied from a
+# <top>.md, to run again after a test was added), reported in build/mutants/<top>-list.md.
 # Every test folder under NVDLA_TRACES (default: shared/nvdla/traces beside the project);
 # ARGS=--model plays them on the behavioural model. Exit 2 while some need units not built.
 nvdla-traces: deps
 	$(CARGO) run -q --release -- nvdla traces $(or $(NVDLA_TRACES),../shared/nvdla/traces) $(ARGS)
 
 mutants: deps
-	$(CARGO) run -q --release -p npu-gen -- mutants build/mutants $(or $(N),20) $(or $(SEED),1) $(or $(CYCLES),0) $(TOP)
+	$(if $(MUTATIONS),$(if $(TOP),,$(error MUTATIONS=file needs TOP=name)))
+	$(CARGO) run -q --release -p npu-gen -- mutants build/mutants $(or $(N),20) $(or $(SEED),1) $(or $(CYCLES),0) $(TOP) $(MUTATIONS)
 
 clean:
 	$(CARGO) clean

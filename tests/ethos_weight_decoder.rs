@@ -679,12 +679,14 @@ fn decode_each_hands_weights_out_as_they_leave() {
 
 /// Zero runs of 1024 zeros and more, one after each nonzero weight (bit 10 of the run set
 /// and clear): the emitter spends many cycles on each and the parser waits on the zero-run
-/// queue's room. Killed the mutant that wrote bit 10 of the run queue's lane 0 every cycle,
-/// enabled or not (docs/ethos.md, "Mutation score"), whose write lands on a live entry only
-/// when the queue holds 32 runs (tail on head). Those streams alone never got there (29 at
-/// most, found with the model's queue events below), so streams of short runs behind long
-/// ones fill both queues; the model's `zero-run queue full` and `weight queue full` events (a
-/// cycle that starts with 32 entries queued) are required, so the test cannot pass without.
+/// queue's room. Kills the mutant that writes bit 10 of the run queue's lane 0 every cycle,
+/// enabled or not (docs/ethos.md, "Mutation score"): with no enable, the write goes to the
+/// undefined address `proc` gives an idle port (one fixed entry in Verilator), and a long run
+/// held there loses or gains its bit 10; the first streams catch it. Those streams never
+/// fill the queue (29 runs at most, found with the model's queue events below), so streams of
+/// short runs behind long ones fill both queues; the model's `zero-run queue full` and `weight
+/// queue full` events (a cycle that starts with 32 entries queued) are required, so the test
+/// cannot pass without.
 #[test]
 fn long_zero_runs_fill_the_run_queue() {
     let run = Run::from_env("long_zero_runs_fill_the_run_queue", 3);

@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A top's tests as one command: a test binary and the arguments that select its tests.
+/// A top's tests as one command: a test binary and the arguments that select its tests. A
+/// top's suite may be several (its tests in several binaries): they run in turn, and the
+/// first that fails kills the mutant.
 #[derive(Clone, Debug)]
 pub struct Suite {
     pub program: PathBuf,
@@ -218,24 +220,76 @@ pub enum Progress<'a> {
 }
 
 /// The whole run for one top: lists the mutations, checks the unmutated netlist passes
-/// `suite`, then builds and tests every mutant.
-pub fn run(top: &Top, suite: &Suite, options: &Options, mut progress: impl FnMut(Progress)) -> Result<TopResult, String> {
+/// `suites`, then builds and tests every mutant.
+pub fn run(top: &Top, suites: &[Suite], options: &Options, progress: impl FnMut(Progress)) -> Result<TopResult, String> {
+    let mutations = list(top, &options.dir.join(top.name), options.count, options.seed)?;
+    run_these(top, suites, options, &mutations, progress)
+}
+
+/// Runs `suites` in turn on `library` until one does not pass; the first's output goes to
+/// `dir/test.log`, the next ones' to `test.2.log`, ...; each has its own time limit.
+fn test_all(suites: &[Suite], top: &str, library: &Path, options: &Options, dir: &Path, limits: &[Duration]) -> Result<(TestOutcome, Vec<Duration>), String> {
+    let mut took = Vec::new();
+    for (i, (suite, limit)) in suites.iter().zip(limits).enumerate() {
+        let log = dir.join(if i == 0 { "test.log".to_string() } else { format!("test.{}.log", i + 1) });
+        let started = Instant::now();
+        let outcome = test(suite, top, library, options, &log, *limit)?;
+        took.push(started.elapsed());
+        if outcome != TestOutcome::Passed {
+            return Ok((outcome, took));
+        }
+    }
+    Ok((TestOutcome::Passed, took))
+}
+
+/// The `mutate` commands of a file, one a line (other lines are skipped): a `mutations.txt`
+/// that yosys listed, or survivors copied from a `<top>.md`, to run again with
+/// [`run_these`] after a test was added or an argument needs a look at the mutated netlist.
+pub fn read_list(path: &Path) -> Result<Vec<Mutation>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mutations: Vec<Mutation> = text
+        .lines()
+        .map(|l| l.trim().trim_start_matches("- ").trim_matches('`'))
+        .filter(|l| l.starts_with("mutate "))
+        .map(|l| Mutation { command: l.to_string() })
+        .collect();
+    if mutations.is_empty() {
+        return Err(format!("{}: no line starts with `mutate `", path.display()));
+    }
+    Ok(mutations)
+}
+
+/// As [`run`], for the mutations given instead of those yosys lists: the unmutated netlist
+/// first (it must pass), then each mutant.
+pub fn run_these(top: &Top, suites: &[Suite], options: &Options, mutations: &[Mutation], mut progress: impl FnMut(Progress)) -> Result<TopResult, String> {
     let dir = options.dir.join(top.name);
-    let mutations = list(top, &dir, options.count, options.seed)?;
     progress(Progress::Listed(mutations.len()));
 
     let reference_dir = dir.join("unmutated");
     let log = reference_dir.join("test.log");
-    // The reference's own time limit is generous: its time sets the limit of the mutants.
+    // `progress.txt`: each mutant's outcome as soon as it is known, so a run stopped before
+    // its end still shows what it scored (the report is written at the end).
+    let progress_file = dir.join("progress.txt");
+    let note = |line: String| {
+        use std::io::Write as _;
+        if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(&progress_file) {
+            let _ = writeln!(f, "{line}");
+        }
+    };
+    let _ = std::fs::remove_file(&progress_file);
+    // The reference's own time limit is generous (30 minutes a suite, for the large tops on
+    // a loaded machine): its time sets the limit of the mutants.
+    let started = Instant::now();
     let tested = netlist(top, None, &reference_dir).and_then(|reference| {
         let library = build(&reference, &reference_dir, &options.runtime)?;
-        let started = Instant::now();
-        let outcome = test(suite, top.name, &library, options, &log, Duration::from_secs(600))?;
-        Ok((outcome, started.elapsed(), reference))
+        let built = started.elapsed();
+        let (outcome, took) = test_all(suites, top.name, &library, options, &reference_dir, &vec![Duration::from_secs(1800); suites.len()])?;
+        Ok((outcome, took, built, reference))
     });
     // Whatever the outcome: no netlist stays.
     tidy_reference(&reference_dir, top.name);
-    let (outcome, took, reference) = tested?;
+    let (outcome, took, built, reference) = tested?;
+    note(format!("unmutated: built in {:.0} s, tested in {:.0} s ({:?})", built.as_secs_f64(), took.iter().sum::<Duration>().as_secs_f64(), outcome));
     match outcome {
         TestOutcome::Passed => {}
         outcome => {
@@ -249,7 +303,7 @@ pub fn run(top: &Top, suite: &Suite, options: &Options, mut progress: impl FnMut
     }
     // A mutant that takes ten times as long as the real design (plus slack for a loaded
     // machine) is taken to hang the test.
-    let limit = took * 10 + Duration::from_secs(30);
+    let limits: Vec<Duration> = took.iter().map(|t| *t * 10 + Duration::from_secs(30)).collect();
 
     let mut result = TopResult { top: top.name.to_string(), ..Default::default() };
     for (k, mutation) in mutations.iter().enumerate() {
@@ -259,17 +313,28 @@ pub fn run(top: &Top, suite: &Suite, options: &Options, mut progress: impl FnMut
         if mutant.as_ref().is_ok_and(|n| n.verilog == reference.verilog) {
             result.survived.push(mutation.clone());
             result.unchanged.push(mutation.clone());
+            note(format!("{k:04} equivalent (the unmutated netlist): {}", mutation.command));
             tidy(&mutant_dir, false);
             progress(Progress::Done(mutation));
             continue;
         }
         match mutant.and_then(|n| build(&n, &mutant_dir, &options.runtime)) {
-            Err(e) => result.errors.push((mutation.clone(), e)),
+            Err(e) => {
+                note(format!("{k:04} did not build: {}", mutation.command));
+                result.errors.push((mutation.clone(), e))
+            }
             Ok(library) => {
-                result.build_time += started.elapsed();
+                let built = started.elapsed();
+                result.build_time += built;
                 let started = Instant::now();
-                let outcome = test(suite, top.name, &library, options, &mutant_dir.join("test.log"), limit)?;
+                let (outcome, _) = test_all(suites, top.name, &library, options, &mutant_dir, &limits)?;
                 result.test_time += started.elapsed();
+                let word = match outcome {
+                    TestOutcome::Passed => "survived",
+                    TestOutcome::Failed => "killed",
+                    TestOutcome::TimedOut => "killed (time limit)",
+                };
+                note(format!("{k:04} {word} (built in {:.0} s, tested in {:.0} s): {}", built.as_secs_f64(), started.elapsed().as_secs_f64(), mutation.command));
                 match outcome {
                     TestOutcome::Passed => result.survived.push(mutation.clone()),
                     TestOutcome::Failed => result.killed.push(mutation.clone()),
@@ -280,7 +345,7 @@ pub fn run(top: &Top, suite: &Suite, options: &Options, mut progress: impl FnMut
                 }
             }
         }
-        tidy(&mutant_dir, result.survived.last() == Some(mutation));
+        tidy(&mutant_dir, result.errors.last().map(|(m, _)| m) != Some(mutation));
         progress(Progress::Done(mutation));
     }
     Ok(result)
@@ -288,7 +353,8 @@ pub fn run(top: &Top, suite: &Suite, options: &Options, mut progress: impl FnMut
 
 /// Removes a scored mutant's files: its build takes room, and its Verilog is a deliberately
 /// broken design that would fail the `verilator --lint-only -Wall` every Verilog file of the
-/// tree passes. A survivor keeps its test log (`keep_log`); the `mutate` command in
+/// tree passes. A mutant that ran keeps its test logs (`keep_log`: which test killed it, and
+/// how, or a survivor's coverage); the `mutate` command in
 /// `<top>.md` rebuilds its netlist.
 fn tidy(mutant_dir: &Path, keep_log: bool) {
     if !keep_log {
@@ -297,7 +363,8 @@ fn tidy(mutant_dir: &Path, keep_log: bool) {
     }
     for entry in std::fs::read_dir(mutant_dir).into_iter().flatten().flatten() {
         let path = entry.path();
-        if path.file_name().is_some_and(|n| n != "test.log") {
+        let log = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("test") && n.ends_with(".log"));
+        if !log {
             let _ = if path.is_dir() { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
         }
     }
@@ -321,13 +388,21 @@ fn source_line<'a>(verilog: &'a str, place: &str) -> Option<(usize, &'a str)> {
 /// `<top>.md`: the run's figures and every survivor with the mutation, the signal and the
 /// source lines yosys names, and the errors.
 pub fn report(top: &Top, result: &TopResult, options: &Options) -> String {
+    report_with(top, result, options, &format!("make mutants TOP={} N={} SEED={}", top.name, options.count, options.seed))
+}
+
+/// [`report`] of a run of the mutations listed in the file `list` ([`run_these`]).
+pub fn report_of_list(top: &Top, result: &TopResult, options: &Options, list: &Path) -> String {
+    report_with(top, result, options, &format!("make mutants TOP={} MUTATIONS={} SEED={}", top.name, list.display(), options.seed))
+}
+
+fn report_with(top: &Top, result: &TopResult, options: &Options, command: &str) -> String {
     let mut s = format!(
-        "# Mutants of {t}\n\n`make mutants TOP={t} N={n} SEED={seed}` (tests with SEED={seed} CYCLES={cycles}): \
+        "# Mutants of {t}\n\n`{command}` (tests with SEED={seed} CYCLES={cycles}): \
          {tried} tried, {killed} killed ({timed} by the time limit), {survived} survived ({unchanged} with the \
          unmutated netlist), score {score:.1} %; {errors} did not build. A mutant took {build:.0} s to build \
          and {testing:.0} s to test, on average.\n",
         t = top.name,
-        n = options.count,
         seed = options.seed,
         cycles = options.cycles,
         tried = result.tried(),
@@ -390,5 +465,23 @@ mod tests {
         assert_eq!(source_line(verilog, "relu.v:3.1-3.2"), Some((3, "c d")));
         assert_eq!(source_line(verilog, "relu.v:9.1-9.2"), None);
         assert_eq!(Mutation { command: "mutate -mode const0 -module m -cell c -port B -portbit 1".into() }.signal(), None);
+    }
+
+    #[test]
+    fn reads_a_list_of_mutations_from_a_report_or_a_yosys_list() {
+        let dir = std::env::temp_dir().join(format!("npu-gen-read-list-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("survivors.md");
+        let text = "# Mutants of m\n\n- `mutate -mode inv -module m -cell $procmux$1 -port A -portbit 2`\n  - module `m`, signal `(none named)`\n  - m.v line 3: `mutate -mode x`\nmutate -mode const0 -module m -cell c -port B -portbit 1\n";
+        std::fs::write(&file, text).unwrap();
+        let read = read_list(&file).unwrap();
+        assert_eq!(
+            read.iter().map(|m| m.command.as_str()).collect::<Vec<_>>(),
+            ["mutate -mode inv -module m -cell $procmux$1 -port A -portbit 2", "mutate -mode const0 -module m -cell c -port B -portbit 1"]
+        );
+        std::fs::write(&file, "# nothing to run\n").unwrap();
+        assert!(read_list(&file).unwrap_err().contains("no line starts with"));
+        assert!(read_list(&dir.join("missing")).unwrap_err().contains("cannot read"));
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

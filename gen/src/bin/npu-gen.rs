@@ -7,7 +7,9 @@
 //! `npu-gen mutants OUT_DIR N SEED CYCLES [TOP]`: mutation score of every top in
 //! [`SUITES`] (or of TOP): N yosys mutants each, run against the top's lock-step tests
 //! (`npu_gen::mutants`) with CYCLES cycles (0: each top's budget in [`SUITES`]);
-//! `OUT_DIR/<top>.md` lists the survivors.
+//! `OUT_DIR/<top>.md` lists the survivors. With LIST (a file of `mutate ...` lines, such as
+//! survivors copied from a `<top>.md`), TOP's mutants are those instead of N listed by yosys
+//! (the unmutated netlist still first), reported in `OUT_DIR/<top>-list.md`.
 use npu_gen::fpga;
 use npu_gen::mutants::{self, Options, Progress, Suite};
 use std::{fs, path::Path, path::PathBuf, process::ExitCode};
@@ -18,18 +20,18 @@ fn main() -> ExitCode {
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["synth", dir] => synth(&tops, Path::new(dir)),
         ["bitstream", dir] => bitstream(&tops, Path::new(dir)),
-        ["mutants", dir, count, seed, cycles, ref top @ ..] if top.len() <= 1 => match (count.parse(), seed.parse(), cycles.parse()) {
+        ["mutants", dir, count, seed, cycles, ref rest @ ..] if rest.len() <= 2 => match (count.parse(), seed.parse(), cycles.parse()) {
             (Ok(count), Ok(seed), Ok(cycles)) => {
                 // Absolute: the tests get the libraries' paths and yosys runs inside the folder.
                 let dir = std::path::absolute(dir).unwrap_or_else(|_| PathBuf::from(dir));
                 let options = Options { count, seed, cycles, runtime: dir.join("runtime"), dir };
-                mutation_run(&tops, &options, top.first().copied())
+                mutation_run(&tops, &options, rest.first().copied(), rest.get(1).map(Path::new))
             }
             _ => Err(format!("npu-gen mutants: N, SEED and CYCLES must be whole numbers (got {count}, {seed}, {cycles})")),
         },
         [] => verilog(&tops, Path::new("build/verilog")),
         [dir] => verilog(&tops, Path::new(dir)),
-        _ => Err("usage: npu-gen [OUT_DIR] | npu-gen synth OUT_DIR | npu-gen bitstream OUT_DIR | npu-gen mutants OUT_DIR N SEED CYCLES [TOP]".into()),
+        _ => Err("usage: npu-gen [OUT_DIR] | npu-gen synth OUT_DIR | npu-gen bitstream OUT_DIR | npu-gen mutants OUT_DIR N SEED CYCLES [TOP [LIST]]".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -84,7 +86,8 @@ fn bitstream(tops: &[npu_gen::Top], dir: &Path) -> Result<(), String> {
 /// Per top, the lock-step tests that judge its mutants: the test target (`tests/<target>.rs`),
 /// the tests in it, and their cycle budget (`CYCLES`, unless the command line gives one other
 /// than 0): enough for every coverage item the tests require, which the unmutated run checks;
-/// 0 leaves the tests' own default (tops whose budget is not tuned yet).
+/// 0 leaves the tests' own default (tops whose budget is not tuned yet). A top whose tests
+/// are in several targets has a row per target: they run in turn (the first row's budget).
 const SUITES: &[(&str, &str, &[&str], u64)] = &[
     ("input_buffer", "input_buffer", &["input_buffer_random_lockstep"], 100000),
     ("two_casc", "two_casc", &["two_casc_edge_pairs_and_a_million_random_pairs"], 100000),
@@ -214,31 +217,53 @@ fn suite(exe: &Path, tests: &[&str]) -> Result<Suite, String> {
     Ok(Suite { program: exe.to_path_buf(), args })
 }
 
-fn mutation_run(tops: &[npu_gen::Top], options: &Options, only: Option<&str>) -> Result<(), String> {
-    let chosen: Vec<_> = SUITES.iter().filter(|(top, ..)| only.is_none_or(|o| o == *top)).collect();
+fn mutation_run(tops: &[npu_gen::Top], options: &Options, only: Option<&str>, list: Option<&Path>) -> Result<(), String> {
+    let listed = list.map(|l| mutants::read_list(l).map(|m| (std::path::absolute(l).unwrap_or_else(|_| l.to_path_buf()), m))).transpose()?;
+    let mut chosen: Vec<&str> = Vec::new();
+    for (top, ..) in SUITES {
+        if only.is_none_or(|o| o == *top) && !chosen.contains(top) {
+            chosen.push(top);
+        }
+    }
     if chosen.is_empty() {
         let names: Vec<&str> = SUITES.iter().map(|(t, ..)| *t).collect();
         return Err(format!("npu-gen mutants: no suite for top {} (tops with one: {})", only.unwrap_or(""), names.join(", ")));
     }
-    let binaries = test_binaries(&chosen.iter().map(|(_, target, ..)| *target).collect::<Vec<_>>())?;
+    let mut targets: Vec<&str> = SUITES.iter().filter(|(top, ..)| chosen.contains(top)).map(|(_, target, ..)| *target).collect();
+    targets.sort_unstable();
+    targets.dedup();
+    let binaries = test_binaries(&targets)?;
     let style = indicatif::ProgressStyle::with_template("{msg:>14} [{bar:40}] {pos}/{len} mutants, {elapsed} (about {eta} left)")
         .expect("a valid template")
         .progress_chars("=> ");
     let mut results = Vec::new();
-    for (name, target, tests, cycles) in chosen {
-        let options = &Options { cycles: if options.cycles == 0 { *cycles } else { options.cycles }, ..options.clone() };
-        let top = tops.iter().find(|t| t.name == *name).ok_or_else(|| format!("npu-gen mutants: {name} is not an exported top"))?;
-        let exe = binaries.get(*target).ok_or_else(|| format!("npu-gen mutants: cargo built no test binary {target}"))?;
-        let suite = suite(exe, tests)?;
+    for name in chosen {
+        let rows: Vec<_> = SUITES.iter().filter(|(top, ..)| *top == name).collect();
+        let options = &Options { cycles: if options.cycles == 0 { rows[0].3 } else { options.cycles }, ..options.clone() };
+        let top = tops.iter().find(|t| t.name == name).ok_or_else(|| format!("npu-gen mutants: {name} is not an exported top"))?;
+        let suites = rows
+            .iter()
+            .map(|(_, target, tests, _)| {
+                let exe = binaries.get(*target).ok_or_else(|| format!("npu-gen mutants: cargo built no test binary {target}"))?;
+                suite(exe, tests)
+            })
+            .collect::<Result<Vec<_>, String>>()?;
         let bar = indicatif::ProgressBar::new(0).with_style(style.clone()).with_message(name.to_string());
-        let result = mutants::run(top, &suite, options, |p| match p {
+        let progress = |p: Progress| match p {
             Progress::Listed(n) => bar.set_length(n as u64),
             Progress::Done(_) => bar.inc(1),
-        });
+        };
+        let result = match &listed {
+            None => mutants::run(top, &suites, options, progress),
+            Some((_, mutations)) => mutants::run_these(top, &suites, options, mutations, progress),
+        };
         bar.finish();
         let result = result?;
-        let path = options.dir.join(format!("{name}.md"));
-        fs::write(&path, mutants::report(top, &result, options)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let (path, report) = match &listed {
+            None => (options.dir.join(format!("{name}.md")), mutants::report(top, &result, options)),
+            Some((file, _)) => (options.dir.join(format!("{name}-list.md")), mutants::report_of_list(top, &result, options, file)),
+        };
+        fs::write(&path, report).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         eprintln!(
             "{name}: {} tried, {} killed, {} survived ({} with the unmutated netlist) ({:.1} %), {} did not build; \
              a mutant built in {:.0} s and tested in {:.0} s on average; {}",
