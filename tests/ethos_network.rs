@@ -14,6 +14,13 @@ fn oracle() -> TfLite {
     TfLite::in_project(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// `net` compiled by Vela with `core`, and the operations its command stream decodes to.
+fn compiled_one(tflite: &TfLite, net: &Network, core: VelaCore) -> (npu::ethos::network::CompiledModel, Vec<npu::ethos::operation::Operation>) {
+    let model = tflite.compile_networks(std::slice::from_ref(net), core).unwrap().remove(0).unwrap();
+    let ops = operations(&decode(&DriverPayload::parse(&model.cmd_data).unwrap().stream).unwrap());
+    (model, ops)
+}
+
 /// Random networks of `choice` until `count` of them compile wholly onto the NPU with both
 /// cores; returns them with their compiled models, and the number Vela refused.
 fn compiled_networks(run: &Run, choice: &Choice, count: usize) -> (Vec<(Network, Vec<(VelaCore, npu::ethos::network::CompiledModel)>)>, usize) {
@@ -239,10 +246,9 @@ fn fully_connected_rounds_once_in_tflite_twice_on_the_npu() {
     let outputs = tflite.run_networks(&[net.clone(), net.with_fully_connected_as_conv()]).unwrap();
     assert_eq!((outputs[0][0], outputs[1][0]), (108, 109), "TFLite's FULLY_CONNECTED, and as CONV_2D 1x1");
     for core in VelaCore::ALL {
-        let model = tflite.compile_networks(&[net.clone()], core).unwrap().remove(0).unwrap();
+        let (model, ops) = compiled_one(&tflite, &net, core);
         let mut memory = Memory::load(&model, &[0]).unwrap();
-        let commands = decode(&DriverPayload::parse(&model.cmd_data).unwrap().stream).unwrap();
-        execute(&operations(&commands), &mut memory).unwrap();
+        execute(&ops, &mut memory).unwrap();
         assert_eq!(memory.tensor(&model.outputs[0]).unwrap(), [109u8], "{} core", core.name());
     }
 }
@@ -261,9 +267,7 @@ fn legacy_core_folds_strided_dilated_convolutions_as_dense() {
     let tflite = oracle();
     assert_eq!(tflite.run_networks(std::slice::from_ref(&net)).unwrap()[0], [31]);
     for (core, want) in [(VelaCore::Regor, 31u8), (VelaCore::Legacy, 21)] {
-        let model = tflite.compile_networks(std::slice::from_ref(&net), core).unwrap().remove(0).unwrap();
-        let commands = decode(&DriverPayload::parse(&model.cmd_data).unwrap().stream).unwrap();
-        let ops = operations(&commands);
+        let (model, ops) = compiled_one(&tflite, &net, core);
         let conv = ops.iter().find(|o| o.name == "NPU_OP_CONV").expect("a CONV");
         let (ifm, kernel) = (conv.input("IFM"), conv.kernel());
         let folded = (ifm.width, ifm.depth, kernel.size.1, kernel.stride.1, kernel.dilation.1);
@@ -307,8 +311,7 @@ fn legacy_core_pads_stride_1_transpose_conv_as_a_conv() {
     let tflite = oracle();
     assert_eq!(tflite.run_networks(std::slice::from_ref(&net)).unwrap()[0], [1, 12]);
     for (core, pads, want) in [(VelaCore::Regor, (1, 0), [1u8, 12]), (VelaCore::Legacy, (0, 1), [12, 20])] {
-        let model = tflite.compile_networks(std::slice::from_ref(&net), core).unwrap().remove(0).unwrap();
-        let ops = operations(&decode(&DriverPayload::parse(&model.cmd_data).unwrap().stream).unwrap());
+        let (model, ops) = compiled_one(&tflite, &net, core);
         let conv = ops.iter().find(|o| o.name == "NPU_OP_CONV").expect("a CONV");
         assert_eq!(conv.registers.param("NPU_SET_IFM_UPSCALE"), 0, "{} core", core.name());
         let padding = conv.padding();
@@ -388,9 +391,7 @@ fn resize_bilinear_averages_raw_values_as_tflite_does() {
         let want = tflite.run_networks(std::slice::from_ref(&net)).unwrap().remove(0);
         assert_eq!(want, by_hand, "zero point {zp}: TFLite");
         for core in VelaCore::ALL {
-            let model = tflite.compile_networks(std::slice::from_ref(&net), core).unwrap().remove(0).unwrap();
-            let stream = DriverPayload::parse(&model.cmd_data).unwrap().stream;
-            let ops = operations(&decode(&stream).unwrap());
+            let (model, ops) = compiled_one(&tflite, &net, core);
             let pool = ops.iter().find(|o| o.name == "NPU_OP_POOL").expect("a POOL");
             assert_eq!(pool.registers.param("NPU_SET_IFM_UPSCALE"), 1, "{}", core.name());
             assert_eq!((pool.input("IFM").zero_point, pool.output().zero_point), (0, 0), "{}", core.name());
