@@ -47,7 +47,7 @@
 //! Average pooling over padding divides by the taps inside (TFLite's rounding, half away
 //! from zero), not by OFM_SCALE. A POOL with IFM_UPSCALE 1 reads the IFM upscaled 2x2 by
 //! nearest neighbour ([`Exec::upscale`]), a CONV with IFM_UPSCALE 2 the IFM upscaled by zero
-//! insertion ([`Exec::conv_upscale`]). DMA: see [`Exec::dma`]. Anything else (another precision, a
+//! insertion ([`Exec::upscale`]). DMA: see [`Exec::dma`]. Anything else (another precision, a
 //! lookup table, another upscale, a DMA into the NPU's internal memory, an access beyond the memory
 //! image) is an [`ExecError`] naming the command's offset and the field's value, never a
 //! guess. docs/ethos.md "Reference executor" lists the decisions.
@@ -323,38 +323,28 @@ impl Exec<'_> {
         Ok(())
     }
 
-    /// IFM_UPSCALE (TRM 0x107, digest §3.2: 0 none, 1 2x2 nearest, 2 2x2 zero insertion;
-    /// Vela's `resampling_mode`): `nearest` is true for mode 1, which a POOL takes (Vela 5.2
-    /// lowers RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR to pools over the IFM upscaled 2x2
-    /// by nearest neighbour: docs/ethos.md "IFM upscale"). Every other kernel and mode is
-    /// refused: Vela emits mode 1 on a DEPTHWISE (RESIZE_NEAREST_NEIGHBOR with align_corners)
-    /// and mode 2 on a CONV (TRANSPOSE_CONV), which are not implemented; mode 3 is reserved.
-    fn upscale(&mut self, pool: bool) -> Result<bool, ExecError> {
-        match self.op.registers.param("NPU_SET_IFM_UPSCALE") {
-            0 => Ok(false),
-            1 if pool => {
-                self.seen.push("ifm upscale nearest");
+    /// IFM_UPSCALE (TRM 0x107, digest §3.2: 0 none, 1 2x2 nearest, 2 2x2 zero insertion, 3
+    /// reserved; Vela's `resampling_mode`): `true` when the operation upscales. `allowed` is the
+    /// one mode this kernel takes, with the event it records, if any:
+    /// - a POOL takes 1 (Vela 5.2 lowers RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR to pools
+    ///   over the IFM upscaled 2x2 by nearest neighbour: docs/ethos.md "IFM upscale");
+    /// - a CONV takes 2 (Vela's TRANSPOSE_CONV of stride 2, `fixup_conv2d_backprop`): upscaled
+    ///   element (iy, ix) is IFM element (iy / 2, ix / 2) when both are even, else the IFM zero
+    ///   point (a zero after its subtraction). Decision, where the TRM says only "insert zeros":
+    ///   the IFM elements at the even positions, which gives TFLite's TRANSPOSE_CONV
+    ///   (`transpose_conv_networks_equal_tflite`);
+    /// - a DEPTHWISE and an ELEMENTWISE take none: Vela's mode 1 on a DEPTHWISE
+    ///   (RESIZE_NEAREST_NEIGHBOR with align_corners) is not implemented.
+    ///
+    /// Every other mode is refused by name.
+    fn upscale(&mut self, allowed: Option<(u16, &'static str)>) -> Result<bool, ExecError> {
+        match (self.op.registers.param("NPU_SET_IFM_UPSCALE"), allowed) {
+            (0, _) => Ok(false),
+            (mode, Some((taken, event))) if mode == taken => {
+                self.seen.push(event);
                 Ok(true)
             }
-            mode => self.unsupported(format!("IFM_UPSCALE {mode}")),
-        }
-    }
-
-    /// IFM_UPSCALE of a CONV: 0, or 2 (zero insertion: Vela's TRANSPOSE_CONV of stride 2,
-    /// `fixup_conv2d_backprop`), `true` for 2. Upscaled element (iy, ix) is IFM element
-    /// (iy / 2, ix / 2) when both are even, else the IFM zero point (a zero after its
-    /// subtraction). Decision, where the TRM says only "insert zeros": the IFM elements at the
-    /// even positions, which gives TFLite's TRANSPOSE_CONV (`transpose_conv_networks_equal_tflite`).
-    /// Mode 1 on a DEPTHWISE (Vela's RESIZE_NEAREST_NEIGHBOR with align_corners) and mode 2 on a
-    /// DEPTHWISE are refused.
-    fn conv_upscale(&mut self, depthwise: bool) -> Result<bool, ExecError> {
-        match self.op.registers.param("NPU_SET_IFM_UPSCALE") {
-            0 => Ok(false),
-            2 if !depthwise => {
-                self.seen.push("ifm upscale zeros");
-                Ok(true)
-            }
-            mode => self.unsupported(format!("IFM_UPSCALE {mode}")),
+            (mode, _) => self.unsupported(format!("IFM_UPSCALE {mode}")),
         }
     }
 
@@ -492,7 +482,7 @@ impl Exec<'_> {
 
     fn convolution(&mut self, depthwise: bool) -> Result<(), ExecError> {
         let (ifm, ofm) = (self.map("IFM")?, self.map("OFM")?);
-        let zeros = self.conv_upscale(depthwise)?;
+        let zeros = self.upscale((!depthwise).then_some((2, "ifm upscale zeros")))?;
         let extent = self.ifm_extent(&ofm.fm);
         let (ifm_depth, ofm_depth) = (ifm.fm.depth as usize, ofm.fm.depth as usize);
         let weights = self.weights(depthwise, ifm_depth, ofm_depth)?;
@@ -535,7 +525,7 @@ impl Exec<'_> {
 
     fn pool(&mut self, max: bool) -> Result<(), ExecError> {
         let (ifm, ofm) = (self.map("IFM")?, self.map("OFM")?);
-        let nearest = self.upscale(true)?;
+        let nearest = self.upscale(Some((1, "ifm upscale nearest")))?;
         // With the nearest upscale the kernel walks the IFM upscaled 2x2 (the extent and the
         // padding are the upscaled map's, TRM 0x100: "pad applied after upscale"); upscaled
         // element (iy, ix) is IFM element (iy / 2, ix / 2).
@@ -583,7 +573,7 @@ impl Exec<'_> {
             Some(self.map("IFM2")?)
         };
         let ifm2_zero_point = self.op.input("IFM2").zero_point;
-        self.upscale(false)?;
+        self.upscale(None)?;
         let params = self.output_params(ofm.fm.zero_point)?;
         if matches!(mode, "add" | "sub") && scale_mode == 3 {
             return self.unsupported(format!("IFM scale mode {scale_mode}"));
