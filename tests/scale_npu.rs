@@ -64,6 +64,10 @@ fn register_programs_match_the_model_and_the_reference() {
                 let error_at = match rng.gen_range(0..10) {
                     0 if !layer.regs.reinputs => Some(layer.regs.base),
                     0 if layer.regs.saveout => Some(layer.regs.result),
+                    // An error response to a result write 1 layer in 10 more: with the one
+                    // above alone, "error response to a write while reads are outstanding"
+                    // came 3-10 times a run (6 on average, a miss about 2e-3).
+                    1 if layer.regs.saveout => Some(layer.regs.result),
                     _ => None,
                 };
                 b.memory.faulty = error_at.into_iter().collect();
