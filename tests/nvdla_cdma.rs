@@ -77,7 +77,8 @@ fn fitting_layer(rng: &mut SmallRng, memory: &mut Memory) -> Drawn {
         Converter {
             offset: if wide { rng.gen() } else { rng.gen_range(-64..64) },
             scale: if wide { rng.gen() } else { rng.gen_range(-8..9) },
-            truncate: if rng.gen_bool(0.2) { rng.gen_range(30..64) } else { rng.gen_range(0..6) },
+            // Wide truncations 3 times in 10 (1 in 5 gave 12 layers of 34 or more a run, 6 at the least).
+            truncate: if rng.gen_bool(0.3) { rng.gen_range(30..64) } else { rng.gen_range(0..6) },
         }
     });
     // The weights in NVIDIA's packed layout, as the convolution reference lays them out.
@@ -129,7 +130,10 @@ fn edge_layer(rng: &mut SmallRng, memory: &mut Memory) -> Drawn {
     let mut drawn = fitting_layer(rng, memory);
     drawn.kinds.clear();
     let l = &mut drawn.layer;
-    match rng.gen_range(0..5) {
+    // The two layers that just fit twice as often as each refusal: drawn 1 layer in 25 each
+    // (1 in 5 edge layers), about 200 layers a run gave them 8 hits on average, 3 at
+    // the least in 30 seeds, a seed with none about 3e-4.
+    match rng.gen_range(0..7) {
         0 => {
             l.csc.data_banks = rng.gen_range(1..=32);
             l.weight_banks = rng.gen_range(BANKS + 1 - l.csc.data_banks..=32);
@@ -147,7 +151,7 @@ fn edge_layer(rng: &mut SmallRng, memory: &mut Memory) -> Drawn {
             // 64 x 8 x 8: exactly the one data bank; or an 8 x 1 kernel of 64 channels:
             // exactly the one weight bank.
             (l.csc.width, l.csc.height, l.csc.channels, l.csc.data_banks) = (64, 8, 8, 1);
-            if edge == 3 {
+            if edge < 5 {
                 drawn.kinds.push("feature cube filling its data banks");
             } else {
                 (l.csc.width, l.csc.height, l.csc.channels, l.csc.kernel_width, l.csc.kernel_height, l.weight_banks) = (1, 1, 64, 8, 1, 1);
@@ -203,7 +207,9 @@ impl Bench {
 
     fn new_layer(&mut self, rng: &mut SmallRng, cycle: u64) {
         self.memory = Memory { seed: rng.gen(), written: HashMap::new() };
-        self.drawn = if rng.gen_bool(0.2) { edge_layer(rng, &mut self.memory) } else { fitting_layer(rng, &mut self.memory) };
+        // Edge layers 3 in 10 (was 1 in 5), so that each refusal stays as frequent with the
+        // two fits drawn twice.
+        self.drawn = if rng.gen_bool(0.3) { edge_layer(rng, &mut self.memory) } else { fitting_layer(rng, &mut self.memory) };
         self.ports = In::of_layer(&self.drawn.layer);
         self.layer_text = format!("layer {} ({:?})", self.layers + self.refused, self.drawn.layer);
         self.phase = Phase::Running;
@@ -231,7 +237,9 @@ impl Bench {
             Phase::Running => {
                 // Now and then; often in a refused layer's two cycles (a start in the cycle of
                 // its `error` is taken).
-                let start = rng.gen_bool(if self.drawn.refused.is_some() { 0.3 } else { 0.01 });
+                // Half the time there: 0.3 gave a start in the cycle of `error` 11 times a
+                // run on average, 4 at the least in 30 seeds.
+                let start = rng.gen_bool(if self.drawn.refused.is_some() { 0.5 } else { 0.01 });
                 if start {
                     self.local.hit("start while running (ignored)");
                 }

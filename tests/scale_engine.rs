@@ -120,8 +120,11 @@ fn random_layers_match_the_model_and_the_reference() {
     let run = Run::from_env("scale_engine::random_layers_match_the_model_and_the_reference", 1_000_000);
     let mut rng = run.rng();
     // Each channel its own stalls and latencies.
-    let mut channel = || Timing { stall: rng.gen_range(0.0..0.5), latency: (1, rng.gen_range(1..12)) };
-    let timing = (channel(), channel());
+    // The write channel stalls at least 15 times in 100: "STREAM waits for room in the
+    // output FIFO" came 2 and 4 times in 2 of 15 seeds (a write channel that hardly stalls
+    // leaves the FIFO room), a seed with none not far.
+    let mut channel = |least: f64| Timing { stall: rng.gen_range(least..0.5), latency: (1, rng.gen_range(1..12)) };
+    let timing = (channel(0.0), channel(0.15));
     eprintln!("memory (read channel, write channel): {timing:?}");
     let (coverage, layers) = run_layers(&run, timing, &mut |rng, history, _| random_draw(rng, history, timing));
     eprintln!("{layers} layers; coverage:\n{coverage}");

@@ -43,8 +43,11 @@ fn register_programs_match_the_model_and_the_reference() {
     let run = Run::from_env("scale_npu::register_programs_match_the_model_and_the_reference", 1_000_000);
     let mut rng = run.rng();
     // Each channel of the memory port its own stalls and latencies.
-    let mut channel = || Timing { stall: rng.gen_range(0.0..0.4), latency: (1, rng.gen_range(1..10)) };
-    let (read, write) = (channel(), channel());
+    // The write channel stalls at least 15 times in 100: below about 0.05 the output FIFO
+    // never filled ("STREAM waits for room in the output FIFO" 0 times with SEED=709, write
+    // stall 0.005; 2 times with SEED=4, 0.077), a seed in 10 or so.
+    let mut channel = |least: f64| Timing { stall: rng.gen_range(least..0.4), latency: (1, rng.gen_range(1..10)) };
+    let (read, write) = (channel(0.0), channel(0.15));
     eprintln!("memory: read channel {read:?}, write channel {write:?}");
     let mut b = Bench::new(read, 0.1, run.seed);
     b.memory.set_timings(read, write);
@@ -64,6 +67,10 @@ fn register_programs_match_the_model_and_the_reference() {
                 let error_at = match rng.gen_range(0..10) {
                     0 if !layer.regs.reinputs => Some(layer.regs.base),
                     0 if layer.regs.saveout => Some(layer.regs.result),
+                    // An error response to a result write 1 layer in 10 more: with the one
+                    // above alone, "error response to a write while reads are outstanding"
+                    // came 3-10 times a run (6 on average, a miss about 2e-3).
+                    1 if layer.regs.saveout => Some(layer.regs.result),
                     _ => None,
                 };
                 b.memory.faulty = error_at.into_iter().collect();
