@@ -63,12 +63,18 @@ fn random_networks_equal_tflite() {
 }
 
 /// Larger networks (20-48 high and wide, 16-64 channels), which Vela splits into stripes:
-/// the IFM of each stripe starts inside the tensor, padding only at its edges.
+/// the IFM of each stripe starts inside the tensor, padding only at its edges. About one
+/// compiled network in four is striped, so 24 could all be unstriped (about 1 seed in 1000);
+/// one more network, a single CONV_2D on a 48x48x64 input, which Vela striped on both cores
+/// in all 48 drawn, makes "stripes" seen in every seed.
 #[test]
 fn large_networks_equal_tflite() {
     let run = Run::from_env("large_networks_equal_tflite", 12);
     let choice = Choice { ops: 1..=3, side: 20..=48, channels: 16..=64, ..Choice::default() };
-    check(&run, &choice).require(&["stripes", "regor core", "legacy core", "nhcwb16 ofm"]);
+    let mut coverage = check(&run, &choice);
+    let widest = Choice { kinds: vec![npu::ethos::network::Kind::Conv2d], ops: 1..=1, side: 48..=48, channels: 64..=64, ..Choice::default() };
+    coverage.merge(&check(&Run { cycles: 1, ..run }, &widest));
+    coverage.require(&["stripes", "regor core", "legacy core", "nhcwb16 ofm"]);
 }
 
 /// Networks with RESIZE_NEAREST_NEIGHBOR (half_pixel_centers either way) and RESIZE_BILINEAR
