@@ -266,6 +266,50 @@ fn output_writer_edge_cases_drawn_on_purpose() {
     ]);
 }
 
+/// BASE is checked only where the layer reads memory at it (docs/scale.md, "Exit codes"): a
+/// REINPUTS and REWEIGHTS layer without USEBIAS or USESUMM takes everything from on chip, so
+/// any BASE runs, and STREAM's request generator still starts at it (no request is made, but
+/// the read channel's address shows it; the lock step compares it every cycle). Pairs of
+/// layers: an `m x k x k` layer (k up to SIZE, so its weights stay on chip), then the same
+/// shape with REINPUTS and REWEIGHTS and a BASE from the whole 32-bit range above the memory
+/// window, bit `20 + pair % 12` always set, so every bit above the window is drawn in turn
+/// (it kills a mutant that flips an address bit only when a higher one is set,
+/// docs/scale.md, "Mutation score (issue 21)").
+#[test]
+fn unchecked_base_above_the_window_runs_from_on_chip() {
+    let run = Run::from_env("scale_engine::unchecked_base_above_the_window_runs_from_on_chip", 60_000);
+    let n = npu_model::scale::SIZE as u8;
+    let mut shape = (1, 1);
+    let mut drawn_base = None;
+    let mut bits = Coverage::default();
+    let (coverage, layers) = run_layers(&run, (Timing::IDEAL, Timing::IDEAL), &mut |rng, history, index| {
+        // The layer before this one ended (run_layers asserted its exit code and results).
+        if let Some(base) = drawn_base.take() {
+            for bit in 20..32 {
+                if base & (1 << bit) != 0 {
+                    bits.hit(&format!("BASE bit {bit} in a layer that succeeded"));
+                }
+            }
+        }
+        if index % 2 == 0 {
+            shape = (rng.gen_range(1..=64), rng.gen_range(1..=n));
+            let layer = shaped_layer(rng, (shape.0, shape.1, shape.1));
+            return Drawn { layer, fault: Fault::None, timing: (Timing::IDEAL, Timing::IDEAL), fill: None };
+        }
+        let mut layer = shaped_layer(rng, (shape.0, shape.1, shape.1));
+        let r = &mut layer.regs;
+        (r.reinputs, r.reweights, r.usebias, r.usesumm) = (true, true, false, false);
+        r.base = rng.gen::<u32>() | (1 << (20 + (index / 2) % 12));
+        assert_eq!(history.check(&layer), None, "the rules run this layer: {:?}", layer.regs);
+        drawn_base = Some(layer.regs.base);
+        Drawn { layer, fault: Fault::None, timing: (Timing::IDEAL, Timing::IDEAL), fill: None }
+    });
+    eprintln!("{layers} layers; coverage:\n{coverage}\n{bits}");
+    coverage.require(&["REINPUTS layer succeeded", "REWEIGHTS layer succeeded", "results checked"]);
+    let required: Vec<String> = (20..32).map(|bit| format!("BASE bit {bit} in a layer that succeeded")).collect();
+    bits.require(&required.iter().map(String::as_str).collect::<Vec<_>>());
+}
+
 /// The engine's inputs `c` with the memory's for the cycle.
 fn memory_inputs(mem: &npu::scale::memory::Response, c: In) -> In {
     In {

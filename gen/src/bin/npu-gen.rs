@@ -109,7 +109,12 @@ const SUITES: &[(&str, &str, &[&str], u64)] = &[
         &["output_unit_random_lockstep", "rounding_modes_on_hand_worked_values", "tfl_rounding_is_tflites_multiply_by_quantized_multiplier"],
         0,
     ),
-    ("scale_engine", "scale_engine", &["random_layers_match_the_model_and_the_reference", "output_writer_edge_cases_drawn_on_purpose"], 0),
+    (
+        "scale_engine",
+        "scale_engine",
+        &["random_layers_match_the_model_and_the_reference", "output_writer_edge_cases_drawn_on_purpose", "unchecked_base_above_the_window_runs_from_on_chip"],
+        0,
+    ),
     (
         "mnist_npu",
         "mnist_npu",
