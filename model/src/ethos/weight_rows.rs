@@ -32,8 +32,14 @@ pub enum Step {
     Unit,
     /// The OFM group's last tap: the next group's first row.
     Last,
-    /// CHECK, or the end of a 2x2 OFM block's last OFM group: back to row 0.
+    /// CHECK, or the end of the layer: back to row 0.
     Clear,
+    /// The OFM group's last tap in a 2x2 OFM block that is not the layer's last: the same
+    /// group's first row again (`block_start + j·U'` of the first sub-kernel), for the next
+    /// block (the traversal walks every block of a group before the next group, so that a
+    /// group's rows are all decoded long before the last group's: docs/ethos.md, "Decode
+    /// overlapped with MAC").
+    Repeat,
 }
 
 /// The layer registers the address depends on.
@@ -112,6 +118,11 @@ impl WeightRows {
                     j: j_next,
                     groups: if last_of_block { groups_next } else { self.groups },
                 };
+            }
+            Step::Repeat => {
+                self.region = self.block_start;
+                self.row_base = (self.block_start + self.j * l.unit(next)) & MASK;
+                self.row = self.row_base;
             }
             Step::Clear => {
                 *self = Self {
