@@ -482,7 +482,7 @@ fn conv_datapath() -> Table {
         &[
             "layer",
             "useful MACs per cycle (of 256)",
-            "cycles: decode / scale-bias / MAC / output",
+            "cycles: decode (of them taps reading) / scale-bias / MAC / output",
             "MAC slots lost: edges / channel groups",
             "Vela's estimate (cycles; ours / Vela's)",
             "Verilated cycles/s",
@@ -504,7 +504,7 @@ fn conv_datapath() -> Table {
         let (model_out, model_stats) = run(&job, &mut |i| model.step(i)).unwrap();
         let model_time = thread_seconds() - start;
         assert!(out == reference(&layer) && model_out == out && model_stats == stats, "{name}: datapath, model and reference differ");
-        let slots = (stats.mac * 256) as f64;
+        let slots = stats.tap_slots() as f64;
         let (per_cycle, utilisation) = (stats.useful_macs as f64 / stats.cycles() as f64, 100.0 * stats.utilisation());
         let phases = [stats.decode, stats.scale_bias, stats.mac, stats.output];
         let lost = [100.0 * stats.edge_slots as f64 / slots, 100.0 * stats.channel_slots as f64 / slots];
@@ -512,7 +512,10 @@ fn conv_datapath() -> Table {
         table.row(vec![
             text(name),
             num(json!([per_cycle, utilisation]), format!("{per_cycle:.1} ({utilisation:.1} %)")),
-            num(json!(phases), phases.map(|c| c.to_string()).join(" / ")),
+            num(
+                json!([phases[0], stats.decode_taps, phases[1], phases[2], phases[3]]),
+                format!("{} ({}) / {} / {} / {}", phases[0], stats.decode_taps, phases[1], phases[2], phases[3]),
+            ),
             num(json!(lost), format!("{:.1} % / {:.1} %", lost[0], lost[1])),
             num(json!([vela, stats.cycles() as f64 / vela as f64]), format!("{vela}; {:.2}x", stats.cycles() as f64 / vela as f64)),
             num(rtl_speed, format!("{:.2} M", rtl_speed / 1e6)),

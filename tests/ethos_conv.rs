@@ -254,6 +254,13 @@ fn random_layers_equal_tflite() {
         "held in DRAIN",
         "held while a value leaves",
         "MAC held, the output walk goes on",
+        // Decode overlapped with MAC: taps issued while the decoder still runs, a tap waiting
+        // for its weight row (the decoder behind), the layer's last tap waiting for the
+        // decoder's end, and the unit held while it decodes.
+        "decode overlapped with MAC",
+        "tap waits for its weight row",
+        "the layer's last tap waits for the decoder",
+        "held in DECODE",
         // The output lanes: four (or two, three) elements leave in one cycle; a step with
         // fewer than four where the OFM depth ends.
         "several lanes valid at once",

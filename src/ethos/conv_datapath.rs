@@ -183,8 +183,11 @@ impl Job {
 /// Where the cycles of a layer went, from the unit's `state` output and IFM read ports.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
-    /// CHECK and DECODE: weight decoding, from `start` to the decoder's `done`.
+    /// IDLE, CHECK and DECODE: weight decoding, from `start` to the decoder's `done` (the
+    /// traversal runs in DECODE too: `decode_taps` of these cycles issued a tap that reads).
     pub decode: u64,
+    /// DECODE cycles in which a tap read the IFM (decode overlapped with MAC).
+    pub decode_taps: u64,
     /// Scale/bias records read, up to 4 bytes a cycle.
     pub scale_bias: u64,
     /// MAC cycles (256 MAC slots each).
@@ -193,7 +196,8 @@ pub struct Stats {
     pub output: u64,
     /// MACs of the layer (products TFLite computes, padding taps excluded).
     pub useful_macs: u64,
-    /// MAC slots lost at the OFM and IFM edges (positions outside either, not read).
+    /// MAC slots lost at the OFM and IFM edges (positions outside either, not read), in MAC
+    /// cycles and in the DECODE cycles of `decode_taps`.
     pub edge_slots: u64,
     /// MAC slots lost to channels beyond the layer's in an 8-channel group, and in depthwise
     /// mode to the 7/8 of the array a depthwise MAC does not use (Table 4-129).
@@ -203,6 +207,13 @@ pub struct Stats {
 impl Stats {
     pub fn cycles(&self) -> u64 {
         self.decode + self.scale_bias + self.mac + self.output
+    }
+
+    /// MAC slots of the cycles that issued a tap or waited in MAC: MAC cycles and the DECODE
+    /// cycles whose tap read the IFM (a DECODE tap with no read, all four positions padding,
+    /// cannot be told from a wait on the ports and is counted as decoding).
+    pub fn tap_slots(&self) -> u64 {
+        256 * (self.mac + self.decode_taps)
     }
 
     /// Useful MACs per cycle over the whole layer, of the 256 peak.
@@ -392,7 +403,16 @@ impl<'a> Bench<'a> {
             self.reads = o.ifm_reads();
         }
         match o.state {
-            model::STATE_IDLE | model::STATE_CHECK | model::STATE_DECODE => self.stats.decode += 1,
+            model::STATE_IDLE | model::STATE_CHECK => self.stats.decode += 1,
+            model::STATE_DECODE => {
+                self.stats.decode += 1;
+                let reads = o.ifm_reads();
+                if reads.iter().any(|r| r.read) && !held(i, o) {
+                    self.stats.decode_taps += 1;
+                    let lanes = if self.job.layer.depthwise { CHANNELS } else { CHANNELS * CHANNELS } as u64;
+                    self.stats.edge_slots += lanes * reads.iter().filter(|r| !r.read).count() as u64;
+                }
+            }
             model::STATE_SCALE_BIAS => self.stats.scale_bias += 1,
             model::STATE_MAC => {
                 self.stats.mac += 1;
@@ -427,7 +447,7 @@ impl<'a> Bench<'a> {
         match o.error_code {
             model::ERROR_NONE => {
                 assert!(self.written.iter().all(|&w| w), "done, but not every OFM element was written");
-                self.stats.channel_slots = self.stats.mac * 256 - self.stats.useful_macs - self.stats.edge_slots;
+                self.stats.channel_slots = self.stats.tap_slots() - self.stats.useful_macs - self.stats.edge_slots;
                 Ok(())
             }
             model::ERROR_SHAPE => Err(ConvError::Shape(o.error_detail)),
@@ -467,10 +487,11 @@ pub fn run(job: &Job, step: &mut dyn FnMut(&In) -> Out) -> Result<(Vec<i8>, Stat
     bench.finish()
 }
 
-/// Whether `hold` applied in the cycle of `i` and `o` (in MAC, OUT and DRAIN), or `hold_mac`
-/// (in MAC).
+/// Whether `hold` applied in the cycle of `i` and `o` (in DECODE, MAC, OUT and DRAIN), or
+/// `hold_mac` (in DECODE and MAC: the traversal runs in DECODE too).
 fn held(i: &In, o: &Out) -> bool {
-    (i.hold && matches!(o.state, model::STATE_MAC | model::STATE_OUT | model::STATE_DRAIN)) || (i.hold_mac && o.state == model::STATE_MAC)
+    (i.hold && matches!(o.state, model::STATE_DECODE | model::STATE_MAC | model::STATE_OUT | model::STATE_DRAIN))
+        || (i.hold_mac && matches!(o.state, model::STATE_DECODE | model::STATE_MAC))
 }
 
 /// [`run`] on the Verilated RTL and the model in lock step (any output difference in any
@@ -502,6 +523,7 @@ pub fn lockstep(run: &Run, job: &Job, hold_layer: bool) -> Result<(Result<(Vec<i
             }
             if held(input, out) {
                 coverage.hit(match out.state {
+                    model::STATE_DECODE => "held in DECODE",
                     model::STATE_MAC => "held in MAC",
                     model::STATE_OUT => "held in OUT",
                     _ => "held in DRAIN",

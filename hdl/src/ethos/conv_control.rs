@@ -1,8 +1,10 @@
 //! The Ethos-U65 convolution datapath's state machine (`conv_datapath.rs`): the phase, the
 //! error code and its detail. MAC, OUT and DRAIN follow the traversal (`conv_traversal.rs`);
 //! the other phases end on the layer check, the weight decoder and buffer, or the scale/bias
-//! loader, as the datapath's docs say. `hold` (in MAC, OUT and DRAIN) is the registers'
-//! clock enable, and `holding` tells the other blocks.
+//! loader, as the datapath's docs say. Order: CHECK, SCALE_BIAS, DECODE (the traversal runs
+//! in it too: decode overlapped with MAC), MAC. `hold` (in DECODE, MAC, OUT and DRAIN) is the
+//! registers' clock enable, and `holding` tells the other blocks; in DECODE the decoder's
+//! verdicts still move these registers (the decoder has no clock enable).
 use super::conv_datapath::{
     ERROR_NONE, ERROR_SCALE_BIAS_LONG, ERROR_SCALE_BIAS_RESERVED, ERROR_SCALE_BIAS_SHORT, ERROR_SHAPE, ERROR_WEIGHT_COUNT,
     ERROR_WEIGHT_STREAM, STATE_CHECK, STATE_DECODE, STATE_DONE, STATE_DRAIN, STATE_IDLE, STATE_MAC, STATE_OUT, STATE_SCALE_BIAS,
@@ -139,13 +141,15 @@ impl Logic for ConvControl {
         self.code_q.reset.next = self.reset.val();
         self.detail_q.reset.next = self.reset.val();
         self.holding.next = self.hold.val()
-            & ((self.phase_q.q.val() == self.state_mac.val())
+            & ((self.phase_q.q.val() == self.state_decode.val())
+                | (self.phase_q.q.val() == self.state_mac.val())
                 | (self.phase_q.q.val() == self.state_out.val())
                 | (self.phase_q.q.val() == self.state_drain.val()));
-        self.mac_holding.next = self.holding.val() | (self.hold_mac.val() & (self.phase_q.q.val() == self.state_mac.val()));
-        self.phase_q.enable.next = !self.mac_holding.val();
-        self.code_q.enable.next = !self.mac_holding.val();
-        self.detail_q.enable.next = !self.mac_holding.val();
+        self.mac_holding.next = self.holding.val()
+            | (self.hold_mac.val() & ((self.phase_q.q.val() == self.state_mac.val()) | (self.phase_q.q.val() == self.state_decode.val())));
+        self.phase_q.enable.next = !self.mac_holding.val() | (self.phase_q.q.val() == self.state_decode.val());
+        self.code_q.enable.next = !self.mac_holding.val() | (self.phase_q.q.val() == self.state_decode.val());
+        self.detail_q.enable.next = !self.mac_holding.val() | (self.phase_q.q.val() == self.state_decode.val());
         self.phase.next = self.phase_q.q.val();
         self.code.next = self.code_q.q.val();
         self.detail.next = self.detail_q.q.val();
@@ -168,7 +172,7 @@ impl Logic for ConvControl {
         if self.phase_q.q.val() == self.state_check.val() {
             self.code_q.d.next = self.error_none.val();
             self.detail_q.d.next = self.zero20.val();
-            self.phase_q.d.next = self.state_decode.val();
+            self.phase_q.d.next = self.state_scale_bias.val();
             if self.shape.val() != self.zero20.val() {
                 self.code_q.d.next = self.error_shape.val();
                 self.detail_q.d.next = self.shape.val();
@@ -185,7 +189,7 @@ impl Logic for ConvControl {
                 self.detail_q.d.next = self.decoder_error20.wide.val();
                 self.phase_q.d.next = self.state_done.val();
             } else if self.decoder_done.val() {
-                self.phase_q.d.next = self.state_scale_bias.val();
+                self.phase_q.d.next = self.state_mac.val();
                 if self.weights_short.val() {
                     self.code_q.d.next = self.error_weight_count.val();
                     self.detail_q.d.next = self.weights_seen.val();
@@ -203,7 +207,7 @@ impl Logic for ConvControl {
                 self.detail_q.d.next = self.sb_channel.val();
                 self.phase_q.d.next = self.state_done.val();
             } else if self.sb_last.val() {
-                self.phase_q.d.next = self.state_mac.val();
+                self.phase_q.d.next = self.state_decode.val();
                 if self.sb_short.val() {
                     self.code_q.d.next = self.error_short.val();
                     self.detail_q.d.next = self.sb_bytes.val();

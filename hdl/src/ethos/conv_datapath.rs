@@ -5,9 +5,11 @@
 //! documents the phases; docs/ethos.md ("Convolution datapath") has the diagram, the port
 //! timing and the decisions.
 //!
-//! Phases: CHECK the layer registers; DECODE the compressed weight stream into the weight
-//! buffer (rows of 64 weights, one per MAC cycle); SCALE_BIAS, the 10-byte records into the
-//! parameter memory; then for every 2x2 OFM block and 8-channel OFM group, MAC (one weight row
+//! Phases: CHECK the layer registers; SCALE_BIAS, the 10-byte records into the parameter
+//! memory; DECODE the compressed weight stream into the weight buffer (rows of 64 weights, one
+//! per MAC cycle) while the traversal already runs the taps whose rows are written (decode
+//! overlapped with MAC); then for every 8-channel OFM group and 2x2 OFM block (every block
+//! of a group before the next group), MAC (one weight row
 //! and four IFM reads a cycle; the previous group's 32 accumulators drain meanwhile through
 //! the four output lanes, four a cycle, each step on the OFM port three cycles later) and OUT
 //! (the last group's drain); DRAIN; DONE.
@@ -84,17 +86,18 @@ pub struct ConvDatapath {
     pub reset: Signal<In, Bit>,
     /// Starts a layer (in IDLE). The layer registers below must hold until `done`.
     pub start: Signal<In, Bit>,
-    /// Holds the layer where it is in MAC, OUT and DRAIN (a clock enable, low to run): no
+    /// Holds the layer where it is in DECODE, MAC, OUT and DRAIN (a clock enable, low to run): no
     /// register of the traversal changes, the MAC unit does not accumulate and no accumulator
     /// enters the output unit; the values already in the output unit still leave on the OFM
     /// port. An IFM read is answered on `ifm_data` from the cycle after it until the next
-    /// cycle without `hold`, which takes the data. In the other phases `hold` does nothing:
-    /// the streams' own handshakes pace DECODE and SCALE_BIAS (the weight decoder, a block of
-    /// its own, has no clock enable, and its one-cycle `done` must not be missed). The NPU's
+    /// cycle without `hold`, which takes the data. In DECODE it holds the traversal only, not
+    /// the decoder and the weight buffer's writes (the decoder, a block of its own, has no
+    /// clock enable, and its one-cycle `done` must not be missed); in the other phases it does
+    /// nothing: the streams' own handshakes pace SCALE_BIAS. The NPU's
     /// convolution unit holds the layer while it serves the IFM reads and the OFM writes
     /// from the one memory port.
     pub hold: Signal<In, Bit>,
-    /// In MAC only: holds the traversal and the MAC unit as `hold` does, while the output
+    /// In DECODE and MAC only: holds the traversal and the MAC unit as `hold` does, while the output
     /// walk goes on draining the previous group's accumulators through the output unit. An
     /// IFM read is answered until the next cycle without `hold` and without `hold_mac`. The
     /// NPU's convolution unit holds a tap this way while its IFM server gathers the reads.
@@ -377,8 +380,9 @@ impl Logic for ConvDatapath {
         self.weights.beat_valid.next = self.decoder.out_valid.val();
         self.weights.beat_count.next = self.decoder.out_count.val();
         self.weights.beat_data.next = self.decoder.out_data.val();
-        self.weights.read_enable.next = self.control.in_mac.val() & !self.control.mac_holding.val();
+        self.weights.read_enable.next = (self.control.in_mac.val() | self.control.in_decode.val()) & !self.control.mac_holding.val();
         self.weights.read_address.next = self.rows.row.val();
+        self.weights.want_row.next = self.rows.row.val();
 
         // SCALE_BIAS: the records into the parameter memory.
         self.sb_ready.next = self.control.in_scale_bias.val();
@@ -425,6 +429,7 @@ impl Logic for ConvDatapath {
         self.rows.block_groups_m1.next = self.layer.block_groups_m1.val();
         self.traversal.drain_wait.next = self.walk.must_wait.val();
         self.traversal.drain_finishing.next = self.walk.finishing.val();
+        self.traversal.row_ready.next = self.weights.row_ready.val();
 
         // The output walk drains the bank while the traversal walks the next group.
         self.walk.clock.next = self.clock.val();

@@ -16,7 +16,9 @@
 //! The model is inside `npu_model::ethos::conv_unit`.
 use rust_hdl::prelude::*;
 
-/// The datapath's MAC state (`conv_datapath.rs`).
+/// The datapath's DECODE and MAC states (`conv_datapath.rs`): the traversal issues taps in
+/// both (decode overlapped with MAC).
+const DP_DECODE: u64 = 2;
 const DP_MAC: u64 = 4;
 
 #[derive(LogicBlock)]
@@ -45,6 +47,7 @@ pub struct ConvHold {
     one4: Constant<Bits<5>>,
     limit: Constant<Bits<5>>,
     dp_mac: Constant<Bits<3>>,
+    dp_decode: Constant<Bits<3>>,
 }
 
 impl Default for ConvHold {
@@ -69,6 +72,7 @@ impl Default for ConvHold {
             one4: Constant::new(1.into()),
             limit: Constant::new(((super::conv_unit::QUEUE - 4) as u64).into()),
             dp_mac: Constant::new(DP_MAC.into()),
+            dp_decode: Constant::new(DP_DECODE.into()),
         }
     }
 }
@@ -81,7 +85,7 @@ impl Logic for ConvHold {
             self.count.next = self.q_count.val() + self.one4.val();
         }
         self.ofm_full.next = self.count.val() > self.limit.val();
-        self.mac.next = (self.dp_state.val() == self.dp_mac.val())
+        self.mac.next = ((self.dp_state.val() == self.dp_mac.val()) | (self.dp_state.val() == self.dp_decode.val()))
             & (self.dp_read0.val() | self.dp_read1.val() | self.dp_read2.val() | self.dp_read3.val());
         self.tap_reads.next = self.mac.val();
         self.hold.next = self.ofm_full.val();

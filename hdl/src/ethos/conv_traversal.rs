@@ -5,8 +5,8 @@
 //! and the latched layer registers); `advance` (low while the datapath is held) is the
 //! registers' clock enable, so Verilator evaluates this block once a cycle rather than on
 //! every change of the datapath's inputs (docs/ethos.md, "Verilated speed").
-use super::conv_datapath::{DIM_BITS, STATE_CHECK, STATE_DRAIN, STATE_DONE, STATE_MAC, STATE_OUT};
-use super::weight_rows::{STEP_CLEAR, STEP_ELEMENT, STEP_GROUP, STEP_LAST, STEP_NONE, STEP_UNIT};
+use super::conv_datapath::{DIM_BITS, STATE_CHECK, STATE_DECODE, STATE_DRAIN, STATE_DONE, STATE_MAC, STATE_OUT};
+use super::weight_rows::{STEP_CLEAR, STEP_ELEMENT, STEP_GROUP, STEP_LAST, STEP_NONE, STEP_REPEAT, STEP_UNIT};
 use crate::primitives::constant as k;
 use crate::primitives::{RegEn, ZeroExtend};
 use rust_hdl::prelude::*;
@@ -22,10 +22,15 @@ use rust_hdl::prelude::*;
 /// (`sy + ky`, `sx + kx`) (outputs `ky`, `kx`). `sub_h`/`sub_w` are the current sub-kernel's
 /// sides, `next_h`/`next_w` those of the sub-kernel the tap steps to (the weight-row
 /// address's rows per group, `weight_rows.rs`). `row_step` tells the weight-row address what the tap did.
-/// After a group's last tap, the next OFM group, or the next block (raster order), or, after
-/// the layer's last, OUT until the output walk reads its last entry, then DRAIN (4 cycles). A
-/// group's last tap is not issued while the walk could not take the group (`drain_wait`): no
-/// IFM read, no weight step, nothing into the MAC unit. `origin_*` are the block's first IFM
+/// After a group's last tap, the same OFM group in the next 2x2 block (raster order), or the
+/// next OFM group from the first block, or, after the layer's last, OUT until the output walk
+/// reads its last entry, then DRAIN (4 cycles): every block of a group before the next group,
+/// so that a group's weight rows are decoded long before the layer's last. The traversal
+/// runs in DECODE too (decode overlapped with MAC): there a tap waits while its weight row is
+/// not written yet (`row_ready` low), and the layer's last tap waits for the decoder's end
+/// (so that a stream that decodes to too many or too few weights is still refused before
+/// OUT). A group's last tap is not issued while the walk could not take the group
+/// (`drain_wait`): no IFM read, no weight step, nothing into the MAC unit. `origin_*` are the block's first IFM
 /// row/column plus 8 (so that padding above/left stays non-negative).
 #[derive(LogicBlock)]
 pub struct ConvTraversal {
@@ -68,6 +73,8 @@ pub struct ConvTraversal {
     /// The output walk (`output_walk.rs`): a group's last tap must wait; OUT's last entry.
     pub drain_wait: Signal<In, Bit>,
     pub drain_finishing: Signal<In, Bit>,
+    /// DECODE: the tap's weight row is written (the weight buffer's rows so far are beyond it).
+    pub row_ready: Signal<In, Bit>,
     /// MAC, not waiting: this cycle's tap is issued (IFM reads, weight row, stage 2).
     pub issue: Signal<Out, Bit>,
     /// The issued tap is its OFM group's last.
@@ -109,6 +116,10 @@ pub struct ConvTraversal {
     groups9: Signal<Local, Bits<9>>,
     in_check: Signal<Local, Bit>,
     in_mac: Signal<Local, Bit>,
+    in_decode: Signal<Local, Bit>,
+    more_x: Signal<Local, Bit>,
+    more_y: Signal<Local, Bit>,
+    layer_last: Signal<Local, Bit>,
     in_out: Signal<Local, Bit>,
     in_drain: Signal<Local, Bit>,
     cg: Signal<Local, Bits<9>>,
@@ -136,6 +147,8 @@ pub struct ConvTraversal {
 
     state_check: Constant<Bits<3>>,
     state_mac: Constant<Bits<3>>,
+    state_decode: Constant<Bits<3>>,
+    step_repeat: Constant<Bits<3>>,
     state_out: Constant<Bits<3>>,
     state_drain: Constant<Bits<3>>,
     state_done: Constant<Bits<3>>,
@@ -205,6 +218,7 @@ impl Default for ConvTraversal {
             next_w: Default::default(),
             drain_wait: Default::default(),
             drain_finishing: Default::default(),
+            row_ready: Default::default(),
             issue: Default::default(),
             issue_last: Default::default(),
             mac_valid2: Default::default(),
@@ -241,6 +255,10 @@ impl Default for ConvTraversal {
             groups9: Default::default(),
             in_check: Default::default(),
             in_mac: Default::default(),
+            in_decode: Default::default(),
+            more_x: Default::default(),
+            more_y: Default::default(),
+            layer_last: Default::default(),
             in_out: Default::default(),
             in_drain: Default::default(),
             cg: Default::default(),
@@ -267,6 +285,8 @@ impl Default for ConvTraversal {
             stalled: Default::default(),
             state_check: k(STATE_CHECK),
             state_mac: k(STATE_MAC),
+            state_decode: k(STATE_DECODE),
+            step_repeat: k(STEP_REPEAT),
             state_out: k(STATE_OUT),
             state_drain: k(STATE_DRAIN),
             state_done: k(STATE_DONE),
@@ -354,6 +374,7 @@ impl Logic for ConvTraversal {
         self.clear2_q.enable.next = self.advance.val();
         self.in_check.next = self.phase.val() == self.state_check.val();
         self.in_mac.next = self.phase.val() == self.state_mac.val();
+        self.in_decode.next = self.phase.val() == self.state_decode.val();
         self.in_out.next = self.phase.val() == self.state_out.val();
         self.in_drain.next = self.phase.val() == self.state_drain.val();
         self.last_og.next = ((self.og13.wide.val() + self.one13.val()) << self.shift3.val()) >= self.ofm_depth13.wide.val();
@@ -442,8 +463,12 @@ impl Logic for ConvTraversal {
             & !self.sx_more.val()
             & !self.sy_more.val()
             & (self.depthwise.val() | !self.more_ifm.val());
-        self.stalled.next = self.last_tap.val() & self.drain_wait.val();
-        self.issue.next = self.in_mac.val() & !self.stalled.val();
+        self.more_x.next = (self.block_x_q.q.val() + self.two13.val()) < self.ofm_width13.wide.val();
+        self.more_y.next = (self.block_y_q.q.val() + self.two13.val()) < self.ofm_height13.wide.val();
+        self.layer_last.next = self.last_tap.val() & self.last_og.val() & !self.more_x.val() & !self.more_y.val();
+        self.stalled.next = (self.last_tap.val() & self.drain_wait.val())
+            | (self.in_decode.val() & (!self.row_ready.val() | self.layer_last.val()));
+        self.issue.next = (self.in_mac.val() | self.in_decode.val()) & !self.stalled.val();
         self.issue_last.next = self.issue.val() & self.last_tap.val();
 
         // Stage 2: what the MAC unit takes in the next cycle.
@@ -518,27 +543,31 @@ impl Logic for ConvTraversal {
                         if !self.depthwise.val() & self.more_ifm.val() {
                             self.cg_base_q.d.next = self.cg_base_q.q.val() + self.groups9.val();
                         } else {
-                            // The group's last tap: the next group, or the next block, or OUT.
+                            // The group's last tap: the same group in the next block (its
+                            // first row again), or the next group from the first block, or OUT.
                             self.cg_base_q.d.next = self.zero9.val();
-                            self.row_step.next = self.step_last.val();
+                            self.row_step.next = self.step_repeat.val();
                             self.first.d.next = true;
-                            if !self.last_og.val() {
+                            if self.more_x.val() {
+                                self.block_x_q.d.next = self.block_x_q.q.val() + self.two13.val();
+                                self.origin_x_q.d.next = self.origin_x_q.q.val() + (self.stride_x14.wide.val() << self.shift1.val());
+                            } else if self.more_y.val() {
+                                self.block_x_q.d.next = self.zero13.val();
+                                self.block_y_q.d.next = self.block_y_q.q.val() + self.two13.val();
+                                self.origin_x_q.d.next = self.eight14.val() - self.pad_left14.wide.val();
+                                self.origin_y_q.d.next = self.origin_y_q.q.val() + (self.stride_y14.wide.val() << self.shift1.val());
+                            } else if !self.last_og.val() {
+                                self.row_step.next = self.step_last.val();
                                 self.og_q.d.next = self.og_q.q.val() + self.one9.val();
+                                self.block_x_q.d.next = self.zero13.val();
+                                self.block_y_q.d.next = self.zero13.val();
+                                self.origin_x_q.d.next = self.eight14.val() - self.pad_left14.wide.val();
+                                self.origin_y_q.d.next = self.eight14.val() - self.pad_top14.wide.val();
                             } else {
-                                // Back to the first row (CLEAR after LAST is CLEAR), next block.
+                                // Back to the first row; the layer's last tap.
                                 self.og_q.d.next = self.zero9.val();
                                 self.row_step.next = self.step_clear.val();
-                                if (self.block_x_q.q.val() + self.two13.val()) < self.ofm_width13.wide.val() {
-                                    self.block_x_q.d.next = self.block_x_q.q.val() + self.two13.val();
-                                    self.origin_x_q.d.next = self.origin_x_q.q.val() + (self.stride_x14.wide.val() << self.shift1.val());
-                                } else if (self.block_y_q.q.val() + self.two13.val()) < self.ofm_height13.wide.val() {
-                                    self.block_x_q.d.next = self.zero13.val();
-                                    self.block_y_q.d.next = self.block_y_q.q.val() + self.two13.val();
-                                    self.origin_x_q.d.next = self.eight14.val() - self.pad_left14.wide.val();
-                                    self.origin_y_q.d.next = self.origin_y_q.q.val() + (self.stride_y14.wide.val() << self.shift1.val());
-                                } else {
-                                    self.phase_next.next = self.state_out.val();
-                                }
+                                self.phase_next.next = self.state_out.val();
                             }
                         }
                     }

@@ -96,8 +96,9 @@ use crate::primitives::constant as k;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
 
-/// The datapath's DECODE state (`conv_datapath.rs`).
-const DP_DECODE: u64 = 2;
+/// The datapath's SCALE_BIAS state (`conv_datapath.rs`): after it (DECODE follows) the
+/// datapath is past SCALE_BIAS; a weight word is dropped from MAC on.
+const DP_SCALE_BIAS: u64 = 3;
 
 /// The unit: states, CHECK, the layer registers, the error and the read channel; the
 /// sub-blocks above.
@@ -155,7 +156,7 @@ pub struct ConvUnit {
     s_run: Constant<Bits<3>>,
     s_finish: Constant<Bits<3>>,
     s_done: Constant<Bits<3>>,
-    dp_decode: Constant<Bits<3>>,
+    dp_scale_bias: Constant<Bits<3>>,
     e_none: Constant<Bits<4>>,
     e_ifm: Constant<Bits<4>>,
     e_weights: Constant<Bits<4>>,
@@ -220,7 +221,7 @@ impl Default for ConvUnit {
             s_run: k(state::RUN.into()),
             s_finish: k(state::FINISH.into()),
             s_done: k(state::DONE.into()),
-            dp_decode: k(DP_DECODE),
+            dp_scale_bias: k(DP_SCALE_BIAS),
             e_none: k(0),
             e_ifm: k(ERROR_IFM.into()),
             e_weights: k(ERROR_WEIGHTS.into()),
@@ -330,7 +331,7 @@ impl Logic for ConvUnit {
         self.datapath.sb_last.next = self.reader.last.val();
         self.datapath.sb_bytes_m1.next = self.three2.val();
         // The word shown leaves the buffer: taken, or (weights) dropped after the decoder.
-        self.reader.taken.next = (self.reader.w_valid.val() & (self.datapath.w_ready.val() | (self.datapath.state.val() > self.dp_decode.val())))
+        self.reader.taken.next = (self.reader.w_valid.val() & (self.datapath.w_ready.val() | (self.datapath.state.val() > self.dp_scale_bias.val())))
             | (self.reader.sb_valid.val() & self.datapath.sb_ready.val());
 
         // The IFM server (`ifm_server.rs`) on the datapath's IFM ports.

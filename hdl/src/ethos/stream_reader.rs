@@ -1,7 +1,7 @@
 //! The convolution unit's weight and scale stream reader (`conv_unit.rs`; docs/ethos.md,
 //! "Convolution unit", weight and scale readers; TRM §4.6 WEIGHT_* and SCALE_* registers,
-//! digest `shared/spec/ethos-u65.md` §1.9): it reads the weight stream
-//! (`BASEP[WEIGHT_REGION] + WEIGHT_BASE`, WEIGHT_LENGTH bytes), then the scale stream, one
+//! digest `shared/spec/ethos-u65.md` §1.9): it reads the scale stream, then the weight stream
+//! (`BASEP[WEIGHT_REGION] + WEIGHT_BASE`, WEIGHT_LENGTH bytes), one
 //! aligned 64-bit word at a time, and shows each word on the datapath's 32-bit `w_*` / `sb_*`
 //! port as two words, low half first (`last` on the stream's last), through
 //! [`super::conv_ports::StreamPort`], so that those outputs are registers and logic on
@@ -23,7 +23,8 @@ pub struct StreamReader {
     pub reset: Signal<In, Bit>,
     /// The unit's CHECK: the buffer empties.
     pub check: Signal<In, Bit>,
-    /// The layer starts (CHECK passed): the weight stream is next.
+    /// The layer starts (CHECK passed): the scale stream is next, then the weights (the
+    /// datapath loads its parameters first, so that its MAC phase overlaps the decoding).
     pub start: Signal<In, Bit>,
     pub weight_start: Signal<In, Bits<40>>,
     pub weight_words: Signal<In, Bits<29>>,
@@ -159,18 +160,21 @@ impl Logic for StreamReader {
             self.sr_words.d.next = self.sr_words.q.val() - self.one29.val();
             self.sr_addr.d.next = self.sr_addr.q.val() + self.eight40.val();
             if self.sr_words.q.val() == self.one29.val() {
-                self.sr_stream.d.next = self.sr_stream.q.val() + self.one2.val();
-                self.sr_addr.d.next = self.scale_start.val();
-                self.sr_words.d.next = self.scale_words.val();
+                self.sr_stream.d.next = self.two2.val();
+                if self.sr_stream.q.val() == self.one2.val() {
+                    self.sr_stream.d.next = self.zero2.val();
+                    self.sr_addr.d.next = self.weight_start.val();
+                    self.sr_words.d.next = self.weight_words.val();
+                }
             }
         }
         if self.check.val() {
             self.sr_halves.d.next = self.zero2.val();
         }
         if self.start.val() {
-            self.sr_stream.d.next = self.zero2.val();
-            self.sr_addr.d.next = self.weight_start.val();
-            self.sr_words.d.next = self.weight_words.val();
+            self.sr_stream.d.next = self.one2.val();
+            self.sr_addr.d.next = self.scale_start.val();
+            self.sr_words.d.next = self.scale_words.val();
         }
     }
 }

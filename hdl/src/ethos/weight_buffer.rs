@@ -26,6 +26,8 @@ const GATHER_BITS: u64 = 67 * 9;
 /// the decoder says `done`). `weights_seen`: weights decoded, this cycle's beat included.
 /// Read side: `read_enable`/`read_address` read a row for the next cycle, as `w0..w7` (OFM
 /// channel o's 8 IFM-channel weights; depthwise: the row's 8 weights on the diagonal).
+/// `row_ready`: row `want_row` is written (in an earlier cycle), for the traversal, which runs
+/// while DECODE goes on.
 #[derive(LogicBlock)]
 pub struct WeightBuffer {
     pub clock: Signal<In, Clock>,
@@ -39,6 +41,9 @@ pub struct WeightBuffer {
     pub beat_data: Signal<In, Bits<36>>,
     pub read_enable: Signal<In, Bit>,
     pub read_address: Signal<In, Bits<WEIGHT_ADDRESS_BITS>>,
+    pub want_row: Signal<In, Bits<WEIGHT_ADDRESS_BITS>>,
+    pub row_ready: Signal<Out, Bit>,
+    want13: ZeroExtend<12, 13>,
     pub beyond: Signal<Out, Bit>,
     pub short: Signal<Out, Bit>,
     pub weights_seen: Signal<Out, Bits<20>>,
@@ -97,6 +102,9 @@ impl Default for WeightBuffer {
             beat_data: Default::default(),
             read_enable: Default::default(),
             read_address: Default::default(),
+            want_row: Default::default(),
+            row_ready: Default::default(),
+            want13: Default::default(),
             beyond: Default::default(),
             short: Default::default(),
             weights_seen: Default::default(),
@@ -210,6 +218,8 @@ impl Logic for WeightBuffer {
         }
 
         // Read side.
+        self.want13.narrow.next = self.want_row.val();
+        self.row_ready.next = self.want13.wide.val() < self.rows.q.val();
         self.memory.read_enable.next = self.read_enable.val();
         self.memory.read_address.next = self.read_address.val();
         self.w0.next = self.memory.read_data.val().get_bits::<72>(0);

@@ -36,8 +36,12 @@ pub const STEP_ELEMENT: u64 = 2;
 pub const STEP_UNIT: u64 = 3;
 /// The OFM group's last tap.
 pub const STEP_LAST: u64 = 4;
-/// CHECK, or the end of a 2x2 OFM block's last group: row 0.
+/// CHECK, or the end of the layer: row 0.
 pub const STEP_CLEAR: u64 = 5;
+/// The OFM group's last tap in a 2x2 OFM block other than the layer's last: the same group's
+/// first row again, `block_start + j·U'` of the first sub-kernel (the traversal walks every
+/// block of a group before the next group, so that decoding overlaps MAC).
+pub const STEP_REPEAT: u64 = 6;
 
 #[derive(LogicBlock)]
 pub struct WeightRows {
@@ -92,6 +96,8 @@ pub struct WeightRows {
     step_unit: Constant<Bits<3>>,
     step_last: Constant<Bits<3>>,
     step_clear: Constant<Bits<3>>,
+    step_repeat: Constant<Bits<3>>,
+    repeat_row: Signal<Local, Bits<13>>,
     zero4: Constant<Bits<4>>,
     zero8: Constant<Bits<8>>,
     zero13: Constant<Bits<13>>,
@@ -156,6 +162,8 @@ impl Default for WeightRows {
             step_unit: k(STEP_UNIT),
             step_last: k(STEP_LAST),
             step_clear: k(STEP_CLEAR),
+            step_repeat: k(STEP_REPEAT),
+            repeat_row: Default::default(),
             zero4: k(0),
             zero8: k(0),
             zero13: k(0),
@@ -268,6 +276,14 @@ impl Logic for WeightRows {
                 self.block_start.d.next = self.region_next.val();
                 self.groups.d.next = self.groups_next.val();
             }
+        }
+        // REPEAT: the group's first row, `block_start + j·U'(next)` (`next` is the first
+        // sub-kernel after a group's last tap).
+        self.repeat_row.next = self.block_start.q.val() + self.offset.product.val();
+        if self.step.val() == self.step_repeat.val() {
+            self.row_q.d.next = self.repeat_row.val();
+            self.row_base.d.next = self.repeat_row.val();
+            self.region.d.next = self.block_start.q.val();
         }
         if self.step.val() == self.step_clear.val() {
             self.row_q.d.next = self.zero13.val();

@@ -11,12 +11,15 @@
 //!   (`ceil(O/8)` groups of `4 · ceil(C/32) · KH · KW` rows, part-kernel-first
 //!   `ceil(C/8) · roundup(KH · KW, 4)`, depthwise `roundup(KH · KW, 4)`) within the buffer's
 //!   4096; else `ERROR_SHAPE`.
-//! - DECODE: the stream through the decoder; every 64 weights (depthwise 8) are one row of the
-//!   weight buffer, in stream order. A weight beyond the layer's rows, or a stream that ends
-//!   short of them, is `ERROR_WEIGHT_COUNT`; a malformed one `ERROR_WEIGHT_STREAM`.
 //! - SCALE_BIAS: the records, one per OFM channel, into the parameter memory; up to 4 bytes a
 //!   cycle. The stream may be padded to 16 bytes (as Vela stores it) and no further.
-//! - For each 2x2 OFM block (raster order) and each 8-channel OFM group: MAC, one tap a cycle
+//! - DECODE: the stream through the decoder; every 64 weights (depthwise 8) are one row of the
+//!   weight buffer, in stream order. A weight beyond the layer's rows, or a stream that ends
+//!   short of them, is `ERROR_WEIGHT_COUNT`; a malformed one `ERROR_WEIGHT_STREAM`. The
+//!   traversal below runs meanwhile (decode overlapped with MAC): a tap waits while its weight
+//!   row is not written, and the layer's last tap until the decoder is done.
+//! - For each 8-channel OFM group and each 2x2 OFM block (raster order; every block of a
+//!   group before the next group, so that a group's rows are decoded early): MAC, one tap a cycle
 //!   (depth-first: per 32-channel IFM block, per sub-kernel, per kernel element, its four
 //!   8-channel groups, those wholly beyond the IFM depth skipped; part-kernel-first: per
 //!   16-channel IFM block, per sub-kernel, per 8-channel IFM group holding channels, per kernel
@@ -32,7 +35,8 @@
 //! Timing: the IFM port and the weight buffer are read in the tap's cycle and their data
 //! enter the MAC unit in the next (stage 2); `output_walk.rs` has the drain's timing.
 //!
-//! `hold` (in MAC, OUT and DRAIN; ignored elsewhere) keeps every register of the traversal,
+//! `hold` (in DECODE, MAC, OUT and DRAIN, where the traversal runs; ignored elsewhere; in
+//! DECODE the decoder and the weight buffer's writes go on) keeps every register of the traversal,
 //! the weight-buffer and parameter reads, and the MAC unit's accumulators; no accumulator enters
 //! the output unit, and what is in it leaves as usual (the OFM address pipeline goes on with it).
 use super::conv_mac::ConvMac;
@@ -358,9 +362,15 @@ struct Taps {
     ky_more: bool,
     sy: Side,
     sx: Side,
-    /// MAC, and the tap is issued: not a group's last tap while the output walk waits.
+    /// MAC (or DECODE, overlapped), and the tap is issued: not a group's last tap while the
+    /// output walk waits; in DECODE, not before its weight row is written, nor the layer's
+    /// last tap before the decoder is done.
     issue: bool,
     last_tap: bool,
+    /// DECODE: the tap's weight row is not written yet.
+    row_wait: bool,
+    /// DECODE: the layer's last tap, which waits for the decoder's `done`.
+    layer_wait: bool,
 }
 
 impl ConvDatapath {
@@ -390,6 +400,11 @@ impl ConvDatapath {
         let ky_more = self.walk.ky + 1 < sy.current;
         let more_ifm = (self.walk.cg_base + if i.part_kernel { 2 } else { 4 }) << 3 < u32::from(i.ifm_depth);
         let last_tap = (i.depthwise || last_u) && !kx_more && !ky_more && !sx.more && !sy.more && (i.depthwise || !more_ifm);
+        let decoding = self.state == STATE_DECODE;
+        let last_block = !(self.walk.block_x + 2 < u32::from(i.ofm_width)) && !(self.walk.block_y + 2 < u32::from(i.ofm_height));
+        let last_og = (self.walk.og + 1) << 3 >= u32::from(i.ofm_depth);
+        let row_wait = decoding && self.walk.address.row >= self.walk.rows;
+        let layer_wait = decoding && last_tap && last_block && last_og;
         Taps {
             pad,
             ifm: [(iy0, ix0), (iy0, ix1), (iy1, ix0), (iy1, ix1)].map(|(y, x)| (ifm12(y), ifm12(x))),
@@ -400,8 +415,10 @@ impl ConvDatapath {
             ky_more,
             sy,
             sx,
-            issue: self.state == STATE_MAC && !(last_tap && self.out.wait()),
+            issue: matches!(self.state, STATE_MAC | STATE_DECODE) && !(last_tap && self.out.wait()) && !row_wait && !layer_wait,
             last_tap,
+            row_wait,
+            layer_wait,
         }
     }
 
@@ -461,10 +478,12 @@ impl ConvDatapath {
         self.events.clear();
         let taps = self.taps(i);
         let state = self.state;
-        let holding = i.hold && matches!(state, STATE_MAC | STATE_OUT | STATE_DRAIN);
+        // DECODE runs the traversal too (decode overlapped with MAC), so `hold` and `hold_mac`
+        // hold it there as in MAC; never the decoder and the weight buffer's writes.
+        let holding = i.hold && matches!(state, STATE_DECODE | STATE_MAC | STATE_OUT | STATE_DRAIN);
         // The traversal, its weight reads, stage 2 and the MAC unit; the output walk and the
         // output unit go on under `hold_mac` alone.
-        let mac_holding = holding || (i.hold_mac && state == STATE_MAC);
+        let mac_holding = holding || (i.hold_mac && matches!(state, STATE_DECODE | STATE_MAC));
         let event = match state {
             STATE_IDLE => "idle",
             STATE_CHECK => "check",
@@ -547,6 +566,11 @@ impl ConvDatapath {
 
         // The OFM address pipeline and stage 2 registers, every cycle as in the RTL.
         self.ofm_pipe = [self.out.ofm2, self.ofm_pipe[0], self.ofm_pipe[1]];
+        // DECODE goes on under a hold (the decoder has no clock enable); its verdicts end the
+        // phase, while the traversal below still reads `state`, the phase at the cycle's start.
+        if state == STATE_DECODE {
+            self.decode(i, &decoded);
+        }
         if holding {
             self.events.push("held");
             return;
@@ -562,17 +586,23 @@ impl ConvDatapath {
         self.clear2 = self.walk.first;
         self.pad2 = taps.pad;
         self.live2 = taps.live;
-        if state == STATE_MAC {
+        if matches!(state, STATE_MAC | STATE_DECODE) {
             self.weight_read = self.weight_buffer[self.walk.address.row as usize % WEIGHT_ROWS];
         }
 
         match state {
             STATE_IDLE if i.start => self.state = STATE_CHECK,
             STATE_CHECK => self.check(i),
-            STATE_DECODE => self.decode(i, &decoded),
             STATE_SCALE_BIAS if i.sb_valid => self.scale_bias(i),
-            STATE_MAC if taps.issue => self.tap(i, &taps),
-            STATE_MAC => self.events.push("last tap waits for the output walk"),
+            STATE_MAC | STATE_DECODE if taps.issue => {
+                if state == STATE_DECODE {
+                    self.events.push("decode overlapped with MAC");
+                }
+                self.tap(i, &taps)
+            }
+            STATE_DECODE if taps.row_wait => self.events.push("tap waits for its weight row"),
+            STATE_DECODE if taps.layer_wait => self.events.push("the layer's last tap waits for the decoder"),
+            STATE_MAC | STATE_DECODE => self.events.push("last tap waits for the output walk"),
             STATE_OUT if finishing => {
                 self.walk.drain = 0;
                 self.state = STATE_DRAIN;
@@ -600,7 +630,7 @@ impl ConvDatapath {
             ..Walk::default()
         };
         self.walk.address.step(Step::Clear, 0, &rows_layer(i), (0, 0), (0, 0));
-        self.state = STATE_DECODE;
+        self.state = STATE_SCALE_BIAS;
         if shape != 0 {
             self.stop(ERROR_SHAPE, shape);
         }
@@ -641,7 +671,7 @@ impl ConvDatapath {
                 self.events.push("weight stream short");
                 return self.stop(ERROR_WEIGHT_COUNT, weights_seen as u32);
             }
-            self.state = STATE_SCALE_BIAS;
+            self.state = STATE_MAC;
         }
     }
 
@@ -678,11 +708,13 @@ impl ConvDatapath {
                 self.events.push("scale/bias short");
                 return self.stop(ERROR_SCALE_BIAS_SHORT, self.walk.bytes);
             }
-            self.state = STATE_MAC;
+            self.state = STATE_DECODE;
         }
     }
 
     fn tap(&mut self, i: &In, taps: &Taps) {
+        // The address steps with the group of the tap (`next_group` may move to the next).
+        let og = self.walk.og;
         self.walk.first = false;
         if taps.pad != 0 {
             self.events.push("padded tap");
@@ -738,39 +770,44 @@ impl ConvDatapath {
                             Step::Unit
                         } else {
                             self.walk.cg_base = 0;
-                            Step::Last
+                            self.next_group(i)
                         }
                     }
                 }
             }
         };
-        self.walk.address.step(step, self.walk.og, &rows_layer(i), sub, next);
-        if step == Step::Last {
-            self.next_group(i);
-        }
+        self.walk.address.step(step, og, &rows_layer(i), sub, next);
     }
 
-    /// After a group's last tap: the next OFM group, or the next 2x2 block (raster), or OUT,
-    /// the last group's drain (the output walk takes the group meanwhile).
-    fn next_group(&mut self, i: &In) {
+    /// After a group's last tap: the same OFM group in the next 2x2 block (raster), or the
+    /// next group from the first block, or OUT, the last group's drain (the output walk takes
+    /// the group meanwhile). Every block of a group before the next group: the group's weight
+    /// rows are all decoded long before the layer's last, so MAC overlaps DECODE.
+    fn next_group(&mut self, i: &In) -> Step {
         self.walk.first = true;
-        if (self.walk.og + 1) << 3 < u32::from(i.ofm_depth) {
-            self.walk.og += 1;
-            return;
-        }
-        self.walk.og = 0;
-        self.walk.address.step(Step::Clear, 0, &rows_layer(i), (0, 0), (0, 0));
         if self.walk.block_x + 2 < u32::from(i.ofm_width) {
             self.walk.block_x += 2;
             self.walk.origin_x += 2 * u32::from(i.stride_x);
-        } else if self.walk.block_y + 2 < u32::from(i.ofm_height) {
+            return Step::Repeat;
+        }
+        if self.walk.block_y + 2 < u32::from(i.ofm_height) {
             self.walk.block_x = 0;
             self.walk.block_y += 2;
             self.walk.origin_x = 8 - u32::from(i.pad_left);
             self.walk.origin_y += 2 * u32::from(i.stride_y);
-        } else {
-            self.state = STATE_OUT;
+            return Step::Repeat;
         }
+        if (self.walk.og + 1) << 3 < u32::from(i.ofm_depth) {
+            self.walk.og += 1;
+            self.walk.block_x = 0;
+            self.walk.block_y = 0;
+            self.walk.origin_x = 8 - u32::from(i.pad_left);
+            self.walk.origin_y = 8 - u32::from(i.pad_top);
+            return Step::Last;
+        }
+        self.walk.og = 0;
+        self.state = STATE_OUT;
+        Step::Clear
     }
 }
 

@@ -14,6 +14,9 @@ pub use npu_hdl::ethos::conv_unit::{state, ERROR_IFM, ERROR_OFM, ERROR_SCALE, ER
 
 /// What a read is for (the stream reader's weights or scales, or the IFM server).
 const FOR_WEIGHTS: u8 = 0;
+const FOR_SCALE: u8 = 1;
+/// The stream reader has read both streams.
+const FOR_NONE: u8 = 2;
 const FOR_IFM: u8 = 2;
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -259,7 +262,7 @@ impl ConvUnit {
         // Only a tap that reads is served and released: a MAC cycle without reads (a group's
         // last tap waiting for the output walk, or a tap whose four positions are padding)
         // goes through at once (its stage 2 needs no data).
-        let tap_reads = o.state == dp::STATE_MAC && o.ifm_reads().iter().any(|r| r.read);
+        let tap_reads = matches!(o.state, dp::STATE_DECODE | dp::STATE_MAC) && o.ifm_reads().iter().any(|r| r.read);
         let ifm_wait = tap_reads && !self.ifs_ready;
         // The IFM wait holds the traversal only (`hold_mac`): the output walk drains on.
         let hold = ofm_full;
@@ -279,7 +282,7 @@ impl ConvUnit {
         [di.ifm_data0, di.ifm_data1, di.ifm_data2, di.ifm_data3] = self.current;
         // A weight word the datapath no longer takes (its decoder finished or failed) is
         // dropped, so the reader never waits on it.
-        let past_decode = !matches!(o.state, dp::STATE_IDLE | dp::STATE_CHECK | dp::STATE_DECODE);
+        let past_decode = matches!(o.state, dp::STATE_MAC | dp::STATE_OUT | dp::STATE_DRAIN | dp::STATE_DONE);
         let dropped = shown && self.sr_buf_stream == FOR_WEIGHTS && past_decode;
         if dropped {
             self.events.push("weight word dropped after the decoder");
@@ -292,7 +295,7 @@ impl ConvUnit {
             return out;
         }
         self.dp_start = start;
-        if (hold || ifm_wait) && running && matches!(o.state, dp::STATE_MAC | dp::STATE_OUT | dp::STATE_DRAIN) {
+        if (hold || ifm_wait) && running && matches!(o.state, dp::STATE_DECODE | dp::STATE_MAC | dp::STATE_OUT | dp::STATE_DRAIN) {
             self.events.push(if ofm_full { "held: OFM queue" } else { "held: IFM reads" });
         }
         let ok = self.error == 0;
@@ -350,10 +353,16 @@ impl ConvUnit {
             self.sr_words -= 1;
             self.rd_last = self.sr_words == 0;
             self.sr_addr = (self.sr_addr + 8) & MASK40;
+            // The scale stream first, then the weights: the datapath loads the parameters
+            // before it decodes, so that its MAC phase overlaps the decoding.
             if self.sr_words == 0 {
-                self.sr_stream += 1;
-                self.sr_addr = self.stream_start(true);
-                self.sr_words = (self.regs.wide(scalar::SCALE_LENGTH) >> 3) as u32;
+                if self.sr_stream == FOR_SCALE {
+                    self.sr_stream = FOR_WEIGHTS;
+                    self.sr_addr = self.stream_start(false);
+                    self.sr_words = (self.regs.wide(scalar::WEIGHT_LENGTH) >> 3) as u32;
+                } else {
+                    self.sr_stream = FOR_NONE;
+                }
             }
         } else if serving && rd_idle {
             let p = usize::from(self.ifs_p);
@@ -440,9 +449,9 @@ impl ConvUnit {
                 self.q_at = 0;
                 if start {
                     self.state = state::RUN;
-                    self.sr_stream = FOR_WEIGHTS;
-                    self.sr_addr = self.stream_start(false);
-                    self.sr_words = (self.regs.wide(scalar::WEIGHT_LENGTH) >> 3) as u32;
+                    self.sr_stream = FOR_SCALE;
+                    self.sr_addr = self.stream_start(true);
+                    self.sr_words = (self.regs.wide(scalar::SCALE_LENGTH) >> 3) as u32;
                     self.events.push("check");
                 } else {
                     self.error = ERROR_UNSUPPORTED;

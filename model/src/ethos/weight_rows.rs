@@ -32,8 +32,14 @@ pub enum Step {
     Unit,
     /// The OFM group's last tap: the next group's first row.
     Last,
-    /// CHECK, or the end of a 2x2 OFM block's last OFM group: back to row 0.
+    /// CHECK, or the end of the layer: back to row 0.
     Clear,
+    /// The OFM group's last tap in a 2x2 OFM block that is not the layer's last: the same
+    /// group's first row again (`block_start + j·U'` of the first sub-kernel), for the next
+    /// block (the traversal walks every block of a group before the next group, so that a
+    /// group's rows are all decoded long before the last group's: docs/ethos.md, "Decode
+    /// overlapped with MAC").
+    Repeat,
 }
 
 /// The layer registers the address depends on.
@@ -113,6 +119,11 @@ impl WeightRows {
                     groups: if last_of_block { groups_next } else { self.groups },
                 };
             }
+            Step::Repeat => {
+                self.region = self.block_start;
+                self.row_base = (self.block_start + self.j * l.unit(next)) & MASK;
+                self.row = self.row_base;
+            }
             Step::Clear => {
                 *self = Self {
                     groups: groups_next,
@@ -188,9 +199,10 @@ mod tests {
         rows
     }
 
-    /// Drives the address in the traversal's order (`conv_traversal.rs`) for one 2x2 block:
-    /// every (OFM group, IFM block, sub-kernel, micro-block, element, group) must read the row
-    /// the stream holds it at.
+    /// Drives the address in the traversal's order (`conv_traversal.rs`) over three 2x2 blocks
+    /// of every OFM group (`Repeat` after a group's last tap in the first two, `Last` after the
+    /// third): every (OFM group, IFM block, sub-kernel, micro-block, element, group) must read
+    /// the row the stream holds it at, in every block.
     fn check_walk(l: &Layer, s: &Shape) {
         let expected = stream_rows(l, s);
         let subs = sub_kernels(s);
@@ -199,35 +211,39 @@ mod tests {
         rows.step(Step::Clear, 0, l, subs[0], subs[0]);
         let mut taps = Vec::new();
         for og in 0..u32::from(l.ofm_depth).div_ceil(8) {
-            for (b, &(units, live)) in blocks.iter().enumerate() {
-                for (k, &sub) in subs.iter().enumerate() {
-                    for m in 0..units {
-                        let elements = sub.0 * sub.1;
-                        for e in 0..elements {
-                            for g in 0..live {
-                                taps.push((og, b, k, m, e, g));
-                                let region_end = e + 1 == elements && g + 1 == live;
-                                let (step, next) = if !region_end {
-                                    (if g + 1 < live { Step::Group } else { Step::Element }, sub)
-                                } else if m + 1 < units {
-                                    (Step::Unit, sub)
-                                } else if k + 1 < subs.len() {
-                                    (Step::Unit, subs[k + 1])
-                                } else if b + 1 < blocks.len() {
-                                    (Step::Unit, subs[0])
-                                } else {
-                                    (Step::Last, subs[0])
-                                };
-                                let key = (og, b, k, m, e, g);
-                                assert_eq!(Some(&rows.row), expected.get(&key), "{l:?} tap {key:?}");
-                                rows.step(step, og, l, sub, next);
+            for block in 0..3 {
+                for (b, &(units, live)) in blocks.iter().enumerate() {
+                    for (k, &sub) in subs.iter().enumerate() {
+                        for m in 0..units {
+                            let elements = sub.0 * sub.1;
+                            for e in 0..elements {
+                                for g in 0..live {
+                                    taps.push((og, b, k, m, e, g));
+                                    let region_end = e + 1 == elements && g + 1 == live;
+                                    let (step, next) = if !region_end {
+                                        (if g + 1 < live { Step::Group } else { Step::Element }, sub)
+                                    } else if m + 1 < units {
+                                        (Step::Unit, sub)
+                                    } else if k + 1 < subs.len() {
+                                        (Step::Unit, subs[k + 1])
+                                    } else if b + 1 < blocks.len() {
+                                        (Step::Unit, subs[0])
+                                    } else if block < 2 {
+                                        (Step::Repeat, subs[0])
+                                    } else {
+                                        (Step::Last, subs[0])
+                                    };
+                                    let key = (og, b, k, m, e, g);
+                                    assert_eq!(Some(&rows.row), expected.get(&key), "{l:?} block {block} tap {key:?}");
+                                    rows.step(step, og, l, sub, next);
+                                }
                             }
                         }
                     }
                 }
             }
         }
-        assert_eq!(taps.len(), expected.len(), "{l:?}: every row read once");
+        assert_eq!(taps.len(), 3 * expected.len(), "{l:?}: every row read once a block");
     }
 
     /// Every row read once, at its stream position, none of a padded element, across
