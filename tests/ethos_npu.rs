@@ -117,6 +117,20 @@ fn transpose_conv_networks_run_on_the_npu() {
     run_networks(&run, &choice, &has_transpose, &TRANSPOSE_CONV_REQUIRED);
 }
 
+/// Random networks with a RESIZE_NEAREST_NEIGHBOR with align_corners (a side `n` to
+/// `(n - 1)·factor + 1`; chained with a max pool and ADD), both cores, on the NPU: Vela lowers
+/// it to nearest pools and a DEPTHWISE with IFM_UPSCALE 1, which the convolution unit walks
+/// (`ifm_upscale.rs` halves the positions); memory == executor, output == TFLite, lock step.
+#[test]
+fn resize_nearest_align_corners_runs_on_the_npu() {
+    let run = Run::from_env("resize_nearest_align_corners_runs_on_the_npu", 12);
+    let kinds = vec![Kind::ResizeNearestNeighborAlignCorners, Kind::ResizeNearestNeighborAlignCorners, Kind::MaxPool2d, Kind::Add];
+    let choice = Choice { kinds, ops: 1..=2, side: 2..=5, channels: 1..=20, pool_kernel: 1..=3, dilated: 0.0 };
+    let has_resize = |net: &Network| net.ops.iter().any(|op| op.kind == Kind::ResizeNearestNeighborAlignCorners);
+    let required = ["RESIZE_NEAREST_NEIGHBOR", "ifm upscale nearest, depthwise", "IFM upscale: nearest, element read", "DEPTHWISE", "regor core", "legacy core", "bench: address stalled"];
+    run_networks(&run, &choice, &has_resize, &required);
+}
+
 /// What the convolution runs must show: CONV and DEPTHWISE, strides, padding (taps in it),
 /// kernels 1x1 and above 3, NHCWB16 IFM and OFM, both cores, the four fused activations
 /// (saturating both ways; a 1x1 kernel is counted, not required: 48 networks miss it now

@@ -60,8 +60,8 @@ pub struct ConvLayer {
     pub ofm_zero_point: Signal<Out, Bits<8>>,
     pub act_min: Signal<Out, Bits<8>>,
     pub act_max: Signal<Out, Bits<8>>,
-    /// IFM_UPSCALE's low two bits (`bad` when the register is not 0 or 2; the unit refuses 2
-    /// on a DEPTHWISE).
+    /// IFM_UPSCALE's low two bits (`bad` when the register is above 2; the unit takes 2 on a
+    /// CONV, 1 on a DEPTHWISE).
     pub upscale: Signal<Out, Bits<2>>,
     registers: KernelRegisters,
     h_q: Reg<Bits<12>>,
@@ -87,7 +87,6 @@ pub struct ConvLayer {
     three2: Constant<Bits<2>>,
     z9: Constant<Bits<9>>,
     o9: Constant<Bits<9>>,
-    zero16: Constant<Bits<16>>,
     two16: Constant<Bits<16>>,
     seven16: Constant<Bits<16>>,
     fourteen16: Constant<Bits<16>>,
@@ -172,7 +171,6 @@ impl Default for ConvLayer {
             three2: k(3),
             z9: k(0),
             o9: k(0x1ff),
-            zero16: k(0),
             two16: k(2),
             seven16: k(7),
             fourteen16: k(14),
@@ -260,7 +258,7 @@ impl Logic for ConvLayer {
             | ((self.registers.ifm_precision.val().get_bits::<2>(6) == self.zero2.val()) & (self.registers.ifm_stride_c.val() != self.one40.val()))
             | (self.registers.activation.val() != self.zero5.val())
             | (self.registers.acc_format.val() > self.one16.val())
-            | ((self.registers.ifm_upscale.val() != self.zero16.val()) & (self.registers.ifm_upscale.val() != self.two16.val()))
+            | (self.registers.ifm_upscale.val() > self.two16.val())
             | (self.registers.ifm_region.val() > self.seven16.val())
             | (self.registers.ofm_region.val() > self.seven16.val())
             | (self.registers.weight_region.val() > self.seven16.val())

@@ -51,8 +51,9 @@
 //! signed 8-bit NHWC/NHCWB16; an NHWC IFM whose STRIDE_C is not 1 (the server reads a group's
 //! channels as contiguous bytes); OFM rounding other than TFL (OFM_PRECISION[15:14]; the
 //! datapath's output unit rounds as TFLite); ACTIVATION[4:0] ≠ 0, ACC_FORMAT > 1,
-//! IFM_UPSCALE other than 0 or 2 (zero insertion, Vela's TRANSPOSE_CONV; its positions mapped
-//! by `ifm_upscale.rs`), and 2 on a DEPTHWISE; an IFM, OFM, weight or scale region above 7; an IFM or OFM zero point or
+//! IFM_UPSCALE other than 0, 2 on a CONV (zero insertion, Vela's TRANSPOSE_CONV) and 1 on a
+//! DEPTHWISE (nearest, Vela's RESIZE_NEAREST_NEIGHBOR with align_corners; positions mapped by
+//! `ifm_upscale.rs`); an IFM, OFM, weight or scale region above 7; an IFM or OFM zero point or
 //! ACTIVATION_MIN/MAX outside int8; a kernel side above 15 (KERNEL_*_M1 above 14, or above
 //! 28 with dilation 2: the datapath's 4-bit kernel ports; larger sides are walked as Vela's
 //! sub-kernels); a dilation (KERNEL_STRIDE[4:3]) whose KERNEL_*_M1 is odd (no whole kernel
@@ -276,9 +277,13 @@ impl Logic for ConvUnit {
         // The layer registers and CHECK (`conv_layer.rs`).
         self.layer.clock.next = self.clock.val();
         self.layer.reset.next = self.reset.val();
-        // IFM_UPSCALE 2 (zero insertion) is a CONV's (Vela's TRANSPOSE_CONV): refused on a
-        // DEPTHWISE, as the executor does (`conv_layer.rs` refuses modes 1 and 3).
-        self.start.next = (self.state.q.val() == self.s_check.val()) & !self.layer.bad.val() & !(self.depthwise.q.val() & self.layer.upscale.val().any());
+        // IFM_UPSCALE 2 (zero insertion) is a CONV's (Vela's TRANSPOSE_CONV), 1 (nearest) a
+        // DEPTHWISE's (Vela's RESIZE_NEAREST_NEIGHBOR with align_corners): each refused on the
+        // other, as the executor does (`conv_layer.rs` refuses 3).
+        self.start.next = (self.state.q.val() == self.s_check.val())
+            & !self.layer.bad.val()
+            & !(self.depthwise.q.val() & self.layer.upscale.val().get_bit(1))
+            & !(!self.depthwise.q.val() & self.layer.upscale.val().get_bit(0));
         self.running.next = self.state.q.val() == self.s_run.val();
         self.ok.next = self.error.q.val() == self.e_none.val();
         self.datapath.reset.next = self.reset.val() | (self.state.q.val() == self.s_done.val());

@@ -155,8 +155,14 @@ impl ConvUnit {
             || ((p(scalar::IFM_PRECISION) >> 6) & 3 == 0 && self.regs.wide(scalar::IFM_STRIDE_C) != 1)
             || p(scalar::ACTIVATION) & 0x1f != 0
             || p(scalar::ACC_FORMAT) > 1
-            // IFM_UPSCALE: 2 (zero insertion, Vela's TRANSPOSE_CONV) on a CONV only.
-            || !(p(scalar::IFM_UPSCALE) == 0 || (p(scalar::IFM_UPSCALE) == 2 && !self.depthwise))
+            // IFM_UPSCALE: 2 (zero insertion, Vela's TRANSPOSE_CONV) on a CONV, 1 (nearest,
+            // RESIZE_NEAREST_NEIGHBOR with align_corners) on a DEPTHWISE.
+            || match p(scalar::IFM_UPSCALE) {
+                0 => false,
+                1 => !self.depthwise,
+                2 => self.depthwise,
+                _ => true,
+            }
             || [scalar::IFM_REGION, scalar::OFM_REGION, scalar::WEIGHT_REGION, scalar::SCALE_REGION].iter().any(|&id| p(id) > 7)
             || [scalar::IFM_ZERO_POINT, scalar::OFM_ZERO_POINT, scalar::ACTIVATION_MIN, scalar::ACTIVATION_MAX].iter().any(|&id| not_int8(p(id)))
             // A dilation whose dilated side minus 1 is odd: no whole kernel fits it.
@@ -369,8 +375,10 @@ impl ConvUnit {
                 self.rd = 1;
                 self.rd_addr = ((a & !7) + if self.ifs_word { 8 } else { 0 }) & MASK40;
                 self.rd_for = FOR_IFM;
-                if self.p(scalar::IFM_UPSCALE) == 2 {
-                    self.events.push("IFM upscale: zeros, element read");
+                match self.p(scalar::IFM_UPSCALE) {
+                    1 => self.events.push("IFM upscale: nearest, element read"),
+                    2 => self.events.push("IFM upscale: zeros, element read"),
+                    _ => {}
                 }
             } else if zero {
                 self.pending[p] = u64::from_le_bytes([self.p(scalar::IFM_ZERO_POINT) as u8; 8]);
