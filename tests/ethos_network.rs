@@ -91,6 +91,19 @@ fn resize_networks_equal_tflite() {
     check(&run, &choice).require(&["RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR", "ifm upscale nearest", "POOL average", "padding", "regor core", "legacy core", "listing agrees"]);
 }
 
+/// Networks with RESIZE_NEAREST_NEIGHBOR with align_corners (a side `n` to `(n - 1)·factor + 1`,
+/// factor 2, 4 or 8), chained with a convolution, a pool and ADD: Vela lowers it to nearest
+/// pools and a DEPTHWISE over the IFM upscaled 2x2 by nearest neighbour (IFM_UPSCALE 1 on a
+/// DEPTHWISE), which the executor reads as such; every output equal to TFLite's.
+#[test]
+fn resize_nearest_align_corners_networks_equal_tflite() {
+    use npu::ethos::network::Kind;
+    let run = Run::from_env("resize_nearest_align_corners_networks_equal_tflite", 40);
+    let kinds = vec![Kind::ResizeNearestNeighborAlignCorners, Kind::ResizeNearestNeighborAlignCorners, Kind::Conv2d, Kind::MaxPool2d, Kind::Add];
+    let choice = Choice { kinds, ops: 1..=3, side: 2..=5, channels: 1..=20, ..Choice::default() };
+    check(&run, &choice).require(&["RESIZE_NEAREST_NEIGHBOR", "ifm upscale nearest, depthwise", "DEPTHWISE", "regor core", "legacy core", "listing agrees"]);
+}
+
 /// Networks with TRANSPOSE_CONV (kernels 1-4, strides 1-2 each way, SAME and VALID), chained
 /// with CONV_2D, ADD and a max pool: Vela lowers a stride 2 to a CONV over the IFM upscaled 2x2
 /// by zero insertion (IFM_UPSCALE 2), which the executor reads as such; every output equal

@@ -2,7 +2,8 @@
 //! runs random Vela-compiled networks of ELEMENTWISE operators (ADD, SUB, MUL, MAXIMUM,
 //! MINIMUM), of pools (MAX_POOL_2D, AVERAGE_POOL_2D, chained with ADD and MAXIMUM) and of
 //! convolutions (CONV_2D, DEPTHWISE_CONV_2D, chained with a pool and ADD), of resizes
-//! (RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR: pools over the IFM upscaled 2x2), both Vela cores, end
+//! (RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR: pools over the IFM upscaled 2x2), of TRANSPOSE_CONV
+//! (a CONV over the IFM upscaled by zero insertion), both Vela cores, end
 //! to end, Verilated RTL in lock step with its model, over a memory with random stalls and
 //! latencies; the memory after the run must equal the reference executor's
 //! (`npu::ethos::executor`) and the output TFLite's. `SEED` repeats a run, `CYCLES` sets the
@@ -106,6 +107,42 @@ fn resize_networks_run_on_the_npu() {
     kinds.extend([Kind::ResizeBilinear, Kind::MaxPool2d, Kind::Add]);
     let choice = Choice { kinds, ops: 1..=2, side: 1..=5, channels: 1..=20, pool_kernel: 1..=3, dilated: 0.0 };
     run_networks(&run, &choice, &|_: &Network| true, &RESIZE_REQUIRED);
+}
+
+/// What the TRANSPOSE_CONV runs must show: the operator, Vela's CONV over the IFM upscaled 2x2
+/// by zero insertion (IFM_UPSCALE 2) as the executor reads it and as the convolution unit's
+/// model serves it (a position at an odd row or column gathers the zero point without a read),
+/// the padding Vela puts around the upscaled map, the IFM reads held, both cores, stalls.
+const TRANSPOSE_CONV_REQUIRED: [&str; 10] = [
+    "TRANSPOSE_CONV", "ifm upscale zeros", "IFM upscale: zero inserted", "IFM upscale: zeros, element read", "padding", "held: IFM reads",
+    "IFM tap released", "regor core", "legacy core", "bench: address stalled",
+];
+
+/// Random networks with a TRANSPOSE_CONV (stride 2x2, kernels 1-4, SAME and VALID; chained
+/// with CONV_2D, ADD and a max pool), both cores, on the NPU: Vela lowers it to a CONV with
+/// IFM_UPSCALE 2, which the convolution unit walks; memory == executor, output == TFLite, RTL
+/// in lock step with its model every cycle. Every network drawn has a TRANSPOSE_CONV.
+#[test]
+fn transpose_conv_networks_run_on_the_npu() {
+    let run = Run::from_env("transpose_conv_networks_run_on_the_npu", 16);
+    let kinds = vec![Kind::TransposeConv, Kind::TransposeConv, Kind::Conv2d, Kind::Add, Kind::MaxPool2d];
+    let choice = Choice { kinds, ops: 1..=2, side: 1..=5, channels: 1..=20, pool_kernel: 1..=3, dilated: 0.0 };
+    let has_transpose = |net: &Network| net.ops.iter().any(|op| op.kind == Kind::TransposeConv);
+    run_networks(&run, &choice, &has_transpose, &TRANSPOSE_CONV_REQUIRED);
+}
+
+/// Random networks with a RESIZE_NEAREST_NEIGHBOR with align_corners (a side `n` to
+/// `(n - 1)·factor + 1`; chained with a max pool and ADD), both cores, on the NPU: Vela lowers
+/// it to nearest pools and a DEPTHWISE with IFM_UPSCALE 1, which the convolution unit walks
+/// (`ifm_upscale.rs` halves the positions); memory == executor, output == TFLite, lock step.
+#[test]
+fn resize_nearest_align_corners_runs_on_the_npu() {
+    let run = Run::from_env("resize_nearest_align_corners_runs_on_the_npu", 12);
+    let kinds = vec![Kind::ResizeNearestNeighborAlignCorners, Kind::ResizeNearestNeighborAlignCorners, Kind::MaxPool2d, Kind::Add];
+    let choice = Choice { kinds, ops: 1..=2, side: 2..=5, channels: 1..=20, pool_kernel: 1..=3, dilated: 0.0 };
+    let has_resize = |net: &Network| net.ops.iter().any(|op| op.kind == Kind::ResizeNearestNeighborAlignCorners);
+    let required = ["RESIZE_NEAREST_NEIGHBOR", "ifm upscale nearest, depthwise", "IFM upscale: nearest, element read", "DEPTHWISE", "regor core", "legacy core", "bench: address stalled"];
+    run_networks(&run, &choice, &has_resize, &required);
 }
 
 /// What the convolution runs must show: CONV and DEPTHWISE, strides, padding (taps in it),
@@ -270,7 +307,7 @@ fn run_networks(run: &Run, choice: &Choice, keep: &dyn Fn(&Network) -> bool, req
             let mut expected = image.clone();
             let operations = operations(&decode(&stream).unwrap());
             let ops = execute(&operations, &mut expected).unwrap_or_else(|e| panic!("{context}: executor: {e}"));
-            net.ops.iter().filter(|op| op.kind.resize()).for_each(|op| coverage.hit(op.kind.name()));
+            net.ops.iter().filter(|op| op.kind.resize() || op.kind == Kind::TransposeConv).for_each(|op| coverage.hit(op.kind.name()));
             for op in &ops {
                 coverage.hit(&op.kind);
                 op.seen.iter().for_each(|s| coverage.hit(s));
@@ -354,9 +391,8 @@ fn pool_coverage(op: &Operation, coverage: &mut Coverage) {
 /// NPU with its STATUS and the IRQ in bounded cycles, and nothing is written.
 /// - a lookup-table activation (unsupported field value: cmd_parse_error; the executor refuses),
 /// - IFM_UPSCALE where the NPU takes none: 1 on the ELEMENTWISE, 2 (zero insertion) and 3
-///   (reserved) on a max POOL, each cmd_parse_error, and the executor refuses; 2 on the CONV
-///   (TRANSPOSE_CONV's zero insertion: the executor computes it, the convolution unit's CHECK
-///   refuses it, cmd_parse_error),
+///   (reserved) on a max POOL, 2 on the DEPTHWISE (zero insertion is a CONV's, TRANSPOSE_CONV),
+///   1 (nearest) and 3 on the CONV: each cmd_parse_error, and the executor refuses,
 /// - a CONV in place of the ELEMENTWISE (the convolution unit's CHECK refuses its registers:
 ///   no weight stream; cmd_parse_error),
 /// - a CONV with a kernel of 16 rows (KERNEL_HEIGHT_M1 15: above the datapath's 4-bit kernel
@@ -411,12 +447,14 @@ fn bad_streams_stop_with_their_status() {
     let set_payload = |stream: &[u32], name: &str, payload: u32| edit(stream, name, &|s, w| s[w + 1] = payload);
     let conv_stride = decode(&conv).unwrap().iter().find(|c| c.command.name == "NPU_SET_KERNEL_STRIDE").map(|c| c.param).expect("KERNEL_STRIDE");
     // (what, stream, image, STATUS error bit, faulting_channel, whether the executor must refuse)
-    let cases: [(&str, Vec<u32>, &Memory, u32, u32, bool); 14] = [
+    let cases: [(&str, Vec<u32>, &Memory, u32, u32, bool); 16] = [
         ("lookup table", set_param(&add, "NPU_SET_ACTIVATION", 1), &add_image, CMD_PARSE_ERROR, 0, true),
         ("ELEMENTWISE with IFM_UPSCALE 1", set_param(&add, "NPU_SET_IFM_UPSCALE", 1), &add_image, CMD_PARSE_ERROR, 0, true),
         ("POOL with IFM_UPSCALE 2 (zero insertion)", set_param(&pool, "NPU_SET_IFM_UPSCALE", 2), &pool_image, CMD_PARSE_ERROR, 0, true),
         ("POOL with IFM_UPSCALE 3 (reserved)", set_param(&pool, "NPU_SET_IFM_UPSCALE", 3), &pool_image, CMD_PARSE_ERROR, 0, true),
-        ("CONV with IFM_UPSCALE 2 (TRANSPOSE_CONV)", set_param(&conv, "NPU_SET_IFM_UPSCALE", 2), &conv_image, CMD_PARSE_ERROR, 0, false),
+        ("DEPTHWISE with IFM_UPSCALE 2 (zero insertion)", set_param(&depthwise, "NPU_SET_IFM_UPSCALE", 2), &depthwise_image, CMD_PARSE_ERROR, 0, true),
+        ("CONV with IFM_UPSCALE 1 (nearest)", set_param(&conv, "NPU_SET_IFM_UPSCALE", 1), &conv_image, CMD_PARSE_ERROR, 0, true),
+        ("CONV with IFM_UPSCALE 3 (reserved)", set_param(&conv, "NPU_SET_IFM_UPSCALE", 3), &conv_image, CMD_PARSE_ERROR, 0, true),
         ("CONV in place of ELEMENTWISE", edit(&add, "NPU_OP_ELEMENTWISE", &|s, w| s[w] = npu_hdl::ethos::command_set::named("NPU_OP_CONV").unwrap().word(0)), &add_image, CMD_PARSE_ERROR, 0, false),
         ("CONV with a kernel of 16 rows", set_param(&conv, "NPU_SET_KERNEL_HEIGHT_M1", 15), &conv_image, CMD_PARSE_ERROR, 0, false),
         ("CONV with a top padding of 8", set_param(&conv, "NPU_SET_IFM_PAD_TOP", 8), &conv_image, CMD_PARSE_ERROR, 0, false),

@@ -47,7 +47,8 @@
 //! Average pooling over padding divides by the taps inside (TFLite's rounding, half away
 //! from zero), not by OFM_SCALE. A POOL with IFM_UPSCALE 1 reads the IFM upscaled 2x2 by
 //! nearest neighbour ([`Exec::upscale`]), a CONV with IFM_UPSCALE 2 the IFM upscaled by zero
-//! insertion ([`Exec::upscale`]). DMA: see [`Exec::dma`]. Anything else (another precision, a
+//! insertion, a DEPTHWISE with IFM_UPSCALE 1 the IFM upscaled by nearest neighbour
+//! ([`Exec::upscale`]). DMA: see [`Exec::dma`]. Anything else (another precision, a
 //! lookup table, another upscale, a DMA into the NPU's internal memory, an access beyond the memory
 //! image) is an [`ExecError`] naming the command's offset and the field's value, never a
 //! guess. docs/ethos.md "Reference executor" lists the decisions.
@@ -333,8 +334,11 @@ impl Exec<'_> {
     ///   point (a zero after its subtraction). Decision, where the TRM says only "insert zeros":
     ///   the IFM elements at the even positions, which gives TFLite's TRANSPOSE_CONV
     ///   (`transpose_conv_networks_equal_tflite`);
-    /// - a DEPTHWISE and an ELEMENTWISE take none: Vela's mode 1 on a DEPTHWISE
-    ///   (RESIZE_NEAREST_NEIGHBOR with align_corners) is not implemented.
+    /// - a DEPTHWISE takes 1 (Vela's RESIZE_NEAREST_NEIGHBOR with align_corners,
+    ///   `convert_resizenn_ac_to_depthwise_conv`: a DEPTHWISE over the IFM upscaled 2x2 by
+    ///   nearest neighbour, whose kernel's one non-zero weight selects the element): upscaled element
+    ///   (iy, ix) is IFM (iy >> 1, ix >> 1);
+    /// - an ELEMENTWISE takes none.
     ///
     /// Every other mode is refused by name.
     fn upscale(&mut self, allowed: Option<(u16, &'static str)>) -> Result<bool, ExecError> {
@@ -482,7 +486,11 @@ impl Exec<'_> {
 
     fn convolution(&mut self, depthwise: bool) -> Result<(), ExecError> {
         let (ifm, ofm) = (self.map("IFM")?, self.map("OFM")?);
-        let zeros = self.upscale((!depthwise).then_some((2, "ifm upscale zeros")))?;
+        let allowed = if depthwise { (1, "ifm upscale nearest, depthwise") } else { (2, "ifm upscale zeros") };
+        let (zeros, nearest) = match self.upscale(Some(allowed))? {
+            false => (false, false),
+            true => (!depthwise, depthwise),
+        };
         let extent = self.ifm_extent(&ofm.fm);
         let (ifm_depth, ofm_depth) = (ifm.fm.depth as usize, ofm.fm.depth as usize);
         let weights = self.weights(depthwise, ifm_depth, ofm_depth)?;
@@ -496,10 +504,11 @@ impl Exec<'_> {
                 let mut inputs = Vec::with_capacity(taps.len() * ifm_depth);
                 for &(_, iy, ix) in &taps {
                     for c in 0..ifm_depth as i64 {
-                        inputs.push(match zeros {
-                            false => self.read(&ifm, iy, ix, c)? - ifm.fm.zero_point,
-                            true if iy % 2 == 0 && ix % 2 == 0 => self.read(&ifm, iy / 2, ix / 2, c)? - ifm.fm.zero_point,
-                            true => 0,
+                        inputs.push(match (zeros, nearest) {
+                            (false, false) => self.read(&ifm, iy, ix, c)? - ifm.fm.zero_point,
+                            (false, true) => self.read(&ifm, iy >> 1, ix >> 1, c)? - ifm.fm.zero_point,
+                            (true, _) if iy % 2 == 0 && ix % 2 == 0 => self.read(&ifm, iy / 2, ix / 2, c)? - ifm.fm.zero_point,
+                            (true, _) => 0,
                         });
                     }
                 }

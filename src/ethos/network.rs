@@ -49,6 +49,12 @@ pub enum Kind {
     /// an average pool of `factor x factor` padded right and bottom by `factor - 1` over the
     /// last 2x2 nearest upscale.
     ResizeBilinear,
+    /// RESIZE_NEAREST_NEIGHBOR with align_corners: a side `n` to `(n - 1)·factor + 1`, factor
+    /// 2, 4 or 8 (a side of 1 stays 1). Vela 5.2 lowers it to 1x1 nearest-upscale pools, then a
+    /// DEPTHWISE `factor x factor` over the last 2x2 nearest upscale (IFM_UPSCALE 1) whose one
+    /// non-zero weight selects the element (`convert_resizenn_ac_to_depthwise_conv`); drawn
+    /// only by the tests that name it.
+    ResizeNearestNeighborAlignCorners,
     /// A transposed convolution (OHWI weights, per-channel scales, bias), stride 2x2 as
     /// drawn (see [`random_network`]), SAME (output `input·stride`) or VALID (`(input - 1)·stride + kernel`). Vela 5.2
     /// lowers stride 2 to a CONV stride 1 over the IFM upscaled 2x2 by zero insertion
@@ -93,7 +99,7 @@ impl Kind {
             Kind::Minimum => "MINIMUM",
             Kind::FullyConnected => "FULLY_CONNECTED",
             Kind::Reshape => "RESHAPE",
-            Kind::ResizeNearestNeighbor { .. } => "RESIZE_NEAREST_NEIGHBOR",
+            Kind::ResizeNearestNeighbor { .. } | Kind::ResizeNearestNeighborAlignCorners => "RESIZE_NEAREST_NEIGHBOR",
             Kind::ResizeBilinear => "RESIZE_BILINEAR",
             Kind::TransposeConv => "TRANSPOSE_CONV",
         }
@@ -106,12 +112,12 @@ impl Kind {
 
     /// A fused activation is part of TFLite's options (MAXIMUM and MINIMUM have none).
     fn fuses_activation(self) -> bool {
-        !matches!(self, Kind::Maximum | Kind::Minimum | Kind::Reshape | Kind::ResizeNearestNeighbor { .. } | Kind::ResizeBilinear)
+        !matches!(self, Kind::Maximum | Kind::Minimum | Kind::Reshape | Kind::ResizeNearestNeighbor { .. } | Kind::ResizeNearestNeighborAlignCorners | Kind::ResizeBilinear)
     }
 
     /// A RESIZE_NEAREST_NEIGHBOR or RESIZE_BILINEAR.
     pub fn resize(self) -> bool {
-        matches!(self, Kind::ResizeNearestNeighbor { .. } | Kind::ResizeBilinear)
+        matches!(self, Kind::ResizeNearestNeighbor { .. } | Kind::ResizeNearestNeighborAlignCorners | Kind::ResizeBilinear)
     }
 }
 
@@ -228,7 +234,7 @@ impl Network {
                     "activation": activation_code(op.activation),
                 });
                 if op.kind.resize() {
-                    v["align_corners"] = json!(false);
+                    v["align_corners"] = json!(op.kind == Kind::ResizeNearestNeighborAlignCorners);
                     v["half_pixel_centers"] = json!(op.kind == Kind::ResizeNearestNeighbor { half_pixel_centers: true });
                 }
                 if let Some(w) = op.window {
@@ -572,9 +578,15 @@ pub fn random_network<R: Rng + ?Sized>(rng: &mut R, choice: &Choice) -> Network 
         } else if kind.resize() {
             // Factor 2, or 4 or 8 while the output's side stays within 16; a side of 1 stays 1
             // half the time (Vela takes a factor of 1 only there).
-            let factor = **[2usize, 2, 4, 8].iter().filter(|&&f| f == 2 || f * h.max(w) <= 16).collect::<Vec<_>>().choose(rng).unwrap();
-            let scaled = |side: usize, rng: &mut R| if side == 1 && rng.gen_bool(0.5) { 1 } else { side * factor };
-            let shape = [scaled(h, rng), scaled(w, rng), c];
+            let shape = if kind == Kind::ResizeNearestNeighborAlignCorners {
+                // align_corners: `(n - 1)·factor + 1` while the output's side stays within 17.
+                let factor = **[2usize, 4, 4, 8].iter().filter(|&&f| f == 2 || f * (h.max(w) - 1) <= 16).collect::<Vec<_>>().choose(rng).unwrap();
+                [(h - 1) * factor + 1, (w - 1) * factor + 1, c]
+            } else {
+                let factor = **[2usize, 2, 4, 8].iter().filter(|&&f| f == 2 || f * h.max(w) <= 16).collect::<Vec<_>>().choose(rng).unwrap();
+                let scaled = |side: usize, rng: &mut R| if side == 1 && rng.gen_bool(0.5) { 1 } else { side * factor };
+                [scaled(h, rng), scaled(w, rng), c]
+            };
             Op { kind, inputs: vec![Operand::Tensor(last)], shape, quant, activation, window: None, weights: None }
         } else if kind == Kind::TransposeConv {
             // Stride 2x2 only: Vela 5.2 leaves 1x2 and 2x1 to the CPU, and stride 1 is a CONV

@@ -60,6 +60,9 @@ pub struct ConvLayer {
     pub ofm_zero_point: Signal<Out, Bits<8>>,
     pub act_min: Signal<Out, Bits<8>>,
     pub act_max: Signal<Out, Bits<8>>,
+    /// IFM_UPSCALE's low two bits (`bad` when the register is above 2; the unit takes 2 on a
+    /// CONV, 1 on a DEPTHWISE).
+    pub upscale: Signal<Out, Bits<2>>,
     registers: KernelRegisters,
     h_q: Reg<Bits<12>>,
     w_q: Reg<Bits<12>>,
@@ -84,7 +87,7 @@ pub struct ConvLayer {
     three2: Constant<Bits<2>>,
     z9: Constant<Bits<9>>,
     o9: Constant<Bits<9>>,
-    zero16: Constant<Bits<16>>,
+    two16: Constant<Bits<16>>,
     seven16: Constant<Bits<16>>,
     fourteen16: Constant<Bits<16>>,
     twenty_eight16: Constant<Bits<16>>,
@@ -143,6 +146,7 @@ impl Default for ConvLayer {
             ofm_zero_point: Default::default(),
             act_min: Default::default(),
             act_max: Default::default(),
+            upscale: Default::default(),
             registers: Default::default(),
             h_q: Default::default(),
             w_q: Default::default(),
@@ -167,7 +171,7 @@ impl Default for ConvLayer {
             three2: k(3),
             z9: k(0),
             o9: k(0x1ff),
-            zero16: k(0),
+            two16: k(2),
             seven16: k(7),
             fourteen16: k(14),
             twenty_eight16: k(28),
@@ -254,7 +258,7 @@ impl Logic for ConvLayer {
             | ((self.registers.ifm_precision.val().get_bits::<2>(6) == self.zero2.val()) & (self.registers.ifm_stride_c.val() != self.one40.val()))
             | (self.registers.activation.val() != self.zero5.val())
             | (self.registers.acc_format.val() > self.one16.val())
-            | (self.registers.ifm_upscale.val() != self.zero16.val())
+            | (self.registers.ifm_upscale.val() > self.two16.val())
             | (self.registers.ifm_region.val() > self.seven16.val())
             | (self.registers.ofm_region.val() > self.seven16.val())
             | (self.registers.weight_region.val() > self.seven16.val())
@@ -336,6 +340,7 @@ impl Logic for ConvLayer {
         self.ofm_zero_point.next = self.registers.ofm_zero_point.val().get_bits::<8>(0);
         self.act_min.next = self.registers.activation_min.val().get_bits::<8>(0);
         self.act_max.next = self.registers.activation_max.val().get_bits::<8>(0);
+        self.upscale.next = self.registers.ifm_upscale.val().get_bits::<2>(0);
         self.unused_bits.next = self.registers.ifm2_region.val().any()
             | self.registers.ifm2_zero_point.val().any()
             | self.registers.ifm2_precision.val().any()

@@ -51,7 +51,9 @@
 //! signed 8-bit NHWC/NHCWB16; an NHWC IFM whose STRIDE_C is not 1 (the server reads a group's
 //! channels as contiguous bytes); OFM rounding other than TFL (OFM_PRECISION[15:14]; the
 //! datapath's output unit rounds as TFLite); ACTIVATION[4:0] ≠ 0, ACC_FORMAT > 1,
-//! IFM_UPSCALE ≠ 0; an IFM, OFM, weight or scale region above 7; an IFM or OFM zero point or
+//! IFM_UPSCALE other than 0, 2 on a CONV (zero insertion, Vela's TRANSPOSE_CONV) and 1 on a
+//! DEPTHWISE (nearest, Vela's RESIZE_NEAREST_NEIGHBOR with align_corners; positions mapped by
+//! `ifm_upscale.rs`); an IFM, OFM, weight or scale region above 7; an IFM or OFM zero point or
 //! ACTIVATION_MIN/MAX outside int8; a kernel side above 15 (KERNEL_*_M1 above 14, or above
 //! 28 with dilation 2: the datapath's 4-bit kernel ports; larger sides are walked as Vela's
 //! sub-kernels); a dilation (KERNEL_STRIDE[4:3]) whose KERNEL_*_M1 is odd (no whole kernel
@@ -90,6 +92,7 @@ use super::conv_datapath::ConvDatapath;
 use super::conv_layer::ConvLayer;
 use super::conv_ports::ConvHold;
 use super::ifm_server::IfmServer;
+use super::ifm_upscale::IfmUpscale;
 use super::ofm_queue::OfmQueue;
 use super::stream_reader::StreamReader;
 use crate::primitives::constant as k;
@@ -130,6 +133,7 @@ pub struct ConvUnit {
     datapath: ConvDatapath,
     ports: ConvHold,
     reader: StreamReader,
+    upscale: IfmUpscale,
     server: IfmServer,
     ofm_queue: OfmQueue,
     /// The datapath's start, registered (a cycle after CHECK).
@@ -200,6 +204,7 @@ impl Default for ConvUnit {
             datapath: Default::default(),
             ports: Default::default(),
             reader: Default::default(),
+            upscale: Default::default(),
             server: Default::default(),
             ofm_queue: Default::default(),
             dp_start: Default::default(),
@@ -273,7 +278,13 @@ impl Logic for ConvUnit {
         // The layer registers and CHECK (`conv_layer.rs`).
         self.layer.clock.next = self.clock.val();
         self.layer.reset.next = self.reset.val();
-        self.start.next = (self.state.q.val() == self.s_check.val()) & !self.layer.bad.val();
+        // IFM_UPSCALE 2 (zero insertion) is a CONV's (Vela's TRANSPOSE_CONV), 1 (nearest) a
+        // DEPTHWISE's (Vela's RESIZE_NEAREST_NEIGHBOR with align_corners): each refused on the
+        // other, as the executor does (`conv_layer.rs` refuses 3).
+        self.start.next = (self.state.q.val() == self.s_check.val())
+            & !self.layer.bad.val()
+            & !(self.depthwise.q.val() & self.layer.upscale.val().get_bit(1))
+            & !(!self.depthwise.q.val() & self.layer.upscale.val().get_bit(0));
         self.running.next = self.state.q.val() == self.s_run.val();
         self.ok.next = self.error.q.val() == self.e_none.val();
         self.datapath.reset.next = self.reset.val() | (self.state.q.val() == self.s_done.val());
@@ -339,21 +350,41 @@ impl Logic for ConvUnit {
         self.server.active.next = self.running.val() & self.ok.val() & self.ports.tap_reads.val();
         self.server.tap_release.next = self.ports.tap_release.val();
         self.server.ifm_depth_m1.next = self.layer.ifm_depth_m1.val();
-        self.server.ifm_read0.next = self.datapath.ifm_read0.val();
-        self.server.ifm_y0.next = self.datapath.ifm_y0.val();
-        self.server.ifm_x0.next = self.datapath.ifm_x0.val();
+        // Through the IFM upscale (`ifm_upscale.rs`): an upscaled position to its IFM element.
+        self.upscale.mode.next = self.layer.upscale.val();
+        self.upscale.zero_point.next = self.layer.ifm_zero_point.val();
+        self.server.zero_word.next = self.upscale.zero_word.val();
+        self.upscale.read_in0.next = self.datapath.ifm_read0.val();
+        self.upscale.y_in0.next = self.datapath.ifm_y0.val();
+        self.upscale.x_in0.next = self.datapath.ifm_x0.val();
+        self.server.ifm_read0.next = self.upscale.read0.val();
+        self.server.ifm_zero0.next = self.upscale.zero0.val();
+        self.server.ifm_y0.next = self.upscale.y0.val();
+        self.server.ifm_x0.next = self.upscale.x0.val();
         self.server.ifm_group0.next = self.datapath.ifm_group0.val();
-        self.server.ifm_read1.next = self.datapath.ifm_read1.val();
-        self.server.ifm_y1.next = self.datapath.ifm_y1.val();
-        self.server.ifm_x1.next = self.datapath.ifm_x1.val();
+        self.upscale.read_in1.next = self.datapath.ifm_read1.val();
+        self.upscale.y_in1.next = self.datapath.ifm_y1.val();
+        self.upscale.x_in1.next = self.datapath.ifm_x1.val();
+        self.server.ifm_read1.next = self.upscale.read1.val();
+        self.server.ifm_zero1.next = self.upscale.zero1.val();
+        self.server.ifm_y1.next = self.upscale.y1.val();
+        self.server.ifm_x1.next = self.upscale.x1.val();
         self.server.ifm_group1.next = self.datapath.ifm_group1.val();
-        self.server.ifm_read2.next = self.datapath.ifm_read2.val();
-        self.server.ifm_y2.next = self.datapath.ifm_y2.val();
-        self.server.ifm_x2.next = self.datapath.ifm_x2.val();
+        self.upscale.read_in2.next = self.datapath.ifm_read2.val();
+        self.upscale.y_in2.next = self.datapath.ifm_y2.val();
+        self.upscale.x_in2.next = self.datapath.ifm_x2.val();
+        self.server.ifm_read2.next = self.upscale.read2.val();
+        self.server.ifm_zero2.next = self.upscale.zero2.val();
+        self.server.ifm_y2.next = self.upscale.y2.val();
+        self.server.ifm_x2.next = self.upscale.x2.val();
         self.server.ifm_group2.next = self.datapath.ifm_group2.val();
-        self.server.ifm_read3.next = self.datapath.ifm_read3.val();
-        self.server.ifm_y3.next = self.datapath.ifm_y3.val();
-        self.server.ifm_x3.next = self.datapath.ifm_x3.val();
+        self.upscale.read_in3.next = self.datapath.ifm_read3.val();
+        self.upscale.y_in3.next = self.datapath.ifm_y3.val();
+        self.upscale.x_in3.next = self.datapath.ifm_x3.val();
+        self.server.ifm_read3.next = self.upscale.read3.val();
+        self.server.ifm_zero3.next = self.upscale.zero3.val();
+        self.server.ifm_y3.next = self.upscale.y3.val();
+        self.server.ifm_x3.next = self.upscale.x3.val();
         self.server.ifm_group3.next = self.datapath.ifm_group3.val();
         self.datapath.ifm_data0.next = self.server.ifm_data0.val();
         self.datapath.ifm_data1.next = self.server.ifm_data1.val();

@@ -5,7 +5,10 @@
 //! the four positions in turn and, for each that reads, has the unit read the one or two
 //! aligned words holding the group's `min(8, depth - 8g)` bytes (contiguous in NHWC with
 //! STRIDE_C 1, and in NHCWB16 as a group never crosses a 16-channel brick) at the IFM feature
-//! map's address, gathers them, and is `ready` when all four are in; the unit then releases
+//! map's address (a position of an IFM upscale mapped to its IFM element by `ifm_upscale.rs`;
+//! an inserted zero, `ifm_zero{p}`, is gathered as `zero_word` in the cycle it is served, with
+//! no read, as a position that does not read is passed in one cycle), gathers them, and is
+//! `ready` when all four are in; the unit then releases
 //! the tap for one cycle (`tap_release`; `release` is a SystemVerilog keyword). The gathered
 //! words are double-buffered in two banks of a register file: the bank shown on
 //! `ifm_data0..3` changes only at a release (the datapath takes the words in the first cycle
@@ -58,6 +61,13 @@ pub struct IfmServer {
     pub ifm_y3: Signal<In, Bits<12>>,
     pub ifm_x3: Signal<In, Bits<12>>,
     pub ifm_group3: Signal<In, Bits<9>>,
+    /// Positions that are inserted zeros (`ifm_upscale.rs`: they do not read): the server
+    /// gathers `zero_word` for them without a read.
+    pub ifm_zero0: Signal<In, Bit>,
+    pub ifm_zero1: Signal<In, Bit>,
+    pub ifm_zero2: Signal<In, Bit>,
+    pub ifm_zero3: Signal<In, Bit>,
+    pub zero_word: Signal<In, Bits<64>>,
     pub ifm_data0: Signal<Out, Bits<64>>,
     pub ifm_data1: Signal<Out, Bits<64>>,
     pub ifm_data2: Signal<Out, Bits<64>>,
@@ -90,6 +100,7 @@ pub struct IfmServer {
     bank: Reg<Bits<1>>,
     serving: Signal<Local, Bit>,
     sel_read: Signal<Local, Bit>,
+    sel_zero: Signal<Local, Bit>,
     sel_y: Signal<Local, Bits<12>>,
     sel_x: Signal<Local, Bits<12>>,
     sel_g: Signal<Local, Bits<9>>,
@@ -142,6 +153,11 @@ impl Default for IfmServer {
             ifm_y3: Default::default(),
             ifm_x3: Default::default(),
             ifm_group3: Default::default(),
+            ifm_zero0: Default::default(),
+            ifm_zero1: Default::default(),
+            ifm_zero2: Default::default(),
+            ifm_zero3: Default::default(),
+            zero_word: Default::default(),
             ifm_data0: Default::default(),
             ifm_data1: Default::default(),
             ifm_data2: Default::default(),
@@ -169,6 +185,7 @@ impl Default for IfmServer {
             bank: Default::default(),
             serving: Default::default(),
             sel_read: Default::default(),
+            sel_zero: Default::default(),
             sel_y: Default::default(),
             sel_x: Default::default(),
             sel_g: Default::default(),
@@ -228,23 +245,27 @@ impl Logic for IfmServer {
 
         // The position served: its element's address and how its group lies in the words.
         self.sel_read.next = self.ifm_read0.val();
+        self.sel_zero.next = self.ifm_zero0.val();
         self.sel_y.next = self.ifm_y0.val();
         self.sel_x.next = self.ifm_x0.val();
         self.sel_g.next = self.ifm_group0.val();
         if self.ifs_p.q.val() == self.one2.val() {
             self.sel_read.next = self.ifm_read1.val();
+            self.sel_zero.next = self.ifm_zero1.val();
             self.sel_y.next = self.ifm_y1.val();
             self.sel_x.next = self.ifm_x1.val();
             self.sel_g.next = self.ifm_group1.val();
         }
         if self.ifs_p.q.val() == self.two2.val() {
             self.sel_read.next = self.ifm_read2.val();
+            self.sel_zero.next = self.ifm_zero2.val();
             self.sel_y.next = self.ifm_y2.val();
             self.sel_x.next = self.ifm_x2.val();
             self.sel_g.next = self.ifm_group2.val();
         }
         if self.ifs_p.q.val() == self.three2.val() {
             self.sel_read.next = self.ifm_read3.val();
+            self.sel_zero.next = self.ifm_zero3.val();
             self.sel_y.next = self.ifm_y3.val();
             self.sel_x.next = self.ifm_x3.val();
             self.sel_g.next = self.ifm_group3.val();
@@ -274,6 +295,9 @@ impl Logic for IfmServer {
         if self.ifs_word.q.val() {
             self.words.write_data[0].next = self.first.q.val() | (self.response_data.val() << (self.sixty_four7.val() - self.shift.val()));
         }
+        if self.sel_zero.val() {
+            self.words.write_data[0].next = self.zero_word.val();
+        }
         self.address.next = self.ifm.address.val() & self.align40.val();
         if self.ifs_word.q.val() {
             self.address.next = (self.ifm.address.val() & self.align40.val()) + self.eight40.val();
@@ -296,7 +320,7 @@ impl Logic for IfmServer {
             }
         }
         // The release swaps the banks; else a position that reads asks for its word, one
-        // that does not is passed.
+        // that does not is passed (an inserted zero's word written as it is).
         self.request.next = false;
         if self.tap_release.val() {
             self.bank.d.next = !self.bank.q.val();
@@ -306,10 +330,16 @@ impl Logic for IfmServer {
         } else if self.serving.val() & self.free.val() {
             if self.sel_read.val() {
                 self.request.next = true;
-            } else if self.ifs_p.q.val() == self.three2.val() {
-                self.ifs_ready.d.next = true;
             } else {
-                self.ifs_p.d.next = self.ifs_p.q.val() + self.one2.val();
+                // An inserted zero is gathered now, without a read.
+                if self.sel_zero.val() {
+                    self.words.write_enable[0].next = true;
+                }
+                if self.ifs_p.q.val() == self.three2.val() {
+                    self.ifs_ready.d.next = true;
+                } else {
+                    self.ifs_p.d.next = self.ifs_p.q.val() + self.one2.val();
+                }
             }
         }
         if self.clear.val() {

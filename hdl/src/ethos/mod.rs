@@ -29,6 +29,7 @@ pub mod conv_unit;
 mod conv_layer;
 mod conv_ports;
 mod ifm_server;
+mod ifm_upscale;
 mod ofm_queue;
 mod stream_reader;
 mod requantize;

@@ -158,7 +158,14 @@ impl ConvUnit {
             || ((p(scalar::IFM_PRECISION) >> 6) & 3 == 0 && self.regs.wide(scalar::IFM_STRIDE_C) != 1)
             || p(scalar::ACTIVATION) & 0x1f != 0
             || p(scalar::ACC_FORMAT) > 1
-            || p(scalar::IFM_UPSCALE) != 0
+            // IFM_UPSCALE: 2 (zero insertion, Vela's TRANSPOSE_CONV) on a CONV, 1 (nearest,
+            // RESIZE_NEAREST_NEIGHBOR with align_corners) on a DEPTHWISE.
+            || match p(scalar::IFM_UPSCALE) {
+                0 => false,
+                1 => !self.depthwise,
+                2 => self.depthwise,
+                _ => true,
+            }
             || [scalar::IFM_REGION, scalar::OFM_REGION, scalar::WEIGHT_REGION, scalar::SCALE_REGION].iter().any(|&id| p(id) > 7)
             || [scalar::IFM_ZERO_POINT, scalar::OFM_ZERO_POINT, scalar::ACTIVATION_MIN, scalar::ACTIVATION_MAX].iter().any(|&id| not_int8(p(id)))
             // A dilation whose dilated side minus 1 is odd: no whole kernel fits it.
@@ -237,13 +244,19 @@ impl ConvUnit {
         }
     }
 
-    /// Position `p`'s read: the group's byte address, its byte count, whether it reads.
-    fn ifm_read(&self, o: &dp::Out, p: usize) -> (u64, u64, bool) {
+    /// Position `p`'s read: the group's byte address, its byte count, whether it reads, whether
+    /// it is an inserted zero (the RTL's `ifm_upscale.rs`: with IFM_UPSCALE 1 or 2 the datapath
+    /// walks the IFM upscaled 2x2 and position (y, x) reads IFM element (y / 2, x / 2); with 2
+    /// a position at an odd row or column reads nothing and gathers the zero point).
+    fn ifm_read(&self, o: &dp::Out, p: usize) -> (u64, u64, bool, bool) {
         let r = o.ifm_reads()[p];
-        let a = address(&self.regs.maps[0], r.y, r.x, r.group << 3);
+        let mode = self.p(scalar::IFM_UPSCALE) & 3;
+        let inserted = mode == 2 && (r.y | r.x) & 1 == 1;
+        let (y, x) = if mode == 0 { (r.y, r.x) } else { (r.y >> 1, r.x >> 1) };
+        let a = address(&self.regs.maps[0], y, x, r.group << 3);
         let depth = u64::from(self.p(scalar::IFM_DEPTH_M1)) + 1;
         let n = depth.saturating_sub(u64::from(r.group) << 3).min(8);
-        (a, n, r.read)
+        (a, n, r.read && !inserted, r.read && inserted)
     }
 
     fn step_unit(&mut self, i: &In) -> Out {
@@ -317,7 +330,7 @@ impl ConvUnit {
                 } else if self.rd_for == FOR_IFM {
                     if serving {
                         let p = usize::from(self.ifs_p);
-                        let (a, n, _) = self.ifm_read(&o, p);
+                        let (a, n, _, _) = self.ifm_read(&o, p);
                         let off = a & 7;
                         if !self.ifs_word {
                             self.pending[p] = i.mem_r_data >> (8 * off);
@@ -366,11 +379,20 @@ impl ConvUnit {
             }
         } else if serving && rd_idle {
             let p = usize::from(self.ifs_p);
-            let (a, _, read) = self.ifm_read(&o, p);
+            let (a, _, read, zero) = self.ifm_read(&o, p);
             if read {
                 self.rd = 1;
                 self.rd_addr = ((a & !7) + if self.ifs_word { 8 } else { 0 }) & MASK40;
                 self.rd_for = FOR_IFM;
+                match self.p(scalar::IFM_UPSCALE) {
+                    1 => self.events.push("IFM upscale: nearest, element read"),
+                    2 => self.events.push("IFM upscale: zeros, element read"),
+                    _ => {}
+                }
+            } else if zero {
+                self.pending[p] = u64::from_le_bytes([self.p(scalar::IFM_ZERO_POINT) as u8; 8]);
+                self.next_position();
+                self.events.push("IFM upscale: zero inserted");
             } else {
                 self.next_position();
                 self.events.push("IFM position not read");
