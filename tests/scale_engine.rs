@@ -141,6 +141,7 @@ fn random_layers_match_the_model_and_the_reference() {
         "accumulate",
         "results checked",
         "results checked, several K and N tiles",
+        "results checked, K tiles 2048 bytes of W apart or more",
         "next K tile follows rows in the array",
         "KSTART waits for its bank",
         // The look-ahead weight load (docs/scale.md, "Where the cycles go now", 1).
@@ -434,6 +435,9 @@ fn run_layers(run: &Run, timing: (Timing, Timing), draw: &mut Draw) -> (Coverage
                     let r = &layer.regs;
                     if usize::from(r.wghtcols) > npu_model::scale::SIZE && usize::from(r.incols) > npu_model::scale::SIZE {
                         coverage.hit("results checked, several K and N tiles");
+                        if r.wghtcols > 120 {
+                            coverage.hit("results checked, K tiles 2048 bytes of W apart or more");
+                        }
                     }
                 }
                 for (flag, name) in [(layer.regs.reinputs, "REINPUTS"), (layer.regs.reweights, "REWEIGHTS"), (layer.regs.usebias, "USEBIAS"), (layer.regs.usesumm, "USESUMM"), (layer.regs.actfn, "ACTFN")] {

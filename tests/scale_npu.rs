@@ -114,6 +114,10 @@ fn register_programs_match_the_model_and_the_reference() {
                 let checked = checked.unwrap_or_else(|e| panic!("layer {n}: {e} (SEED={}): {:?}", run.seed, c.layer.regs));
                 if checked {
                     coverage.hit("results checked");
+                    let r = &c.layer.regs;
+                    if r.wghtcols > 120 && usize::from(r.incols) > npu_model::scale::SIZE {
+                        coverage.hit("results checked, K tiles 2048 bytes of W apart or more");
+                    }
                 }
                 for case in reinput_cases_shown(&c.cases, expected, checked) {
                     coverage.hit(case);
@@ -130,7 +134,7 @@ fn register_programs_match_the_model_and_the_reference() {
     .unwrap_or_else(|m| panic!("{m}"));
     eprintln!("{} layers; coverage:\n{coverage}", layers.borrow());
     let mut required: Vec<&str> = npu_model::scale::engine::State::ALL.iter().map(|s| s.name()).collect();
-    required.extend(["exit SUCCESS", "exit MEM_ERR", "exit CPU_ERR", "results checked", "layer stopped by a refused write", "write ignored busy", "request stalled", "irq set", "irq clear"]);
+    required.extend(["exit SUCCESS", "exit MEM_ERR", "exit CPU_ERR", "results checked", "results checked, K tiles 2048 bytes of W apart or more", "layer stopped by a refused write", "write ignored busy", "request stalled", "irq set", "irq clear"]);
     required.extend(REINPUT_CASES);
     required.extend(["X row from the X buffer", "weight row loaded while streaming", "K tile starts with weights loaded ahead"]);
     // Results written while the next column tile streams (docs/scale.md, "Where the cycles go

@@ -227,6 +227,13 @@ pub fn random_layer(rng: &mut SmallRng, history: &History, bad: f64) -> Layer {
         r.wghtcols = rng.gen_range(SIZE as u8 + 1..=2 * SIZE as u8);
         debug_assert!(!x_fits(r.inrows, r.incols));
     }
+    // Now and then a W of 121 columns or more over 2 or 3 K tiles: the step from one K tile's
+    // weight rows to the next's is 2048 bytes or more only there (a mutant with that step's
+    // bit 11 stuck at 0 survived the suite, docs/scale.md "Mutation score").
+    if rng.gen_bool(0.02) {
+        (r.inrows, r.incols) = (rng.gen_range(1..=4), rng.gen_range(SIZE as u8 + 1..=3 * SIZE as u8));
+        r.wghtcols = rng.gen_range(121..=255);
+    }
     if let Some((rows, cols)) = history.kept_rows_cols().filter(|_| rng.gen_bool(0.5)) {
         (r.reinputs, r.inrows, r.incols) = (true, rows, cols);
     } else if let Some((rows, cols)) = history.overflowed.filter(|_| rng.gen_bool(0.5)) {
