@@ -487,10 +487,10 @@ impl Exec<'_> {
     fn convolution(&mut self, depthwise: bool) -> Result<(), ExecError> {
         let (ifm, ofm) = (self.map("IFM")?, self.map("OFM")?);
         let allowed = if depthwise { (1, "ifm upscale nearest, depthwise") } else { (2, "ifm upscale zeros") };
-        let (zeros, nearest) = match self.upscale(Some(allowed))? {
-            false => (false, false),
-            true => (!depthwise, depthwise),
-        };
+        // Upscaled, the taps walk the IFM upscaled 2x2: element (iy, ix) is IFM (iy >> 1,
+        // ix >> 1), or with zero insertion (a CONV's mode) 0 at an odd row or column.
+        let upscaled = self.upscale(Some(allowed))?;
+        let zeros = upscaled && !depthwise;
         let extent = self.ifm_extent(&ofm.fm);
         let (ifm_depth, ofm_depth) = (ifm.fm.depth as usize, ofm.fm.depth as usize);
         let weights = self.weights(depthwise, ifm_depth, ofm_depth)?;
@@ -504,12 +504,9 @@ impl Exec<'_> {
                 let mut inputs = Vec::with_capacity(taps.len() * ifm_depth);
                 for &(_, iy, ix) in &taps {
                     for c in 0..ifm_depth as i64 {
-                        inputs.push(match (zeros, nearest) {
-                            (false, false) => self.read(&ifm, iy, ix, c)? - ifm.fm.zero_point,
-                            (false, true) => self.read(&ifm, iy >> 1, ix >> 1, c)? - ifm.fm.zero_point,
-                            (true, _) if iy % 2 == 0 && ix % 2 == 0 => self.read(&ifm, iy / 2, ix / 2, c)? - ifm.fm.zero_point,
-                            (true, _) => 0,
-                        });
+                        let (ry, rx) = if upscaled { (iy >> 1, ix >> 1) } else { (iy, ix) };
+                        let inserted = zeros && (iy % 2 != 0 || ix % 2 != 0);
+                        inputs.push(if inserted { 0 } else { self.read(&ifm, ry, rx, c)? - ifm.fm.zero_point });
                     }
                 }
                 for (o, &(bias, scale, shift)) in records.iter().enumerate() {
