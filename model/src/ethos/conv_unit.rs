@@ -15,7 +15,8 @@ pub use npu_hdl::ethos::conv_unit::{state, ERROR_IFM, ERROR_OFM, ERROR_SCALE, ER
 /// What a read is for (the stream reader's weights or scales, or the IFM server).
 const FOR_WEIGHTS: u8 = 0;
 const FOR_SCALE: u8 = 1;
-/// The stream reader has read both streams.
+/// The stream reader has read both streams (its `sr_stream` 2, as the RTL's; a read's
+/// `rd_for` 2 is the IFM's).
 const FOR_NONE: u8 = 2;
 const FOR_IFM: u8 = 2;
 
@@ -316,7 +317,7 @@ impl ConvUnit {
         // The read channel, and who reads next (from the registers at the cycle's start):
         // the stream reader, then the IFM server.
         let rd_idle = self.rd == 0;
-        let sr_wants = running && ok && rd_idle && self.sr_stream < 2 && self.sr_halves == 0 && self.sr_words > 0;
+        let sr_wants = running && ok && rd_idle && self.sr_stream != FOR_NONE && self.sr_halves == 0 && self.sr_words > 0;
         let serving = running && ok && tap_reads && !self.ifs_ready;
         match self.rd {
             1 if i.mem_ar_ready => self.rd = 2,
