@@ -402,22 +402,23 @@ impl<'a> Bench<'a> {
         if !held(i, o) {
             self.reads = o.ifm_reads();
         }
+        // The MAC slots of this tap's positions that read nothing (outside the OFM or the IFM).
+        let lanes = if self.job.layer.depthwise { CHANNELS } else { CHANNELS * CHANNELS } as u64;
+        let unread_slots = lanes * self.reads.iter().filter(|r| !r.read).count() as u64;
         match o.state {
             model::STATE_IDLE | model::STATE_CHECK => self.stats.decode += 1,
             model::STATE_DECODE => {
                 self.stats.decode += 1;
-                let reads = o.ifm_reads();
-                if reads.iter().any(|r| r.read) && !held(i, o) {
+                // Not held, `self.reads` is this cycle's.
+                if !held(i, o) && self.reads.iter().any(|r| r.read) {
                     self.stats.decode_taps += 1;
-                    let lanes = if self.job.layer.depthwise { CHANNELS } else { CHANNELS * CHANNELS } as u64;
-                    self.stats.edge_slots += lanes * reads.iter().filter(|r| !r.read).count() as u64;
+                    self.stats.edge_slots += unread_slots;
                 }
             }
             model::STATE_SCALE_BIAS => self.stats.scale_bias += 1,
             model::STATE_MAC => {
                 self.stats.mac += 1;
-                let lanes = if self.job.layer.depthwise { CHANNELS } else { CHANNELS * CHANNELS } as u64;
-                self.stats.edge_slots += lanes * self.reads.iter().filter(|r| !r.read).count() as u64;
+                self.stats.edge_slots += unread_slots;
             }
             _ => self.stats.output += 1,
         }
