@@ -485,6 +485,7 @@ fn conv_datapath() -> Table {
             "cycles: decode (of them taps reading) / scale-bias / MAC / output",
             "MAC slots lost: edges / channel groups",
             "Vela's estimate (cycles; ours / Vela's)",
+            "depthwise tap packing's bound with 4 / 8 / 16 output lanes (useful MACs per cycle)",
             "Verilated cycles/s",
             "model cycles/s",
         ],
@@ -518,11 +519,24 @@ fn conv_datapath() -> Table {
             ),
             num(json!(lost), format!("{:.1} % / {:.1} %", lost[0], lost[1])),
             num(json!([vela, stats.cycles() as f64 / vela as f64]), format!("{vela}; {:.2}x", stats.cycles() as f64 / vela as f64)),
+            packing_bound(&layer, &stats),
             num(rtl_speed, format!("{:.2} M", rtl_speed / 1e6)),
             num(model_speed, format!("{:.2} M", model_speed / 1e6)),
         ]);
     }
     table
+}
+
+/// A depthwise layer's bound on the packed mapping (not built yet: its model,
+/// `npu::ethos::depthwise_packing`) with 4, 8 and 16 output lanes, in useful MACs per cycle
+/// and % of 256; "-" for a conv.
+fn packing_bound(layer: &npu::ethos::tflite::ConvLayer, stats: &npu::ethos::conv_datapath::Stats) -> Cell {
+    if !layer.depthwise {
+        return text("-");
+    }
+    let per_cycle = [4, 8, 16].map(|lanes| stats.useful_macs as f64 / npu::ethos::depthwise_packing::cycle_bound(layer, stats, lanes));
+    let shown: Vec<String> = per_cycle.iter().map(|m| format!("{m:.1} ({:.1} %)", 100.0 * m / 256.0)).collect();
+    num(json!(per_cycle), shown.join(" / "))
 }
 
 /// The Ethos-U65 NPU top (`ethos_npu`: command front end and kernel unit) on int8 networks of

@@ -5,6 +5,7 @@
 pub mod conv;
 pub mod command_stream;
 pub mod conv_datapath;
+pub mod depthwise_packing;
 pub mod driver;
 pub mod encoder;
 pub mod executor;

@@ -5,7 +5,9 @@
 //! and the latched layer registers); `advance` (low while the datapath is held) is the
 //! registers' clock enable, so Verilator evaluates this block once a cycle rather than on
 //! every change of the datapath's inputs (docs/ethos.md, "Verilated speed").
+//! The sides of Vela's sub-kernels come from the sub-block `sub_kernels.rs`.
 use super::conv_datapath::{DIM_BITS, STATE_CHECK, STATE_DECODE, STATE_DRAIN, STATE_DONE, STATE_MAC, STATE_OUT};
+use super::sub_kernels::SubKernels;
 use super::weight_rows::{STEP_CLEAR, STEP_ELEMENT, STEP_GROUP, STEP_LAST, STEP_NONE, STEP_REPEAT, STEP_UNIT};
 use crate::primitives::constant as k;
 use crate::primitives::{RegEn, ZeroExtend};
@@ -95,6 +97,7 @@ pub struct ConvTraversal {
     sy_q: RegEn<Bits<4>>,
     sx_q: RegEn<Bits<4>>,
     first: RegEn<Bit>,
+    sides: SubKernels,
     drain: RegEn<Bits<2>>,
     mac_valid2_q: RegEn<Bit>,
     clear2_q: RegEn<Bit>,
@@ -126,18 +129,6 @@ pub struct ConvTraversal {
     last_u: Signal<Local, Bit>,
     kx_more: Signal<Local, Bit>,
     ky_more: Signal<Local, Bit>,
-    dh: Signal<Local, Bits<4>>,
-    dw: Signal<Local, Bits<4>>,
-    rest_h: Signal<Local, Bits<4>>,
-    rest_w: Signal<Local, Bits<4>>,
-    rest_h2: Signal<Local, Bits<4>>,
-    rest_w2: Signal<Local, Bits<4>>,
-    sy_more: Signal<Local, Bit>,
-    sx_more: Signal<Local, Bit>,
-    cur_h: Signal<Local, Bits<4>>,
-    cur_w: Signal<Local, Bits<4>>,
-    h0: Signal<Local, Bits<4>>,
-    w0: Signal<Local, Bits<4>>,
     u_last: Signal<Local, Bits<2>>,
     more_ifm: Signal<Local, Bit>,
     last_og: Signal<Local, Bit>,
@@ -160,8 +151,6 @@ pub struct ConvTraversal {
     one3: Constant<Bits<3>>,
     one4: Constant<Bits<4>>,
     zero4: Constant<Bits<4>>,
-    four4: Constant<Bits<4>>,
-    eight4: Constant<Bits<4>>,
     one9: Constant<Bits<9>>,
     one13: Constant<Bits<13>>,
     step_none: Constant<Bits<3>>,
@@ -235,6 +224,7 @@ impl Default for ConvTraversal {
             sy_q: Default::default(),
             sx_q: Default::default(),
             first: Default::default(),
+            sides: Default::default(),
             drain: Default::default(),
             mac_valid2_q: Default::default(),
             clear2_q: Default::default(),
@@ -265,18 +255,6 @@ impl Default for ConvTraversal {
             last_u: Default::default(),
             kx_more: Default::default(),
             ky_more: Default::default(),
-            dh: Default::default(),
-            dw: Default::default(),
-            rest_h: Default::default(),
-            rest_w: Default::default(),
-            rest_h2: Default::default(),
-            rest_w2: Default::default(),
-            sy_more: Default::default(),
-            sx_more: Default::default(),
-            cur_h: Default::default(),
-            cur_w: Default::default(),
-            h0: Default::default(),
-            w0: Default::default(),
             u_last: Default::default(),
             more_ifm: Default::default(),
             last_og: Default::default(),
@@ -298,8 +276,6 @@ impl Default for ConvTraversal {
             one3: k(1),
             one4: k(1),
             zero4: k(0),
-            four4: k(4),
-            eight4: k(8),
             one9: k(1),
             one13: k(1),
             step_none: k(STEP_NONE),
@@ -411,41 +387,17 @@ impl Logic for ConvTraversal {
         }
         self.last_u.next = (self.u_q.q.val() == self.u_last.val())
             | (((self.cg13.wide.val() + self.one13.val()) << self.shift3.val()) >= self.ifm_depth13.wide.val());
-        // Sub-kernels of at most `8 / dilation` a side (`sy`, `sx` < the kernel's side).
-        self.dh.next = self.eight4.val();
-        if self.dilation_y.val() {
-            self.dh.next = self.four4.val();
-        }
-        self.dw.next = self.eight4.val();
-        if self.dilation_x.val() {
-            self.dw.next = self.four4.val();
-        }
-        self.rest_h.next = self.kernel_height.val() - self.sy_q.q.val();
-        self.rest_w.next = self.kernel_width.val() - self.sx_q.q.val();
-        self.sy_more.next = self.dh.val() < self.rest_h.val();
-        self.sx_more.next = self.dw.val() < self.rest_w.val();
-        self.cur_h.next = self.rest_h.val();
-        if self.sy_more.val() {
-            self.cur_h.next = self.dh.val();
-        }
-        self.cur_w.next = self.rest_w.val();
-        if self.sx_more.val() {
-            self.cur_w.next = self.dw.val();
-        }
-        self.rest_h2.next = self.rest_h.val() - self.dh.val();
-        self.rest_w2.next = self.rest_w.val() - self.dw.val();
-        self.h0.next = self.kernel_height.val();
-        if self.dh.val() < self.kernel_height.val() {
-            self.h0.next = self.dh.val();
-        }
-        self.w0.next = self.kernel_width.val();
-        if self.dw.val() < self.kernel_width.val() {
-            self.w0.next = self.dw.val();
-        }
-        self.sub_h.next = self.cur_h.val();
-        self.sub_w.next = self.cur_w.val();
-        self.kx_more.next = (self.kx4.wide.val() + self.one4.val()) < self.cur_w.val();
-        self.ky_more.next = (self.ky4.wide.val() + self.one4.val()) < self.cur_h.val();
+        // Vela's sub-kernels: the current one's sides (`sub_kernels.rs`).
+        self.sides.kernel_height.next = self.kernel_height.val();
+        self.sides.kernel_width.next = self.kernel_width.val();
+        self.sides.dilation_y.next = self.dilation_y.val();
+        self.sides.dilation_x.next = self.dilation_x.val();
+        self.sides.sy.next = self.sy_q.q.val();
+        self.sides.sx.next = self.sx_q.q.val();
+        self.sub_h.next = self.sides.cur_h.val();
+        self.sub_w.next = self.sides.cur_w.val();
+        self.kx_more.next = (self.kx4.wide.val() + self.one4.val()) < self.sides.cur_w.val();
+        self.ky_more.next = (self.ky4.wide.val() + self.one4.val()) < self.sides.cur_h.val();
         // The next IFM block: depth-first 4 groups (32 channels), part-kernel-first 2 (16).
         self.groups13.next = self.four13.val();
         self.groups9.next = self.four9.val();
@@ -460,8 +412,8 @@ impl Logic for ConvTraversal {
         self.last_tap.next = (self.depthwise.val() | self.last_u.val())
             & !self.kx_more.val()
             & !self.ky_more.val()
-            & !self.sx_more.val()
-            & !self.sy_more.val()
+            & !self.sides.more_x.val()
+            & !self.sides.more_y.val()
             & (self.depthwise.val() | !self.more_ifm.val());
         self.more_x.next = (self.block_x_q.q.val() + self.two13.val()) < self.ofm_width13.wide.val();
         self.more_y.next = (self.block_y_q.q.val() + self.two13.val()) < self.ofm_height13.wide.val();
@@ -490,8 +442,8 @@ impl Logic for ConvTraversal {
             self.sx_q.d.next = self.zero4.val();
             self.first.d.next = true;
         }
-        self.next_h.next = self.cur_h.val();
-        self.next_w.next = self.cur_w.val();
+        self.next_h.next = self.sides.cur_h.val();
+        self.next_w.next = self.sides.cur_w.val();
         self.row_step.next = self.step_none.val();
         if self.in_check.val() {
             self.row_step.next = self.step_clear.val();
@@ -518,28 +470,28 @@ impl Logic for ConvTraversal {
                     if self.part_kernel.val() & !self.last_u.val() {
                         // Part-kernel-first: the block's next 8-channel group, same sub-kernel.
                         self.u_q.d.next = self.u_q.q.val() + self.one2.val();
-                    } else if self.sx_more.val() {
+                    } else if self.sides.more_x.val() {
                         self.u_q.d.next = self.zero2.val();
-                        self.sx_q.d.next = self.sx_q.q.val() + self.dw.val();
-                        self.next_w.next = self.rest_w2.val();
-                        if self.dw.val() < self.rest_w2.val() {
-                            self.next_w.next = self.dw.val();
+                        self.sx_q.d.next = self.sx_q.q.val() + self.sides.most_w.val();
+                        self.next_w.next = self.sides.rest_w2.val();
+                        if self.sides.most_w.val() < self.sides.rest_w2.val() {
+                            self.next_w.next = self.sides.most_w.val();
                         }
-                    } else if self.sy_more.val() {
+                    } else if self.sides.more_y.val() {
                         self.u_q.d.next = self.zero2.val();
                         self.sx_q.d.next = self.zero4.val();
-                        self.sy_q.d.next = self.sy_q.q.val() + self.dh.val();
-                        self.next_h.next = self.rest_h2.val();
-                        if self.dh.val() < self.rest_h2.val() {
-                            self.next_h.next = self.dh.val();
+                        self.sy_q.d.next = self.sy_q.q.val() + self.sides.most_h.val();
+                        self.next_h.next = self.sides.rest_h2.val();
+                        if self.sides.most_h.val() < self.sides.rest_h2.val() {
+                            self.next_h.next = self.sides.most_h.val();
                         }
-                        self.next_w.next = self.w0.val();
+                        self.next_w.next = self.sides.first_w.val();
                     } else {
                         self.u_q.d.next = self.zero2.val();
                         self.sx_q.d.next = self.zero4.val();
                         self.sy_q.d.next = self.zero4.val();
-                        self.next_h.next = self.h0.val();
-                        self.next_w.next = self.w0.val();
+                        self.next_h.next = self.sides.first_h.val();
+                        self.next_w.next = self.sides.first_w.val();
                         if !self.depthwise.val() & self.more_ifm.val() {
                             self.cg_base_q.d.next = self.cg_base_q.q.val() + self.groups9.val();
                         } else {

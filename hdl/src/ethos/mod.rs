@@ -23,6 +23,7 @@ mod ifm_reads;
 mod layer_check;
 mod layer_registers;
 mod scale_bias_loader;
+mod sub_kernels;
 mod weight_buffer;
 mod weight_rows;
 pub mod conv_unit;

@@ -39,6 +39,10 @@
 //! DECODE the decoder and the weight buffer's writes go on) keeps every register of the traversal,
 //! the weight-buffer and parameter reads, and the MAC unit's accumulators; no accumulator enters
 //! the output unit, and what is in it leaves as usual (the OFM address pipeline goes on with it).
+//!
+//! Sub-modules, named after the RTL's sub-blocks: `conv_traversal` (the tap's positions and the
+//! step to the next tap), `layer_check` (CHECK), `weight_buffer` (DECODE's rows) and
+//! `scale_bias_loader` (SCALE_BIAS's records).
 use super::conv_mac::ConvMac;
 use super::mac_unit::{self, pack, CHANNELS};
 use super::output_lanes::OutputLanes;
@@ -46,6 +50,13 @@ use super::output_walk::OutputWalk;
 use super::weight_decoder::{self, WeightDecoder};
 use super::weight_rows::{self, Step, WeightRows};
 use crate::Block;
+
+mod conv_traversal;
+mod layer_check;
+mod scale_bias_loader;
+mod weight_buffer;
+pub use layer_check::check_shape;
+use conv_traversal::rows_layer;
 
 pub const WEIGHT_ROWS: usize = 4096;
 /// The largest height, width or depth the registers take (12 bits).
@@ -289,139 +300,9 @@ impl Default for ConvDatapath {
     }
 }
 
-/// What CHECK finds: the `SHAPE_*` bits and the weight rows the layer needs.
-pub fn check_shape(i: &In) -> (u32, u64) {
-    let (c, o) = (u64::from(i.ifm_depth), u64::from(i.ofm_depth));
-    let elements = u64::from(i.kernel_height) * u64::from(i.kernel_width);
-    let per_group = if i.depthwise {
-        (elements + 3) & !3
-    } else if i.part_kernel {
-        c.div_ceil(8) * ((elements + 3) & !3)
-    } else {
-        4 * c.div_ceil(32) * elements
-    };
-    let rows = o.div_ceil(8) * per_group;
-    let mut shape = 0;
-    if [i.ifm_height, i.ifm_width, i.ifm_depth, i.ofm_height, i.ofm_width, i.ofm_depth].contains(&0) {
-        shape |= SHAPE_DIMS;
-    }
-    // Sub-kernels (sides above `8 / dilation`) need no other count: the padded elements of
-    // all of them sum to `roundup(KH·KW, 4)` (the RTL's module comment, `layer_check.rs`).
-    if !(1..=15).contains(&i.kernel_height) || !(1..=15).contains(&i.kernel_width) {
-        shape |= SHAPE_KERNEL;
-    }
-    if i.stride_y == 0 || i.stride_x == 0 {
-        shape |= SHAPE_STRIDE;
-    }
-    if i.depthwise && c != o {
-        shape |= SHAPE_DEPTHWISE;
-    }
-    if rows > WEIGHT_ROWS as u64 {
-        shape |= SHAPE_WEIGHT_ROWS;
-    }
-    (shape, rows)
-}
 
-/// The layer registers of the weight-row address.
-fn rows_layer(i: &In) -> weight_rows::Layer {
-    weight_rows::Layer {
-        depthwise: i.depthwise,
-        part_kernel: i.part_kernel,
-        ofm_depth: i.ofm_depth,
-        block_groups_m1: i.block_groups_m1,
-    }
-}
-
-/// The sub-kernels along one side: (the most a sub-kernel has, `8 / dilation`; the first
-/// sub-kernel's side; the current one's; whether another follows; the next one's).
-struct Side {
-    most: u32,
-    first: u32,
-    current: u32,
-    more: bool,
-    next: u32,
-}
-
-fn side(kernel: u8, origin: u32, dilated: bool) -> Side {
-    let kernel = u32::from(kernel & 15);
-    let most = if dilated { 4 } else { 8 };
-    let rest = kernel.wrapping_sub(origin) & 15;
-    let rest2 = rest.wrapping_sub(most) & 15;
-    Side { most, first: kernel.min(most), current: rest.min(most), more: most < rest, next: rest2.min(most) }
-}
-
-/// The tap's position inside the IFM and OFM, as the RTL decides it.
-struct Taps {
-    pad: u8,
-    /// IFM row and column of each position (12 bits of `origin + k - 8`).
-    ifm: [(u32, u32); 4],
-    group: u32,
-    live: u32,
-    last_u: bool,
-    kx_more: bool,
-    ky_more: bool,
-    sy: Side,
-    sx: Side,
-    /// MAC (or DECODE, overlapped), and the tap is issued: not a group's last tap while the
-    /// output walk waits; in DECODE, not before its weight row is written, nor the layer's
-    /// last tap before the decoder is done.
-    issue: bool,
-    last_tap: bool,
-    /// DECODE: the tap's weight row is not written yet.
-    row_wait: bool,
-    /// DECODE: the layer's last tap, which waits for the decoder's `done`.
-    layer_wait: bool,
-}
 
 impl ConvDatapath {
-    fn taps(&self, i: &In) -> Taps {
-        // `ofm·stride + k·dilation - pad` (+ 8).
-        // The kernel position: the sub-kernel's origin plus the element's (4 bits).
-        let ky = (self.walk.sy + self.walk.ky) & 15;
-        let kx = (self.walk.sx + self.walk.kx) & 15;
-        let iy0 = (self.walk.origin_y + (ky << u32::from(i.dilation_y))) & 0x3FFF;
-        let iy1 = (iy0 + u32::from(i.stride_y)) & 0x3FFF;
-        let ix0 = (self.walk.origin_x + (kx << u32::from(i.dilation_x))) & 0x3FFF;
-        let ix1 = (ix0 + u32::from(i.stride_x)) & 0x3FFF;
-        let row1 = self.walk.block_y + 1 < u32::from(i.ofm_height);
-        let col1 = self.walk.block_x + 1 < u32::from(i.ofm_width);
-        let within = |v: u32, size: u16| v >= 8 && v < u32::from(size) + 8;
-        let ys = [within(iy0, i.ifm_height), row1 && within(iy1, i.ifm_height)];
-        let xs = [within(ix0, i.ifm_width), col1 && within(ix1, i.ifm_width)];
-        let pad = (0..4).fold(0, |pad, p| if ys[p / 2] && xs[p % 2] { pad } else { pad | 1 << p });
-        let ifm12 = |v: u32| v.wrapping_sub(8) & 0xFFF;
-        let cg = (self.walk.cg_base + self.walk.u) & 0x1FF;
-        let group = if i.depthwise { self.walk.og } else { cg };
-        let remaining = u32::from(i.ifm_depth).wrapping_sub(group << 3) & 0x1FFF;
-        // The IFM block's last group: depth-first 4 (32 channels), part-kernel-first 2 (16).
-        let last_u = self.walk.u == if i.part_kernel { 1 } else { 3 } || (cg + 1) << 3 >= u32::from(i.ifm_depth);
-        let (sy, sx) = (side(i.kernel_height, self.walk.sy, i.dilation_y), side(i.kernel_width, self.walk.sx, i.dilation_x));
-        let kx_more = self.walk.kx + 1 < sx.current;
-        let ky_more = self.walk.ky + 1 < sy.current;
-        let more_ifm = (self.walk.cg_base + if i.part_kernel { 2 } else { 4 }) << 3 < u32::from(i.ifm_depth);
-        let last_tap = (i.depthwise || last_u) && !kx_more && !ky_more && !sx.more && !sy.more && (i.depthwise || !more_ifm);
-        let decoding = self.state == STATE_DECODE;
-        let last_block = !(self.walk.block_x + 2 < u32::from(i.ofm_width)) && !(self.walk.block_y + 2 < u32::from(i.ofm_height));
-        let last_og = (self.walk.og + 1) << 3 >= u32::from(i.ofm_depth);
-        let row_wait = decoding && self.walk.address.row >= self.walk.rows;
-        let layer_wait = decoding && last_tap && last_block && last_og;
-        Taps {
-            pad,
-            ifm: [(iy0, ix0), (iy0, ix1), (iy1, ix0), (iy1, ix1)].map(|(y, x)| (ifm12(y), ifm12(x))),
-            group,
-            live: if remaining >= 8 { 8 } else { remaining & 0xF },
-            last_u,
-            kx_more,
-            ky_more,
-            sy,
-            sx,
-            issue: matches!(self.state, STATE_MAC | STATE_DECODE) && !(last_tap && self.out.wait()) && !row_wait && !layer_wait,
-            last_tap,
-            row_wait,
-            layer_wait,
-        }
-    }
-
     pub fn outputs(&self, i: &In) -> Out {
         let taps = self.taps(i);
         let read = |p: usize| IfmRead {
@@ -634,180 +515,6 @@ impl ConvDatapath {
         if shape != 0 {
             self.stop(ERROR_SHAPE, shape);
         }
-    }
-
-    fn decode(&mut self, i: &In, decoded: &weight_decoder::Out) {
-        let row_size = if i.depthwise { CHANNELS } else { CHANNELS * CHANNELS };
-        if decoded.out_valid {
-            self.walk.gathered.extend(decoded.weights());
-        }
-        let weights_seen = self.walk.rows as usize * row_size + self.walk.gathered.len();
-        if self.walk.gathered.len() >= row_size {
-            if self.walk.rows == self.walk.total_rows {
-                self.events.push("weight beyond the layer");
-                return self.stop(ERROR_WEIGHT_COUNT, weights_seen as u32);
-            }
-            let row: Vec<i16> = self.walk.gathered.drain(..row_size).collect();
-            self.weight_buffer[self.walk.rows as usize] = std::array::from_fn(|o| {
-                pack(&std::array::from_fn(|l| {
-                    if i.depthwise {
-                        if l == o {
-                            row[o]
-                        } else {
-                            0
-                        }
-                    } else {
-                        row[CHANNELS * o + l]
-                    }
-                }))
-            });
-            self.walk.rows += 1;
-        }
-        if decoded.error {
-            self.events.push("malformed weight stream");
-            self.stop(ERROR_WEIGHT_STREAM, u32::from(decoded.error_code));
-        } else if decoded.done {
-            if self.walk.rows != self.walk.total_rows || !self.walk.gathered.is_empty() {
-                self.events.push("weight stream short");
-                return self.stop(ERROR_WEIGHT_COUNT, weights_seen as u32);
-            }
-            self.state = STATE_MAC;
-        }
-    }
-
-    fn scale_bias(&mut self, i: &In) {
-        let n = u32::from(i.sb_bytes_m1 & 3) + 1;
-        let word = u128::from(i.sb_data) & ((1 << (8 * n)) - 1);
-        let combined = self.walk.held | word << (8 * self.walk.held_count);
-        let count = self.walk.held_count + n;
-        let open = self.walk.channel != u32::from(i.ofm_depth);
-        let record = open && count >= 10;
-        self.walk.bytes += n;
-        if record {
-            self.output.write(
-                self.walk.channel,
-                (((combined as i64) << 24) >> 24, (combined >> 40) as u32, (combined >> 72) as u8 & 0x3F),
-            );
-            self.walk.held = combined >> 80;
-            self.walk.held_count = count - 10;
-            self.walk.channel += 1;
-        } else if open {
-            self.walk.held = combined;
-            self.walk.held_count = count;
-        } else {
-            self.events.push("scale/bias padding");
-        }
-        if self.walk.bytes > self.walk.scale_bias_limit {
-            self.events.push("scale/bias too long");
-            self.stop(ERROR_SCALE_BIAS_LONG, self.walk.bytes);
-        } else if record && (combined >> 78) & 3 != 0 {
-            self.events.push("scale/bias reserved bits");
-            self.stop(ERROR_SCALE_BIAS_RESERVED, self.walk.channel - 1);
-        } else if i.sb_last {
-            if self.walk.channel != u32::from(i.ofm_depth) {
-                self.events.push("scale/bias short");
-                return self.stop(ERROR_SCALE_BIAS_SHORT, self.walk.bytes);
-            }
-            self.state = STATE_DECODE;
-        }
-    }
-
-    fn tap(&mut self, i: &In, taps: &Taps) {
-        // The address steps with the group of the tap (`next_group` may move to the next).
-        let og = self.walk.og;
-        self.walk.first = false;
-        if taps.pad != 0 {
-            self.events.push("padded tap");
-        }
-        let sub = (taps.sy.current, taps.sx.current);
-        let mut next = sub;
-        let step = if !i.depthwise && !i.part_kernel && !taps.last_u {
-            self.walk.u += 1;
-            Step::Group
-        } else {
-            if !i.part_kernel {
-                if self.walk.u != 3 && !i.depthwise {
-                    self.events.push("channel groups beyond the IFM skipped");
-                }
-                self.walk.u = 0;
-            }
-            if taps.kx_more {
-                self.walk.kx += 1;
-                Step::Element
-            } else if taps.ky_more {
-                self.walk.kx = 0;
-                self.walk.ky += 1;
-                Step::Element
-            } else {
-                self.walk.kx = 0;
-                self.walk.ky = 0;
-                if i.part_kernel && !taps.last_u {
-                    self.walk.u += 1;
-                    self.events.push("next IFM micro-block");
-                    Step::Unit
-                } else {
-                    self.walk.u = 0;
-                    if taps.sx.more {
-                        self.walk.sx += taps.sx.most;
-                        next.1 = taps.sx.next;
-                        self.events.push("next sub-kernel");
-                        Step::Unit
-                    } else if taps.sy.more {
-                        self.walk.sx = 0;
-                        self.walk.sy += taps.sy.most;
-                        next = (taps.sy.next, taps.sx.first);
-                        self.events.push("next sub-kernel");
-                        Step::Unit
-                    } else {
-                        self.walk.sx = 0;
-                        self.walk.sy = 0;
-                        next = (taps.sy.first, taps.sx.first);
-                        // The next IFM block: depth-first 32 channels, part-kernel-first 16.
-                        let groups = if i.part_kernel { 2 } else { 4 };
-                        if !i.depthwise && (self.walk.cg_base + groups) << 3 < u32::from(i.ifm_depth) {
-                            self.walk.cg_base += groups;
-                            self.events.push(if i.part_kernel { "next IFM micro-block" } else { "next IFM block" });
-                            Step::Unit
-                        } else {
-                            self.walk.cg_base = 0;
-                            self.next_group(i)
-                        }
-                    }
-                }
-            }
-        };
-        self.walk.address.step(step, og, &rows_layer(i), sub, next);
-    }
-
-    /// After a group's last tap: the same OFM group in the next 2x2 block (raster), or the
-    /// next group from the first block, or OUT, the last group's drain (the output walk takes
-    /// the group meanwhile). Every block of a group before the next group: the group's weight
-    /// rows are all decoded long before the layer's last, so MAC overlaps DECODE.
-    fn next_group(&mut self, i: &In) -> Step {
-        self.walk.first = true;
-        if self.walk.block_x + 2 < u32::from(i.ofm_width) {
-            self.walk.block_x += 2;
-            self.walk.origin_x += 2 * u32::from(i.stride_x);
-            return Step::Repeat;
-        }
-        if self.walk.block_y + 2 < u32::from(i.ofm_height) {
-            self.walk.block_x = 0;
-            self.walk.block_y += 2;
-            self.walk.origin_x = 8 - u32::from(i.pad_left);
-            self.walk.origin_y += 2 * u32::from(i.stride_y);
-            return Step::Repeat;
-        }
-        if (self.walk.og + 1) << 3 < u32::from(i.ofm_depth) {
-            self.walk.og += 1;
-            self.walk.block_x = 0;
-            self.walk.block_y = 0;
-            self.walk.origin_x = 8 - u32::from(i.pad_left);
-            self.walk.origin_y = 8 - u32::from(i.pad_top);
-            return Step::Last;
-        }
-        self.walk.og = 0;
-        self.state = STATE_OUT;
-        Step::Clear
     }
 }
 

@@ -5,6 +5,7 @@ pub mod output_unit;
 pub mod mac_unit;
 pub mod conv_datapath;
 pub mod conv_mac;
+pub mod depthwise_packing;
 pub mod output_walk;
 pub mod output_lanes;
 pub mod weight_rows;
