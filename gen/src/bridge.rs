@@ -81,10 +81,40 @@ pub fn verilate(top: &Top, vfile: &Path, obj: &Path, flavour: Flavour) -> Result
     if let Some(dir) = vfile.parent() {
         fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
-    if !write_if_changed(vfile, &top.verilog)? && lib.exists() {
+    // The archive is reused only if it was built from this Verilog with these flags (the
+    // stamp beside it), so that a change of flags here rebuilds it too.
+    let (verilator_flags, make_flags) = (verilator_flags(flavour), make_flags(flavour));
+    let stamp = obj.join("flags.txt");
+    let flags = format!("{}\n{}\n", verilator_flags.join(" "), make_flags.join(" "));
+    let verilog_changed = write_if_changed(vfile, &top.verilog)?;
+    if !verilog_changed && lib.exists() && fs::read_to_string(&stamp).is_ok_and(|s| s == flags) {
         return Ok(lib);
     }
     let _ = fs::remove_dir_all(obj);
+    run(Command::new("verilator")
+        .args(&verilator_flags)
+        .arg("--prefix")
+        .arg(format!("V{}", top.name))
+        .arg("--top-module")
+        .arg(top.name)
+        .arg("-Mdir")
+        .arg(obj)
+        .arg(vfile))?;
+    run(Command::new("make")
+        .arg("-C")
+        .arg(obj)
+        .arg("-f")
+        .arg(format!("V{}.mk", top.name))
+        .arg(format!("V{}__ALL.a", top.name))
+        .args(&make_flags)
+        .arg("VM_PARALLEL_BUILDS=1"))?;
+    fs::rename(obj.join(format!("V{}__ALL.a", top.name)), &lib).map_err(|e| format!("cannot move the archive to {}: {e}", lib.display()))?;
+    fs::write(&stamp, flags).map_err(|e| format!("cannot write {}: {e}", stamp.display()))?;
+    Ok(lib)
+}
+
+/// Verilator's flags for a flavour (all but the prefix, top, folder and file).
+fn verilator_flags(flavour: Flavour) -> Vec<&'static str> {
     // --x-assign/--x-initial unique: every bit without a reset starts from a value chosen by
     // the seed given at run time, so tests prove that no state depends on `initial` values.
     let warnings: &[&str] = match flavour {
@@ -93,31 +123,20 @@ pub fn verilate(top: &Top, vfile: &Path, obj: &Path, flavour: Flavour) -> Result
         Flavour::Mutant => &["-Wno-fatal", "-Wno-lint", "-Wno-style"],
     };
     let trace: &[&str] = if flavour == Flavour::Mutant { &[] } else { &["--trace-fst"] };
-    run(Command::new("verilator")
-        .args(["--cc", "-O3", "--x-assign", "unique", "--x-initial", "unique"])
-        .args(trace)
-        .args(warnings)
-        .arg("--prefix")
-        .arg(format!("V{}", top.name))
-        .arg("--top-module")
-        .arg(top.name)
-        .arg("-Mdir")
-        .arg(obj)
-        .arg(vfile))?;
-    let options: &[&str] = match flavour {
-        Flavour::Mutant => &["OPT_FAST=-O1", "OPT_SLOW=-O0", "CXXFLAGS=-fPIC"],
-        _ => &["OPT_FAST=-O2", "OPT_SLOW=-O1"],
-    };
-    run(Command::new("make")
-        .arg("-C")
-        .arg(obj)
-        .arg("-f")
-        .arg(format!("V{}.mk", top.name))
-        .arg(format!("V{}__ALL.a", top.name))
-        .args(options)
-        .arg("VM_PARALLEL_BUILDS=1"))?;
-    fs::rename(obj.join(format!("V{}__ALL.a", top.name)), &lib).map_err(|e| format!("cannot move the archive to {}: {e}", lib.display()))?;
-    Ok(lib)
+    ["--cc", "-O3", "--x-assign", "unique", "--x-initial", "unique"].iter().chain(trace).chain(warnings).copied().collect()
+}
+
+/// The flags of the `make` that compiles the Verilated C++ of a flavour. OPT_FAST compiles
+/// the functions `eval` runs every cycle: -O3 rather than -O2 for the rust-hdl tops, whose
+/// `conv_datapath` then simulates about 17 % faster (CPU time, `make bench` section `conv`,
+/// docs/ethos.md "Verilated speed"); the gate-level netlist keeps -O2 (its C++ is large and
+/// one test runs it), and a mutant is compiled to be scored quickly.
+fn make_flags(flavour: Flavour) -> Vec<&'static str> {
+    match flavour {
+        Flavour::Mutant => vec!["OPT_FAST=-O1", "OPT_SLOW=-O0", "CXXFLAGS=-fPIC"],
+        Flavour::GateLevel => vec!["OPT_FAST=-O2", "OPT_SLOW=-O1"],
+        Flavour::Static => vec!["OPT_FAST=-O3", "OPT_SLOW=-O1"],
+    }
 }
 
 /// 32-bit words of a port in the shim's structs.
