@@ -68,6 +68,9 @@ fn relu_mutants_are_all_killed_and_wrong_libraries_are_refused() {
     // that failed.
     let progress = std::fs::read_to_string(dir.join("relu/progress.txt")).unwrap_or_else(|e| panic!("progress.txt: {e}"));
     assert!(progress.starts_with("unmutated: built in "), "{progress}");
+    // The ReLU's two modules are swapped one at a time into its exported Verilog
+    // (`mutants::Swap`), the path the large tops take, not built as yosys's whole netlist.
+    assert!(progress.lines().next().is_some_and(|l| l.ends_with("built from the exported Verilog with yosys's text of 2 module(s) the mutations touch")), "{progress}");
     assert_eq!(progress.lines().filter(|l| l.contains(" killed (built in ")).count(), options.count, "{progress}");
     for k in 0..options.count {
         let log = std::fs::read_to_string(dir.join(format!("relu/{k:04}/test.log"))).unwrap_or_else(|e| panic!("mutant {k}'s test.log: {e}"));
@@ -90,6 +93,24 @@ fn relu_mutants_are_all_killed_and_wrong_libraries_are_refused() {
         }
     }
     assert!(left.is_empty(), "left after the run: {left:?}");
+
+    // A swapped mutant's module is, text for text, that module in yosys's whole mutated
+    // netlist (what mutants were built from before the swap): the same mutations, the same
+    // cells, the same design.
+    let check = dir.join("relu-swap-check");
+    let _ = std::fs::remove_dir_all(&check);
+    let mutations = mutants::list(&top, &check.join("list"), options.count, options.seed).unwrap_or_else(|e| panic!("{e}"));
+    let whole_reference = mutants::netlist(&top, None, &check.join("unmutated")).unwrap_or_else(|e| panic!("{e}"));
+    let swap = mutants::swap(&top, &whole_reference, &mutations).expect("the ReLU's modules can be swapped");
+    for (k, m) in mutations.iter().enumerate() {
+        let module = m.option("-module").unwrap();
+        let whole = mutants::netlist(&top, Some(m), &check.join(format!("whole{k}"))).unwrap_or_else(|e| panic!("{e}"));
+        let swapped = mutants::swapped_netlist(&top, &swap, m, &check.join("unmutated").join(mutants::PREPARED), &check.join(format!("swapped{k}"))).unwrap_or_else(|e| panic!("{e}"));
+        let text = mutants::module_text(&swapped.verilog, module).unwrap_or_else(|| panic!("no module {module} in the swapped mutant"));
+        assert_eq!(Some(text), mutants::module_text(&whole.verilog, module), "{}", m.command);
+        assert_ne!(Some(text), mutants::module_text(&whole_reference.verilog, module), "{} changed nothing", m.command);
+    }
+    std::fs::remove_dir_all(&check).unwrap_or_else(|e| panic!("{}: {e}", check.display()));
 
     // Wrong libraries, refused by the check the handle makes at open.
     let reference = dir.join("relu/unmutated/librelu.so");
