@@ -3,6 +3,7 @@
 //! same names. See docs/ethos.md.
 pub mod command_set;
 pub mod command_front_end;
+pub mod command_processor;
 pub mod dma;
 mod dot_product;
 pub mod elementwise;
@@ -13,6 +14,7 @@ mod npu;
 mod mac_unit;
 mod output_unit;
 pub mod pooling_alu;
+pub mod register_port;
 mod conv_control;
 mod conv_datapath;
 mod conv_mac;

@@ -10,6 +10,8 @@ pub mod output_lanes;
 pub mod weight_rows;
 pub mod conv_unit;
 pub mod command_front_end;
+pub mod command_processor;
+pub mod register_port;
 pub mod dma;
 pub mod feature_map;
 pub mod kernel_registers;
