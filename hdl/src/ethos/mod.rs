@@ -8,6 +8,7 @@ pub mod dma;
 mod dot_product;
 pub mod elementwise;
 pub mod elementwise_alu;
+mod elementwise_datapath;
 pub mod feature_map;
 pub mod kernel_registers;
 mod npu;

@@ -16,4 +16,5 @@ pub mod dma;
 pub mod feature_map;
 pub mod kernel_registers;
 pub mod elementwise;
+pub mod elementwise_datapath;
 pub mod npu;
