@@ -11,6 +11,8 @@ pub mod elementwise_alu;
 mod elementwise_datapath;
 pub mod feature_map;
 pub mod kernel_registers;
+mod latch_sequencer;
+mod latch_table;
 mod npu;
 mod mac_unit;
 mod output_unit;

@@ -15,6 +15,7 @@ pub mod register_port;
 pub mod dma;
 pub mod feature_map;
 pub mod kernel_registers;
+pub mod latch_sequencer;
 pub mod elementwise;
 pub mod elementwise_datapath;
 pub mod npu;
