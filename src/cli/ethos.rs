@@ -32,7 +32,7 @@ pub enum Ethos {
     /// 5.2 for ethos-u65-256, and runs the command stream once per held-out digit on the
     /// Verilated NPU in lock step with its cycle-accurate model, as `npu ethos run` does
     /// (--model: the model alone; --executor: the reference executor alone), and on the
-    /// reference executor (src/ethos/executor.rs). Every digit's logits are compared with
+    /// reference executor (src/ethos/executor/). Every digit's logits are compared with
     /// TFLite's reference kernels (its FULLY_CONNECTED, which rounds once where the NPU rounds
     /// twice, as the equivalent CONV_2D 1x1; docs/ethos.md); exit 1 at a difference, 2 if the
     /// NPU refuses an operation (named). Prints the first digit's operations with the kernel

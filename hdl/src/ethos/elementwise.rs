@@ -51,14 +51,13 @@
 //!   in-place operation (Vela lets an elementwise OFM take its IFM's place) then still reads
 //!   each word once. A hit takes one cycle (READ_A/READ_B), a miss the read as before; a
 //!   read error is reported as without the cache (a failed read fills nothing).
-use super::elementwise_alu::ElementwiseAlu;
+use super::elementwise_datapath::ElementwiseDatapath;
 use super::feature_map::FeatureMap;
 use super::kernel_registers::KernelRegisters;
 pub use super::kernel_registers::{latch_table, scalar, LATCH_STEPS, MAPS};
-use super::pooling_alu::{PoolingAlu, MAX_KERNEL_M1};
-use super::requantize::{Requantize, ScaleProduct};
+use super::pooling_alu::MAX_KERNEL_M1;
 use super::word_cache::WordCache;
-use crate::primitives::{Concat, Reg, SignExtendBits, ZeroExtend};
+use crate::primitives::Reg;
 use rust_hdl::prelude::*;
 use crate::primitives::constant as k;
 
@@ -85,8 +84,9 @@ pub mod state {
     pub const POOL_NEXT: u8 = 12;
 }
 
-/// The unit. Its sub-blocks: the three feature-map address generators, the ALU, and the
-/// output unit's two arithmetic stages for the OFM scale, zero point and clamp.
+/// The unit. Its sub-blocks: the three feature-map address generators, the LATCHed registers,
+/// the arithmetic of an element (`elementwise_datapath.rs`: the ALUs and the output unit's two
+/// stages for the OFM scale, zero point and clamp) and the two word caches.
 #[derive(LogicBlock)]
 pub struct Elementwise {
     pub clock: Signal<In, Clock>,
@@ -115,23 +115,10 @@ pub struct Elementwise {
     ifm: FeatureMap,
     ifm2: FeatureMap,
     ofm: FeatureMap,
-    alu: ElementwiseAlu,
-    scale_product: ScaleProduct,
-    requantize: Requantize,
-    pooling: PoolingAlu,
+    datapath: ElementwiseDatapath,
     /// The last IFM and IFM2 words read (`word_cache.rs`).
     cache_a: WordCache,
     cache_b: WordCache,
-    // Width helpers.
-    ifm_byte18: SignExtendBits<8, 18>,
-    ifm2_byte18: SignExtendBits<8, 18>,
-    ifm_zp18: SignExtendBits<16, 18>,
-    ifm2_scalar18: SignExtendBits<16, 18>,
-    ifm2_zp18_signed: SignExtendBits<16, 18>,
-    ifm2_zp18_unsigned: ZeroExtend<16, 18>,
-    byte16: Concat<8, 8, 16>,
-    byte32: Concat<16, 16, 32>,
-    byte64: Concat<32, 32, 64>,
     // State.
     state: Reg<Bits<4>>,
     /// The operation is a POOL (else an ELEMENTWISE).
@@ -156,15 +143,11 @@ pub struct Elementwise {
     registers: KernelRegisters,
     // Combinational.
     accept: Signal<Local, Bit>,
-    padded: Signal<Local, Bit>,
     /// The state after the IFM byte (READ_B, CALC for a scalar, POOL_NEXT for a pool).
     after_a: Signal<Local, Bits<4>>,
     in_taps: Signal<Local, Bit>,
     add_sub: Signal<Local, Bit>,
     bad: Signal<Local, Bit>,
-    ifm2_zp18: Signal<Local, Bits<18>>,
-    first: Signal<Local, Bits<18>>,
-    second: Signal<Local, Bits<18>>,
     r_lane: Signal<Local, Bits<40>>,
     r_shifted: Signal<Local, Bits<64>>,
     /// Bits read nowhere (fields of registers the unit keeps whole), named as lint expects.
@@ -195,12 +178,9 @@ pub struct Elementwise {
     one17: Constant<Bits<17>>,
     zero17: Constant<Bits<17>>,
     zero32: Constant<Bits<32>>,
-    one_scale: Constant<Bits<32>>,
     mode_add: Constant<Bits<3>>,
     mode_sub: Constant<Bits<3>>,
     zero2: Constant<Bits<2>>,
-    zero3: Constant<Bits<3>>,
-    zero6: Constant<Bits<6>>,
     one2: Constant<Bits<2>>,
     two2: Constant<Bits<2>>,
     three2: Constant<Bits<2>>,
@@ -247,20 +227,8 @@ impl Default for Elementwise {
             ifm: Default::default(),
             ifm2: Default::default(),
             ofm: Default::default(),
-            alu: Default::default(),
-            scale_product: Default::default(),
-            requantize: Default::default(),
-            ifm_byte18: Default::default(),
-            ifm2_byte18: Default::default(),
-            ifm_zp18: Default::default(),
-            ifm2_scalar18: Default::default(),
-            ifm2_zp18_signed: Default::default(),
-            ifm2_zp18_unsigned: Default::default(),
-            byte16: Default::default(),
-            byte32: Default::default(),
-            byte64: Default::default(),
+            datapath: Default::default(),
             registers: Default::default(),
-            pooling: Default::default(),
             cache_a: Default::default(),
             cache_b: Default::default(),
             after_a: Default::default(),
@@ -271,7 +239,6 @@ impl Default for Elementwise {
             acc: Default::default(),
             count: Default::default(),
             accept: Default::default(),
-            padded: Default::default(),
             in_taps: Default::default(),
             mode: Default::default(),
             mode_bad: Default::default(),
@@ -286,9 +253,6 @@ impl Default for Elementwise {
             w_strb: Default::default(),
             add_sub: Default::default(),
             bad: Default::default(),
-            ifm2_zp18: Default::default(),
-            first: Default::default(),
-            second: Default::default(),
             r_lane: Default::default(),
             r_shifted: Default::default(),
             unused_bits: Default::default(),
@@ -317,12 +281,9 @@ impl Default for Elementwise {
             one17: k(1),
             zero17: k(0),
             zero32: k(0),
-            one_scale: k(1),
             mode_add: k(1),
             mode_sub: k(2),
             zero2: k(0),
-            zero3: k(0),
-            zero6: k(0),
             one2: k(1),
             two2: k(2),
             three2: k(3),
@@ -464,13 +425,13 @@ impl Logic for Elementwise {
         self.ifm.y.next = self.y.q.val();
         self.ifm.x.next = self.x.q.val();
         if self.pool.q.val() {
-            self.ifm.y.next = self.pooling.iy.val();
-            self.ifm.x.next = self.pooling.ix.val();
+            self.ifm.y.next = self.datapath.iy.val();
+            self.ifm.x.next = self.datapath.ix.val();
             // IFM_UPSCALE 1 (nearest): the tap lies in the IFM upscaled 2x2 (the pooling ALU's
             // extent and padding are the upscaled map's), IFM element (iy / 2, ix / 2).
             if self.registers.ifm_upscale.val() == self.one16.val() {
-                self.ifm.y.next = self.pooling.iy.val() >> self.one16.val();
-                self.ifm.x.next = self.pooling.ix.val() >> self.one16.val();
+                self.ifm.y.next = self.datapath.iy.val() >> self.one16.val();
+                self.ifm.x.next = self.datapath.ix.val() >> self.one16.val();
             }
         }
         self.ifm.c.next = self.c.q.val();
@@ -490,81 +451,40 @@ impl Logic for Elementwise {
             self.ifm2.c.next = self.zero16.val();
         }
 
-        // Operands minus zero points (18 bits), swapped by IFM2_BROADCAST bit 6.
-        self.ifm_byte18.narrow.next = self.ifm_byte.q.val();
-        self.ifm2_byte18.narrow.next = self.ifm2_byte.q.val();
-        self.ifm_zp18.narrow.next = self.registers.ifm_zero_point.val();
-        self.ifm2_scalar18.narrow.next = self.registers.ifm2_scalar.val();
-        self.ifm2_zp18_signed.narrow.next = self.registers.ifm2_zero_point.val();
-        self.ifm2_zp18_unsigned.narrow.next = self.registers.ifm2_zero_point.val();
-        self.ifm2_zp18.next = self.ifm2_zp18_unsigned.wide.val();
-        if self.registers.ifm2_precision.val().get_bit(0) {
-            self.ifm2_zp18.next = self.ifm2_zp18_signed.wide.val();
-        }
-        self.first.next = self.ifm_byte18.wide.val() - self.ifm_zp18.wide.val();
-        self.second.next = self.ifm2_byte18.wide.val() - self.ifm2_zp18.val();
-        if self.registers.ifm2_broadcast.val().get_bit(7) {
-            self.second.next = self.ifm2_scalar18.wide.val() - self.ifm2_zp18.val();
-        }
-        self.alu.mode.next = self.mode.q.val();
-        self.alu.scale_mode.next = self.registers.ifm_precision.val().get_bits::<2>(8);
-        self.alu.a.next = self.first.val();
-        self.alu.b.next = self.second.val();
-        if self.registers.ifm2_broadcast.val().get_bit(6) {
-            self.alu.a.next = self.second.val();
-            self.alu.b.next = self.first.val();
-        }
-        self.alu.opa_scale.next = self.registers.opa_scale.val().get_bits::<32>(0);
-        self.alu.opa_shift.next = self.registers.opa_scale.val().get_bits::<6>(32);
-        self.alu.opb_scale.next = self.registers.opb_scale.val();
-        // A pool's tap and accumulator (average over padding when any PAD register is set).
-        self.padded.next = self.registers.ifm_pad_top.val().any()
-            | self.registers.ifm_pad_left.val().any()
-            | self.registers.ifm_pad_bottom.val().any()
-            | self.registers.ifm_pad_right.val().any();
-        self.pooling.y.next = self.y.q.val();
-        self.pooling.x.next = self.x.q.val();
-        self.pooling.ky.next = self.ky.q.val();
-        self.pooling.kx.next = self.kx.q.val();
-        self.pooling.kernel_stride.next = self.registers.kernel_stride.val();
-        self.pooling.kernel_height_m1.next = self.registers.kernel_height_m1.val();
-        self.pooling.kernel_width_m1.next = self.registers.kernel_width_m1.val();
-        self.pooling.ofm_height_m1.next = self.registers.ofm_height_m1.val();
-        self.pooling.ofm_width_m1.next = self.registers.ofm_width_m1.val();
-        self.pooling.pad_top.next = self.registers.ifm_pad_top.val();
-        self.pooling.pad_left.next = self.registers.ifm_pad_left.val();
-        self.pooling.pad_bottom.next = self.registers.ifm_pad_bottom.val();
-        self.pooling.pad_right.next = self.registers.ifm_pad_right.val();
-        self.pooling.acc.next = self.acc.q.val();
-        self.pooling.a.next = self.first.val();
-        self.pooling.first.next = self.count.q.val() == self.zero17.val();
-        self.pooling.max.next = self.mode.q.val() == self.zero3.val();
-        self.pooling.count.next = self.count.q.val();
-        self.pooling.divide.next = (self.mode.q.val() != self.zero3.val()) & self.padded.val();
-        // The OFM scale, zero point and clamp: a max, or an average over padding, passes
-        // unscaled (scale 1, shift 0: exact in every rounding mode).
-        self.scale_product.acc.next = self.alu.result.val();
-        self.scale_product.bias.next = self.zero40.val();
-        self.scale_product.scale.next = self.registers.ofm_scale.val().get_bits::<32>(0);
-        self.requantize.shift.next = self.registers.ofm_scale.val().get_bits::<6>(32);
-        if self.pool.q.val() {
-            self.scale_product.acc.next = self.pooling.value.val();
-            if (self.mode.q.val() == self.zero3.val()) | self.padded.val() {
-                self.scale_product.scale.next = self.one_scale.val();
-                self.requantize.shift.next = self.zero6.val();
-            }
-        }
-        self.requantize.product.next = self.scale_product.product.val();
-        self.requantize.rounding.next = self.registers.ofm_precision.val().get_bits::<2>(14);
-        self.requantize.zero_point.next = self.registers.ofm_zero_point.val();
-        self.requantize.act_min.next = self.registers.activation_min.val();
-        self.requantize.act_max.next = self.registers.activation_max.val();
-        self.byte16.high.next = self.requantize.value.val().get_bits::<8>(0);
-        self.byte16.low.next = self.requantize.value.val().get_bits::<8>(0);
-        self.byte32.high.next = self.byte16.joined.val();
-        self.byte32.low.next = self.byte16.joined.val();
-        self.byte64.high.next = self.byte32.joined.val();
-        self.byte64.low.next = self.byte32.joined.val();
+        // The arithmetic of an element: from the unit's registers and the LATCHed copies.
+        self.datapath.pool.next = self.pool.q.val();
+        self.datapath.mode.next = self.mode.q.val();
+        self.datapath.y.next = self.y.q.val();
+        self.datapath.x.next = self.x.q.val();
+        self.datapath.ky.next = self.ky.q.val();
+        self.datapath.kx.next = self.kx.q.val();
+        self.datapath.acc.next = self.acc.q.val();
+        self.datapath.count.next = self.count.q.val();
+        self.datapath.ifm_byte.next = self.ifm_byte.q.val();
+        self.datapath.ifm2_byte.next = self.ifm2_byte.q.val();
+        self.datapath.ifm_zero_point.next = self.registers.ifm_zero_point.val();
+        self.datapath.ifm2_zero_point.next = self.registers.ifm2_zero_point.val();
+        self.datapath.ofm_zero_point.next = self.registers.ofm_zero_point.val();
+        self.datapath.scale_mode.next = self.registers.ifm_precision.val().get_bits::<2>(8);
+        self.datapath.ifm2_signed.next = self.registers.ifm2_precision.val().get_bit(0);
+        self.datapath.rounding.next = self.registers.ofm_precision.val().get_bits::<2>(14);
+        self.datapath.scalar_operand.next = self.registers.ifm2_broadcast.val().get_bit(7);
+        self.datapath.swap.next = self.registers.ifm2_broadcast.val().get_bit(6);
+        self.datapath.ifm2_scalar.next = self.registers.ifm2_scalar.val();
+        self.datapath.opa_scale.next = self.registers.opa_scale.val();
+        self.datapath.opb_scale.next = self.registers.opb_scale.val();
+        self.datapath.ofm_scale.next = self.registers.ofm_scale.val();
+        self.datapath.activation_min.next = self.registers.activation_min.val();
+        self.datapath.activation_max.next = self.registers.activation_max.val();
+        self.datapath.ofm_height_m1.next = self.registers.ofm_height_m1.val();
+        self.datapath.ofm_width_m1.next = self.registers.ofm_width_m1.val();
+        self.datapath.kernel_height_m1.next = self.registers.kernel_height_m1.val();
+        self.datapath.kernel_width_m1.next = self.registers.kernel_width_m1.val();
+        self.datapath.kernel_stride.next = self.registers.kernel_stride.val();
+        self.datapath.ifm_pad_top.next = self.registers.ifm_pad_top.val();
+        self.datapath.ifm_pad_left.next = self.registers.ifm_pad_left.val();
+        self.datapath.ifm_pad_bottom.next = self.registers.ifm_pad_bottom.val();
+        self.datapath.ifm_pad_right.next = self.registers.ifm_pad_right.val();
 
         // The memory port: one read (a whole aligned word, the byte picked by the address's
         // low bits) unless the operand's cache holds the word, then one strobed write.
@@ -591,9 +511,8 @@ impl Logic for Elementwise {
         if self.state.q.val() == self.s_done.val() {
             self.kernel_error.next = self.error.q.val();
         }
-        self.unused_bits.next = self.requantize.value.val().get_bits::<8>(8).any()
-            // The convolution unit's registers (one LATCH table for every kernel).
-            | self.registers.ifm_depth_m1.val().any()
+        // The convolution unit's registers (one LATCH table for every kernel).
+        self.unused_bits.next = self.registers.ifm_depth_m1.val().any()
             | self.registers.ofm_blk_depth_m1.val().any()
             | self.registers.weight_region.val().any()
             | self.registers.scale_region.val().any()
@@ -662,14 +581,14 @@ impl Logic for Elementwise {
         } else if self.state.q.val() == self.s_pool_tap.val() {
             // A tap in the padding is skipped.
             self.state.d.next = self.s_pool_next.val();
-            if self.pooling.in_ifm.val() {
+            if self.datapath.in_ifm.val() {
                 self.state.d.next = self.s_read_a.val();
             }
         } else if self.state.q.val() == self.s_pool_next.val() {
             // The tap just read (it is inside) counts; then the next tap, row by row; after
             // the last, the result.
-            if self.pooling.in_ifm.val() {
-                self.acc.d.next = self.pooling.accumulated.val();
+            if self.datapath.in_ifm.val() {
+                self.acc.d.next = self.datapath.accumulated.val();
                 self.count.d.next = self.count.q.val() + self.one17.val();
             }
             self.state.d.next = self.s_pool_tap.val();
@@ -721,7 +640,7 @@ impl Logic for Elementwise {
         } else if self.state.q.val() == self.s_calc.val() {
             self.w_addr.d.next = self.ofm.address.val() & self.align_mask.val();
             self.w_strb.d.next = self.one8.val() << self.ofm.address.val().get_bits::<3>(0);
-            self.w_data.d.next = self.byte64.joined.val();
+            self.w_data.d.next = self.datapath.w_data.val();
             self.state.d.next = self.s_write.val();
         } else if self.state.q.val() == self.s_write.val() {
             if self.mem_aw_ready.val() {

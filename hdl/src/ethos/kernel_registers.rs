@@ -3,8 +3,8 @@
 //! debug port while the front end is held, so the front end may go on with later commands while
 //! the unit runs. The scalar registers are kept here (each only the bits the unit reads); the
 //! feature-map registers go to the unit's three [`super::feature_map::FeatureMap`] blocks
-//! through `load`, `load_slot` and `load_value`. The model keeps them in
-//! `npu_model::ethos::elementwise`.
+//! through `load`, `load_slot` and `load_value`. The model is
+//! `model/src/ethos/kernel_registers.rs`.
 //!
 //! LATCH: from `start`, [`LATCH_STEPS`] cycles with `debug_hold` high. Step k reads
 //! register-file entry [`latch_table`]`[k].0`, then the BASEP pairs of the IFM, IFM2, OFM,
@@ -12,115 +12,16 @@
 //! the value read at step k arrives at step k + 1 and goes to its target. `latched` is high in
 //! the last step. One table for every kernel (docs/ethos.md, "Convolution unit": one ROM pair,
 //! one sequence; the convolution unit's scalars cost each ELEMENTWISE and POOL 16 cycles).
-use super::command_set::{register, register_count};
-use super::feature_map::{BASEP_LOW, SLOTS};
+//!
+//! The sequence is the sub-block [`LatchSequencer`] (`latch_sequencer.rs`), its table and ROMs
+//! plain Rust in `latch_table.rs`; this block keeps the scalar copies it writes.
+use super::latch_sequencer::LatchSequencer;
 use crate::primitives::{Concat, Reg};
 use rust_hdl::prelude::*;
-use std::collections::BTreeMap;
 use crate::primitives::constant as k;
 
-/// The scalar registers the unit keeps (ids; the regions first, as the BASEP reads at the end
-/// of LATCH need them).
-pub mod scalar {
-    pub const IFM_REGION: usize = 0;
-    pub const IFM2_REGION: usize = 1;
-    pub const OFM_REGION: usize = 2;
-    pub const IFM_ZERO_POINT: usize = 3;
-    pub const IFM2_ZERO_POINT: usize = 4;
-    pub const OFM_ZERO_POINT: usize = 5;
-    pub const IFM_PRECISION: usize = 6;
-    pub const IFM2_PRECISION: usize = 7;
-    pub const OFM_PRECISION: usize = 8;
-    pub const IFM2_BROADCAST: usize = 9;
-    pub const IFM2_SCALAR: usize = 10;
-    pub const OPA_SCALE: usize = 11;
-    pub const OPB_SCALE: usize = 12;
-    pub const OFM_SCALE: usize = 13;
-    pub const ACTIVATION: usize = 14;
-    pub const ACTIVATION_MIN: usize = 15;
-    pub const ACTIVATION_MAX: usize = 16;
-    pub const ACC_FORMAT: usize = 17;
-    pub const IFM_UPSCALE: usize = 18;
-    pub const OFM_HEIGHT_M1: usize = 19;
-    pub const OFM_WIDTH_M1: usize = 20;
-    pub const OFM_DEPTH_M1: usize = 21;
-    pub const KERNEL_HEIGHT_M1: usize = 22;
-    pub const KERNEL_WIDTH_M1: usize = 23;
-    pub const KERNEL_STRIDE: usize = 24;
-    pub const IFM_PAD_TOP: usize = 25;
-    pub const IFM_PAD_LEFT: usize = 26;
-    pub const IFM_PAD_BOTTOM: usize = 27;
-    pub const IFM_PAD_RIGHT: usize = 28;
-    pub const IFM_DEPTH_M1: usize = 29;
-    pub const OFM_BLK_DEPTH_M1: usize = 30;
-    pub const WEIGHT_REGION: usize = 31;
-    pub const SCALE_REGION: usize = 32;
-    pub const WEIGHT_BASE: usize = 33;
-    pub const WEIGHT_LENGTH: usize = 34;
-    pub const SCALE_BASE: usize = 35;
-    pub const SCALE_LENGTH: usize = 36;
-    /// Also in the IFM's feature-map block; the convolution unit checks it.
-    pub const IFM_STRIDE_C: usize = 37;
-    /// The `NPU_SET_*` register of each id, in id order.
-    pub const NAMES: [&str; 38] = ["IFM_REGION", "IFM2_REGION", "OFM_REGION", "IFM_ZERO_POINT", "IFM2_ZERO_POINT", "OFM_ZERO_POINT", "IFM_PRECISION", "IFM2_PRECISION", "OFM_PRECISION", "IFM2_BROADCAST", "IFM2_SCALAR", "OPA_SCALE", "OPB_SCALE", "OFM_SCALE", "ACTIVATION", "ACTIVATION_MIN", "ACTIVATION_MAX", "ACC_FORMAT", "IFM_UPSCALE", "OFM_HEIGHT_M1", "OFM_WIDTH_M1", "OFM_DEPTH_M1", "KERNEL_HEIGHT_M1", "KERNEL_WIDTH_M1", "KERNEL_STRIDE", "IFM_PAD_TOP", "IFM_PAD_LEFT", "IFM_PAD_BOTTOM", "IFM_PAD_RIGHT", "IFM_DEPTH_M1", "OFM_BLK_DEPTH_M1", "WEIGHT_REGION", "SCALE_REGION", "WEIGHT_BASE", "WEIGHT_LENGTH", "SCALE_BASE", "SCALE_LENGTH", "IFM_STRIDE_C"];
-    /// Ids past the table: the BASEP pairs of the weight and scale regions (low, high), which
-    /// the last LATCH steps write.
-    pub const WEIGHT_BASEP_LOW: usize = 38;
-    pub const WEIGHT_BASEP_HIGH: usize = 39;
-    pub const SCALE_BASEP_LOW: usize = 40;
-    pub const SCALE_BASEP_HIGH: usize = 41;
-    /// All ids.
-    pub const COUNT: usize = 42;
-    /// The region register of each BASEP pair LATCH reads, in order (IFM, IFM2, OFM maps, then
-    /// the weight and scale streams).
-    pub const BASEP_REGIONS: [usize; 5] = [IFM_REGION, IFM2_REGION, OFM_REGION, WEIGHT_REGION, SCALE_REGION];
-}
+pub use super::latch_table::{basep_target, latch_table, scalar, BASEP_STEPS, LATCH_STEPS, MAPS};
 
-/// Where BASEP step `j` (0 .. 2 x [`scalar::BASEP_REGIONS`]) goes: `kind << 6 | slot` (kinds 1-3:
-/// slot `BASEP_LOW + (j & 1)` of the IFM, IFM2, OFM block; kind 0: the weight and scale BASEP ids).
-pub fn basep_target(j: usize) -> u8 {
-    match j >> 1 {
-        m @ 0..=2 => ((m + 1) << 6 | (BASEP_LOW + (j & 1))) as u8,
-        3 => (scalar::WEIGHT_BASEP_LOW + (j & 1)) as u8,
-        _ => (scalar::SCALE_BASEP_LOW + (j & 1)) as u8,
-    }
-}
-
-/// The BASEP steps of LATCH (a low and a high word per region of [`scalar::BASEP_REGIONS`]).
-pub const BASEP_STEPS: usize = 2 * scalar::BASEP_REGIONS.len();
-
-/// The maps, in target-code order (kind 1, 2, 3).
-pub const MAPS: [&str; 3] = ["IFM", "IFM2", "OFM"];
-
-/// What LATCH reads before the BASEPs: (register-file index, target), the target
-/// `kind << 6 | slot` with kind 0 a scalar id, 1-3 a slot of the IFM, IFM2, OFM block.
-pub fn latch_table() -> &'static [(u8, u8)] {
-    static TABLE: std::sync::OnceLock<Vec<(u8, u8)>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        let index = |name: String| {
-            (0..register_count()).find(|&i| register(i).is_some_and(|c| c.name == name)).unwrap_or_else(|| panic!("{name} is not a SET command")) as u8
-        };
-        let scalars = scalar::NAMES.iter().enumerate().map(|(id, n)| (index(format!("NPU_SET_{n}")), id as u8));
-        let maps = MAPS.iter().enumerate().flat_map(|(m, map)| SLOTS.iter().enumerate().map(move |(s, slot)| (format!("NPU_SET_{map}_{slot}"), ((m + 1) << 6 | s) as u8)));
-        scalars.chain(maps.map(|(name, target)| (index(name), target))).collect()
-    })
-}
-
-/// LATCH's cycles: the table, the BASEP reads, and the cycle the last value arrives.
-pub const LATCH_STEPS: usize = scalar::NAMES.len() + 3 * SLOTS.len() + BASEP_STEPS + 1;
-
-/// LATCH's read ROM: at step k (< the table's length) the unit reads register-file entry
-/// `index_rom()[k]` through the debug port.
-fn index_rom() -> BTreeMap<Bits<7>, Bits<7>> {
-    latch_table().iter().enumerate().map(|(k, &(index, _))| ((k as u64).into(), u64::from(index).into())).collect()
-}
-
-/// LATCH's write ROM: the value read at step k arrives at step k + 1 and goes to
-/// `target_rom()[k]`: [`latch_table`]'s target, then for the BASEP steps j [`basep_target`].
-fn target_rom() -> BTreeMap<Bits<7>, Bits<8>> {
-    let basep = (0..BASEP_STEPS).map(|j| u64::from(basep_target(j)));
-    latch_table().iter().map(|&(_, target)| u64::from(target)).chain(basep).enumerate().map(|(k, t)| ((k as u64).into(), t.into())).collect()
-}
 
 /// Ports: `start` begins LATCH; the debug port (`debug_index`, `debug_hold` out,
 /// `debug_value` in); `latched` in LATCH's last step; the feature-map loads (`ifm_load`,
@@ -225,42 +126,17 @@ pub struct KernelRegisters {
     r_scale_basep_high: Reg<Bits<8>>,
     weight_basep_join: Concat<8, 32, 40>,
     scale_basep_join: Concat<8, 32, 40>,
-    index_rom: ROM<Bits<7>, 7>,
-    target_rom: ROM<Bits<8>, 7>,
-    basep_slot: Concat<3, 1, 4>,
-    basep_index: Concat<3, 4, 7>,
-    busy: Reg<Bit>,
-    k: Reg<Bits<7>>,
-    entry: Signal<Local, Bits<7>>,
-    target: Signal<Local, Bits<8>>,
-    loading: Signal<Local, Bit>,
-    scalar_write: Signal<Local, Bit>,
+    /// LATCH: the debug-port reads and where each value goes.
+    sequencer: LatchSequencer,
     scalar_select: Signal<Local, Bits<64>>,
-    step: Signal<Local, Bits<7>>,
-    region: Signal<Local, Bits<3>>,
     /// Bits read nowhere, named as lint expects.
     unused_bits: Signal<Local, Bit>,
-    one7: Constant<Bits<7>>,
-    zero7: Constant<Bits<7>>,
-    table_len: Constant<Bits<7>>,
-    last_step: Constant<Bits<7>>,
-    kind_scalar: Constant<Bits<2>>,
-    kind_ifm: Constant<Bits<2>>,
-    kind_ifm2: Constant<Bits<2>>,
-    kind_ofm: Constant<Bits<2>>,
     one64: Constant<Bits<64>>,
-    debug_basep_high: Constant<Bits<3>>,
-    one3: Constant<Bits<3>>,
-    two3: Constant<Bits<3>>,
-    three3: Constant<Bits<3>>,
-    four3: Constant<Bits<3>>,
 }
 
 impl Default for KernelRegisters {
     fn default() -> Self {
-        assert_eq!(super::command_front_end::DEBUG_BASEP % 16, 0, "a BASEP's debug index is {{DEBUG_BASEP[6:4], region, half}}");
         assert!(scalar::COUNT <= 64, "scalar ids select through a 64-bit one-hot word");
-        assert!(LATCH_STEPS <= 128, "LATCH counts in 7 bits");
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -358,34 +234,10 @@ impl Default for KernelRegisters {
             r_scale_basep_high: Default::default(),
             weight_basep_join: Default::default(),
             scale_basep_join: Default::default(),
-            index_rom: ROM::new(index_rom()),
-            target_rom: ROM::new(target_rom()),
-            basep_slot: Default::default(),
-            basep_index: Default::default(),
-            busy: Default::default(),
-            k: Default::default(),
-            entry: Default::default(),
-            target: Default::default(),
-            loading: Default::default(),
-            scalar_write: Default::default(),
+            sequencer: Default::default(),
             scalar_select: Default::default(),
-            step: Default::default(),
-            region: Default::default(),
             unused_bits: Default::default(),
-            one7: k(1),
-            zero7: k(0),
-            table_len: k(latch_table().len() as u64),
-            last_step: k(LATCH_STEPS as u64 - 1),
-            kind_scalar: k(0),
-            kind_ifm: k(1),
-            kind_ifm2: k(2),
-            kind_ofm: k(3),
             one64: k(1),
-            debug_basep_high: k((super::command_front_end::DEBUG_BASEP >> 4) as u64),
-            one3: k(1),
-            two3: k(2),
-            three3: k(3),
-            four3: k(4),
         }
     }
 }
@@ -393,9 +245,7 @@ impl Default for KernelRegisters {
 impl Logic for KernelRegisters {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, busy, k, r_ifm_region, r_ifm2_region, r_ofm_region, r_ifm_zero_point, r_ifm2_zero_point, r_ofm_zero_point, r_ifm_precision, r_ifm2_precision, r_ofm_precision, r_ifm2_broadcast, r_ifm2_scalar, r_opa_scale, r_opb_scale, r_ofm_scale, r_activation, r_activation_min, r_activation_max, r_acc_format, r_ifm_upscale, r_ofm_height_m1, r_ofm_width_m1, r_ofm_depth_m1, r_kernel_height_m1, r_kernel_width_m1, r_kernel_stride, r_ifm_pad_top, r_ifm_pad_left, r_ifm_pad_bottom, r_ifm_pad_right, r_ifm_depth_m1, r_ofm_blk_depth_m1, r_weight_region, r_scale_region, r_weight_base, r_weight_length, r_scale_base, r_scale_length, r_ifm_stride_c, r_weight_basep_low, r_weight_basep_high, r_scale_basep_low, r_scale_basep_high);
-        self.busy.reset.next = self.reset.val();
-        self.k.reset.next = self.reset.val();
+        dff_setup!(self, clock, r_ifm_region, r_ifm2_region, r_ofm_region, r_ifm_zero_point, r_ifm2_zero_point, r_ofm_zero_point, r_ifm_precision, r_ifm2_precision, r_ofm_precision, r_ifm2_broadcast, r_ifm2_scalar, r_opa_scale, r_opb_scale, r_ofm_scale, r_activation, r_activation_min, r_activation_max, r_acc_format, r_ifm_upscale, r_ofm_height_m1, r_ofm_width_m1, r_ofm_depth_m1, r_kernel_height_m1, r_kernel_width_m1, r_kernel_stride, r_ifm_pad_top, r_ifm_pad_left, r_ifm_pad_bottom, r_ifm_pad_right, r_ifm_depth_m1, r_ofm_blk_depth_m1, r_weight_region, r_scale_region, r_weight_base, r_weight_length, r_scale_base, r_scale_length, r_ifm_stride_c, r_weight_basep_low, r_weight_basep_high, r_scale_basep_low, r_scale_basep_high);
         self.r_ifm_region.reset.next = self.reset.val();
         self.r_ifm2_region.reset.next = self.reset.val();
         self.r_ofm_region.reset.next = self.reset.val();
@@ -439,66 +289,27 @@ impl Logic for KernelRegisters {
         self.r_scale_basep_low.reset.next = self.reset.val();
         self.r_scale_basep_high.reset.next = self.reset.val();
 
-        // The sequence: step k reads `index_rom[k]`, then the BASEPs; the value read at step
-        // k arrives at k + 1 and goes to `target_rom[k]` (kind << 6 | slot or scalar id).
-        if self.start.val() {
-            self.busy.d.next = true;
-            self.k.d.next = self.zero7.val();
-        } else if self.busy.q.val() {
-            if self.k.q.val() == self.last_step.val() {
-                self.busy.d.next = false;
-            } else {
-                self.k.d.next = self.k.q.val() + self.one7.val();
-            }
-        }
-        self.latched.next = self.busy.q.val() & (self.k.q.val() == self.last_step.val());
-        self.index_rom.address.next = self.k.q.val();
-        self.entry.next = self.k.q.val() - self.one7.val();
-        self.target_rom.address.next = self.entry.val();
-        self.target.next = self.target_rom.data.val();
-        self.loading.next = self.busy.q.val() & (self.k.q.val() != self.zero7.val());
-        self.ifm_load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ifm.val());
-        self.ifm2_load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ifm2.val());
-        self.ofm_load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ofm.val());
-        self.load_slot.next = self.target.val().get_bits::<4>(0);
+        // LATCH (the sequencer): the debug port, the feature-map loads, the scalar writes.
+        self.sequencer.clock.next = self.clock.val();
+        self.sequencer.reset.next = self.reset.val();
+        self.sequencer.start.next = self.start.val();
+        self.sequencer.ifm_region.next = self.r_ifm_region.q.val().get_bits::<3>(0);
+        self.sequencer.ifm2_region.next = self.r_ifm2_region.q.val().get_bits::<3>(0);
+        self.sequencer.ofm_region.next = self.r_ofm_region.q.val().get_bits::<3>(0);
+        self.sequencer.weight_region.next = self.r_weight_region.q.val().get_bits::<3>(0);
+        self.sequencer.scale_region.next = self.r_scale_region.q.val().get_bits::<3>(0);
+        self.debug_index.next = self.sequencer.debug_index.val();
+        self.debug_hold.next = self.sequencer.debug_hold.val();
+        self.latched.next = self.sequencer.latched.val();
+        self.ifm_load.next = self.sequencer.ifm_load.val();
+        self.ifm2_load.next = self.sequencer.ifm2_load.val();
+        self.ofm_load.next = self.sequencer.ofm_load.val();
+        self.load_slot.next = self.sequencer.load_slot.val();
         self.load_value.next = self.debug_value.val().get_bits::<40>(0);
-        // Scalar id `target[4:0]` (the ids of module `scalar`, in order).
-        self.scalar_write.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_scalar.val());
-        self.scalar_select.next = self.one64.val() << self.target.val().get_bits::<6>(0);
-
-        // The debug port: the table's reads, then BASEP 2r and 2r + 1 of region r of the
-        // IFM, IFM2, OFM, weights, scales (step[3:1]; checked by the unit only: a bad region
-        // reads some BASEP, unused).
-        self.step.next = self.k.q.val() - self.table_len.val();
-        self.region.next = self.r_ifm_region.q.val().get_bits::<3>(0);
-        if self.step.val().get_bits::<3>(1) == self.one3.val() {
-            self.region.next = self.r_ifm2_region.q.val().get_bits::<3>(0);
-        }
-        if self.step.val().get_bits::<3>(1) == self.two3.val() {
-            self.region.next = self.r_ofm_region.q.val().get_bits::<3>(0);
-        }
-        if self.step.val().get_bits::<3>(1) == self.three3.val() {
-            self.region.next = self.r_weight_region.q.val().get_bits::<3>(0);
-        }
-        if self.step.val().get_bits::<3>(1) == self.four3.val() {
-            self.region.next = self.r_scale_region.q.val().get_bits::<3>(0);
-        }
-        self.basep_slot.high.next = self.region.val();
-        self.basep_slot.low.next = self.step.val().get_bits::<1>(0);
-        self.basep_index.high.next = self.debug_basep_high.val();
-        self.basep_index.low.next = self.basep_slot.joined.val();
-        self.debug_hold.next = self.busy.q.val();
-        self.debug_index.next = self.zero7.val();
-        if self.busy.q.val() & (self.k.q.val() < self.table_len.val()) {
-            self.debug_index.next = self.index_rom.data.val();
-        }
-        if self.busy.q.val() & (self.k.q.val() >= self.table_len.val()) & (self.k.q.val() < self.last_step.val()) {
-            self.debug_index.next = self.basep_index.joined.val();
-        }
-        self.unused_bits.next = self.debug_value.val().get_bits::<10>(38).any()
-            | self.step.val().get_bits::<3>(4).any()
-            | self.scalar_select.val().get_bits::<22>(42).any();
-        if self.scalar_write.val() {
+        // Scalar id `scalar_id` (the ids of module `scalar`, in order), one-hot.
+        self.scalar_select.next = self.one64.val() << self.sequencer.scalar_id.val();
+        self.unused_bits.next = self.debug_value.val().get_bits::<10>(38).any() | self.scalar_select.val().get_bits::<22>(42).any();
+        if self.sequencer.scalar_write.val() {
             if self.scalar_select.val().get_bit(0) {
                 self.r_ifm_region.d.next = self.debug_value.val().get_bits::<16>(0);
             }

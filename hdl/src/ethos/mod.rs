@@ -3,16 +3,21 @@
 //! same names. See docs/ethos.md.
 pub mod command_set;
 pub mod command_front_end;
+pub mod command_processor;
 pub mod dma;
 mod dot_product;
 pub mod elementwise;
 pub mod elementwise_alu;
+mod elementwise_datapath;
 pub mod feature_map;
 pub mod kernel_registers;
+mod latch_sequencer;
+mod latch_table;
 mod npu;
 mod mac_unit;
 mod output_unit;
 pub mod pooling_alu;
+pub mod register_port;
 mod conv_control;
 mod conv_datapath;
 mod conv_mac;

@@ -1,49 +1,15 @@
 //! The kernel unit (`hdl/src/ethos/elementwise.rs`, whose comment has the ports, states,
-//! timing and decisions: ELEMENTWISE and POOL), its operand arithmetic [`combine`]
-//! (`hdl/src/ethos/elementwise_alu.rs`) and its pooling arithmetic ([`average_over_padding`]
-//! and the tap and accumulator of `hdl/src/ethos/pooling_alu.rs`); the reference executor
-//! calls [`combine`] and [`average_over_padding`] as well.
+//! timing and decisions: ELEMENTWISE and POOL). The arithmetic of an element is
+//! [`super::elementwise_datapath`], as in the RTL: its operand arithmetic [`combine`] and its
+//! pooling arithmetic [`average_over_padding`], which the reference executor calls as well,
+//! are re-exported here.
 use super::feature_map::address;
 use super::kernel_registers::KernelRegisters;
-use super::output_unit::{apply_scale, Rounding};
+use super::elementwise_datapath as datapath;
+pub use super::elementwise_datapath::{average_over_padding, combine};
 use npu_hdl::ethos::elementwise::{scalar, state, ERROR_IFM, ERROR_OFM, ERROR_UNSUPPORTED, LATCH_STEPS};
 use npu_hdl::ethos::elementwise_alu::MIN_OPA_SHIFT;
 use npu_hdl::ethos::pooling_alu::MAX_KERNEL_M1;
-
-/// Average pooling over padding: the sum over the taps inside the IFM divided by their count,
-/// rounded half away from zero (TFLite's `AveragePool`; OFM_SCALE, which assumes a full
-/// window, is not used: digest §2.2 "average pool with pad=0"); 0 for no tap.
-pub fn average_over_padding(sum: i64, count: i64) -> i64 {
-    if count == 0 {
-        return 0;
-    }
-    let half = count / 2;
-    if sum >= 0 {
-        (sum + half) / count
-    } else {
-        (sum - half) / count
-    }
-}
-
-/// The operands `a` and `b` (minus their zero points) combined by ELEMENTWISE `mode` (0 MUL,
-/// 1 ADD, 2 SUB, 3 MIN, 4 MAX) with the IFM scale mode and OPA_SCALE (shift, scale) and
-/// OPB_SCALE's scale, before the OFM scale (formulas in `hdl/src/ethos/elementwise_alu.rs`).
-pub fn combine(mode: u16, scale_mode: u16, a: i64, b: i64, opa: (u16, u32), opb_scale: u32) -> i64 {
-    let (opa_shift, opa_scale) = opa;
-    let scaled = |v: i64| apply_scale(v << 20, opa_scale, (opa_shift & 0x3f) as u8 + 20, Rounding::Tfl) as i64;
-    let (sa, sb) = match scale_mode {
-        0 => (a * i64::from(opa_scale & 0xffff), b * i64::from(opb_scale & 0xffff)),
-        1 => (scaled(a), b << 19),
-        _ => (a << 19, scaled(b)),
-    };
-    match mode {
-        0 => a * b,
-        1 => sa + sb,
-        2 => sa - sb,
-        3 => a.min(b),
-        _ => a.max(b),
-    }
-}
 
 #[derive(Clone, Debug, Default)]
 pub struct In {
@@ -179,21 +145,18 @@ impl Elementwise {
     }
 
     /// The pool's current tap: its IFM row and column (16 bits) and whether it is inside the
-    /// IFM (`hdl/src/ethos/pooling_alu.rs`).
+    /// IFM ([`datapath::tap`]).
     fn tap(&self) -> (u16, u16, bool) {
-        let p = |id| i64::from(self.param(id));
-        let s = p(scalar::KERNEL_STRIDE);
-        let (sy, sx) = ((((s >> 9) & 7) << 1 | (s >> 1) & 1) + 1, (((s >> 6) & 7) << 1 | s & 1) + 1);
-        let iy = i64::from(self.y) * sy + i64::from(self.ky) - p(scalar::IFM_PAD_TOP);
-        let ix = i64::from(self.x) * sx + i64::from(self.kx) - p(scalar::IFM_PAD_LEFT);
-        let h = p(scalar::OFM_HEIGHT_M1) * sy + p(scalar::KERNEL_HEIGHT_M1) + 1 - p(scalar::IFM_PAD_TOP) - p(scalar::IFM_PAD_BOTTOM);
-        let w = p(scalar::OFM_WIDTH_M1) * sx + p(scalar::KERNEL_WIDTH_M1) + 1 - p(scalar::IFM_PAD_LEFT) - p(scalar::IFM_PAD_RIGHT);
-        (iy as u16, ix as u16, (0..h).contains(&iy) && (0..w).contains(&ix))
+        datapath::tap(&self.regs, (self.y, self.x), (self.ky, self.kx))
     }
 
-    /// Whether any IFM_PAD register is set (an average then divides by the taps inside).
-    fn padded(&self) -> bool {
-        [scalar::IFM_PAD_TOP, scalar::IFM_PAD_LEFT, scalar::IFM_PAD_BOTTOM, scalar::IFM_PAD_RIGHT].iter().any(|&id| self.param(id) != 0)
+    /// The OFM byte of the operands now held, or of a pool's taps ([`datapath`]).
+    fn result(&self) -> u8 {
+        if self.pool {
+            datapath::pool_value(&self.regs, self.mode, self.acc, self.count)
+        } else {
+            datapath::value(&self.regs, self.mode, self.ifm_byte, self.ifm2_byte)
+        }
     }
 
     fn ifm2_address(&self) -> u64 {
@@ -279,37 +242,6 @@ impl Elementwise {
         } else {
             i64::from(self.param(id))
         }
-    }
-
-    /// The OFM byte of the operands now held.
-    fn value(&self) -> u8 {
-        let p = |id| self.param(id);
-        let ifm_zp = i64::from(p(scalar::IFM_ZERO_POINT) as i16);
-        let ifm2_zp = if p(scalar::IFM2_PRECISION) & 1 != 0 { i64::from(p(scalar::IFM2_ZERO_POINT) as i16) } else { i64::from(p(scalar::IFM2_ZERO_POINT)) };
-        let first = i64::from(self.ifm_byte as i8) - ifm_zp;
-        let second = if self.broadcast() & 0x80 != 0 { i64::from(p(scalar::IFM2_SCALAR) as i16) } else { i64::from(self.ifm2_byte as i8) } - ifm2_zp;
-        let (a, b) = if self.broadcast() & 0x40 != 0 { (second, first) } else { (first, second) };
-        // 18-bit operands, as the RTL's ALU takes them.
-        let wrap18 = |v: i64| (v << 46) >> 46;
-        let opa = ((self.regs.scalar[scalar::OPA_SCALE] >> 32) as u16, self.regs.scalar[scalar::OPA_SCALE] as u32);
-        let r = combine(u16::from(self.mode), (p(scalar::IFM_PRECISION) >> 8) & 3, wrap18(a), wrap18(b), opa, self.regs.scalar[scalar::OPB_SCALE] as u32);
-        self.output((r << 24) >> 24, false) // the ALU's 40 bits
-    }
-
-    /// The OFM byte of the pool's taps: the max, the sum, or the average over padding.
-    fn pool_value(&self) -> u8 {
-        let unscaled = self.mode == 0 || self.padded();
-        let r = if self.mode != 0 && self.padded() { average_over_padding(i64::from(self.acc), i64::from(self.count)) } else { i64::from(self.acc) };
-        self.output(r, unscaled)
-    }
-
-    /// `r` through the OFM scale (or unscaled: scale 1, shift 0), zero point and clamp.
-    fn output(&self, r: i64, unscaled: bool) -> u8 {
-        let p = |id| self.param(id);
-        let scale = if unscaled { 1 } else { self.regs.scalar[scalar::OFM_SCALE] };
-        let rounding = Rounding::from_bits((p(scalar::OFM_PRECISION) >> 14) as u8);
-        let v = apply_scale(r, scale as u32, ((scale >> 32) & 0x3f) as u8, rounding) + i128::from(p(scalar::OFM_ZERO_POINT) as i16);
-        v.clamp(i128::from(p(scalar::ACTIVATION_MIN) as i16), i128::from(p(scalar::ACTIVATION_MAX) as i16)) as u8
     }
 
     fn clock(&mut self, i: &In) -> &'static str {
@@ -454,7 +386,7 @@ impl Elementwise {
             state::WAIT_A | state::WAIT_B => "read wait",
             state::CALC => {
                 let addr = self.ofm_address();
-                let v = if self.pool { self.pool_value() } else { self.value() };
+                let v = self.result();
                 self.w_addr = addr & !7;
                 self.w_strb = 1 << (addr & 7);
                 self.w_data = u64::from_le_bytes([v; 8]);

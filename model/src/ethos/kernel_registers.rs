@@ -1,9 +1,9 @@
 //! The kernel units' registers and their LATCH sequence (`hdl/src/ethos/kernel_registers.rs`,
 //! whose comment has the sequence): the scalar copies and the three maps' slots, filled from
 //! the front end's debug port. The kernel unit (`elementwise.rs`) and the convolution unit
-//! (`conv_unit.rs`) each keep one.
+//! (`conv_unit.rs`) each keep one. The sequence itself is [`super::latch_sequencer`], as in the
+//! RTL.
 use super::feature_map::Slots;
-use npu_hdl::ethos::command_front_end::DEBUG_BASEP;
 pub use npu_hdl::ethos::kernel_registers::{basep_target, latch_table, scalar, BASEP_STEPS, LATCH_STEPS};
 
 #[derive(Clone, Debug)]
@@ -37,27 +37,16 @@ impl KernelRegisters {
         (self.scalar[high] & 0xff) << 32 | (self.scalar[low] & 0xffff_ffff)
     }
 
-    /// The debug index LATCH step `k` reads.
+    /// The debug index LATCH step `k` reads ([`super::latch_sequencer::debug_index`]).
     pub fn debug_index(&self, k: usize) -> u8 {
-        if k < latch_table().len() {
-            latch_table()[k].0
-        } else if k < LATCH_STEPS - 1 {
-            let j = k - latch_table().len();
-            (DEBUG_BASEP + 2 * (self.scalar[scalar::BASEP_REGIONS[j >> 1]] as usize & 7) + (j & 1)) as u8
-        } else {
-            0
-        }
+        super::latch_sequencer::debug_index(k, |id| self.scalar[id])
     }
 
-    /// LATCH step `k`: the value read at step k - 1 arrives (`debug_value`) and goes to its target.
+    /// LATCH step `k`: the value read at step k - 1 arrives (`debug_value`) and goes to its
+    /// target ([`super::latch_sequencer::target`]).
     pub fn latch(&mut self, k: usize, debug_value: u64) {
-        if k == 0 {
+        let Some(target) = super::latch_sequencer::target(k) else {
             return;
-        }
-        let e = k - 1;
-        let target = match latch_table().get(e) {
-            Some(&(_, target)) => target,
-            None => basep_target(e - latch_table().len()),
         };
         match target >> 6 {
             0 => self.scalar[usize::from(target & 0x3f)] = debug_value & ((1 << 48) - 1),
@@ -70,6 +59,7 @@ impl KernelRegisters {
 mod tests {
     use super::*;
     use crate::ethos::feature_map::BASEP_LOW;
+    use npu_hdl::ethos::command_front_end::DEBUG_BASEP;
 
     /// The BASEP steps go to the maps' BASEP slots and the stream BASEP ids, each pair once.
     #[test]

@@ -52,12 +52,21 @@
 //! lookup table, another upscale, a DMA into the NPU's internal memory, an access beyond the memory
 //! image) is an [`ExecError`] naming the command's offset and the field's value, never a
 //! guess. docs/ethos.md "Reference executor" lists the decisions.
+//!
+//! One file per operation kind: [`dma`] (NPU_OP_DMA_START), [`convolution`] (NPU_OP_CONV and
+//! NPU_OP_DEPTHWISE), [`pool`] (NPU_OP_POOL), [`elementwise`] (NPU_OP_ELEMENTWISE); this file
+//! has the memory image, the feature-map addressing and what the kernels share.
 use super::command_stream::StreamError;
 use super::network::{CompiledModel, Placement};
 use super::operation::{FeatureMap, Operation};
-use super::reorder::{reorder, ReorderParams, Traversal};
-use npu_model::ethos::output_unit::{apply_scale, Params, Rounding};
+use npu_model::ethos::output_unit::{Params, Rounding};
 use std::fmt;
+
+mod convolution;
+mod dma;
+mod elementwise;
+mod pool;
+
 
 /// The memory the NPU sees: one byte array, and the base pointer of each region in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -240,45 +249,6 @@ impl Exec<'_> {
         Ok(start as usize..end as usize)
     }
 
-    /// NPU_OP_DMA_START between external regions (digest §3.2-3.3, TRM 0x030-0x034): `LEN`
-    /// bytes per inner (1D) transfer, `SIZE0` of them per 2D transfer, `SIZE1` 2D transfers
-    /// in 3D mode. Each side walks its own stride mode (`*_REGION[10:9]`): 1D contiguous, 2D
-    /// skipping `SKIP0` bytes after each inner transfer, 3D also `SKIP1` after each 2D
-    /// transfer. Decision (the TRM says "byte distance to skip after each inner transfer"):
-    /// a skip is the gap after a transfer's last byte, not the distance between starts.
-    /// Vela's streams use 1D only; 2D/3D are checked on hand-built streams.
-    fn dma(&mut self) -> Result<(), ExecError> {
-        let r = &self.op.registers;
-        let (src, dst) = (r.param("NPU_SET_DMA0_SRC_REGION"), r.param("NPU_SET_DMA0_DST_REGION"));
-        for (name, value) in [("DMA0_SRC_REGION", src), ("DMA0_DST_REGION", dst)] {
-            if value & 0x100 != 0 || value >> 9 > 2 {
-                return self.unsupported(format!("{name} {value:#x} (internal memory or stride mode 3)"));
-            }
-        }
-        let len = r.address("NPU_SET_DMA0_LEN");
-        let (skip0, skip1) = (r.address("NPU_SET_DMA0_SKIP0"), r.address("NPU_SET_DMA0_SKIP1"));
-        let mode = |region: u16| region >> 9;
-        let widest = mode(src).max(mode(dst));
-        let size0 = if widest >= 1 { u64::from(r.param("NPU_SET_DMA0_SIZE0")) } else { 1 };
-        let size1 = if widest == 2 { u64::from(r.param("NPU_SET_DMA0_SIZE1")) } else { 1 };
-        // Offset of inner transfer (i1, i0) on a side of `mode`.
-        let row = |mode: u16, i1: u64, i0: u64| match mode {
-            0 => (i1 * size0 + i0) * len,
-            1 => (i1 * size0 + i0) * (len + skip0),
-            _ => i1 * (size0 * (len + skip0) + skip1) + i0 * (len + skip0),
-        };
-        for i1 in 0..size1 {
-            for i0 in 0..size0 {
-                let from = self.range(src & 0xff, r.address("NPU_SET_DMA0_SRC") + row(mode(src), i1, i0), len)?;
-                let to = self.range(dst & 0xff, r.address("NPU_SET_DMA0_DST") + row(mode(dst), i1, i0), len)?;
-                self.memory.bytes.copy_within(from, to.start);
-            }
-        }
-        if widest > 0 {
-            self.seen.push(if widest == 1 { "dma 2d" } else { "dma 3d" });
-        }
-        Ok(())
-    }
 
     /// The IFM, IFM2 or OFM of the operation, checked to be int8.
     fn map(&mut self, which: &str) -> Result<Map, ExecError> {
@@ -419,198 +389,6 @@ impl Exec<'_> {
         }
         taps
     }
-
-    /// The bytes of the weight or scale stream.
-    fn stream_bytes(&self, which: &str) -> Result<Vec<u8>, ExecError> {
-        let (region, base, len) = self.op.stream(which);
-        Ok(self.memory.bytes[self.range(region, base, len)?].to_vec())
-    }
-
-    /// The OHWI weights (depthwise: O,H,W,1) of the stripe, from its compressed stream.
-    fn weights(&self, depthwise: bool, ifm_depth: usize, ofm_depth: usize) -> Result<Vec<i16>, ExecError> {
-        let k = self.op.kernel();
-        let params = ReorderParams {
-            ofm_depth,
-            kernel_height: usize::from(k.size.0),
-            kernel_width: usize::from(k.size.1),
-            ifm_depth: if depthwise { 1 } else { ifm_depth },
-            ofm_block_depth: usize::from(self.op.registers.param("NPU_SET_OFM_BLK_DEPTH_M1")) + 1,
-            kind: match (depthwise, k.part_kernel_first) {
-                (true, _) => Traversal::Depthwise,
-                (false, false) => Traversal::DepthFirst,
-                (false, true) => Traversal::PartKernelFirst,
-            },
-            ifm_bitdepth: 8,
-            dilation_x: k.dilation.1 as u8,
-            dilation_y: k.dilation.0 as u8,
-        };
-        let error = |what: String| ExecError::Weights { offset: self.op.offset, what };
-        let indices: Vec<Option<usize>> = (0..params.weights_len()).map(Some).collect();
-        let order = reorder(&params, &indices).map_err(&error)?;
-        let stream = self.stream_bytes("WEIGHT")?;
-        let mut decoder = npu_model::ethos::weight_decoder::WeightDecoder::default();
-        let decoded = super::driver::decode(&stream, |i| npu_model::Block::step(&mut decoder, i));
-        if decoded.outcome != super::driver::Outcome::Done {
-            return Err(error(format!("the weight stream: {}", decoded.outcome)));
-        }
-        if decoded.weights.len() != order.len() {
-            return Err(error(format!("the weight stream holds {} weights, the kernel takes {}", decoded.weights.len(), order.len())));
-        }
-        let mut ohwi = vec![0; params.weights_len()];
-        for (slot, w) in order.iter().zip(&decoded.weights) {
-            if let Some(i) = slot {
-                ohwi[*i] = *w;
-            }
-        }
-        Ok(ohwi)
-    }
-
-    /// The 10-byte scale/bias records of the stripe's channels (Vela's `encode_bias`,
-    /// digest §2.4): bias int40, scale uint32, shift 6 bits.
-    fn scale_records(&self, channels: usize) -> Result<Vec<(i64, u32, u8)>, ExecError> {
-        let bytes = self.stream_bytes("SCALE")?;
-        if bytes.len() < 10 * channels {
-            return Err(ExecError::Weights { offset: self.op.offset, what: format!("{} scale/bias bytes for {channels} channels", bytes.len()) });
-        }
-        Ok(bytes
-            .chunks(10)
-            .take(channels)
-            .map(|r| {
-                let mut bias = [0u8; 8];
-                bias[..5].copy_from_slice(&r[..5]);
-                let bias = (i64::from_le_bytes(bias) << 24) >> 24;
-                (bias, u32::from_le_bytes(r[5..9].try_into().unwrap()), r[9] & 0x3f)
-            })
-            .collect())
-    }
-
-    fn convolution(&mut self, depthwise: bool) -> Result<(), ExecError> {
-        let (ifm, ofm) = (self.map("IFM")?, self.map("OFM")?);
-        let allowed = if depthwise { (1, "ifm upscale nearest, depthwise") } else { (2, "ifm upscale zeros") };
-        // Upscaled, the taps walk the IFM upscaled 2x2: element (iy, ix) is IFM (iy >> 1,
-        // ix >> 1), or with zero insertion (a CONV's mode) 0 at an odd row or column.
-        let upscaled = self.upscale(Some(allowed))?;
-        let zeros = upscaled && !depthwise;
-        let extent = self.ifm_extent(&ofm.fm);
-        let (ifm_depth, ofm_depth) = (ifm.fm.depth as usize, ofm.fm.depth as usize);
-        let weights = self.weights(depthwise, ifm_depth, ofm_depth)?;
-        let records = self.scale_records(ofm_depth)?;
-        let mut params = self.output_params(ofm.fm.zero_point)?;
-        let k = self.op.kernel();
-        let taps_per_channel = usize::from(k.size.0) * usize::from(k.size.1);
-        for y in 0..i64::from(ofm.fm.height) {
-            for x in 0..i64::from(ofm.fm.width) {
-                let taps = self.taps(extent, y, x);
-                let mut inputs = Vec::with_capacity(taps.len() * ifm_depth);
-                for &(_, iy, ix) in &taps {
-                    for c in 0..ifm_depth as i64 {
-                        let (ry, rx) = if upscaled { (iy >> 1, ix >> 1) } else { (iy, ix) };
-                        let inserted = zeros && (iy % 2 != 0 || ix % 2 != 0);
-                        inputs.push(if inserted { 0 } else { self.read(&ifm, ry, rx, c)? - ifm.fm.zero_point });
-                    }
-                }
-                for (o, &(bias, scale, shift)) in records.iter().enumerate() {
-                    let mut acc = 0i64;
-                    for (t, &(tap, _, _)) in taps.iter().enumerate() {
-                        let row = &inputs[t * ifm_depth..(t + 1) * ifm_depth];
-                        if depthwise {
-                            acc += i64::from(weights[o * taps_per_channel + tap]) * i64::from(row[o]);
-                        } else {
-                            let w = &weights[(o * taps_per_channel + tap) * ifm_depth..][..ifm_depth];
-                            acc += w.iter().zip(row).map(|(&w, &v)| i64::from(w) * i64::from(v)).sum::<i64>();
-                        }
-                    }
-                    (params.bias, params.scale, params.shift) = (bias, scale, shift);
-                    let r = apply_scale(acc + bias, scale, shift, params.rounding) + i128::from(params.ofm_zero_point);
-                    self.store(&ofm, &params, (y, x, o as i64), r)?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn pool(&mut self, max: bool) -> Result<(), ExecError> {
-        let (ifm, ofm) = (self.map("IFM")?, self.map("OFM")?);
-        let nearest = self.upscale(Some((1, "ifm upscale nearest")))?;
-        // With the nearest upscale the kernel walks the IFM upscaled 2x2 (the extent and the
-        // padding are the upscaled map's, TRM 0x100: "pad applied after upscale"); upscaled
-        // element (iy, ix) is IFM element (iy / 2, ix / 2).
-        let up = |v: i64| if nearest { v >> 1 } else { v };
-        let extent = self.ifm_extent(&ofm.fm);
-        let params = self.output_params(ofm.fm.zero_point)?;
-        let padded = self.op.padding().iter().any(|&p| p != 0);
-        for y in 0..i64::from(ofm.fm.height) {
-            for x in 0..i64::from(ofm.fm.width) {
-                let taps = self.taps(extent, y, x);
-                for c in 0..i64::from(ofm.fm.depth) {
-                    let values = taps.iter().map(|&(_, iy, ix)| Ok(self.read(&ifm, up(iy), up(ix), c)? - ifm.fm.zero_point)).collect::<Result<Vec<i32>, ExecError>>()?;
-                    let r = if max {
-                        i128::from(*values.iter().max().unwrap_or(&0))
-                    } else {
-                        let sum: i64 = values.iter().map(|&v| i64::from(v)).sum();
-                        if padded {
-                            i128::from(npu_model::ethos::elementwise::average_over_padding(sum, values.len() as i64))
-                        } else {
-                            apply_scale(sum, params.scale, params.shift, params.rounding)
-                        }
-                    };
-                    self.store(&ofm, &params, (y, x, c), r + i128::from(params.ofm_zero_point))?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn elementwise(&mut self, mode: &str) -> Result<(), ExecError> {
-        let (ifm, ofm) = (self.map("IFM")?, self.map("OFM")?);
-        let r = &self.op.registers;
-        let broadcast = r.param("NPU_SET_IFM2_BROADCAST");
-        let scale_mode = (r.param("NPU_SET_IFM_PRECISION") >> 8) & 3;
-        let (opa_shift, opa_scale) = r.cmd1("NPU_SET_OPA_SCALE");
-        let opb_scale = r.cmd1("NPU_SET_OPB_SCALE").1;
-        let scalar = r.param("NPU_SET_IFM2_SCALAR") as i16;
-        let ifm2 = if broadcast & 0x80 != 0 {
-            self.seen.push("scalar");
-            None
-        } else {
-            if broadcast & 7 != 0 {
-                self.seen.push("broadcast");
-            }
-            Some(self.map("IFM2")?)
-        };
-        let ifm2_zero_point = self.op.input("IFM2").zero_point;
-        self.upscale(None)?;
-        let params = self.output_params(ofm.fm.zero_point)?;
-        if matches!(mode, "add" | "sub") && scale_mode == 3 {
-            return self.unsupported(format!("IFM scale mode {scale_mode}"));
-        }
-        for y in 0..i64::from(ofm.fm.height) {
-            for x in 0..i64::from(ofm.fm.width) {
-                for c in 0..i64::from(ofm.fm.depth) {
-                    let first = self.read(&ifm, y, x, c)? - ifm.fm.zero_point;
-                    let second = match &ifm2 {
-                        None => i32::from(scalar),
-                        Some(m) => {
-                            let at = |bit: u16, v: i64| if broadcast & bit != 0 { 0 } else { v };
-                            self.read(m, at(1, y), at(2, x), at(4, c))?
-                        }
-                    } - ifm2_zero_point;
-                    let (a, b) = if broadcast & 0x40 != 0 { (i64::from(second), i64::from(first)) } else { (i64::from(first), i64::from(second)) };
-                    let code = match mode {
-                        "mul" => 0,
-                        "add" => 1,
-                        "sub" => 2,
-                        "min" => 3,
-                        _ => 4,
-                    };
-                    let combined = npu_model::ethos::elementwise::combine(code, scale_mode, a, b, (opa_shift, opa_scale), opb_scale);
-                    let result = apply_scale(combined, params.scale, params.shift, params.rounding);
-                    self.store(&ofm, &params, (y, x, c), result + i128::from(params.ofm_zero_point))?;
-                }
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]
@@ -618,34 +396,12 @@ mod tests {
     use super::*;
     use npu_hdl::ethos::command_set::named;
 
-    fn cmd0(name: &str, param: u16) -> Vec<u32> {
+    pub(super) fn cmd0(name: &str, param: u16) -> Vec<u32> {
         vec![named(name).unwrap().word(param)]
     }
 
-    fn cmd1(name: &str, payload: u32) -> Vec<u32> {
+    pub(super) fn cmd1(name: &str, payload: u32) -> Vec<u32> {
         vec![named(name).unwrap().word(0), payload]
-    }
-
-    /// A DMA from region 0 to region 1 with the given stride modes, sizes and skips, over a
-    /// memory whose region 0 holds 0, 1, 2, ... and region 1 (at 256) zeros.
-    fn dma(src_mode: u16, dst_mode: u16, len: u32, size0: u16, size1: u16, skip0: u32, skip1: u32) -> Result<Vec<u8>, ExecError> {
-        let stream: Vec<u32> = [
-            cmd0("NPU_SET_DMA0_SRC_REGION", src_mode << 9),
-            cmd0("NPU_SET_DMA0_DST_REGION", 1 | dst_mode << 9),
-            cmd1("NPU_SET_DMA0_SRC", 4),
-            cmd1("NPU_SET_DMA0_DST", 0),
-            cmd1("NPU_SET_DMA0_LEN", len),
-            cmd0("NPU_SET_DMA0_SIZE0", size0),
-            cmd0("NPU_SET_DMA0_SIZE1", size1),
-            cmd1("NPU_SET_DMA0_SKIP0", skip0),
-            cmd1("NPU_SET_DMA0_SKIP1", skip1),
-            cmd0("NPU_OP_DMA_START", 0),
-            cmd0("NPU_OP_STOP", 0xffff),
-        ]
-        .concat();
-        let mut memory = Memory { bytes: (0..=255).chain([0; 64]).collect(), base: [0, 256, 0, 0, 0, 0, 0, 0] };
-        run_stream(&stream, &mut memory)?;
-        Ok(memory.bytes[256..].to_vec())
     }
 
     /// A 4x4x20 IFM in four tiles (NHCWB16, tile bases far apart) copied by a 1x1 max pool
@@ -706,97 +462,5 @@ mod tests {
         assert!(done[0].seen.contains(&"nhcwb16 ifm"));
         let expected: Vec<u8> = (0..4).flat_map(|y| (0..4).flat_map(move |x| (0..20).map(move |c| value(y, x, c)))).collect();
         assert_eq!(memory.bytes[4000..4320], expected[..]);
-    }
-
-    /// A 2x3x2 NHWC IFM at 0 pooled into a (2·2)x(2·3)x2 OFM at 100 over the IFM upscaled
-    /// 2x2 by nearest neighbour (IFM_UPSCALE `mode`), with `kernel` and pad bottom/right `pad`.
-    fn upscaled_pool(mode: u16, max: bool, kernel: u16, pad: u16) -> Result<(Vec<Executed>, Vec<i8>), ExecError> {
-        let stream: Vec<u32> = [
-            cmd0("NPU_SET_IFM_REGION", 0),
-            cmd0("NPU_SET_IFM_HEIGHT0_M1", 1),
-            cmd0("NPU_SET_IFM_HEIGHT1_M1", 1),
-            cmd0("NPU_SET_IFM_WIDTH0_M1", 2),
-            cmd0("NPU_SET_IFM_DEPTH_M1", 1),
-            cmd1("NPU_SET_IFM_STRIDE_X", 2),
-            cmd1("NPU_SET_IFM_STRIDE_Y", 6),
-            cmd1("NPU_SET_IFM_STRIDE_C", 1),
-            cmd0("NPU_SET_IFM_PRECISION", 1),
-            cmd0("NPU_SET_IFM_UPSCALE", mode),
-            cmd0("NPU_SET_IFM_PAD_BOTTOM", pad),
-            cmd0("NPU_SET_IFM_PAD_RIGHT", pad),
-            cmd0("NPU_SET_KERNEL_HEIGHT_M1", kernel - 1),
-            cmd0("NPU_SET_KERNEL_WIDTH_M1", kernel - 1),
-            cmd0("NPU_SET_OFM_REGION", 0),
-            cmd1("NPU_SET_OFM_BASE0", 100),
-            cmd0("NPU_SET_OFM_HEIGHT_M1", 3),
-            cmd0("NPU_SET_OFM_WIDTH_M1", 5),
-            cmd0("NPU_SET_OFM_DEPTH_M1", 1),
-            cmd0("NPU_SET_OFM_HEIGHT0_M1", 3),
-            cmd0("NPU_SET_OFM_HEIGHT1_M1", 3),
-            cmd0("NPU_SET_OFM_WIDTH0_M1", 5),
-            cmd1("NPU_SET_OFM_STRIDE_X", 2),
-            cmd1("NPU_SET_OFM_STRIDE_Y", 12),
-            cmd1("NPU_SET_OFM_STRIDE_C", 1),
-            cmd0("NPU_SET_OFM_PRECISION", 1),
-            cmd0("NPU_SET_ACTIVATION_MIN", -128i16 as u16),
-            cmd0("NPU_SET_ACTIVATION_MAX", 127),
-            cmd0("NPU_OP_POOL", u16::from(!max)),
-            cmd0("NPU_OP_STOP", 0xffff),
-        ]
-        .concat();
-        let mut memory = Memory { bytes: vec![0; 200], base: [0; 8] };
-        let ifm: [i8; 12] = [-100, 7, 50, -3, 9, 90, 11, -128, 127, 0, -1, 33];
-        memory.bytes[..12].copy_from_slice(&ifm.map(|v| v as u8));
-        let done = run_stream(&stream, &mut memory)?;
-        Ok((done, memory.bytes[100..148].iter().map(|&b| b as i8).collect()))
-    }
-
-    /// IFM_UPSCALE 1 (TRM 0x107: 2x2 nearest): a 1x1 pool copies IFM (y / 2, x / 2) to every
-    /// OFM (y, x); a 2x2 average padded right and bottom by 1 (Vela's RESIZE_BILINEAR) gives the
-    /// mean of the IFM elements under the window inside the upscaled map, rounded half away
-    /// from zero; IFM_UPSCALE 2 (zero insertion) and 3 (reserved) are refused on a POOL.
-    #[test]
-    fn pool_reads_the_ifm_upscaled_by_nearest_neighbour() {
-        let ifm = |y: usize, x: usize, c: usize| [-100i32, 7, 50, -3, 9, 90, 11, -128, 127, 0, -1, 33][y * 6 + x * 2 + c];
-        let (done, ofm) = upscaled_pool(1, true, 1, 0).unwrap();
-        assert!(done[0].seen.contains(&"ifm upscale nearest"));
-        for (y, x, c) in (0..4).flat_map(|y| (0..6).flat_map(move |x| (0..2).map(move |c| (y, x, c)))) {
-            assert_eq!(i32::from(ofm[y * 12 + x * 2 + c]), ifm(y / 2, x / 2, c), "({y}, {x}, {c})");
-        }
-        let (_, ofm) = upscaled_pool(1, false, 2, 1).unwrap();
-        for (y, x, c) in (0..4).flat_map(|y| (0..6).flat_map(move |x| (0..2).map(move |c| (y, x, c)))) {
-            let mut taps = Vec::new();
-            for (uy, ux) in [(y, x), (y, x + 1), (y + 1, x), (y + 1, x + 1)] {
-                if uy < 4 && ux < 6 {
-                    taps.push(f64::from(ifm(uy / 2, ux / 2, c)));
-                }
-            }
-            let mean = taps.iter().sum::<f64>() / taps.len() as f64;
-            assert_eq!(f64::from(ofm[y * 12 + x * 2 + c]), mean.round(), "({y}, {x}, {c}): {taps:?}");
-        }
-        for mode in [2, 3] {
-            match upscaled_pool(mode, true, 1, 0) {
-                Err(e @ ExecError::Unsupported { .. }) => assert!(e.to_string().contains(&format!("IFM_UPSCALE {mode}")), "{e}"),
-                other => panic!("IFM_UPSCALE {mode}: {other:?}"),
-            }
-        }
-    }
-
-    #[test]
-    fn dma_walks_each_side_in_its_stride_mode() {
-        // 1D: 6 contiguous bytes from byte 4.
-        assert_eq!(dma(0, 0, 6, 9, 9, 99, 99).unwrap()[..8], [4, 5, 6, 7, 8, 9, 0, 0]);
-        // 2D source, 1D destination: 3 rows of 2 bytes, 3 skipped after each: a gather.
-        assert_eq!(dma(1, 0, 2, 3, 9, 3, 99).unwrap()[..8], [4, 5, 9, 10, 14, 15, 0, 0]);
-        // 1D source, 2D destination: the scatter back.
-        assert_eq!(dma(0, 1, 2, 3, 9, 1, 99).unwrap()[..9], [4, 5, 0, 6, 7, 0, 8, 9, 0]);
-        // 3D source: 2 blocks of 2 rows of 1 byte, skip 1 after a row and 10 after a block.
-        assert_eq!(dma(2, 0, 1, 2, 2, 1, 10).unwrap()[..5], [4, 6, 18, 20, 0]);
-        // Internal memory and stride mode 3 are refused with the DMA's offset (after 5 cmd1
-        // and 4 cmd0 settings: word 14).
-        let offset = 4 * (5 * 2 + 4);
-        assert!(matches!(dma(3, 0, 1, 1, 1, 0, 0), Err(ExecError::Unsupported { offset: o, .. }) if o == offset));
-        // A transfer running beyond the memory: its destination (region 1) first.
-        assert!(matches!(dma(1, 0, 2, 200, 1, 3, 0), Err(ExecError::Access { offset: o, region: 1, .. }) if o == offset));
     }
 }

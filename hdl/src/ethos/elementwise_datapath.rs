@@ -1,0 +1,251 @@
+//! The kernel unit's arithmetic for one OFM element (TRM §4.6; digest
+//! `shared/spec/ethos-u65.md` §2.2-§2.3): the operands minus their zero points (the IFM2
+//! operand, or its scalar, swapped with the IFM's by IFM2_BROADCAST bit 6) into the elementwise
+//! ALU (`elementwise_alu.rs`), or a POOL's tap, running max or sum and average through the
+//! pooling ALU (`pooling_alu.rs`), then the output unit's two stages for the OFM scale, zero
+//! point and clamp (`requantize.rs`), the byte repeated over the 64-bit write word. A sub-block
+//! of [`super::Elementwise`], whose documentation has the decisions; the model is
+//! `model/src/ethos/elementwise_datapath.rs`.
+//!
+//! Ports: the unit's registers (`pool`, `mode`, the element `y`, `x`, the tap `ky`, `kx`, the
+//! pool's `acc` and `count`, the bytes read `ifm_byte`, `ifm2_byte`) and the LATCHed
+//! `NPU_SET_*` copies it reads; out: the tap's IFM position (`iy`, `ix`, `in_ifm`), the pool's
+//! next `accumulated`, and `w_data`, the result byte in every lane. Combinational: its inputs
+//! are all registers of the unit, so the unit's state machine reads the outputs in the same
+//! cycle without a loop.
+use super::elementwise_alu::ElementwiseAlu;
+use super::pooling_alu::PoolingAlu;
+use super::requantize::{Requantize, ScaleProduct};
+use crate::primitives::constant as k;
+use crate::primitives::{Concat, SignExtendBits, ZeroExtend};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct ElementwiseDatapath {
+    pub pool: Signal<In, Bit>,
+    pub mode: Signal<In, Bits<3>>,
+    pub y: Signal<In, Bits<16>>,
+    pub x: Signal<In, Bits<16>>,
+    pub ky: Signal<In, Bits<16>>,
+    pub kx: Signal<In, Bits<16>>,
+    pub acc: Signal<In, Bits<32>>,
+    pub count: Signal<In, Bits<17>>,
+    pub ifm_byte: Signal<In, Bits<8>>,
+    pub ifm2_byte: Signal<In, Bits<8>>,
+    pub ifm_zero_point: Signal<In, Bits<16>>,
+    pub ifm2_zero_point: Signal<In, Bits<16>>,
+    pub ofm_zero_point: Signal<In, Bits<16>>,
+    /// IFM_PRECISION[9:8], the ADD/SUB scale mode.
+    pub scale_mode: Signal<In, Bits<2>>,
+    /// IFM2_PRECISION[0]: the IFM2 zero point is signed.
+    pub ifm2_signed: Signal<In, Bit>,
+    /// OFM_PRECISION[15:14].
+    pub rounding: Signal<In, Bits<2>>,
+    /// IFM2_BROADCAST[7]: the IFM2 operand is the scalar; [6]: the operands are swapped.
+    pub scalar_operand: Signal<In, Bit>,
+    pub swap: Signal<In, Bit>,
+    pub ifm2_scalar: Signal<In, Bits<16>>,
+    pub opa_scale: Signal<In, Bits<38>>,
+    pub opb_scale: Signal<In, Bits<16>>,
+    pub ofm_scale: Signal<In, Bits<38>>,
+    pub activation_min: Signal<In, Bits<16>>,
+    pub activation_max: Signal<In, Bits<16>>,
+    pub ofm_height_m1: Signal<In, Bits<16>>,
+    pub ofm_width_m1: Signal<In, Bits<16>>,
+    pub kernel_height_m1: Signal<In, Bits<16>>,
+    pub kernel_width_m1: Signal<In, Bits<16>>,
+    pub kernel_stride: Signal<In, Bits<16>>,
+    pub ifm_pad_top: Signal<In, Bits<16>>,
+    pub ifm_pad_left: Signal<In, Bits<16>>,
+    pub ifm_pad_bottom: Signal<In, Bits<16>>,
+    pub ifm_pad_right: Signal<In, Bits<16>>,
+    pub iy: Signal<Out, Bits<16>>,
+    pub ix: Signal<Out, Bits<16>>,
+    pub in_ifm: Signal<Out, Bit>,
+    pub accumulated: Signal<Out, Bits<32>>,
+    pub w_data: Signal<Out, Bits<64>>,
+    alu: ElementwiseAlu,
+    scale_product: ScaleProduct,
+    requantize: Requantize,
+    pooling: PoolingAlu,
+    // Width helpers.
+    ifm_byte18: SignExtendBits<8, 18>,
+    ifm2_byte18: SignExtendBits<8, 18>,
+    ifm_zp18: SignExtendBits<16, 18>,
+    ifm2_scalar18: SignExtendBits<16, 18>,
+    ifm2_zp18_signed: SignExtendBits<16, 18>,
+    ifm2_zp18_unsigned: ZeroExtend<16, 18>,
+    byte16: Concat<8, 8, 16>,
+    byte32: Concat<16, 16, 32>,
+    byte64: Concat<32, 32, 64>,
+    padded: Signal<Local, Bit>,
+    ifm2_zp18: Signal<Local, Bits<18>>,
+    first: Signal<Local, Bits<18>>,
+    second: Signal<Local, Bits<18>>,
+    /// Bits read nowhere, named as lint expects.
+    unused_bits: Signal<Local, Bit>,
+    zero3: Constant<Bits<3>>,
+    zero6: Constant<Bits<6>>,
+    zero17: Constant<Bits<17>>,
+    zero40: Constant<Bits<40>>,
+    one_scale: Constant<Bits<32>>,
+}
+
+impl Default for ElementwiseDatapath {
+    fn default() -> Self {
+        Self {
+            pool: Default::default(),
+            mode: Default::default(),
+            y: Default::default(),
+            x: Default::default(),
+            ky: Default::default(),
+            kx: Default::default(),
+            acc: Default::default(),
+            count: Default::default(),
+            ifm_byte: Default::default(),
+            ifm2_byte: Default::default(),
+            ifm_zero_point: Default::default(),
+            scale_mode: Default::default(),
+            ifm2_signed: Default::default(),
+            rounding: Default::default(),
+            scalar_operand: Default::default(),
+            swap: Default::default(),
+            ifm2_zero_point: Default::default(),
+            ofm_zero_point: Default::default(),
+            ifm2_scalar: Default::default(),
+            opa_scale: Default::default(),
+            opb_scale: Default::default(),
+            ofm_scale: Default::default(),
+            activation_min: Default::default(),
+            activation_max: Default::default(),
+            ofm_height_m1: Default::default(),
+            ofm_width_m1: Default::default(),
+            kernel_height_m1: Default::default(),
+            kernel_width_m1: Default::default(),
+            kernel_stride: Default::default(),
+            ifm_pad_top: Default::default(),
+            ifm_pad_left: Default::default(),
+            ifm_pad_bottom: Default::default(),
+            ifm_pad_right: Default::default(),
+            iy: Default::default(),
+            ix: Default::default(),
+            in_ifm: Default::default(),
+            accumulated: Default::default(),
+            w_data: Default::default(),
+            alu: Default::default(),
+            scale_product: Default::default(),
+            requantize: Default::default(),
+            pooling: Default::default(),
+            ifm_byte18: Default::default(),
+            ifm2_byte18: Default::default(),
+            ifm_zp18: Default::default(),
+            ifm2_scalar18: Default::default(),
+            ifm2_zp18_signed: Default::default(),
+            ifm2_zp18_unsigned: Default::default(),
+            byte16: Default::default(),
+            byte32: Default::default(),
+            byte64: Default::default(),
+            padded: Default::default(),
+            ifm2_zp18: Default::default(),
+            first: Default::default(),
+            second: Default::default(),
+            unused_bits: Default::default(),
+            zero3: k(0),
+            zero6: k(0),
+            zero17: k(0),
+            zero40: k(0),
+            one_scale: k(1),
+        }
+    }
+}
+
+impl Logic for ElementwiseDatapath {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // Operands minus zero points (18 bits), swapped by IFM2_BROADCAST bit 6.
+        self.ifm_byte18.narrow.next = self.ifm_byte.val();
+        self.ifm2_byte18.narrow.next = self.ifm2_byte.val();
+        self.ifm_zp18.narrow.next = self.ifm_zero_point.val();
+        self.ifm2_scalar18.narrow.next = self.ifm2_scalar.val();
+        self.ifm2_zp18_signed.narrow.next = self.ifm2_zero_point.val();
+        self.ifm2_zp18_unsigned.narrow.next = self.ifm2_zero_point.val();
+        self.ifm2_zp18.next = self.ifm2_zp18_unsigned.wide.val();
+        if self.ifm2_signed.val() {
+            self.ifm2_zp18.next = self.ifm2_zp18_signed.wide.val();
+        }
+        self.first.next = self.ifm_byte18.wide.val() - self.ifm_zp18.wide.val();
+        self.second.next = self.ifm2_byte18.wide.val() - self.ifm2_zp18.val();
+        if self.scalar_operand.val() {
+            self.second.next = self.ifm2_scalar18.wide.val() - self.ifm2_zp18.val();
+        }
+        self.alu.mode.next = self.mode.val();
+        self.alu.scale_mode.next = self.scale_mode.val();
+        self.alu.a.next = self.first.val();
+        self.alu.b.next = self.second.val();
+        if self.swap.val() {
+            self.alu.a.next = self.second.val();
+            self.alu.b.next = self.first.val();
+        }
+        self.alu.opa_scale.next = self.opa_scale.val().get_bits::<32>(0);
+        self.alu.opa_shift.next = self.opa_scale.val().get_bits::<6>(32);
+        self.alu.opb_scale.next = self.opb_scale.val();
+        // A pool's tap and accumulator (average over padding when any PAD register is set).
+        self.padded.next =
+            self.ifm_pad_top.val().any() | self.ifm_pad_left.val().any() | self.ifm_pad_bottom.val().any() | self.ifm_pad_right.val().any();
+        self.pooling.y.next = self.y.val();
+        self.pooling.x.next = self.x.val();
+        self.pooling.ky.next = self.ky.val();
+        self.pooling.kx.next = self.kx.val();
+        self.pooling.kernel_stride.next = self.kernel_stride.val();
+        self.pooling.kernel_height_m1.next = self.kernel_height_m1.val();
+        self.pooling.kernel_width_m1.next = self.kernel_width_m1.val();
+        self.pooling.ofm_height_m1.next = self.ofm_height_m1.val();
+        self.pooling.ofm_width_m1.next = self.ofm_width_m1.val();
+        self.pooling.pad_top.next = self.ifm_pad_top.val();
+        self.pooling.pad_left.next = self.ifm_pad_left.val();
+        self.pooling.pad_bottom.next = self.ifm_pad_bottom.val();
+        self.pooling.pad_right.next = self.ifm_pad_right.val();
+        self.pooling.acc.next = self.acc.val();
+        self.pooling.a.next = self.first.val();
+        self.pooling.first.next = self.count.val() == self.zero17.val();
+        self.pooling.max.next = self.mode.val() == self.zero3.val();
+        self.pooling.count.next = self.count.val();
+        self.pooling.divide.next = (self.mode.val() != self.zero3.val()) & self.padded.val();
+        self.iy.next = self.pooling.iy.val();
+        self.ix.next = self.pooling.ix.val();
+        self.in_ifm.next = self.pooling.in_ifm.val();
+        self.accumulated.next = self.pooling.accumulated.val();
+        // The OFM scale, zero point and clamp: a max, or an average over padding, passes
+        // unscaled (scale 1, shift 0: exact in every rounding mode).
+        self.scale_product.acc.next = self.alu.result.val();
+        self.scale_product.bias.next = self.zero40.val();
+        self.scale_product.scale.next = self.ofm_scale.val().get_bits::<32>(0);
+        self.requantize.shift.next = self.ofm_scale.val().get_bits::<6>(32);
+        if self.pool.val() {
+            self.scale_product.acc.next = self.pooling.value.val();
+            if (self.mode.val() == self.zero3.val()) | self.padded.val() {
+                self.scale_product.scale.next = self.one_scale.val();
+                self.requantize.shift.next = self.zero6.val();
+            }
+        }
+        self.requantize.product.next = self.scale_product.product.val();
+        self.requantize.rounding.next = self.rounding.val();
+        self.requantize.zero_point.next = self.ofm_zero_point.val();
+        self.requantize.act_min.next = self.activation_min.val();
+        self.requantize.act_max.next = self.activation_max.val();
+        self.byte16.high.next = self.requantize.value.val().get_bits::<8>(0);
+        self.byte16.low.next = self.requantize.value.val().get_bits::<8>(0);
+        self.byte32.high.next = self.byte16.joined.val();
+        self.byte32.low.next = self.byte16.joined.val();
+        self.byte64.high.next = self.byte32.joined.val();
+        self.byte64.low.next = self.byte32.joined.val();
+        self.w_data.next = self.byte64.joined.val();
+        self.unused_bits.next = self.requantize.value.val().get_bits::<8>(8).any();
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(ElementwiseDatapath::default(), "elementwise_datapath");
+}
