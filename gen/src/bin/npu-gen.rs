@@ -198,6 +198,28 @@ const SUITES: &[(&str, &str, &[&str], u64)] = &[
         ],
         0,
     ),
+    // NVDLA's nv_small, each unit by the lock-step tests that judge it in bounded time (docs/
+    // nvdla.md, "Mutation score"): SDP (every stage, the LUT), PDP and CDP by NVIDIA's 43
+    // traces; the convolution pipeline (CDMA, CBUF, CSC, CMAC, CACC, SDP flying) by the
+    // random layers and the refused ones; the CSB, both register groups, GLB's interrupts
+    // and the LUT access ports by `nvdla_registers`' short tests. Left out for time:
+    // `nvdla_registers::random_layers_against_a_plain_reference` (over 7 minutes) and the
+    // dc traces (about 1 M lock-step cycles).
+    ("nv_small", "nvdla_player", &["sdp_pdp_and_cdp_traces_pass_on_the_rtl_in_lock_step"], 0),
+    ("nv_small", "nvdla_conv", &["random_layers_through_the_rtl_match_the_model_and_the_plain_convolution", "bad_layers_end_without_hanging_on_the_rtl"], 0),
+    (
+        "nv_small",
+        "nvdla_registers",
+        &[
+            "reset_values_and_access_types",
+            "interrupt_status_mask_and_set",
+            "second_layer_programmed_while_the_first_runs",
+            "pdp_groups_and_done_interrupt",
+            "lut_access_fills_and_reads_both_tables",
+            "convolution_groups_run_until_sdp_takes_the_atoms",
+        ],
+        0,
+    ),
 ];
 
 /// The test binaries of `targets`, built (release) by cargo: target name -> executable.
