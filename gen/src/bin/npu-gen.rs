@@ -198,6 +198,34 @@ const SUITES: &[(&str, &str, &[&str], u64)] = &[
         ],
         0,
     ),
+    // NVDLA's nv_small, each unit by the lock-step tests that judge it in bounded time (docs/
+    // nvdla.md, "Mutation score"): SDP (every stage, the LUT), PDP and CDP by NVIDIA's 43
+    // traces; the convolution pipeline (CDMA, CBUF, CSC, CMAC, CACC, SDP flying) by the
+    // random layers and the refused ones; the CSB, both register groups, GLB's interrupts
+    // and the LUT access ports, programs NVDLA does not check (an address wrapping at 2^64)
+    // and SDP's random layers by `nvdla_registers`' lock-step tests. Left out for time: the
+    // dc traces (about 1 M lock-step cycles).
+    ("nv_small", "nvdla_player", &["sdp_pdp_and_cdp_traces_pass_on_the_rtl_in_lock_step"], 0),
+    ("nv_small", "nvdla_conv", &["random_layers_through_the_rtl_match_the_model_and_the_plain_convolution", "bad_layers_end_without_hanging_on_the_rtl"], 0),
+    (
+        "nv_small",
+        "nvdla_registers",
+        &[
+            "reset_values_and_access_types",
+            "interrupt_status_mask_and_set",
+            "second_layer_programmed_while_the_first_runs",
+            "pdp_groups_and_done_interrupt",
+            "lut_access_fills_and_reads_both_tables",
+            "convolution_groups_run_until_sdp_takes_the_atoms",
+            // Its source from 2^64 - 16 sets SDP's high address bits, which no other test of
+            // the suite does (it kills a mutant, docs/nvdla.md "Mutation score").
+            "register_programs_nvdla_does_not_check",
+            // SDP's random layers: BRDMA's and NRDMA's twelve operand layouts (two-byte ones
+            // read a second memory word), which the traces reach only in part.
+            "random_layers_against_a_plain_reference",
+        ],
+        0,
+    ),
 ];
 
 /// The test binaries of `targets`, built (release) by cargo: target name -> executable.
