@@ -16,6 +16,7 @@ pub use npu_hdl::scale::regmap;
 use rust_hdl::prelude::{generate_verilog, Block};
 
 /// One exported top.
+#[derive(Clone)]
 pub struct Top {
     /// Module and file name.
     pub name: &'static str,

@@ -300,7 +300,7 @@ pub fn swapped_netlist(top: &Top, swap: &Swap, mutation: &Mutation, prepared: &P
     let text = module_text(&written, module).ok_or_else(|| format!("{}: yosys wrote no module {module}", path.display()))?;
     if swap.modules.get(module).is_some_and(|unmutated| unmutated == text) {
         // yosys's change left the module as it was: the reference, text for text.
-        return Ok(with_verilog(&swap.reference, swap.reference.verilog.clone()));
+        return Ok(swap.reference.clone());
     }
     let modules = [(module.to_string(), text.to_string())].into_iter().collect();
     Ok(with_verilog(&swap.reference, with_modules(&top.verilog, &modules)?))
@@ -415,7 +415,7 @@ pub fn run_these(top: &Top, suites: &[Suite], options: &Options, mutations: &[Mu
     let tested = netlist(top, None, &reference_dir).and_then(|whole| {
         let written = started.elapsed();
         let swap = swap(top, &whole, mutations);
-        let reference = swap.as_ref().map_or(whole, |s| with_verilog(&s.reference, s.reference.verilog.clone()));
+        let reference = swap.as_ref().map_or(whole, |s| s.reference.clone());
         let library = build(&reference, &reference_dir, &options.runtime)?;
         let built = started.elapsed();
         let (outcome, took) = test_all(suites, top.name, &library, options, &reference_dir, &vec![Duration::from_secs(1800); suites.len()])?;
