@@ -8,6 +8,7 @@
 //! a run, `CYCLES` sets the number of layers.
 use npu::cosim::lockstep::Run;
 use npu::ethos::conv::accumulators;
+use npu::ethos::conv_datapath::bench_layers;
 use npu::ethos::depthwise_packing::{packing_layer, run};
 use npu::ethos::tflite::{dilated_kernel, output_shape, Activation, ConvLayer, Padding};
 use npu::model::ethos::depthwise_packing::packed;
@@ -120,28 +121,13 @@ fn packed_depthwise_equals_the_reference() {
 /// 4 x (9 + 4 + 6 x 4 + 7 x 32) = 1044; with 16, 2: 604 again (no block below 2).
 #[test]
 fn bench_layer_cycles_on_the_packed_mapping() {
-    let (h, w, c) = (16, 16, 32);
-    let mut rng = SmallRng::seed_from_u64(1);
-    let layer = ConvLayer {
-        input_shape: (h, w, c),
-        input: (0..h * w * c).map(|_| rng.gen()).collect(),
-        input_scale: 0.02,
-        input_zero_point: 3,
-        kernel: (3, 3),
-        out_channels: c,
-        weights: (0..9 * c).map(|_| rng.gen_range(-127..=127)).collect(),
-        weight_scales: vec![0.005; c],
-        bias: vec![0; c],
-        output_scale: 0.5,
-        output_zero_point: 0,
-        stride: (1, 1),
-        dilation: (1, 1),
-        padding: Padding::Same,
-        activation: Activation::None,
-        depthwise: true,
-    };
+    // The bench's own layer (`make bench`, section `conv`), values and all.
+    let [.., (name, layer)] = bench_layers();
+    assert_eq!((name, layer.input_shape, layer.kernel, layer.depthwise), ("depthwise 3x3, 16x16x32", (16, 16, 32), (3, 3), true));
     let (sums, schedule) = run(&layer);
-    let expected: Vec<i64> = accumulators(&layer).into_iter().map(i64::from).collect();
+    // `run` gives the accumulators without the bias; `accumulators` adds it.
+    let c = layer.out_channels;
+    let expected: Vec<i64> = accumulators(&layer).into_iter().enumerate().map(|(i, acc)| i64::from(acc) - i64::from(layer.bias[i % c])).collect();
     assert_eq!(sums, expected);
     assert_eq!(schedule.block_cycles.iter().sum::<usize>(), 604);
     assert_eq!((schedule.per_tap_blocks, schedule.fresh_blocks, schedule.reuse_blocks), (4, 32, 220));

@@ -540,3 +540,42 @@ pub fn lockstep(run: &Run, job: &Job, hold_layer: bool) -> Result<(Result<(Vec<i
     )?;
     Ok((bench.into_inner().finish(), coverage))
 }
+
+/// The bench's five layers (`make bench`, section `conv`; docs/ethos.md's tables), name and
+/// layer, their values drawn from seed 1: the 3x3, 1x1, stride-2, ragged and depthwise layers
+/// issue 19 sets targets for. Here so that a test can take the same layer as the bench.
+pub fn bench_layers() -> [(&'static str, ConvLayer); 5] {
+    use super::tflite::{Activation, Padding};
+    use rand::rngs::SmallRng;
+    use rand::SeedableRng;
+    let mut rng = SmallRng::seed_from_u64(1);
+    let mut layer = |name: &'static str, (h, w, c): (usize, usize, usize), out: usize, k: usize, stride: usize, depthwise: bool| {
+        let weights_len = if depthwise { k * k * c } else { out * k * k * c };
+        let layer = ConvLayer {
+            input_shape: (h, w, c),
+            input: (0..h * w * c).map(|_| rng.gen()).collect(),
+            input_scale: 0.02,
+            input_zero_point: rng.gen(),
+            kernel: (k, k),
+            out_channels: out,
+            weights: (0..weights_len).map(|_| rng.gen_range(-127..=127)).collect(),
+            weight_scales: (0..out).map(|_| rng.gen_range(0.002..0.01)).collect(),
+            bias: (0..out).map(|_| rng.gen_range(-5000..5000)).collect(),
+            output_scale: 0.5,
+            output_zero_point: rng.gen(),
+            stride: (stride, stride),
+            dilation: (1, 1),
+            padding: Padding::Same,
+            activation: Activation::Relu,
+            depthwise,
+        };
+        (name, layer)
+    };
+    [
+        layer("conv 3x3, 16x16x32 -> 32", (16, 16, 32), 32, 3, 1, false),
+        layer("conv 1x1, 16x16x64 -> 64", (16, 16, 64), 64, 1, 1, false),
+        layer("conv 3x3 stride 2, 16x16x32 -> 32", (16, 16, 32), 32, 3, 2, false),
+        layer("conv 3x3, 15x15x20 -> 12 (ragged)", (15, 15, 20), 12, 3, 1, false),
+        layer("depthwise 3x3, 16x16x32", (16, 16, 32), 32, 3, 1, true),
+    ]
+}
