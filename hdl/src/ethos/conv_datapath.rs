@@ -170,7 +170,8 @@ pub struct ConvDatapath {
     /// bit i of `ofm_valid`) is element (`ofm_y`, `ofm_x`, `ofm_channel` + i) with value
     /// `ofm_data{i}`, int16 (within the int8 activation range). The set lanes are always lanes
     /// 0..n-1 (n = 1..=4; fewer than 4 only where the OFM depth ends), so bit 0 says whether
-    /// anything is written.
+    /// anything is written. Without bit i, `ofm_data{i}` is lane i's last valid value (0
+    /// after reset): the output units compute only valid values (`output_unit.rs`).
     pub ofm_valid: Signal<Out, Bits<4>>,
     pub ofm_y: Signal<Out, Bits<DIM_BITS>>,
     pub ofm_x: Signal<Out, Bits<DIM_BITS>>,

@@ -9,7 +9,9 @@
 //! over four memories by channel: channel c in memory `c % 4` at `c / 4`, so that the four
 //! lanes (channels 4j .. 4j + 3) read theirs at one address in the same cycle. Lane i's memory
 //! is read only when `read_enable` bit i is set (its element is inside the OFM), else it keeps
-//! its last read. Every output is an output unit's register or its table's registered read.
+//! its last read. Every output is an output unit's register or its table's registered read;
+//! lane i's value without its `out_valid` bit is the lane's last valid value (an output unit
+//! computes only valid values, `output_unit.rs`).
 use super::OutputUnit;
 use crate::primitives::constant as k;
 use crate::primitives::{Ram, SignExtendBits};

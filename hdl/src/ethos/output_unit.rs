@@ -2,8 +2,8 @@
 //! accumulator a cycle through bias, scale, shift and rounding, zero point, clamp and the 8-bit
 //! lookup table. The formulas, the decisions and why are on the model,
 //! `model/src/ethos/output_unit.rs`, which has the same pipeline.
-use super::requantize::{Requantize, ScaleProduct};
-use crate::primitives::{Ram, Reg, SignExtendBits};
+use super::requantize::{RequantizeReg, ScaleProductReg};
+use crate::primitives::{Ram, Reg, RegEn, SignExtendBits};
 use rust_hdl::prelude::*;
 
 /// Three pipeline stages: `acc`, its channel's parameters and `in_valid` go in at one edge;
@@ -11,6 +11,16 @@ use rust_hdl::prelude::*;
 /// table is read; `out_valid` and `out_value` appear three cycles after the input. The table
 /// (256 x int8, index = clamped value + 128) is written through `lut_write`/`lut_address`/
 /// `lut_data`; an entry not written since power-up reads as undefined.
+///
+/// Each stage computes only when it carries a value: its data registers (the product, the
+/// requantized value, the parameters and table enable along with them) take their inputs
+/// only with that stage's valid as clock enable, and the valid bits alone move every cycle.
+/// The product and the requantized value are computed inside their registers' clocked
+/// processes ([`ScaleProductReg`], [`RequantizeReg`]), so the Verilated model computes them
+/// only in a valid cycle, not every cycle whatever `in_valid` says (docs/ethos.md, "Verilated
+/// speed", eighth step). Decision: in a cycle without `out_valid`, `out_value` is therefore
+/// the last valid value (0 after reset), not a value computed from whatever was at the input;
+/// the model does the same.
 #[derive(LogicBlock)]
 pub struct OutputUnit {
     pub clock: Signal<In, Clock>,
@@ -35,24 +45,22 @@ pub struct OutputUnit {
     /// int16, or int8 sign-extended.
     pub out_value: Signal<Out, Bits<16>>,
 
-    multiply: ScaleProduct,
-    requantize: Requantize,
     lut: Ram<8, 8>,
     lut_value: SignExtendBits<8, 16>,
     valid1: Reg<Bit>,
-    product1: Reg<Bits<74>>,
-    shift1: Reg<Bits<6>>,
-    rounding1: Reg<Bits<2>>,
-    zero_point1: Reg<Bits<16>>,
-    act_min1: Reg<Bits<16>>,
-    act_max1: Reg<Bits<16>>,
-    lut_enable1: Reg<Bit>,
+    product1: ScaleProductReg,
+    shift1: RegEn<Bits<6>>,
+    rounding1: RegEn<Bits<2>>,
+    zero_point1: RegEn<Bits<16>>,
+    act_min1: RegEn<Bits<16>>,
+    act_max1: RegEn<Bits<16>>,
+    lut_enable1: RegEn<Bit>,
     valid2: Reg<Bit>,
-    value2: Reg<Bits<16>>,
-    lut_enable2: Reg<Bit>,
+    value2: RequantizeReg,
+    lut_enable2: RegEn<Bit>,
     valid3: Reg<Bit>,
-    value3: Reg<Bits<16>>,
-    lut_enable3: Reg<Bit>,
+    value3: RegEn<Bits<16>>,
+    lut_enable3: RegEn<Bit>,
     sign_bit: Constant<Bits<8>>,
 }
 
@@ -76,8 +84,6 @@ impl Default for OutputUnit {
             lut_data: Default::default(),
             out_valid: Default::default(),
             out_value: Default::default(),
-            multiply: Default::default(),
-            requantize: Default::default(),
             lut: Default::default(),
             lut_value: Default::default(),
             valid1: Default::default(),
@@ -102,11 +108,20 @@ impl Default for OutputUnit {
 impl Logic for OutputUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, valid1, product1, shift1, rounding1, zero_point1, act_min1, act_max1, lut_enable1, valid2, value2,
-            lut_enable2, valid3, value3, lut_enable3
-        );
+        dff_setup!(self, clock, valid1, valid2, valid3);
         self.valid1.reset.next = self.reset.val();
+        self.valid2.reset.next = self.reset.val();
+        self.valid3.reset.next = self.reset.val();
+        self.lut.clock.next = self.clock.val();
+        self.lut.reset.next = self.reset.val();
+        // Stage 1: its data registers take their inputs with `in_valid`.
+        self.product1.clock.next = self.clock.val();
+        self.shift1.clock.next = self.clock.val();
+        self.rounding1.clock.next = self.clock.val();
+        self.zero_point1.clock.next = self.clock.val();
+        self.act_min1.clock.next = self.clock.val();
+        self.act_max1.clock.next = self.clock.val();
+        self.lut_enable1.clock.next = self.clock.val();
         self.product1.reset.next = self.reset.val();
         self.shift1.reset.next = self.reset.val();
         self.rounding1.reset.next = self.reset.val();
@@ -114,45 +129,53 @@ impl Logic for OutputUnit {
         self.act_min1.reset.next = self.reset.val();
         self.act_max1.reset.next = self.reset.val();
         self.lut_enable1.reset.next = self.reset.val();
-        self.valid2.reset.next = self.reset.val();
-        self.value2.reset.next = self.reset.val();
-        self.lut_enable2.reset.next = self.reset.val();
-        self.valid3.reset.next = self.reset.val();
-        self.value3.reset.next = self.reset.val();
-        self.lut_enable3.reset.next = self.reset.val();
-        self.lut.clock.next = self.clock.val();
-        self.lut.reset.next = self.reset.val();
-
-        // Stage 1.
-        self.multiply.acc.next = self.acc.val();
-        self.multiply.bias.next = self.bias.val();
-        self.multiply.scale.next = self.scale.val();
+        self.product1.enable.next = self.in_valid.val();
+        self.shift1.enable.next = self.in_valid.val();
+        self.rounding1.enable.next = self.in_valid.val();
+        self.zero_point1.enable.next = self.in_valid.val();
+        self.act_min1.enable.next = self.in_valid.val();
+        self.act_max1.enable.next = self.in_valid.val();
+        self.lut_enable1.enable.next = self.in_valid.val();
         self.valid1.d.next = self.in_valid.val();
-        self.product1.d.next = self.multiply.product.val();
+        self.product1.acc.next = self.acc.val();
+        self.product1.bias.next = self.bias.val();
+        self.product1.scale.next = self.scale.val();
         self.shift1.d.next = self.shift.val();
         self.rounding1.d.next = self.rounding.val();
         self.zero_point1.d.next = self.zero_point.val();
         self.act_min1.d.next = self.act_min.val();
         self.act_max1.d.next = self.act_max.val();
         self.lut_enable1.d.next = self.lut_enable.val();
-        // Stage 2.
-        self.requantize.product.next = self.product1.q.val();
-        self.requantize.shift.next = self.shift1.q.val();
-        self.requantize.rounding.next = self.rounding1.q.val();
-        self.requantize.zero_point.next = self.zero_point1.q.val();
-        self.requantize.act_min.next = self.act_min1.q.val();
-        self.requantize.act_max.next = self.act_max1.q.val();
+        // Stage 2, with `valid1`.
+        self.value2.clock.next = self.clock.val();
+        self.lut_enable2.clock.next = self.clock.val();
+        self.value2.reset.next = self.reset.val();
+        self.lut_enable2.reset.next = self.reset.val();
+        self.value2.enable.next = self.valid1.q.val();
+        self.lut_enable2.enable.next = self.valid1.q.val();
+        self.value2.product.next = self.product1.product.val();
+        self.value2.shift.next = self.shift1.q.val();
+        self.value2.rounding.next = self.rounding1.q.val();
+        self.value2.zero_point.next = self.zero_point1.q.val();
+        self.value2.act_min.next = self.act_min1.q.val();
+        self.value2.act_max.next = self.act_max1.q.val();
         self.valid2.d.next = self.valid1.q.val();
-        self.value2.d.next = self.requantize.value.val();
         self.lut_enable2.d.next = self.lut_enable1.q.val();
-        // Stage 3: the table, indexed by the int8 value + 128 (its top bit flipped).
+        // Stage 3, with `valid2`: the table, indexed by the int8 value + 128 (its top bit
+        // flipped), read only for a valid value (its read register keeps the last read).
+        self.value3.clock.next = self.clock.val();
+        self.lut_enable3.clock.next = self.clock.val();
+        self.value3.reset.next = self.reset.val();
+        self.lut_enable3.reset.next = self.reset.val();
+        self.value3.enable.next = self.valid2.q.val();
+        self.lut_enable3.enable.next = self.valid2.q.val();
         self.lut.write_enable.next = self.lut_write.val();
         self.lut.write_address.next = self.lut_address.val();
         self.lut.write_data.next = self.lut_data.val();
         self.lut.read_enable.next = self.valid2.q.val() & self.lut_enable2.q.val();
-        self.lut.read_address.next = self.value2.q.val().get_bits::<8>(0) ^ self.sign_bit.val();
+        self.lut.read_address.next = self.value2.value.val().get_bits::<8>(0) ^ self.sign_bit.val();
         self.valid3.d.next = self.valid2.q.val();
-        self.value3.d.next = self.value2.q.val();
+        self.value3.d.next = self.value2.value.val();
         self.lut_enable3.d.next = self.lut_enable2.q.val();
         self.lut_value.narrow.next = self.lut.read_data.val();
         self.out_valid.next = self.valid3.q.val();

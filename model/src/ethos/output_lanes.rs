@@ -4,7 +4,8 @@
 //! per-channel parameters they read, so that the output walk drains four accumulators a
 //! cycle, four consecutive channels of one OFM position. Lane i reads its channel's
 //! parameters only when its bit of the read mask is set, else keeps its last read, as the
-//! RTL's memories do; a reset clears the reads, not the memories.
+//! RTL's memories do; a reset clears the reads, not the memories. A lane's value without its
+//! valid bit is its last valid value, as each [`OutputUnit`] holds it.
 use super::output_unit::{self, OutputUnit, Rounding};
 use crate::Block;
 use npu_hdl::ethos::output_lanes::LANES;

@@ -148,8 +148,10 @@ pub struct Out {
 }
 
 /// The pipeline of `hdl/src/ethos/output_unit.rs`: (1) the product, (2) rounding, zero point
-/// and clamp, (3) the table read; a value leaves three cycles after it enters. Like the RTL's,
-/// the stages compute every cycle; `in_valid` only travels along.
+/// and clamp, (3) the table read; a value leaves three cycles after it enters. As in the RTL,
+/// a stage takes a value only with its valid (the valid bits move every cycle, the rest holds),
+/// so `out_value` without `out_valid` is the last valid value (0 after reset): the RTL computes
+/// only valid values, for the Verilated model's speed (docs/ethos.md, "Output unit").
 #[derive(Clone, Debug)]
 pub struct OutputUnit {
     /// Stage 1: valid, accumulator, parameters (no table), table enable.
@@ -194,20 +196,29 @@ impl OutputUnit {
         if valid2 && lut2 {
             self.lut_read = lut[lut_index(value2)];
         }
-        self.stage3 = self.stage2;
+        self.stage3.0 = valid2;
+        if valid2 {
+            self.stage3 = self.stage2;
+        }
         let (valid1, acc, params, lut1) = &self.stage1;
-        self.stage2 = (*valid1, params.requantize(*acc), *lut1);
-        let params = Params {
-            bias: i.bias,
-            scale: i.scale,
-            shift: i.shift,
-            rounding: Rounding::from_bits(i.rounding),
-            ofm_zero_point: i.zero_point,
-            act_min: i.act_min,
-            act_max: i.act_max,
-            lut: None,
-        };
-        self.stage1 = (i.in_valid, i.acc, params, i.lut_enable);
+        self.stage2.0 = *valid1;
+        if *valid1 {
+            self.stage2 = (true, params.requantize(*acc), *lut1);
+        }
+        self.stage1.0 = i.in_valid;
+        if i.in_valid {
+            let params = Params {
+                bias: i.bias,
+                scale: i.scale,
+                shift: i.shift,
+                rounding: Rounding::from_bits(i.rounding),
+                ofm_zero_point: i.zero_point,
+                act_min: i.act_min,
+                act_max: i.act_max,
+                lut: None,
+            };
+            self.stage1 = (true, i.acc, params, i.lut_enable);
+        }
         event
     }
 }
