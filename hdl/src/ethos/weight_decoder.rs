@@ -3,8 +3,8 @@
 //! The micro-architecture, the timing and the fault rules are documented on the model,
 //! `model/src/ethos/weight_decoder.rs`, which changes the same registers in the same cycles;
 //! docs/ethos.md has the block diagram. In short: a 96-bit bit buffer fed with 32-bit words,
-//! a parser doing one step a cycle (slice header, 4 palette entries, one chunk's unary part,
-//! or 4 remainders of the previous chunk), two 32-entry queues (weight values, zero runs) and
+//! a parser doing one step a cycle (slice header, 4 palette entries, one chunk's unary part
+//! with the first 4 remainders that follow it, or 4 remainders of the previous chunk), two 32-entry queues (weight values, zero runs) and
 //! an emitter of beats of up to 4 weights.
 //!
 //! This block keeps only the registers whose next value depends on an input (the bit

@@ -168,7 +168,15 @@ pub struct WeightDecoderCore {
     zero_run_fault: Signal<Local, Bit>,
     unc_per_chunk: Signal<Local, Bits<16>>,
     unc_count: Signal<Local, Bits<16>>,
-    // remainder step
+    // remainder group (the remainder step's, or the unary step's first)
+    due_w: Signal<Local, Bits<16>>,
+    due_z: Signal<Local, Bits<16>>,
+    w_slot_base: Signal<Local, Bits<4>>,
+    z_slot_base: Signal<Local, Bits<4>>,
+    more_after: Signal<Local, Bit>,
+    owed: Signal<Local, Bit>,
+    group_ready: Signal<Local, Bit>,
+    take_group: Signal<Local, Bit>,
     w_phase: Signal<Local, Bit>,
     due_left: Signal<Local, Bits<16>>,
     queue_room: Signal<Local, Bit>,
@@ -361,6 +369,14 @@ impl Default for WeightDecoderCore {
             zero_run_fault: Default::default(),
             unc_per_chunk: Default::default(),
             unc_count: Default::default(),
+            due_w: Default::default(),
+            due_z: Default::default(),
+            w_slot_base: Default::default(),
+            z_slot_base: Default::default(),
+            more_after: Default::default(),
+            owed: Default::default(),
+            group_ready: Default::default(),
+            take_group: Default::default(),
             w_phase: Default::default(),
             due_left: Default::default(),
             queue_room: Default::default(),
@@ -446,10 +462,19 @@ impl Logic for WeightDecoderCore {
         // with signals of their own (`w_phase` and `r_slot` below are the same values): a
         // memory's read address must not share a signal with the logic that reads its data,
         // or Verilator sees a combinational loop through the two blocks (UNOPTFLAT).
+        // The unary step's first remainder group reads slots 0-3 of the other bank: the one
+        // the unary step before filled (this step's quotients go to bank `bank`).
         self.bank_w_phase.next = self.wr_i.q.val() < self.w_due.q.val();
         self.bank_half.next = self.zero5.val();
         if self.bank.q.val() {
             self.bank_half.next = self.sixteen5.val();
+        }
+        if self.state.q.val() == self.st_unary.val() {
+            self.bank_w_phase.next = self.wr_i.q.val() < self.wq_i.q.val();
+            self.bank_half.next = self.sixteen5.val();
+            if self.bank.q.val() {
+                self.bank_half.next = self.zero5.val();
+            }
         }
         self.w_slot_wide.narrow.next = self.w_slot.q.val();
         self.z_slot_wide.narrow.next = self.z_slot.q.val();
@@ -458,6 +483,9 @@ impl Logic for WeightDecoderCore {
             self.bank_slot[j].next = (self.z_slot_wide.wide.val() + self.k5[j].val()) | self.bank_half.val();
             if self.bank_w_phase.val() {
                 self.bank_slot[j].next = (self.w_slot_wide.wide.val() + self.k5[j].val()) | self.bank_half.val();
+            }
+            if self.state.q.val() == self.st_unary.val() {
+                self.bank_slot[j].next = self.k5[j].val() | self.bank_half.val();
             }
             self.wbank.read_address[j].next = self.bank_slot[j].val();
             self.zbank.read_address[j].next = self.bank_slot[j].val();
@@ -569,41 +597,6 @@ impl Logic for WeightDecoderCore {
         self.header_need.next = self.header_short.val();
         if self.field_newpal.val() {
             self.header_need.next = self.header_long.val();
-        }
-
-        // fields of `field_bits` each at 0, b, 2b, 3b (palette entries, remainders)
-        self.pal_left.next = self.palsize.q.val() - self.pal_i.q.val();
-        self.w_phase.next = self.wr_i.q.val() < self.w_due.q.val();
-        self.due_left.next = self.z_due.q.val() - self.zr_i.q.val();
-        self.zdiv_wide.narrow.next = self.zdiv.q.val();
-        self.field_width.next = self.zdiv_wide.wide.val();
-        if self.w_phase.val() {
-            self.due_left.next = self.w_due.q.val() - self.wr_i.q.val();
-            self.field_width.next = self.rbits.val();
-        }
-        self.field_count.next = self.k3[4].val();
-        if self.state.q.val() == self.st_palette.val() {
-            self.field_width.next = self.palbits_wide.wide.val();
-            if self.pal_left.val() < self.k6[4].val() {
-                self.field_count.next = self.pal_left.val().get_bits::<3>(0);
-            }
-        } else if self.due_left.val() < self.four16.val() {
-            self.field_count.next = self.due_left.val().get_bits::<3>(0);
-        }
-        self.field_at[0].next = self.k7[0].val();
-        for j in 0..4 {
-            self.field_at[j + 1].next = self.field_at[j].val() + self.field_width.val();
-        }
-        self.field_need.next = self.k7[0].val();
-        for j in 0..5 {
-            if self.field_count.val() == self.k3[j].val() {
-                self.field_need.next = self.field_at[j].val();
-            }
-        }
-        self.field_mask.next = (self.one16.val() << self.field_width.val()) - self.one16.val();
-        for j in 0..4 {
-            self.field_raw[j].next = self.held.val().get_bits::<16>(self.field_at[j].val().index());
-            self.field[j].next = self.field_raw[j].val() & self.field_mask.val();
         }
 
         // unary part of a chunk (§1.6)
@@ -725,8 +718,60 @@ impl Logic for WeightDecoderCore {
             }
         }
 
+        // fields of `field_bits` each at a, a + b, a + 2b, a + 3b (palette entries, remainders):
+        // a is 0, or in the unary step the unary part's length, where its first remainder
+        // group starts. That group's remainders are due up to the quotients completed before
+        // this step (`wq_i`, `zq_i`; the step sets `w_due`, `z_due` to them) from slot 0.
+        self.pal_left.next = self.palsize.q.val() - self.pal_i.q.val();
+        self.due_w.next = self.w_due.q.val();
+        self.due_z.next = self.z_due.q.val();
+        self.w_slot_base.next = self.w_slot.q.val();
+        self.z_slot_base.next = self.z_slot.q.val();
+        self.more_after.next = self.more.q.val();
+        self.field_at[0].next = self.k7[0].val();
+        if self.state.q.val() == self.st_unary.val() {
+            self.due_w.next = self.wq_i.q.val();
+            self.due_z.next = self.zq_i.q.val();
+            self.w_slot_base.next = self.k4[0].val();
+            self.z_slot_base.next = self.k4[0].val();
+            self.more_after.next = self.w_en.val() || self.z_en.val();
+            self.field_at[0].next = self.unary_need.val();
+        }
+        self.w_phase.next = self.wr_i.q.val() < self.due_w.val();
+        self.owed.next = self.w_phase.val() || self.zr_i.q.val() < self.due_z.val();
+        self.due_left.next = self.due_z.val() - self.zr_i.q.val();
+        self.zdiv_wide.narrow.next = self.zdiv.q.val();
+        self.field_width.next = self.zdiv_wide.wide.val();
+        if self.w_phase.val() {
+            self.due_left.next = self.due_w.val() - self.wr_i.q.val();
+            self.field_width.next = self.rbits.val();
+        }
+        self.field_count.next = self.k3[4].val();
+        if self.state.q.val() == self.st_palette.val() {
+            self.field_width.next = self.palbits_wide.wide.val();
+            if self.pal_left.val() < self.k6[4].val() {
+                self.field_count.next = self.pal_left.val().get_bits::<3>(0);
+            }
+        } else if self.due_left.val() < self.four16.val() {
+            self.field_count.next = self.due_left.val().get_bits::<3>(0);
+        }
+        for j in 0..4 {
+            self.field_at[j + 1].next = self.field_at[j].val() + self.field_width.val();
+        }
+        self.field_need.next = self.k7[0].val();
+        for j in 0..5 {
+            if self.field_count.val() == self.k3[j].val() {
+                self.field_need.next = self.field_at[j].val();
+            }
+        }
+        self.field_mask.next = (self.one16.val() << self.field_width.val()) - self.one16.val();
+        for j in 0..4 {
+            self.field_raw[j].next = self.held.val().get_bits::<16>(self.field_at[j].val().index());
+            self.field[j].next = self.field_raw[j].val() & self.field_mask.val();
+        }
+
         // remainders of the previous chunk (§1.6): weight values (§1.3) and zero runs
-        // Only the remainder step reads these: computed in that state alone, as above.
+        // Only the remainder and unary steps read these: computed in those states alone, as above.
         self.queue_room.next = false;
         for j in 0..5 {
             self.lane_fault[j].next = self.no_fault.val();
@@ -742,16 +787,16 @@ impl Logic for WeightDecoderCore {
             self.value[j].next = self.zero9.val();
             self.run[j].next = self.zero16.val();
         }
-        if self.state.q.val() == self.st_remainder.val() {
+        if self.state.q.val() == self.st_remainder.val() || self.state.q.val() == self.st_unary.val() {
             self.queue_room.next = self.qw_count.val() <= self.queue_limit.val();
             if !self.w_phase.val() {
                 self.queue_room.next = self.qz_count.val() <= self.queue_limit.val();
             }
             self.lane_fault[0].next = self.no_fault.val();
             for j in 0..4 {
-                self.r_slot[j].next = self.z_slot.q.val() + self.k4[j].val();
+                self.r_slot[j].next = self.z_slot_base.val() + self.k4[j].val();
                 if self.w_phase.val() {
-                    self.r_slot[j].next = self.w_slot.q.val() + self.k4[j].val();
+                    self.r_slot[j].next = self.w_slot_base.val() + self.k4[j].val();
                 }
                 self.r_wq[j].next = self.k10[0].val();
                 self.r_zq[j].next = self.zero16.val();
@@ -788,6 +833,8 @@ impl Logic for WeightDecoderCore {
         }
 
         // the step of the current state
+        self.group_ready.next = self.owed.val() && self.fill.val() >= self.field_need.val() && self.queue_room.val();
+        self.take_group.next = false;
         if self.state.q.val() == self.st_header.val() {
             if self.fill.val() == self.k7[0].val() && self.seen_last.val() {
                 if !self.after_end.q.val() {
@@ -890,7 +937,11 @@ impl Logic for WeightDecoderCore {
                 self.fault.next = self.e_quotient.val();
             } else if self.zero_run_fault.val() {
                 self.fault.next = self.e_zero_run.val();
+            } else if self.group_ready.val() && self.w_phase.val() && self.lane_fault[4].val() != self.no_fault.val() {
+                self.fault.next = self.lane_fault[4].val();
             } else {
+                // the first remainder group too, if its bits are there and its queue has room
+                self.take_group.next = self.group_ready.val();
                 self.consume.next = self.unary_need.val();
                 self.unary_commit.next = true;
                 self.wq_i.d.next = self.w_done[12].val();
@@ -923,32 +974,39 @@ impl Logic for WeightDecoderCore {
                 if self.w_phase.val() && self.lane_fault[4].val() != self.no_fault.val() {
                     self.fault.next = self.lane_fault[4].val();
                 } else {
-                    self.consume.next = self.field_need.val();
-                    if self.w_phase.val() {
-                        self.push_w.next = true;
-                        self.wr_i.d.next = self.wr_i.q.val() + self.due_left.val();
-                        self.w_slot.d.next = self.w_slot.q.val() + self.k4[4].val();
-                        if self.due_left.val() > self.four16.val() {
-                            self.wr_i.d.next = self.wr_i.q.val() + self.four16.val();
-                        }
-                        if self.due_left.val() <= self.four16.val() && self.zr_i.q.val() == self.z_due.q.val() {
-                            self.next_state.next = self.st_unary.val();
-                            if !self.more.q.val() {
-                                self.next_state.next = self.st_header.val();
-                            }
-                        }
-                    } else {
-                        self.push_z.next = true;
-                        self.zr_i.d.next = self.zr_i.q.val() + self.due_left.val();
-                        self.z_slot.d.next = self.z_slot.q.val() + self.k4[4].val();
-                        if self.due_left.val() > self.four16.val() {
-                            self.zr_i.d.next = self.zr_i.q.val() + self.four16.val();
-                        } else {
-                            self.next_state.next = self.st_unary.val();
-                            if !self.more.q.val() {
-                                self.next_state.next = self.st_header.val();
-                            }
-                        }
+                    self.take_group.next = true;
+                }
+            }
+        }
+
+        // a remainder group taken (by the remainder step, or with the unary part): up to 4
+        // remainders after `field_at[0]`, pushed; then on to the next group, chunk or slice
+        if self.take_group.val() {
+            self.consume.next = self.field_need.val();
+            self.next_state.next = self.st_remainder.val();
+            if self.w_phase.val() {
+                self.push_w.next = true;
+                self.wr_i.d.next = self.wr_i.q.val() + self.due_left.val();
+                self.w_slot.d.next = self.w_slot_base.val() + self.k4[4].val();
+                if self.due_left.val() > self.four16.val() {
+                    self.wr_i.d.next = self.wr_i.q.val() + self.four16.val();
+                }
+                if self.due_left.val() <= self.four16.val() && self.zr_i.q.val() == self.due_z.val() {
+                    self.next_state.next = self.st_unary.val();
+                    if !self.more_after.val() {
+                        self.next_state.next = self.st_header.val();
+                    }
+                }
+            } else {
+                self.push_z.next = true;
+                self.zr_i.d.next = self.zr_i.q.val() + self.due_left.val();
+                self.z_slot.d.next = self.z_slot_base.val() + self.k4[4].val();
+                if self.due_left.val() > self.four16.val() {
+                    self.zr_i.d.next = self.zr_i.q.val() + self.four16.val();
+                } else {
+                    self.next_state.next = self.st_unary.val();
+                    if !self.more_after.val() {
+                        self.next_state.next = self.st_header.val();
                     }
                 }
             }

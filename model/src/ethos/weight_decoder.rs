@@ -12,7 +12,10 @@
 //!   quotients into a bank; `Remainder` reads up to 4 remainders of the *previous* chunk (they
 //!   travel one chunk late), weights before zero runs as in the stream, and pushes the finished
 //!   weight values and zero-run lengths into two 32-entry queues. Two banks hold the quotients
-//!   of the chunk being read and of the chunk whose remainders are due.
+//!   of the chunk being read and of the chunk whose remainders are due. `Unary` also takes
+//!   the first group of up to 4 remainders that follows its unary part, in the same cycle, if
+//!   their bits are buffered and their queue has room (else a `Remainder` step takes them):
+//!   a chunk of 12 weights without zero runs then takes 3 cycles, not 4, the emitter's rate.
 //! - **Emitter**: builds output beats of up to 4 weights (`out_count` lanes of `out_data`,
 //!   9 bits each, lane 0 first) in stream order: plain weights up to 4 a beat; in zero-run
 //!   (alternating) slices the pairs *weight, zero run* up to 4 lanes a beat, long runs 4 zeros
@@ -391,7 +394,7 @@ impl WeightDecoder {
         let consumed = match self.state {
             State::Header => self.header(),
             State::Palette => self.palette(),
-            State::Unary => self.unary(),
+            State::Unary => self.unary(queued),
             State::Remainder => self.remainder(queued),
             State::Drain => {
                 self.drain(now.out_valid && !i.out_ready);
@@ -533,8 +536,10 @@ impl WeightDecoder {
         Ok(Step::Consume(k * bits))
     }
 
-    /// One chunk's unary part (§1.6): `wunary0`, `zunary`, `wunary1`.
-    fn unary(&mut self) -> Result<Step, DecodeError> {
+    /// One chunk's unary part (§1.6): `wunary0`, `zunary`, `wunary1`; and in the same cycle
+    /// the first group of the remainders that follow it (the chunk before's), if their bits
+    /// are buffered and their queue has room (else the `Remainder` step takes them).
+    fn unary(&mut self, queued: (usize, usize)) -> Result<Step, DecodeError> {
         let s = &self.slice;
         let c = &self.chunks;
         let balance = c.wq_i as i32 - c.zq_i as i32;
@@ -616,6 +621,15 @@ impl WeightDecoder {
         } else {
             State::Header
         };
+        let mut consumed = need;
+        if owed {
+            if let Some(bits) = self.remainder_group(need, queued)? {
+                consumed += bits;
+                self.event("unary part with remainders");
+            } else {
+                self.event("unary part alone, its remainders not buffered or no room");
+            }
+        }
         self.event(match (w_en, z_en) {
             (true, true) => "chunk with weights and zero runs",
             (true, false) if self.slice.alternating() => "chunk with weights only (balance < 0)",
@@ -629,11 +643,29 @@ impl WeightDecoder {
         if (carried_z && z_en) || zq > 0 {
             self.event("zero run across chunks");
         }
-        Ok(Step::Consume(need))
+        Ok(Step::Consume(consumed))
     }
 
     /// Up to 4 remainders of the previous chunk: weights first, then zero runs (§1.6).
-    fn remainder(&mut self, (weights, zero_runs): (usize, usize)) -> Result<Step, DecodeError> {
+    fn remainder(&mut self, queued: (usize, usize)) -> Result<Step, DecodeError> {
+        let c = &self.chunks;
+        let bits = if c.wr_i < c.w_due {
+            (c.w_due - c.wr_i).min(4) * self.slice.wremain_bits()
+        } else {
+            (c.z_due - c.zr_i).min(4) * self.slice.zdiv
+        };
+        if !self.need(bits)? {
+            return Ok(Step::Wait);
+        }
+        Ok(match self.remainder_group(0, queued)? {
+            Some(bits) => Step::Consume(bits),
+            None => Step::Wait,
+        })
+    }
+
+    /// The next group of up to 4 remainders, `at` bits into the buffer: the bits it takes,
+    /// or `None` if they are not all buffered or their queue has no room for 4.
+    fn remainder_group(&mut self, at: u32, (weights, zero_runs): (usize, usize)) -> Result<Option<u32>, DecodeError> {
         let s = &self.slice;
         let c = &self.chunks;
         // U(n) filled the other bank; this phase finishes chunk n-1, in `bank`.
@@ -641,11 +673,11 @@ impl WeightDecoder {
         let consumed = if c.wr_i < c.w_due {
             let k = (c.w_due - c.wr_i).min(4);
             let bits = s.wremain_bits();
-            if !self.need(k * bits)? || weights > QUEUE_DEPTH - LANES {
-                return Ok(Step::Wait);
+            if self.fill < at + k * bits || weights > QUEUE_DEPTH - LANES {
+                return Ok(None);
             }
             for j in 0..k {
-                let rem = self.bits(j * bits, bits);
+                let rem = self.bits(at + j * bits, bits);
                 let idx = if s.uncompressed() { rem } else { (self.wbank[bank][c.w_slot + j as usize] << s.wdiv) | rem };
                 if idx > 511 {
                     return Err(DecodeError::Index);
@@ -659,11 +691,11 @@ impl WeightDecoder {
             k * bits
         } else {
             let k = (c.z_due - c.zr_i).min(4);
-            if !self.need(k * s.zdiv)? || zero_runs > QUEUE_DEPTH - LANES {
-                return Ok(Step::Wait);
+            if self.fill < at + k * s.zdiv || zero_runs > QUEUE_DEPTH - LANES {
+                return Ok(None);
             }
             for j in 0..k {
-                let run = (self.zbank[bank][c.z_slot + j as usize] << s.zdiv) | self.bits(j * s.zdiv, s.zdiv);
+                let run = (self.zbank[bank][c.z_slot + j as usize] << s.zdiv) | self.bits(at + j * s.zdiv, s.zdiv);
                 self.zero_runs.push_back((run, s.newpal && c.zr_i + j == 0));
             }
             let c = &mut self.chunks;
@@ -673,10 +705,14 @@ impl WeightDecoder {
             k * self.slice.zdiv
         };
         let c = &self.chunks;
-        if c.wr_i == c.w_due && c.zr_i == c.z_due {
-            self.state = if c.more { State::Unary } else { State::Header };
-        }
-        Ok(Step::Consume(consumed))
+        self.state = if c.wr_i < c.w_due || c.zr_i < c.z_due {
+            State::Remainder
+        } else if c.more {
+            State::Unary
+        } else {
+            State::Header
+        };
+        Ok(Some(consumed))
     }
 
     /// The next output beat from the queues, if there is one (the output register is free).
