@@ -23,40 +23,27 @@
 //! POOL_TAP (inside the IFM? else skipped), READ_A/WAIT_A (the IFM word at the tap), POOL_NEXT
 //! (the byte into the max or sum, the next tap). Then CALC (result, output scale, clamp),
 //! WRITE/WAIT_W (one strobed byte); DONE. READ_A (READ_B) whose word is in the IFM (IFM2)
-//! word cache (`word_cache.rs`) reads nothing: the byte comes from the cache in that cycle and
-//! the state after WAIT_A (WAIT_B) follows.
+//! word cache (`word_cache.rs`, in `elementwise_memory.rs`) reads nothing: the byte comes
+//! from the cache in that cycle and the state after WAIT_A (WAIT_B) follows.
 //!
 //! Decisions (the TRM leaves these open):
 //! - CONV and DEPTHWISE answer at once with `kernel_error` = [`ERROR_UNSUPPORTED`] (no
 //!   convolution in this unit yet), as does any field value the unit does not implement,
-//!   found in CHECK before anything is read or written: an ELEMENTWISE mode above 4 or a POOL
-//!   mode above 1, an IFM, IFM2 (ELEMENTWISE, unless scalar) or OFM that is not signed 8-bit
-//!   NHWC/NHCWB16, ACTIVATION[4:0] ≠ 0 (lookup table, tanh, sigmoid), ACC_FORMAT > 1,
-//!   IFM_UPSCALE ≠ 0 (but 1, nearest, on a POOL: the tap's IFM element is (iy / 2, ix / 2)
-//!   of `pooling_alu.rs`'s tap in the upscaled map), ADD/SUB scale mode 3, ADD/SUB scale mode 1 or 2 with OPA_SHIFT below
-//!   [`super::elementwise_alu::MIN_OPA_SHIFT`], a region above 7, an IFM or IFM2 zero point or
-//!   an IFM2 scalar outside -128..127 (int8 maps; the bound keeps the ALU's sums in 40 bits),
-//!   a POOL with dilation (TFLite pools have none) or a kernel side above
-//!   `MAX_KERNEL_M1 + 1` (the sum stays in 32 bits). The front end makes this code a
-//!   STATUS.cmd_parse_error. A POOL's IFM2 registers are neither checked nor read.
+//!   found in CHECK before anything is read or written: the verdict is the sub-block
+//!   `elementwise_check.rs`, whose comment lists what is refused and why.
 //! - A read error is `kernel_error` [`ERROR_IFM`] (the TRM's IFM channel, for IFM2 too), a
 //!   write error [`ERROR_OFM`]; the kernel stops at once.
 //! - The IFM2 zero point is signed when IFM2_PRECISION bit 0 says so, also for a scalar
 //!   (as the reference executor reads it).
 //! - A pool with any IFM_PAD register set averages over the taps inside (the executor's
 //!   rule, TFLite's AveragePool); with none it uses OFM_SCALE (Vela's full-window scale).
-//! - One cached word per operand, forgotten in CHECK (the front end's DMA writes memory
-//!   between kernels only in a well-formed stream: docs/ethos.md has the argument). The
-//!   unit's own OFM write updates a cached word it hits rather than forgetting it: an
-//!   in-place operation (Vela lets an elementwise OFM take its IFM's place) then still reads
-//!   each word once. A hit takes one cycle (READ_A/READ_B), a miss the read as before; a
-//!   read error is reported as without the cache (a failed read fills nothing).
+//! - One cached word per operand (`elementwise_memory.rs` has why it stays coherent).
+use super::elementwise_check::ElementwiseCheck;
 use super::elementwise_datapath::ElementwiseDatapath;
-use super::feature_map::FeatureMap;
+use super::elementwise_memory::ElementwiseMemory;
 use super::kernel_registers::KernelRegisters;
+use super::pool_taps::PoolTaps;
 pub use super::kernel_registers::{latch_table, scalar, LATCH_STEPS, MAPS};
-use super::pooling_alu::MAX_KERNEL_M1;
-use super::word_cache::WordCache;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
 use crate::primitives::constant as k;
@@ -84,9 +71,12 @@ pub mod state {
     pub const POOL_NEXT: u8 = 12;
 }
 
-/// The unit. Its sub-blocks: the three feature-map address generators, the LATCHed registers,
-/// the arithmetic of an element (`elementwise_datapath.rs`: the ALUs and the output unit's two
-/// stages for the OFM scale, zero point and clamp) and the two word caches.
+/// The unit: the state machine and the element loop. Its sub-blocks: the LATCHed registers
+/// (`kernel_registers.rs`), the CHECK verdict (`elementwise_check.rs`), the arithmetic of an
+/// element (`elementwise_datapath.rs`: the ALUs and the output unit's two stages for the OFM
+/// scale, zero point and clamp), the pool's tap walk (`pool_taps.rs`) and the memory side
+/// (`elementwise_memory.rs`: the three feature-map addresses, the two word caches, the read
+/// and the strobed write).
 #[derive(LogicBlock)]
 pub struct Elementwise {
     pub clock: Signal<In, Clock>,
@@ -112,13 +102,9 @@ pub struct Elementwise {
     pub mem_aw_addr: Signal<Out, Bits<40>>,
     pub mem_w_data: Signal<Out, Bits<64>>,
     pub mem_w_strb: Signal<Out, Bits<8>>,
-    ifm: FeatureMap,
-    ifm2: FeatureMap,
-    ofm: FeatureMap,
     datapath: ElementwiseDatapath,
-    /// The last IFM and IFM2 words read (`word_cache.rs`).
-    cache_a: WordCache,
-    cache_b: WordCache,
+    check: ElementwiseCheck,
+    memory: ElementwiseMemory,
     // State.
     state: Reg<Bits<4>>,
     /// The operation is a POOL (else an ELEMENTWISE).
@@ -131,25 +117,14 @@ pub struct Elementwise {
     c: Reg<Bits<16>>,
     ifm_byte: Reg<Bits<8>>,
     ifm2_byte: Reg<Bits<8>>,
-    w_addr: Reg<Bits<40>>,
-    w_data: Reg<Bits<64>>,
-    w_strb: Reg<Bits<8>>,
     /// The pool's tap (ky, kx), its running max or sum, and the taps inside so far.
-    ky: Reg<Bits<16>>,
-    kx: Reg<Bits<16>>,
-    acc: Reg<Bits<32>>,
-    count: Reg<Bits<17>>,
+    taps: PoolTaps,
     /// The registers (module `scalar`) and the LATCH sequence.
     registers: KernelRegisters,
     // Combinational.
     accept: Signal<Local, Bit>,
     /// The state after the IFM byte (READ_B, CALC for a scalar, POOL_NEXT for a pool).
     after_a: Signal<Local, Bits<4>>,
-    in_taps: Signal<Local, Bit>,
-    add_sub: Signal<Local, Bit>,
-    bad: Signal<Local, Bit>,
-    r_lane: Signal<Local, Bits<40>>,
-    r_shifted: Signal<Local, Bits<64>>,
     /// Bits read nowhere (fields of registers the unit keeps whole), named as lint expects.
     unused_bits: Signal<Local, Bit>,
     // Constants.
@@ -174,28 +149,8 @@ pub struct Elementwise {
     op_pool: Constant<Bits<2>>,
     mode_max: Constant<Bits<16>>,
     pool_mode_max: Constant<Bits<16>>,
-    max_kernel_m1: Constant<Bits<16>>,
-    one17: Constant<Bits<17>>,
-    zero17: Constant<Bits<17>>,
-    zero32: Constant<Bits<32>>,
-    mode_add: Constant<Bits<3>>,
-    mode_sub: Constant<Bits<3>>,
-    zero2: Constant<Bits<2>>,
-    one2: Constant<Bits<2>>,
-    two2: Constant<Bits<2>>,
-    three2: Constant<Bits<2>>,
-    zero5: Constant<Bits<5>>,
     zero16: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
-    one_region16: Constant<Bits<16>>,
-    min_shift: Constant<Bits<6>>,
-    int8_high_zero: Constant<Bits<9>>,
-    int8_high_ones: Constant<Bits<9>>,
-    zero40: Constant<Bits<40>>,
-    align_mask: Constant<Bits<40>>,
-    seven40: Constant<Bits<40>>,
-    three40: Constant<Bits<40>>,
-    one8: Constant<Bits<8>>,
 }
 
 impl Default for Elementwise {
@@ -224,22 +179,15 @@ impl Default for Elementwise {
             mem_aw_addr: Default::default(),
             mem_w_data: Default::default(),
             mem_w_strb: Default::default(),
-            ifm: Default::default(),
-            ifm2: Default::default(),
-            ofm: Default::default(),
             datapath: Default::default(),
+            taps: Default::default(),
+            memory: Default::default(),
+            check: Default::default(),
             registers: Default::default(),
-            cache_a: Default::default(),
-            cache_b: Default::default(),
             after_a: Default::default(),
             state: Default::default(),
             pool: Default::default(),
-            ky: Default::default(),
-            kx: Default::default(),
-            acc: Default::default(),
-            count: Default::default(),
             accept: Default::default(),
-            in_taps: Default::default(),
             mode: Default::default(),
             mode_bad: Default::default(),
             error: Default::default(),
@@ -248,13 +196,6 @@ impl Default for Elementwise {
             c: Default::default(),
             ifm_byte: Default::default(),
             ifm2_byte: Default::default(),
-            w_addr: Default::default(),
-            w_data: Default::default(),
-            w_strb: Default::default(),
-            add_sub: Default::default(),
-            bad: Default::default(),
-            r_lane: Default::default(),
-            r_shifted: Default::default(),
             unused_bits: Default::default(),
             s_idle: k(state::IDLE.into()),
             s_latch: k(state::LATCH.into()),
@@ -277,28 +218,8 @@ impl Default for Elementwise {
             op_pool: k(2),
             mode_max: k(4),
             pool_mode_max: k(1),
-            max_kernel_m1: k(MAX_KERNEL_M1.into()),
-            one17: k(1),
-            zero17: k(0),
-            zero32: k(0),
-            mode_add: k(1),
-            mode_sub: k(2),
-            zero2: k(0),
-            one2: k(1),
-            two2: k(2),
-            three2: k(3),
-            zero5: k(0),
             zero16: k(0),
             one16: k(1),
-            one_region16: k(7),
-            min_shift: k(super::elementwise_alu::MIN_OPA_SHIFT.into()),
-            int8_high_zero: k(0),
-            int8_high_ones: k(0x1ff),
-            zero40: k(0),
-            align_mask: k(((1u64 << 40) - 1) & !7),
-            seven40: k(7),
-            three40: k(3),
-            one8: k(1),
         }
     }
 }
@@ -306,15 +227,11 @@ impl Default for Elementwise {
 impl Logic for Elementwise {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, pool, ky, kx, acc, count, mode, mode_bad, error, y, x, c, ifm_byte, ifm2_byte, w_addr, w_data, w_strb);
+        dff_setup!(self, clock, state, pool, mode, mode_bad, error, y, x, c, ifm_byte, ifm2_byte);
         self.registers.clock.next = self.clock.val();
         self.registers.reset.next = self.reset.val();
         self.state.reset.next = self.reset.val();
         self.pool.reset.next = self.reset.val();
-        self.ky.reset.next = self.reset.val();
-        self.kx.reset.next = self.reset.val();
-        self.acc.reset.next = self.reset.val();
-        self.count.reset.next = self.reset.val();
         self.mode.reset.next = self.reset.val();
         self.mode_bad.reset.next = self.reset.val();
         self.error.reset.next = self.reset.val();
@@ -323,9 +240,6 @@ impl Logic for Elementwise {
         self.c.reset.next = self.reset.val();
         self.ifm_byte.reset.next = self.reset.val();
         self.ifm2_byte.reset.next = self.reset.val();
-        self.w_addr.reset.next = self.reset.val();
-        self.w_data.reset.next = self.reset.val();
-        self.w_strb.reset.next = self.reset.val();
 
         // LATCH (the registers block's sequence), started with an ELEMENTWISE or a POOL.
         self.accept.next = (self.state.q.val() == self.s_idle.val())
@@ -335,39 +249,33 @@ impl Logic for Elementwise {
         self.registers.debug_value.next = self.debug_value.val();
         self.debug_index.next = self.registers.debug_index.val();
         self.debug_hold.next = self.registers.debug_hold.val();
-        self.ifm.clock.next = self.clock.val();
-        self.ifm2.clock.next = self.clock.val();
-        self.ofm.clock.next = self.clock.val();
-        self.ifm.load.next = self.registers.ifm_load.val();
-        self.ifm2.load.next = self.registers.ifm2_load.val();
-        self.ofm.load.next = self.registers.ofm_load.val();
-        self.ifm.load_slot.next = self.registers.load_slot.val();
-        self.ifm2.load_slot.next = self.registers.load_slot.val();
-        self.ofm.load_slot.next = self.registers.load_slot.val();
-        self.ifm.load_value.next = self.registers.load_value.val();
-        self.ifm2.load_value.next = self.registers.load_value.val();
-        self.ofm.load_value.next = self.registers.load_value.val();
-        // The operand caches: forgotten in CHECK, filled by a read, updated by the OFM write.
-        self.cache_a.clock.next = self.clock.val();
-        self.cache_b.clock.next = self.clock.val();
-        self.cache_a.reset.next = self.reset.val();
-        self.cache_b.reset.next = self.reset.val();
-        self.cache_a.clear.next = self.state.q.val() == self.s_check.val();
-        self.cache_b.clear.next = self.state.q.val() == self.s_check.val();
-        self.cache_a.address.next = self.ifm.address.val();
-        self.cache_b.address.next = self.ifm2.address.val();
-        self.cache_a.fill.next = (self.state.q.val() == self.s_wait_a.val()) & self.mem_r_valid.val() & !self.mem_r_error.val();
-        self.cache_b.fill.next = (self.state.q.val() == self.s_wait_b.val()) & self.mem_r_valid.val() & !self.mem_r_error.val();
-        self.cache_a.fill_data.next = self.mem_r_data.val();
-        self.cache_b.fill_data.next = self.mem_r_data.val();
-        self.cache_a.write.next = self.state.q.val() == self.s_write.val();
-        self.cache_b.write.next = self.state.q.val() == self.s_write.val();
-        self.cache_a.write_addr.next = self.w_addr.q.val();
-        self.cache_b.write_addr.next = self.w_addr.q.val();
-        self.cache_a.write_data.next = self.w_data.q.val();
-        self.cache_b.write_data.next = self.w_data.q.val();
-        self.cache_a.write_strb.next = self.w_strb.q.val();
-        self.cache_b.write_strb.next = self.w_strb.q.val();
+        // The memory side (`elementwise_memory.rs`): addresses, word caches, read and write.
+        self.memory.clock.next = self.clock.val();
+        self.memory.reset.next = self.reset.val();
+        self.memory.state.next = self.state.q.val();
+        self.memory.ifm_load.next = self.registers.ifm_load.val();
+        self.memory.ifm2_load.next = self.registers.ifm2_load.val();
+        self.memory.ofm_load.next = self.registers.ofm_load.val();
+        self.memory.load_slot.next = self.registers.load_slot.val();
+        self.memory.load_value.next = self.registers.load_value.val();
+        self.memory.pool.next = self.pool.q.val();
+        self.memory.y.next = self.y.q.val();
+        self.memory.x.next = self.x.q.val();
+        self.memory.c.next = self.c.q.val();
+        self.memory.iy.next = self.datapath.iy.val();
+        self.memory.ix.next = self.datapath.ix.val();
+        self.memory.upscale.next = self.registers.ifm_upscale.val() == self.one16.val();
+        self.memory.broadcast.next = self.registers.ifm2_broadcast.val().get_bits::<3>(0);
+        self.memory.result.next = self.datapath.w_data.val();
+        self.memory.mem_r_valid.next = self.mem_r_valid.val();
+        self.memory.mem_r_data.next = self.mem_r_data.val();
+        self.memory.mem_r_error.next = self.mem_r_error.val();
+        self.mem_ar_valid.next = self.memory.mem_ar_valid.val();
+        self.mem_ar_addr.next = self.memory.mem_ar_addr.val();
+        self.mem_aw_valid.next = self.memory.mem_aw_valid.val();
+        self.mem_aw_addr.next = self.memory.mem_aw_addr.val();
+        self.mem_w_data.next = self.memory.mem_w_data.val();
+        self.mem_w_strb.next = self.memory.mem_w_strb.val();
         self.after_a.next = self.s_read_b.val();
         if self.registers.ifm2_broadcast.val().get_bit(7) {
             self.after_a.next = self.s_calc.val();
@@ -376,90 +284,37 @@ impl Logic for Elementwise {
             self.after_a.next = self.s_pool_next.val();
         }
 
-        // CHECK: the field values the unit does not implement (see the module's decisions).
-        self.add_sub.next = !self.pool.q.val() & ((self.mode.q.val() == self.mode_add.val()) | (self.mode.q.val() == self.mode_sub.val()));
-        self.bad.next = self.mode_bad.q.val()
-            | !self.registers.ifm_precision.val().get_bit(0)
-            | (self.registers.ifm_precision.val().get_bits::<2>(2) != self.zero2.val())
-            | (self.registers.ifm_precision.val().get_bits::<2>(6) > self.one2.val())
-            | !self.registers.ofm_precision.val().get_bit(0)
-            | (self.registers.ofm_precision.val().get_bits::<2>(1) != self.zero2.val())
-            | (self.registers.ofm_precision.val().get_bits::<2>(6) > self.one2.val())
-            | (!self.pool.q.val()
-                & !self.registers.ifm2_broadcast.val().get_bit(7)
-                & (!self.registers.ifm2_precision.val().get_bit(0)
-                    | (self.registers.ifm2_precision.val().get_bits::<2>(2) != self.zero2.val())
-                    | (self.registers.ifm2_precision.val().get_bits::<2>(6) > self.one2.val())))
-            | (self.registers.activation.val() != self.zero5.val())
-            | (self.registers.acc_format.val() > self.one16.val())
-            // IFM_UPSCALE: a POOL takes mode 1 (nearest), nothing else any.
-            | ((self.registers.ifm_upscale.val() != self.zero16.val())
-                & !(self.pool.q.val() & (self.registers.ifm_upscale.val() == self.one16.val())))
-            | (self.add_sub.val() & (self.registers.ifm_precision.val().get_bits::<2>(8) == self.three2.val()))
-            | (self.add_sub.val()
-                & ((self.registers.ifm_precision.val().get_bits::<2>(8) == self.one2.val())
-                    | (self.registers.ifm_precision.val().get_bits::<2>(8) == self.two2.val()))
-                & (self.registers.opa_scale.val().get_bits::<6>(32) < self.min_shift.val()))
-            | (self.registers.ifm_region.val() > self.one_region16.val())
-            | (self.registers.ofm_region.val() > self.one_region16.val())
-            | (!self.pool.q.val() & !self.registers.ifm2_broadcast.val().get_bit(7) & (self.registers.ifm2_region.val() > self.one_region16.val()))
-            // Zero points and the scalar inside -128..127: bits 15:7 all equal (an unsigned
-            // IFM2 zero point: all 0).
-            | ((self.registers.ifm_zero_point.val().get_bits::<9>(7) != self.int8_high_zero.val())
-                & (self.registers.ifm_zero_point.val().get_bits::<9>(7) != self.int8_high_ones.val()))
-            | (!self.pool.q.val()
-                & (self.registers.ifm2_zero_point.val().get_bits::<9>(7) != self.int8_high_zero.val())
-                & (!self.registers.ifm2_precision.val().get_bit(0)
-                    | (self.registers.ifm2_zero_point.val().get_bits::<9>(7) != self.int8_high_ones.val())))
-            | (!self.pool.q.val()
-                & self.registers.ifm2_broadcast.val().get_bit(7)
-                & (self.registers.ifm2_scalar.val().get_bits::<9>(7) != self.int8_high_zero.val())
-                & (self.registers.ifm2_scalar.val().get_bits::<9>(7) != self.int8_high_ones.val()))
-            // A pool: no dilation, kernels of at most 256 x 256 taps.
-            | (self.pool.q.val()
-                & (self.registers.kernel_stride.val().get_bits::<2>(3).any()
-                    | (self.registers.kernel_height_m1.val() > self.max_kernel_m1.val())
-                    | (self.registers.kernel_width_m1.val() > self.max_kernel_m1.val())));
-
-        // Coordinates: IFM2 broadcasts along the axes IFM2_BROADCAST[2:0] names.
-        self.ifm.y.next = self.y.q.val();
-        self.ifm.x.next = self.x.q.val();
-        if self.pool.q.val() {
-            self.ifm.y.next = self.datapath.iy.val();
-            self.ifm.x.next = self.datapath.ix.val();
-            // IFM_UPSCALE 1 (nearest): the tap lies in the IFM upscaled 2x2 (the pooling ALU's
-            // extent and padding are the upscaled map's), IFM element (iy / 2, ix / 2).
-            if self.registers.ifm_upscale.val() == self.one16.val() {
-                self.ifm.y.next = self.datapath.iy.val() >> self.one16.val();
-                self.ifm.x.next = self.datapath.ix.val() >> self.one16.val();
-            }
-        }
-        self.ifm.c.next = self.c.q.val();
-        self.ofm.y.next = self.y.q.val();
-        self.ofm.x.next = self.x.q.val();
-        self.ofm.c.next = self.c.q.val();
-        self.ifm2.y.next = self.y.q.val();
-        if self.registers.ifm2_broadcast.val().get_bit(0) {
-            self.ifm2.y.next = self.zero16.val();
-        }
-        self.ifm2.x.next = self.x.q.val();
-        if self.registers.ifm2_broadcast.val().get_bit(1) {
-            self.ifm2.x.next = self.zero16.val();
-        }
-        self.ifm2.c.next = self.c.q.val();
-        if self.registers.ifm2_broadcast.val().get_bit(2) {
-            self.ifm2.c.next = self.zero16.val();
-        }
+        // CHECK: the field values the unit does not implement (`elementwise_check.rs`).
+        self.check.pool.next = self.pool.q.val();
+        self.check.mode.next = self.mode.q.val();
+        self.check.mode_bad.next = self.mode_bad.q.val();
+        self.check.ifm_precision.next = self.registers.ifm_precision.val();
+        self.check.ifm2_precision.next = self.registers.ifm2_precision.val();
+        self.check.ofm_precision.next = self.registers.ofm_precision.val();
+        self.check.scalar_operand.next = self.registers.ifm2_broadcast.val().get_bit(7);
+        self.check.activation.next = self.registers.activation.val();
+        self.check.acc_format.next = self.registers.acc_format.val();
+        self.check.ifm_upscale.next = self.registers.ifm_upscale.val();
+        self.check.opa_shift.next = self.registers.opa_scale.val().get_bits::<6>(32);
+        self.check.ifm_region.next = self.registers.ifm_region.val();
+        self.check.ifm2_region.next = self.registers.ifm2_region.val();
+        self.check.ofm_region.next = self.registers.ofm_region.val();
+        self.check.ifm_zero_point_high.next = self.registers.ifm_zero_point.val().get_bits::<9>(7);
+        self.check.ifm2_zero_point_high.next = self.registers.ifm2_zero_point.val().get_bits::<9>(7);
+        self.check.ifm2_scalar_high.next = self.registers.ifm2_scalar.val().get_bits::<9>(7);
+        self.check.dilation.next = self.registers.kernel_stride.val().get_bits::<2>(3);
+        self.check.kernel_height_m1.next = self.registers.kernel_height_m1.val();
+        self.check.kernel_width_m1.next = self.registers.kernel_width_m1.val();
 
         // The arithmetic of an element: from the unit's registers and the LATCHed copies.
         self.datapath.pool.next = self.pool.q.val();
         self.datapath.mode.next = self.mode.q.val();
         self.datapath.y.next = self.y.q.val();
         self.datapath.x.next = self.x.q.val();
-        self.datapath.ky.next = self.ky.q.val();
-        self.datapath.kx.next = self.kx.q.val();
-        self.datapath.acc.next = self.acc.q.val();
-        self.datapath.count.next = self.count.q.val();
+        self.datapath.ky.next = self.taps.ky.val();
+        self.datapath.kx.next = self.taps.kx.val();
+        self.datapath.acc.next = self.taps.acc.val();
+        self.datapath.count.next = self.taps.count.val();
         self.datapath.ifm_byte.next = self.ifm_byte.q.val();
         self.datapath.ifm2_byte.next = self.ifm2_byte.q.val();
         self.datapath.ifm_zero_point.next = self.registers.ifm_zero_point.val();
@@ -486,26 +341,6 @@ impl Logic for Elementwise {
         self.datapath.ifm_pad_bottom.next = self.registers.ifm_pad_bottom.val();
         self.datapath.ifm_pad_right.next = self.registers.ifm_pad_right.val();
 
-        // The memory port: one read (a whole aligned word, the byte picked by the address's
-        // low bits) unless the operand's cache holds the word, then one strobed write.
-        self.mem_ar_valid.next = ((self.state.q.val() == self.s_read_a.val()) & !self.cache_a.hit.val())
-            | ((self.state.q.val() == self.s_read_b.val()) & !self.cache_b.hit.val());
-        self.mem_ar_addr.next = self.zero40.val();
-        if self.state.q.val() == self.s_read_a.val() {
-            self.mem_ar_addr.next = self.ifm.address.val() & self.align_mask.val();
-        }
-        if self.state.q.val() == self.s_read_b.val() {
-            self.mem_ar_addr.next = self.ifm2.address.val() & self.align_mask.val();
-        }
-        self.r_lane.next = self.ifm2.address.val() & self.seven40.val();
-        if self.state.q.val() == self.s_wait_a.val() {
-            self.r_lane.next = self.ifm.address.val() & self.seven40.val();
-        }
-        self.r_shifted.next = self.mem_r_data.val() >> (self.r_lane.val() << self.three40.val());
-        self.mem_aw_valid.next = self.state.q.val() == self.s_write.val();
-        self.mem_aw_addr.next = self.w_addr.q.val();
-        self.mem_w_data.next = self.w_data.q.val();
-        self.mem_w_strb.next = self.w_strb.q.val();
         self.kernel_done.next = self.state.q.val() == self.s_done.val();
         self.kernel_error.next = self.e_none.val();
         if self.state.q.val() == self.s_done.val() {
@@ -523,26 +358,16 @@ impl Logic for Elementwise {
             | self.registers.ifm_stride_c.val().any()
             | self.registers.weight_basep.val().any()
             | self.registers.scale_basep.val().any()
-            | self.registers.ifm2_broadcast.val().get_bits::<3>(3).any()
-            | self.registers.ifm_precision.val().get_bit(1)
-            | self.registers.ifm_precision.val().get_bits::<2>(4).any()
-            | self.registers.ifm2_precision.val().get_bit(1)
-            | self.registers.ifm2_precision.val().get_bits::<2>(4).any()
-            | self.registers.ofm_precision.val().get_bits::<3>(3).any()
-            | self.registers.ofm_precision.val().get_bits::<6>(8).any()
-            | self.r_shifted.val().get_bits::<56>(8).any();
+            | self.registers.ifm2_broadcast.val().get_bits::<3>(3).any();
 
-        // A pool's taps start afresh outside its tap loop.
-        self.in_taps.next = (self.state.q.val() == self.s_pool_tap.val())
-            | (self.state.q.val() == self.s_pool_next.val())
-            | (self.state.q.val() == self.s_read_a.val())
-            | (self.state.q.val() == self.s_wait_a.val());
-        if !self.in_taps.val() {
-            self.ky.d.next = self.zero16.val();
-            self.kx.d.next = self.zero16.val();
-            self.acc.d.next = self.zero32.val();
-            self.count.d.next = self.zero17.val();
-        }
+        // A pool's taps (`pool_taps.rs`).
+        self.taps.clock.next = self.clock.val();
+        self.taps.reset.next = self.reset.val();
+        self.taps.state.next = self.state.q.val();
+        self.taps.in_ifm.next = self.datapath.in_ifm.val();
+        self.taps.accumulated.next = self.datapath.accumulated.val();
+        self.taps.kernel_height_m1.next = self.registers.kernel_height_m1.val();
+        self.taps.kernel_width_m1.next = self.registers.kernel_width_m1.val();
 
         // The state machine.
         if self.state.q.val() == self.s_idle.val() {
@@ -565,7 +390,7 @@ impl Logic for Elementwise {
                 self.state.d.next = self.s_check.val();
             }
         } else if self.state.q.val() == self.s_check.val() {
-            if self.bad.val() {
+            if self.check.unsupported.val() {
                 self.error.d.next = self.e_unsupported.val();
                 self.state.d.next = self.s_done.val();
             } else {
@@ -585,34 +410,22 @@ impl Logic for Elementwise {
                 self.state.d.next = self.s_read_a.val();
             }
         } else if self.state.q.val() == self.s_pool_next.val() {
-            // The tap just read (it is inside) counts; then the next tap, row by row; after
-            // the last, the result.
-            if self.datapath.in_ifm.val() {
-                self.acc.d.next = self.datapath.accumulated.val();
-                self.count.d.next = self.count.q.val() + self.one17.val();
-            }
+            // The tap just read counted (`pool_taps.rs`); after the last, the result.
             self.state.d.next = self.s_pool_tap.val();
-            if self.kx.q.val() == self.registers.kernel_width_m1.val() {
-                self.kx.d.next = self.zero16.val();
-                if self.ky.q.val() == self.registers.kernel_height_m1.val() {
-                    self.state.d.next = self.s_calc.val();
-                } else {
-                    self.ky.d.next = self.ky.q.val() + self.one16.val();
-                }
-            } else {
-                self.kx.d.next = self.kx.q.val() + self.one16.val();
+            if self.taps.last.val() {
+                self.state.d.next = self.s_calc.val();
             }
         } else if self.state.q.val() == self.s_read_a.val() {
             // A cached word: its byte now, no read.
-            if self.cache_a.hit.val() {
-                self.ifm_byte.d.next = self.cache_a.read_byte.val();
+            if self.memory.hit.val() {
+                self.ifm_byte.d.next = self.memory.operand_byte.val();
                 self.state.d.next = self.after_a.val();
             } else if self.mem_ar_ready.val() {
                 self.state.d.next = self.s_wait_a.val();
             }
         } else if self.state.q.val() == self.s_read_b.val() {
-            if self.cache_b.hit.val() {
-                self.ifm2_byte.d.next = self.cache_b.read_byte.val();
+            if self.memory.hit.val() {
+                self.ifm2_byte.d.next = self.memory.operand_byte.val();
                 self.state.d.next = self.s_calc.val();
             } else if self.mem_ar_ready.val() {
                 self.state.d.next = self.s_wait_b.val();
@@ -623,7 +436,7 @@ impl Logic for Elementwise {
                     self.error.d.next = self.e_ifm.val();
                     self.state.d.next = self.s_done.val();
                 } else {
-                    self.ifm_byte.d.next = self.r_shifted.val().get_bits::<8>(0);
+                    self.ifm_byte.d.next = self.memory.operand_byte.val();
                     self.state.d.next = self.after_a.val();
                 }
             }
@@ -633,14 +446,12 @@ impl Logic for Elementwise {
                     self.error.d.next = self.e_ifm.val();
                     self.state.d.next = self.s_done.val();
                 } else {
-                    self.ifm2_byte.d.next = self.r_shifted.val().get_bits::<8>(0);
+                    self.ifm2_byte.d.next = self.memory.operand_byte.val();
                     self.state.d.next = self.s_calc.val();
                 }
             }
         } else if self.state.q.val() == self.s_calc.val() {
-            self.w_addr.d.next = self.ofm.address.val() & self.align_mask.val();
-            self.w_strb.d.next = self.one8.val() << self.ofm.address.val().get_bits::<3>(0);
-            self.w_data.d.next = self.datapath.w_data.val();
+            // The memory side keeps the write's word, lane and strobe.
             self.state.d.next = self.s_write.val();
         } else if self.state.q.val() == self.s_write.val() {
             if self.mem_aw_ready.val() {

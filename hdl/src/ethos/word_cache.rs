@@ -1,9 +1,10 @@
 //! The kernel unit's one-word operand cache (one for the IFM, one for IFM2): the last 64-bit
 //! memory word read for the operand, its aligned address and a valid bit. With NHWC and the
 //! channels innermost, consecutive elements (and a pool's neighbouring taps) mostly lie in the
-//! same word, so the unit takes their bytes from here instead of reading the word again. The
-//! model is part of `npu_model::ethos::elementwise` (`Cache`); docs/ethos.md, "NPU top and the
-//! kernel unit", has the argument why it stays coherent with memory.
+//! same word, so the unit takes their bytes from here instead of reading the word again. A
+//! sub-block of `elementwise_memory.rs`; the model is `npu_model::ethos::elementwise_memory`'s
+//! `Cache`; docs/ethos.md, "NPU top and the kernel unit", has the argument why it stays
+//! coherent with memory.
 //!
 //! Ports: `hit` and `read_byte` follow `address` (a byte address) combinationally: the word
 //! holding it is the cached one, and its byte there. At the clock edge, in this order of

@@ -3,17 +3,19 @@
 //! (`model/src/scale/engine.rs`) documents the states and changes the same registers in the
 //! same cycles; docs/scale.md has the memory layout, the timing and the decisions.
 //!
-//! This file holds the state machine, the request generator of the memory master port and the
-//! stop logic; its sub-blocks are the tile sequencer (sizes, checks, tile walk and pointers:
-//! `tile_sequencer.rs`), the weight loader (the array's two weight banks and REWEIGHTS:
-//! `weight_loader.rs`), the output writer (the result writes: `output_writer.rs`), the X buffer
-//! and the output FIFO (`tile_ram.rs`), the result buffer and the systolic array. A second
-//! request generator, the look-ahead weight load, uses the port while STREAM reads X on chip,
-//! between column tiles and in the last DRAIN: the engine decides when it starts and offers a
-//! request, its counts and address are the sub-block `look_ahead.rs` (the model's has the
-//! decisions). Both read on the port's read channel; the output writer writes the result words
-//! of the output FIFO on the write channel (`output_writer.rs` in the model).
+//! This file holds the state machine, the read channel's offer and response attribution and the
+//! stop logic; its sub-blocks are the phase request generator (the counts and address of the
+//! phases' reads: `phase_requests.rs`), the tile sequencer (sizes, checks, tile walk and
+//! pointers: `tile_sequencer.rs`), the weight loader (the array's two weight banks and
+//! REWEIGHTS: `weight_loader.rs`), the output writer (the result writes: `output_writer.rs`),
+//! the X buffer and the output FIFO (`tile_ram.rs`), the result buffer and the systolic array.
+//! A second request generator, the look-ahead weight load, uses the port while STREAM reads X
+//! on chip, between column tiles and in the last DRAIN: the engine decides when it starts and
+//! offers a request, its counts and address are the sub-block `look_ahead.rs` (the model's has
+//! the decisions). Both read on the port's read channel; the output writer writes the result
+//! words of the output FIFO on the write channel (`output_writer.rs` in the model).
 use super::look_ahead::LookAhead;
+use super::phase_requests::PhaseRequests;
 use super::output_writer::OutputWriter;
 use super::pe_column::VECTOR;
 use super::regmap::{EXIT_CPU_ERR, EXIT_MEM_ERR, EXIT_SUCCESS, EXIT_UNUSED};
@@ -77,16 +79,13 @@ pub struct Engine {
     writer: OutputWriter,
     /// The look-ahead weight load's counts and address (`look_ahead.rs`).
     ahead: LookAhead,
+    /// The phase request generator's counts and address (`phase_requests.rs`).
+    requests: PhaseRequests,
     // Registers (as in the model).
     state: Reg<Bits<4>>,
     code: Reg<Bits<2>>,
     stop: Reg<Bit>,
     stop_code: Reg<Bits<2>>,
-    req_addr: Reg<Bits<32>>,
-    issued: Reg<Bits<9>>,
-    outstanding: Reg<Bits<9>>,
-    responses: Reg<Bits<9>>,
-    held: Reg<Bit>,
     inrows9: ZeroExtend<8, 9>,
     // Constants.
     s_idle: Constant<Bits<4>>,
@@ -108,7 +107,6 @@ pub struct Engine {
     c_cpu_err: Constant<Bits<2>>,
     word_bytes: Constant<Bits<32>>,
     two9: Constant<Bits<9>>,
-    one9: Constant<Bits<9>>,
     zero9: Constant<Bits<9>>,
     zero32: Constant<Bits<32>>,
     zero_x: Constant<Bits<X_ADDR_BITS>>,
@@ -228,11 +226,7 @@ impl Default for Engine {
             code: Default::default(),
             stop: Default::default(),
             stop_code: Default::default(),
-            req_addr: Default::default(),
-            issued: Default::default(),
-            outstanding: Default::default(),
-            responses: Default::default(),
-            held: Default::default(),
+            requests: Default::default(),
             inrows9: Default::default(),
             s_idle: k(0),
             s_check: k(1),
@@ -253,7 +247,6 @@ impl Default for Engine {
             c_cpu_err: k(EXIT_CPU_ERR.into()),
             word_bytes: k(WORD_BYTES),
             two9: k(2),
-            one9: k(1),
             zero9: k(0),
             zero32: k(0),
             zero_x: k(0),
@@ -317,17 +310,12 @@ impl Logic for Engine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, code, stop, stop_code, req_addr, issued, outstanding, responses, held
+            self, clock, state, code, stop, stop_code
         );
         self.state.reset.next = self.reset.val();
         self.code.reset.next = self.reset.val();
         self.stop.reset.next = self.reset.val();
         self.stop_code.reset.next = self.reset.val();
-        self.req_addr.reset.next = self.reset.val();
-        self.issued.reset.next = self.reset.val();
-        self.outstanding.reset.next = self.reset.val();
-        self.responses.reset.next = self.reset.val();
-        self.held.reset.next = self.reset.val();
         self.array.clock.next = self.clock.val();
         self.array.reset.next = self.reset.val();
         self.results.clock.next = self.clock.val();
@@ -344,6 +332,8 @@ impl Logic for Engine {
         self.writer.reset.next = self.reset.val();
         self.ahead.clock.next = self.clock.val();
         self.ahead.reset.next = self.reset.val();
+        self.requests.clock.next = self.clock.val();
+        self.requests.reset.next = self.reset.val();
 
         self.inrows9.narrow.next = self.inrows.val();
         self.in_idle.next = self.state.q.val() == self.s_idle.val();
@@ -379,7 +369,7 @@ impl Logic for Engine {
             self.total.next = self.inrows9.wide.val();
             self.stride.next = self.tiles.nxw_bytes.val();
         }
-        self.phase_done.next = (self.issued.q.val() == self.total.val()) & (self.outstanding.q.val() == self.zero9.val());
+        self.phase_done.next = (self.requests.issued.val() == self.total.val()) & (self.requests.outstanding.val() == self.zero9.val());
         self.issues.next = self.in_bias.val() | self.in_sums.val() | self.in_wload.val() | self.in_stream.val();
         // A last K tile's STREAM issues its first row only when the output FIFO has room for all
         // its rows (with SAVEOUT; `ofifo.fits`: the FIFO's own check that INROWS words fit,
@@ -387,22 +377,22 @@ impl Logic for Engine {
         self.room_need.next = self.writer.reserved.val() + self.inrows9.wide.val();
         self.room.next = !self.saveout.val()
             | self.tiles.more_k.val()
-            | (self.issued.q.val() != self.zero9.val())
+            | (self.requests.issued.val() != self.zero9.val())
             | ((self.room_need.val() <= self.out_words.val()) & self.ofifo.fits.val());
         // With REINPUTS, STREAM reads the result buffer, after the first column tile the X
         // buffer if X fits (both always ready, answering the next cycle).
         self.stream_more.next =
-            self.in_stream.val() & (self.issued.q.val() != self.total.val()) & !self.stop.q.val() & self.room.val();
+            self.in_stream.val() & (self.requests.issued.val() != self.total.val()) & !self.stop.q.val() & self.room.val();
         self.x_on_chip.next = !self.reinputs.val() & !self.tiles.first_n.val() & self.xbuf.fits.val();
         self.buffer_read.next = self.stream_more.val() & self.reinputs.val();
         self.x_read.next = self.stream_more.val() & self.x_on_chip.val();
         // The read channel: the main generator, or the look-ahead (never both).
         self.main_wants.next = self.issues.val()
-            & (self.issued.q.val() != self.total.val())
+            & (self.requests.issued.val() != self.total.val())
             & !self.stop.q.val()
             & !(self.in_stream.val() & (self.reinputs.val() | self.x_on_chip.val()))
             & (!self.in_stream.val() | self.room.val());
-        self.main_valid.next = self.held.q.val() | self.main_wants.val();
+        self.main_valid.next = self.requests.held.val() | self.main_wants.val();
         // The look-ahead weight load: the next K tile's weights, into the other bank, while the
         // port is free (STREAM reading X on chip, NEXTN, DRAIN), once no row of that bank is left.
         self.stream_on_chip.next = self.in_stream.val() & (self.reinputs.val() | self.x_on_chip.val());
@@ -444,7 +434,7 @@ impl Logic for Engine {
         self.finish.next = self.in_done.val();
         self.exit_code.next = self.code.q.val();
         self.mem_rd_req_valid.next = self.main_valid.val() | self.ahead_valid.val();
-        self.mem_rd_req_addr.next = self.req_addr.q.val();
+        self.mem_rd_req_addr.next = self.requests.addr.val();
         if self.ahead_valid.val() {
             self.mem_rd_req_addr.next = self.ahead.addr.val();
         }
@@ -505,7 +495,7 @@ impl Logic for Engine {
             (self.in_wload.val() & self.response.val()) | (self.ahead_resp.val() & self.ahead_region.val());
         self.weights.index.next = self.ahead.index.val();
         if self.in_wload.val() {
-            self.weights.index.next = self.responses.q.val();
+            self.weights.index.next = self.requests.responses.val();
         }
 
         // The output writer and the output FIFO: a result word goes in with SAVEOUT; the next
@@ -559,7 +549,7 @@ impl Logic for Engine {
         self.array.w_row.next = self.weights.row.val();
         self.array.base_clear.next = self.in_nstart.val();
         self.array.base_add.next = (self.in_bias.val() | self.in_sums.val()) & self.response.val();
-        self.array.base_half.next = self.responses.q.val().get_bit(0);
+        self.array.base_half.next = self.requests.responses.val().get_bit(0);
         // At PLAN: between column tiles the row counters are back at 0 after whole K tiles, while
         // the last K tile's rows are still in the array.
         self.array.rows_clear.next = self.in_plan.val();
@@ -588,21 +578,11 @@ impl Logic for Engine {
         self.xbuf.store.next = self.in_stream.val() & self.tiles.first_n.val() & self.mem_response.val();
         self.xbuf.word.next = self.mem_rd_resp_data.val();
 
-        // Requests and responses.
-        if self.requested.val() {
-            self.issued.d.next = self.issued.q.val() + self.one9.val();
-            self.req_addr.d.next = self.req_addr.q.val() + self.stride.val();
-        }
-        self.held.d.next = self.main_valid.val() & !self.mem_rd_req_ready.val();
-        if self.requested.val() & !self.response.val() {
-            self.outstanding.d.next = self.outstanding.q.val() + self.one9.val();
-        }
-        if !self.requested.val() & self.response.val() {
-            self.outstanding.d.next = self.outstanding.q.val() - self.one9.val();
-        }
-        if self.response.val() {
-            self.responses.d.next = self.responses.q.val() + self.one9.val();
-        }
+        // The phase's requests and responses (`phase_requests.rs`).
+        self.requests.requested.next = self.requested.val();
+        self.requests.response.next = self.response.val();
+        self.requests.stride.next = self.stride.val();
+        self.requests.stalled.next = self.main_valid.val() & !self.mem_rd_req_ready.val();
 
         // Next state.
         self.next.next = self.state.q.val();
@@ -689,9 +669,9 @@ impl Logic for Engine {
                 self.next.next = self.s_nstart.val();
             }
         } else if self.in_flush.val() {
-            if !self.held.q.val()
+            if !self.requests.held.val()
                 & !self.ahead.held.val()
-                & (self.outstanding.q.val() == self.zero9.val())
+                & (self.requests.outstanding.val() == self.zero9.val())
                 & !self.ahead.pending.val()
                 & !self.writer.held.val()
                 & !self.writer.pending.val()
@@ -720,30 +700,30 @@ impl Logic for Engine {
             }
         }
 
-        // Entering a state: the request generator of its phase.
+        // Entering a state: the request generator of its phase; STREAM's next K tile on chip
+        // starts its counts again (the address is not used: X is on chip).
+        self.requests.clear.next = (self.next.val() != self.state.q.val()) | self.restart.val();
+        self.requests.load.next = false;
+        self.requests.first_addr.next = self.tiles.b_ptr.val();
         if self.next.val() != self.state.q.val() {
-            self.issued.d.next = self.zero9.val();
-            self.responses.d.next = self.zero9.val();
             if self.next.val() == self.s_bias.val() {
-                self.req_addr.d.next = self.tiles.b_ptr.val();
+                self.requests.load.next = true;
             }
             if self.next.val() == self.s_sums.val() {
-                self.req_addr.d.next = self.tiles.s_ptr.val();
+                self.requests.load.next = true;
+                self.requests.first_addr.next = self.tiles.s_ptr.val();
             }
             if self.next.val() == self.s_wload.val() {
-                self.req_addr.d.next = self.tiles.w_kt_ptr.val();
+                self.requests.load.next = true;
+                self.requests.first_addr.next = self.tiles.w_kt_ptr.val();
             }
             if self.next.val() == self.s_stream.val() {
-                self.req_addr.d.next = self.tiles.x_kt_ptr.val();
+                self.requests.load.next = true;
+                self.requests.first_addr.next = self.tiles.x_kt_ptr.val();
             }
             if self.next.val() == self.s_check.val() {
                 self.code.d.next = self.c_unused.val();
             }
-        }
-        if self.restart.val() {
-            // The next K tile's request generator (the address is not used: X is on chip).
-            self.issued.d.next = self.zero9.val();
-            self.responses.d.next = self.zero9.val();
         }
         self.state.d.next = self.next.val();
         // A K tile takes the weights loaded ahead, or a layer starts (a stopped one may leave a

@@ -22,6 +22,7 @@ mod activation;
 mod csr;
 mod engine;
 mod look_ahead;
+mod phase_requests;
 mod output_writer;
 mod pe_column;
 mod result_buffer;

@@ -1,15 +1,16 @@
 //! The kernel unit (`hdl/src/ethos/elementwise.rs`, whose comment has the ports, states,
-//! timing and decisions: ELEMENTWISE and POOL). The arithmetic of an element is
-//! [`super::elementwise_datapath`], as in the RTL: its operand arithmetic [`combine`] and its
-//! pooling arithmetic [`average_over_padding`], which the reference executor calls as well,
-//! are re-exported here.
-use super::feature_map::address;
+//! timing and decisions: ELEMENTWISE and POOL). As in the RTL, the CHECK verdict is
+//! [`super::elementwise_check`], the addresses and word caches [`super::elementwise_memory`]
+//! and the arithmetic of an element [`super::elementwise_datapath`], whose operand arithmetic
+//! [`combine`] and pooling arithmetic [`average_over_padding`], which the reference executor
+//! calls as well, are re-exported here; the pool's tap walk (the RTL's `pool_taps.rs`) is
+//! POOL_NEXT here.
 use super::kernel_registers::KernelRegisters;
+use super::elementwise_check as check;
 use super::elementwise_datapath as datapath;
+use super::elementwise_memory::{self as memory, Cache};
 pub use super::elementwise_datapath::{average_over_padding, combine};
 use npu_hdl::ethos::elementwise::{scalar, state, ERROR_IFM, ERROR_OFM, ERROR_UNSUPPORTED, LATCH_STEPS};
-use npu_hdl::ethos::elementwise_alu::MIN_OPA_SHIFT;
-use npu_hdl::ethos::pooling_alu::MAX_KERNEL_M1;
 
 #[derive(Clone, Debug, Default)]
 pub struct In {
@@ -39,32 +40,6 @@ pub struct Out {
     pub mem_aw_addr: u64,
     pub mem_w_data: u64,
     pub mem_w_strb: u8,
-}
-
-/// One operand's word cache (`hdl/src/ethos/word_cache.rs`): the aligned address and the
-/// word, and (for coverage only) whether the unit's OFM write changed the word since its read.
-#[derive(Clone, Copy, Debug, Default)]
-struct Cache {
-    valid: bool,
-    tag: u64,
-    data: u64,
-    written: bool,
-}
-
-impl Cache {
-    /// The byte at `addr` when its word is the cached one.
-    fn byte(&self, addr: u64) -> Option<u8> {
-        (self.valid && self.tag == addr & !7).then_some((self.data >> (8 * (addr & 7))) as u8)
-    }
-
-    /// The unit's write of `data` with `strb` at the aligned `addr`, merged when it hits.
-    fn write(&mut self, addr: u64, data: u64, strb: u8) {
-        if self.valid && self.tag == addr {
-            let mask = (0..8).filter(|i| strb >> i & 1 != 0).fold(0u64, |m, i| m | 0xff << (8 * i));
-            self.data = self.data & !mask | data & mask;
-            self.written = true;
-        }
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -134,14 +109,7 @@ impl Elementwise {
     }
 
     fn ifm_address(&self) -> u64 {
-        if self.pool {
-            // IFM_UPSCALE 1 (nearest): the tap lies in the IFM upscaled 2x2, element (iy / 2, ix / 2).
-            let (iy, ix, _) = self.tap();
-            let up = u32::from(self.param(scalar::IFM_UPSCALE) == 1);
-            address(&self.regs.maps[0], iy >> up, ix >> up, self.c)
-        } else {
-            address(&self.regs.maps[0], self.y, self.x, self.c)
-        }
+        memory::ifm_address(&self.regs, self.pool, (self.y, self.x, self.c), self.tap())
     }
 
     /// The pool's current tap: its IFM row and column (16 bits) and whether it is inside the
@@ -160,9 +128,7 @@ impl Elementwise {
     }
 
     fn ifm2_address(&self) -> u64 {
-        let b = self.broadcast();
-        let at = |bit: u16, v: u16| if b & bit != 0 { 0 } else { v };
-        address(&self.regs.maps[1], at(1, self.y), at(2, self.x), at(4, self.c))
+        memory::ifm2_address(&self.regs, (self.y, self.x, self.c))
     }
 
     /// The state after the IFM byte.
@@ -177,7 +143,7 @@ impl Elementwise {
     }
 
     fn ofm_address(&self) -> u64 {
-        address(&self.regs.maps[2], self.y, self.x, self.c)
+        memory::ofm_address(&self.regs, (self.y, self.x, self.c))
     }
 
     /// The outputs (they follow the state only).
@@ -205,42 +171,6 @@ impl Elementwise {
             mem_aw_addr: self.w_addr,
             mem_w_data: self.w_data,
             mem_w_strb: self.w_strb,
-        }
-    }
-
-    /// Whether the latched registers ask for something the unit does not do (the checks of
-    /// `hdl/src/ethos/elementwise.rs`).
-    fn unsupported(&self) -> bool {
-        let p = |id| self.param(id);
-        let int8 = |precision: u16, size_shift: u16| precision & 1 == 0 || (precision >> size_shift) & 3 != 0 || (precision >> 6) & 3 > 1;
-        let scalar_operand = self.broadcast() & 0x80 != 0;
-        let scale_mode = (p(scalar::IFM_PRECISION) >> 8) & 3;
-        let add_sub = !self.pool && (self.mode == 1 || self.mode == 2);
-        let ifm2 = !self.pool && !scalar_operand;
-        self.mode_bad
-            || int8(p(scalar::IFM_PRECISION), 2)
-            || int8(p(scalar::OFM_PRECISION), 1)
-            || (ifm2 && int8(p(scalar::IFM2_PRECISION), 2))
-            || p(scalar::ACTIVATION) & 0x1f != 0
-            || p(scalar::ACC_FORMAT) > 1
-            || (p(scalar::IFM_UPSCALE) != 0 && !(self.pool && p(scalar::IFM_UPSCALE) == 1))
-            || (add_sub && scale_mode == 3)
-            || (add_sub && (scale_mode == 1 || scale_mode == 2) && ((self.regs.scalar[scalar::OPA_SCALE] >> 32) & 0x3f) < u64::from(MIN_OPA_SHIFT))
-            || p(scalar::IFM_REGION) > 7
-            || p(scalar::OFM_REGION) > 7
-            || (ifm2 && p(scalar::IFM2_REGION) > 7)
-            || !(-128..=127).contains(&self.extended(scalar::IFM_ZERO_POINT, true))
-            || (!self.pool && !(-128..=127).contains(&self.extended(scalar::IFM2_ZERO_POINT, p(scalar::IFM2_PRECISION) & 1 != 0)))
-            || (!self.pool && scalar_operand && !(-128..=127).contains(&i64::from(p(scalar::IFM2_SCALAR) as i16)))
-            || (self.pool && (p(scalar::KERNEL_STRIDE) & 0x18 != 0 || p(scalar::KERNEL_HEIGHT_M1) > MAX_KERNEL_M1 || p(scalar::KERNEL_WIDTH_M1) > MAX_KERNEL_M1))
-    }
-
-    /// A 16-bit register value, sign- or zero-extended.
-    fn extended(&self, id: usize, signed: bool) -> i64 {
-        if signed {
-            i64::from(self.param(id) as i16)
-        } else {
-            i64::from(self.param(id))
         }
     }
 
@@ -285,7 +215,7 @@ impl Elementwise {
             }
             state::CHECK => {
                 self.cache = [Cache::default(); 2];
-                if self.unsupported() {
+                if check::unsupported(&self.regs, self.pool, self.mode, self.mode_bad) {
                     self.error = ERROR_UNSUPPORTED;
                     self.state = state::DONE;
                     "unsupported"

@@ -18,5 +18,7 @@ pub mod feature_map;
 pub mod kernel_registers;
 pub mod latch_sequencer;
 pub mod elementwise;
+pub mod elementwise_check;
 pub mod elementwise_datapath;
+pub mod elementwise_memory;
 pub mod npu;

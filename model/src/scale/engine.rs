@@ -33,13 +33,15 @@
 //! the responses and the array's rows finish, then DONE with the stop's code. PLAN's verdict
 //! stands even if a stop came during CHECK; a stop seen in the step to DONE is too late.
 //!
-//! This file holds the state machine, the request generator and the stop logic; the sub-blocks
-//! are the tile sequencer (sizes, checks, tile walk, pointers: `tile_sequencer.rs`), the weight
-//! loader (the two weight banks, REWEIGHTS: `weight_loader.rs`), the output writer (the
-//! result writes: `output_writer.rs`), the X buffer and the output FIFO (`tile_ram.rs`), the
-//! result buffer and the array.
+//! This file holds the state machine, the read channel's offer and response attribution and the
+//! stop logic; the sub-blocks are the phase request generator (the counts and address of the
+//! phases' reads: `phase_requests.rs`), the tile sequencer (sizes, checks, tile walk, pointers:
+//! `tile_sequencer.rs`), the weight loader (the two weight banks, REWEIGHTS:
+//! `weight_loader.rs`), the output writer (the result writes: `output_writer.rs`), the X buffer
+//! and the output FIFO (`tile_ram.rs`), the result buffer and the array.
 use super::look_ahead::{self, LookAhead};
 use super::output_writer::{self, OutputWriter};
+use super::phase_requests::{self, PhaseRequests};
 use super::result_buffer::{self, ResultBuffer};
 use super::systolic::{self, Systolic};
 use super::tile_ram::{self, TileRam};
@@ -185,13 +187,8 @@ pub struct Engine {
     /// The output FIFO: result words waiting to be written (SAVEOUT), `OUT_WORDS` words, one
     /// column tile's INROWS <= 255 always fit (docs/scale.md, "Where the cycles go now", 2).
     pub ofifo: TileRam<OUT_WORDS, OUT_WORDS>,
-    // Request generator of the current phase.
-    req_addr: u32,
-    issued: u32,
-    outstanding: u32,
-    responses: u32,
-    /// A request was offered and not taken: it stays offered, unchanged.
-    held: bool,
+    /// The request generator of the current phase.
+    pub requests: PhaseRequests,
     /// The look-ahead weight load (docs/scale.md, "Where the cycles go now", 1): a second
     /// request generator on the memory port's read channel, for the weights of the K tile that follows in the
     /// walk (`look_ahead.rs` has the decisions).
@@ -259,7 +256,7 @@ impl Engine {
     /// output FIFO has room for all of them (`output_writer.rs`).
     fn room(&self, c: &In) -> bool {
         // (`ofifo.fits()`: the FIFO's own check that INROWS words fit, true for every INROWS.)
-        !c.saveout || self.tiles.more_k() || self.issued > 0 || (self.writer.reserved() + u32::from(c.inrows) <= OUT_WORDS as u32 && self.ofifo.fits())
+        !c.saveout || self.tiles.more_k() || self.requests.issued > 0 || (self.writer.reserved() + u32::from(c.inrows) <= OUT_WORDS as u32 && self.ofifo.fits())
     }
 
     /// The main request generator offers a new read request.
@@ -269,19 +266,19 @@ impl Engine {
             // With REINPUTS, X comes from the result buffer; after the first column tile,
             // from the X buffer if it fits.
             State::Stream if c.reinputs || self.x_on_chip(c) => false,
-            State::Stream => self.issued < total && !self.stop && self.room(c),
-            s => s.issues() && self.issued < total && !self.stop,
+            State::Stream => self.requests.issued < total && !self.stop && self.room(c),
+            s => s.issues() && self.requests.issued < total && !self.stop,
         }
     }
 
     /// The main request generator offers a read request.
     fn main_valid(&self, c: &In) -> bool {
-        self.held || self.main_wants(c)
+        self.requests.held || self.main_wants(c)
     }
 
     /// Reads are outstanding on the read channel (the main phase's STREAM on chip reads none).
     fn reads_outstanding(&self, c: &In) -> bool {
-        self.ahead.pending() || (self.outstanding > 0 && !self.stream_on_chip(c))
+        self.ahead.pending() || (self.requests.outstanding > 0 && !self.stream_on_chip(c))
     }
 
     /// The output writer offers a write on the write channel: a word is loaded, whatever the
@@ -300,7 +297,7 @@ impl Engine {
             finish: self.state == State::Done,
             exit_code: self.code,
             mem_rd_req_valid: self.main_valid(c) || ahead,
-            mem_rd_req_addr: if ahead { self.ahead.addr(self.tiles.ahead_ptr(c)) } else { self.req_addr },
+            mem_rd_req_addr: if ahead { self.ahead.addr(self.tiles.ahead_ptr(c)) } else { self.requests.addr },
             mem_wr_req_valid: self.write_valid(),
             mem_wr_req_addr: self.writer.addr(),
             mem_wr_req_wdata: self.ofifo.read_data(),
@@ -341,7 +338,7 @@ impl Engine {
         let (total, stride) = self.phase(c);
         // With REINPUTS, STREAM reads the result buffer, after the first column tile the X
         // buffer if X fits (both always ready, answering the next cycle).
-        let stream_more = self.state == State::Stream && self.issued < total && !self.stop && self.room(c);
+        let stream_more = self.state == State::Stream && self.requests.issued < total && !self.stop && self.room(c);
         let buffer_read = stream_more && c.reinputs;
         let x_read = stream_more && self.x_on_chip(c);
         let requested = accept || buffer_read || x_read;
@@ -349,13 +346,13 @@ impl Engine {
         let response = mem_response || self.results.read_valid() || self.xbuf.read_valid();
         // The first column tile keeps the X rows it receives from memory.
         let x_store = self.state == State::Stream && self.tiles.first_n && mem_response;
-        let phase_done = self.issued == total && self.outstanding == 0;
+        let phase_done = self.requests.issued == total && self.requests.outstanding == 0;
         let array_active = self.systolic.active();
         let first_active = self.systolic.first_active();
         let writer_idle = self.writer.idle(self.ofifo.read_valid());
         // FLUSH waits for both channels' requests offered and responses outstanding. A stopped
         // layer also lets its rows leave the array, so none reaches the next layer.
-        let reads_flushed = !self.held && !self.ahead.held() && self.outstanding == 0 && !self.ahead.pending();
+        let reads_flushed = !self.requests.held && !self.ahead.held() && self.requests.outstanding == 0 && !self.ahead.pending();
         let writes_flushed = !self.writer.held() && !self.writer.pending();
         let flushed = reads_flushed && writes_flushed && !array_active;
         self.events.push(self.state.name());
@@ -446,10 +443,10 @@ impl Engine {
             w_bank: load_bank,
             w_clear: self.weights.clear(kstart, ahead_ready, ahead_start, c, &self.systolic),
             w_load: in_phase(State::WLoad) || ahead_load,
-            w_row: if self.state == State::WLoad { self.responses } else { self.ahead.index() } as usize % SIZE,
+            w_row: if self.state == State::WLoad { self.requests.responses } else { self.ahead.index() } as usize % SIZE,
             base_clear: self.state == State::NStart,
             base_add: in_phase(State::Bias) || in_phase(State::Sums),
-            base_half: self.responses as usize % 2,
+            base_half: self.requests.responses as usize % 2,
             // At PLAN: between column tiles the counters are back at 0 after whole K tiles, while
             // the rows of the last K tile before are still in the array.
             rows_clear: self.state == State::Plan,
@@ -531,17 +528,7 @@ impl Engine {
         });
 
         // Requests and responses.
-        if requested {
-            self.issued += 1;
-            self.req_addr = self.req_addr.wrapping_add(stride);
-        }
-        self.held = main_valid && !i.mem_rd_req_ready;
-        match (requested, response) {
-            (true, false) => self.outstanding += 1,
-            (false, true) => self.outstanding -= 1,
-            _ => {}
-        }
-        self.responses += u32::from(response);
+        self.requests.clock(&phase_requests::Step { requested, response, stride, stalled: main_valid && !i.mem_rd_req_ready });
         self.ahead.clock(&look_ahead::Step {
             start: ahead_start,
             valid: ahead_valid,
@@ -612,7 +599,7 @@ impl Engine {
                     self.tiles.next_k(c);
                     self.take_ahead();
                     // The request generator starts the K tile (the address is not used: X is on chip).
-                    (self.issued, self.responses) = (0, 0);
+                    self.requests.start(None);
                 } else {
                     self.events.push("STREAM waits for the look-ahead load");
                 }
@@ -686,15 +673,13 @@ impl Engine {
 
     /// Sets up the request generator of the phase `next`.
     fn enter(&mut self, next: State) {
-        self.issued = 0;
-        self.responses = 0;
-        self.req_addr = match next {
-            State::Bias => self.tiles.b_ptr,
-            State::Sums => self.tiles.s_ptr,
-            State::WLoad => self.tiles.w_kt_ptr,
-            State::Stream => self.tiles.x_kt_ptr,
-            _ => self.req_addr,
-        };
+        self.requests.start(match next {
+            State::Bias => Some(self.tiles.b_ptr),
+            State::Sums => Some(self.tiles.s_ptr),
+            State::WLoad => Some(self.tiles.w_kt_ptr),
+            State::Stream => Some(self.tiles.x_kt_ptr),
+            _ => None,
+        });
         if next == State::Check {
             self.code = UNUSED;
             // A stopped layer may leave a look-ahead load unused.

@@ -15,6 +15,7 @@ pub const OUT_WORDS: usize = 256;
 pub mod csr;
 pub mod engine;
 pub mod look_ahead;
+pub mod phase_requests;
 pub mod output_writer;
 pub mod pe_column;
 pub mod result_buffer;

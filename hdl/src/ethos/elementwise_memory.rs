@@ -1,0 +1,271 @@
+//! The kernel unit's memory side (TRM §4.6 feature-map registers; digest
+//! `shared/spec/ethos-u65.md` §2.2-§2.3, §3.3): the three feature-map address generators
+//! (`feature_map.rs`) at the element (IFM2 broadcast along the axes IFM2_BROADCAST[2:0] names;
+//! a pool's IFM at its tap, halved for IFM_UPSCALE 1), the IFM and IFM2 word caches
+//! (`word_cache.rs`), the read port (one aligned word, its byte picked by the address's low
+//! bits) and the strobed OFM write (one byte a beat, its word, lane and strobe kept from CALC).
+//! A sub-block of [`super::Elementwise`], whose comment has the states and the other
+//! decisions; the model is `model/src/ethos/elementwise_memory.rs`.
+//!
+//! Decision: one cached word per operand, forgotten in CHECK (the front end's DMA writes
+//! memory between kernels only in a well-formed stream: docs/ethos.md has the argument). The
+//! unit's own OFM write updates a cached word it hits rather than forgetting it: an in-place
+//! operation (Vela lets an elementwise OFM take its IFM's place) then still reads each word
+//! once. A hit takes one cycle (READ_A/READ_B), a miss the read as before; a read error is
+//! reported as without the cache (a failed read fills nothing).
+//!
+//! Ports: the unit's `state` (its codes, `super::elementwise::state`), the LATCH loads of the
+//! three maps, the element (`y`, `x`, `c`), the pool's tap (`iy`, `ix`), `pool`, `upscale`
+//! (IFM_UPSCALE = 1), `broadcast` (IFM2_BROADCAST[2:0]), `result` (the datapath's write word),
+//! and the memory master's read response; out: the read and write requests, `hit` (READ_A or
+//! READ_B finds its word in the operand's cache: no read) and `operand_byte`, the byte of the
+//! cycle (the cached one in READ_A/READ_B, the word read in WAIT_A/WAIT_B). The requests and
+//! `hit` follow registers only; `operand_byte` also the read data (`byte` is a
+//! SystemVerilog keyword).
+use super::elementwise::state;
+use super::feature_map::FeatureMap;
+use super::word_cache::WordCache;
+use crate::primitives::constant as k;
+use crate::primitives::Reg;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct ElementwiseMemory {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub state: Signal<In, Bits<4>>,
+    pub ifm_load: Signal<In, Bit>,
+    pub ifm2_load: Signal<In, Bit>,
+    pub ofm_load: Signal<In, Bit>,
+    pub load_slot: Signal<In, Bits<4>>,
+    pub load_value: Signal<In, Bits<40>>,
+    pub pool: Signal<In, Bit>,
+    pub y: Signal<In, Bits<16>>,
+    pub x: Signal<In, Bits<16>>,
+    pub c: Signal<In, Bits<16>>,
+    pub iy: Signal<In, Bits<16>>,
+    pub ix: Signal<In, Bits<16>>,
+    pub upscale: Signal<In, Bit>,
+    pub broadcast: Signal<In, Bits<3>>,
+    pub result: Signal<In, Bits<64>>,
+    pub mem_r_valid: Signal<In, Bit>,
+    pub mem_r_data: Signal<In, Bits<64>>,
+    pub mem_r_error: Signal<In, Bit>,
+    pub mem_ar_valid: Signal<Out, Bit>,
+    pub mem_ar_addr: Signal<Out, Bits<40>>,
+    pub mem_aw_valid: Signal<Out, Bit>,
+    pub mem_aw_addr: Signal<Out, Bits<40>>,
+    pub mem_w_data: Signal<Out, Bits<64>>,
+    pub mem_w_strb: Signal<Out, Bits<8>>,
+    pub hit: Signal<Out, Bit>,
+    pub operand_byte: Signal<Out, Bits<8>>,
+    ifm: FeatureMap,
+    ifm2: FeatureMap,
+    ofm: FeatureMap,
+    /// The last IFM and IFM2 words read (`word_cache.rs`).
+    cache_a: WordCache,
+    cache_b: WordCache,
+    w_addr: Reg<Bits<40>>,
+    w_data: Reg<Bits<64>>,
+    w_strb: Reg<Bits<8>>,
+    read_a: Signal<Local, Bit>,
+    read_b: Signal<Local, Bit>,
+    r_lane: Signal<Local, Bits<40>>,
+    r_shifted: Signal<Local, Bits<64>>,
+    /// Bits read nowhere (the read word's other lanes), named as lint expects.
+    unused_bits: Signal<Local, Bit>,
+    s_check: Constant<Bits<4>>,
+    s_read_a: Constant<Bits<4>>,
+    s_wait_a: Constant<Bits<4>>,
+    s_read_b: Constant<Bits<4>>,
+    s_wait_b: Constant<Bits<4>>,
+    s_calc: Constant<Bits<4>>,
+    s_write: Constant<Bits<4>>,
+    zero16: Constant<Bits<16>>,
+    one16: Constant<Bits<16>>,
+    zero40: Constant<Bits<40>>,
+    align_mask: Constant<Bits<40>>,
+    seven40: Constant<Bits<40>>,
+    three40: Constant<Bits<40>>,
+    one8: Constant<Bits<8>>,
+}
+
+impl Default for ElementwiseMemory {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            state: Default::default(),
+            ifm_load: Default::default(),
+            ifm2_load: Default::default(),
+            ofm_load: Default::default(),
+            load_slot: Default::default(),
+            load_value: Default::default(),
+            pool: Default::default(),
+            y: Default::default(),
+            x: Default::default(),
+            c: Default::default(),
+            iy: Default::default(),
+            ix: Default::default(),
+            upscale: Default::default(),
+            broadcast: Default::default(),
+            result: Default::default(),
+            mem_r_valid: Default::default(),
+            mem_r_data: Default::default(),
+            mem_r_error: Default::default(),
+            mem_ar_valid: Default::default(),
+            mem_ar_addr: Default::default(),
+            mem_aw_valid: Default::default(),
+            mem_aw_addr: Default::default(),
+            mem_w_data: Default::default(),
+            mem_w_strb: Default::default(),
+            hit: Default::default(),
+            operand_byte: Default::default(),
+            ifm: Default::default(),
+            ifm2: Default::default(),
+            ofm: Default::default(),
+            cache_a: Default::default(),
+            cache_b: Default::default(),
+            w_addr: Default::default(),
+            w_data: Default::default(),
+            w_strb: Default::default(),
+            read_a: Default::default(),
+            read_b: Default::default(),
+            r_lane: Default::default(),
+            r_shifted: Default::default(),
+            unused_bits: Default::default(),
+            s_check: k(state::CHECK.into()),
+            s_read_a: k(state::READ_A.into()),
+            s_wait_a: k(state::WAIT_A.into()),
+            s_read_b: k(state::READ_B.into()),
+            s_wait_b: k(state::WAIT_B.into()),
+            s_calc: k(state::CALC.into()),
+            s_write: k(state::WRITE.into()),
+            zero16: k(0),
+            one16: k(1),
+            zero40: k(0),
+            align_mask: k(((1u64 << 40) - 1) & !7),
+            seven40: k(7),
+            three40: k(3),
+            one8: k(1),
+        }
+    }
+}
+
+impl Logic for ElementwiseMemory {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, w_addr, w_data, w_strb);
+        self.w_addr.reset.next = self.reset.val();
+        self.w_data.reset.next = self.reset.val();
+        self.w_strb.reset.next = self.reset.val();
+        self.read_a.next = self.state.val() == self.s_read_a.val();
+        self.read_b.next = self.state.val() == self.s_read_b.val();
+
+        // The maps, loaded in LATCH.
+        self.ifm.clock.next = self.clock.val();
+        self.ifm2.clock.next = self.clock.val();
+        self.ofm.clock.next = self.clock.val();
+        self.ifm.load.next = self.ifm_load.val();
+        self.ifm2.load.next = self.ifm2_load.val();
+        self.ofm.load.next = self.ofm_load.val();
+        self.ifm.load_slot.next = self.load_slot.val();
+        self.ifm2.load_slot.next = self.load_slot.val();
+        self.ofm.load_slot.next = self.load_slot.val();
+        self.ifm.load_value.next = self.load_value.val();
+        self.ifm2.load_value.next = self.load_value.val();
+        self.ofm.load_value.next = self.load_value.val();
+
+        // Coordinates: IFM2 broadcasts along the axes IFM2_BROADCAST[2:0] names.
+        self.ifm.y.next = self.y.val();
+        self.ifm.x.next = self.x.val();
+        if self.pool.val() {
+            self.ifm.y.next = self.iy.val();
+            self.ifm.x.next = self.ix.val();
+            // IFM_UPSCALE 1 (nearest): the tap lies in the IFM upscaled 2x2 (the pooling ALU's
+            // extent and padding are the upscaled map's), IFM element (iy / 2, ix / 2).
+            if self.upscale.val() {
+                self.ifm.y.next = self.iy.val() >> self.one16.val();
+                self.ifm.x.next = self.ix.val() >> self.one16.val();
+            }
+        }
+        self.ifm.c.next = self.c.val();
+        self.ofm.y.next = self.y.val();
+        self.ofm.x.next = self.x.val();
+        self.ofm.c.next = self.c.val();
+        self.ifm2.y.next = self.y.val();
+        if self.broadcast.val().get_bit(0) {
+            self.ifm2.y.next = self.zero16.val();
+        }
+        self.ifm2.x.next = self.x.val();
+        if self.broadcast.val().get_bit(1) {
+            self.ifm2.x.next = self.zero16.val();
+        }
+        self.ifm2.c.next = self.c.val();
+        if self.broadcast.val().get_bit(2) {
+            self.ifm2.c.next = self.zero16.val();
+        }
+
+        // The operand caches: forgotten in CHECK, filled by a read, updated by the OFM write.
+        self.cache_a.clock.next = self.clock.val();
+        self.cache_b.clock.next = self.clock.val();
+        self.cache_a.reset.next = self.reset.val();
+        self.cache_b.reset.next = self.reset.val();
+        self.cache_a.clear.next = self.state.val() == self.s_check.val();
+        self.cache_b.clear.next = self.state.val() == self.s_check.val();
+        self.cache_a.address.next = self.ifm.address.val();
+        self.cache_b.address.next = self.ifm2.address.val();
+        self.cache_a.fill.next = (self.state.val() == self.s_wait_a.val()) & self.mem_r_valid.val() & !self.mem_r_error.val();
+        self.cache_b.fill.next = (self.state.val() == self.s_wait_b.val()) & self.mem_r_valid.val() & !self.mem_r_error.val();
+        self.cache_a.fill_data.next = self.mem_r_data.val();
+        self.cache_b.fill_data.next = self.mem_r_data.val();
+        self.cache_a.write.next = self.state.val() == self.s_write.val();
+        self.cache_b.write.next = self.state.val() == self.s_write.val();
+        self.cache_a.write_addr.next = self.w_addr.q.val();
+        self.cache_b.write_addr.next = self.w_addr.q.val();
+        self.cache_a.write_data.next = self.w_data.q.val();
+        self.cache_b.write_data.next = self.w_data.q.val();
+        self.cache_a.write_strb.next = self.w_strb.q.val();
+        self.cache_b.write_strb.next = self.w_strb.q.val();
+
+        // One read (a whole aligned word, the byte picked by the address's low bits) unless
+        // the operand's cache holds the word, then one strobed write.
+        self.hit.next = (self.read_a.val() & self.cache_a.hit.val()) | (self.read_b.val() & self.cache_b.hit.val());
+        self.mem_ar_valid.next = (self.read_a.val() & !self.cache_a.hit.val()) | (self.read_b.val() & !self.cache_b.hit.val());
+        self.mem_ar_addr.next = self.zero40.val();
+        if self.read_a.val() {
+            self.mem_ar_addr.next = self.ifm.address.val() & self.align_mask.val();
+        }
+        if self.read_b.val() {
+            self.mem_ar_addr.next = self.ifm2.address.val() & self.align_mask.val();
+        }
+        self.r_lane.next = self.ifm2.address.val() & self.seven40.val();
+        if self.state.val() == self.s_wait_a.val() {
+            self.r_lane.next = self.ifm.address.val() & self.seven40.val();
+        }
+        self.r_shifted.next = self.mem_r_data.val() >> (self.r_lane.val() << self.three40.val());
+        self.operand_byte.next = self.r_shifted.val().get_bits::<8>(0);
+        if self.read_a.val() {
+            self.operand_byte.next = self.cache_a.read_byte.val();
+        }
+        if self.read_b.val() {
+            self.operand_byte.next = self.cache_b.read_byte.val();
+        }
+        self.unused_bits.next = self.r_shifted.val().get_bits::<56>(8).any();
+        if self.state.val() == self.s_calc.val() {
+            self.w_addr.d.next = self.ofm.address.val() & self.align_mask.val();
+            self.w_strb.d.next = self.one8.val() << self.ofm.address.val().get_bits::<3>(0);
+            self.w_data.d.next = self.result.val();
+        }
+        self.mem_aw_valid.next = self.state.val() == self.s_write.val();
+        self.mem_aw_addr.next = self.w_addr.q.val();
+        self.mem_w_data.next = self.w_data.q.val();
+        self.mem_w_strb.next = self.w_strb.q.val();
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(ElementwiseMemory::default(), "elementwise_memory");
+}
