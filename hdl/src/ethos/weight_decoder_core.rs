@@ -1018,8 +1018,9 @@ impl Logic for WeightDecoderCore {
         if self.bank.q.val() {
             self.write_half.next = self.sixteen5.val();
         }
-        // Only a committed unary step writes: the ports computed in that cycle alone, so
-        // that the Verilated model skips them in the others (ninth step); otherwise no write.
+        // Only a committed unary step writes: the ports computed in that cycle alone, so that
+        // the Verilated model skips them in the others (docs/ethos.md, "Verilated speed",
+        // ninth step); otherwise no write.
         for i in 0..12 {
             self.wbank.write_enable[i].next = false;
             self.wbank.write_address[i].next = self.zero5.val();
