@@ -1018,15 +1018,28 @@ impl Logic for WeightDecoderCore {
         if self.bank.q.val() {
             self.write_half.next = self.sixteen5.val();
         }
+        // Only a committed unary step writes: the ports computed in that cycle alone, so that
+        // the Verilated model skips them in the others (docs/ethos.md, "Verilated speed",
+        // ninth step); otherwise no write.
         for i in 0..12 {
-            self.wbank.write_enable[i].next = self.unary_commit.val() && self.w_active[i].val() && self.w_complete[i].val();
-            self.wbank.write_address[i].next =
-                (self.w_done[i].val().get_bits::<5>(0) - self.wq_i.q.val().get_bits::<5>(0)) | self.write_half.val();
-            self.wbank.write_data[i].next = self.w_sum[i].val();
-            self.zbank.write_enable[i].next = self.unary_commit.val() && self.z_active[i].val() && !self.zunary.val().get_bit(i);
-            self.zbank.write_address[i].next =
-                (self.z_done[i].val().get_bits::<5>(0) - self.zq_i.q.val().get_bits::<5>(0)) | self.write_half.val();
-            self.zbank.write_data[i].next = self.z_run[i].val();
+            self.wbank.write_enable[i].next = false;
+            self.wbank.write_address[i].next = self.zero5.val();
+            self.wbank.write_data[i].next = self.k10[0].val();
+            self.zbank.write_enable[i].next = false;
+            self.zbank.write_address[i].next = self.zero5.val();
+            self.zbank.write_data[i].next = self.zero16.val();
+        }
+        if self.unary_commit.val() {
+            for i in 0..12 {
+                self.wbank.write_enable[i].next = self.w_active[i].val() && self.w_complete[i].val();
+                self.wbank.write_address[i].next =
+                    (self.w_done[i].val().get_bits::<5>(0) - self.wq_i.q.val().get_bits::<5>(0)) | self.write_half.val();
+                self.wbank.write_data[i].next = self.w_sum[i].val();
+                self.zbank.write_enable[i].next = self.z_active[i].val() && !self.zunary.val().get_bit(i);
+                self.zbank.write_address[i].next =
+                    (self.z_done[i].val().get_bits::<5>(0) - self.zq_i.q.val().get_bits::<5>(0)) | self.write_half.val();
+                self.zbank.write_data[i].next = self.z_run[i].val();
+            }
         }
         self.queues.push_w.next = self.push_w.val();
         self.queues.push_z.next = self.push_z.val();

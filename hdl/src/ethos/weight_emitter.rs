@@ -99,82 +99,104 @@ impl Logic for WeightEmitter {
         for l in 0..4 {
             self.new_lane[l].next = self.zero9.val();
         }
-        // plain weights: up to 4 untagged entries from the head
-        self.plain_go[0].next = true;
-        for p in 0..4 {
-            self.plain_go[p + 1].next = self.plain_go[p].val() && self.have_w[p].val() && !self.head_paired[p].val();
-        }
-        // pairs (weight, zero run): pair p starts at lane pair_at[p]
-        self.pair_count[0].next = self.k3[0].val();
-        self.pair_at[0].next = self.k3[0].val();
-        self.pair_left[0].next = self.k16[0].val();
-        for p in 0..4 {
-            self.pair_room[p].next = self.k16[3].val();
-            if self.pair_at[p].val() == self.k3[1].val() {
-                self.pair_room[p].next = self.k16[2].val();
-            }
-            if self.pair_at[p].val() == self.k3[2].val() {
-                self.pair_room[p].next = self.k16[1].val();
-            }
-            if self.pair_at[p].val() == self.k3[3].val() {
-                self.pair_room[p].next = self.k16[0].val();
-            }
-            self.pair_fit[p].next = self.head_run[p].val();
-            if self.head_run[p].val() > self.pair_room[p].val() {
-                self.pair_fit[p].next = self.pair_room[p].val();
-            }
-            // pair p only if every pair before was taken with all its zeros
-            self.pair_take[p].next = self.pair_count[p].val() == self.k3[p].val()
-                && self.pair_left[p].val() == self.k16[0].val()
-                && self.pair_at[p].val() < self.k3[4].val()
-                && self.have_w[p].val()
-                && self.have_z[p].val()
-                && self.head_paired[p].val()
-                && !self.head_lead[p].val();
-            self.pair_at[p + 1].next = self.pair_at[p].val();
-            self.pair_left[p + 1].next = self.pair_left[p].val();
-            self.pair_count[p + 1].next = self.pair_count[p].val();
-            if self.pair_take[p].val() {
-                self.pair_at[p + 1].next = self.pair_at[p].val() + self.k3[1].val() + self.pair_fit[p].val().get_bits::<3>(0);
-                self.pair_left[p + 1].next = self.head_run[p].val() - self.pair_fit[p].val();
-                self.pair_count[p + 1].next = self.pair_count[p].val() + self.k3[1].val();
-            }
-        }
-        self.lead_fit.next = self.head_run[0].val();
-        if self.head_run[0].val() > self.k16[4].val() {
-            self.lead_fit.next = self.k16[4].val();
-        }
+        // Nothing queued and no zeros owed: the beat is empty (count 0, lanes 0, nothing
+        // popped, no zeros owed), which the rule below gives too. Computed only when there
+        // is something to emit, so that the Verilated model skips it while the decoder idles
+        // (docs/ethos.md, "Verilated speed", ninth step); the locals' defaults are never used.
         self.next_zeros_left.next = self.zeros_left.val();
-        if self.zeros_left.val() != self.k16[0].val() {
-            self.new_count.next = self.k3[4].val();
-            self.next_zeros_left.next = self.zeros_left.val() - self.k16[4].val();
-            if self.zeros_left.val() < self.k16[4].val() {
-                self.new_count.next = self.zeros_left.val().get_bits::<3>(0);
-                self.next_zeros_left.next = self.k16[0].val();
-            }
-        } else if self.plain_go[1].val() {
+        self.lead_fit.next = self.k16[0].val();
+        for p in 0..5 {
+            self.plain_go[p].next = false;
+            self.pair_count[p].next = self.k3[0].val();
+            self.pair_at[p].next = self.k3[0].val();
+            self.pair_left[p].next = self.k16[0].val();
+        }
+        for p in 0..4 {
+            self.pair_room[p].next = self.k16[0].val();
+            self.pair_fit[p].next = self.k16[0].val();
+            self.pair_take[p].next = false;
+        }
+        if self.zeros_left.val() != self.k16[0].val()
+            || self.qw_count.val() != self.k6[0].val()
+            || self.qz_count.val() != self.k6[0].val()
+        {
+            // plain weights: up to 4 untagged entries from the head
+            self.plain_go[0].next = true;
             for p in 0..4 {
-                if self.plain_go[p + 1].val() {
-                    self.new_count.next = self.k3[p + 1].val();
-                    self.pop_w.next = self.k5[p + 1].val();
-                    self.new_lane[p].next = self.head_value[p].val();
+                self.plain_go[p + 1].next = self.plain_go[p].val() && self.have_w[p].val() && !self.head_paired[p].val();
+            }
+            // pairs (weight, zero run): pair p starts at lane pair_at[p]
+            self.pair_count[0].next = self.k3[0].val();
+            self.pair_at[0].next = self.k3[0].val();
+            self.pair_left[0].next = self.k16[0].val();
+            for p in 0..4 {
+                self.pair_room[p].next = self.k16[3].val();
+                if self.pair_at[p].val() == self.k3[1].val() {
+                    self.pair_room[p].next = self.k16[2].val();
+                }
+                if self.pair_at[p].val() == self.k3[2].val() {
+                    self.pair_room[p].next = self.k16[1].val();
+                }
+                if self.pair_at[p].val() == self.k3[3].val() {
+                    self.pair_room[p].next = self.k16[0].val();
+                }
+                self.pair_fit[p].next = self.head_run[p].val();
+                if self.head_run[p].val() > self.pair_room[p].val() {
+                    self.pair_fit[p].next = self.pair_room[p].val();
+                }
+                // pair p only if every pair before was taken with all its zeros
+                self.pair_take[p].next = self.pair_count[p].val() == self.k3[p].val()
+                    && self.pair_left[p].val() == self.k16[0].val()
+                    && self.pair_at[p].val() < self.k3[4].val()
+                    && self.have_w[p].val()
+                    && self.have_z[p].val()
+                    && self.head_paired[p].val()
+                    && !self.head_lead[p].val();
+                self.pair_at[p + 1].next = self.pair_at[p].val();
+                self.pair_left[p + 1].next = self.pair_left[p].val();
+                self.pair_count[p + 1].next = self.pair_count[p].val();
+                if self.pair_take[p].val() {
+                    self.pair_at[p + 1].next = self.pair_at[p].val() + self.k3[1].val() + self.pair_fit[p].val().get_bits::<3>(0);
+                    self.pair_left[p + 1].next = self.head_run[p].val() - self.pair_fit[p].val();
+                    self.pair_count[p + 1].next = self.pair_count[p].val() + self.k3[1].val();
                 }
             }
-        } else if self.have_z[0].val() && self.head_lead[0].val() {
-            self.pop_z.next = self.k5[1].val();
-            self.new_count.next = self.lead_fit.val().get_bits::<3>(0);
-            self.next_zeros_left.next = self.head_run[0].val() - self.lead_fit.val();
-        } else {
-            self.new_count.next = self.pair_at[4].val();
-            self.next_zeros_left.next = self.pair_left[4].val();
-            for p in 0..4 {
-                if self.pair_count[4].val() == self.k3[p + 1].val() {
-                    self.pop_w.next = self.k5[p + 1].val();
-                    self.pop_z.next = self.k5[p + 1].val();
+            self.lead_fit.next = self.head_run[0].val();
+            if self.head_run[0].val() > self.k16[4].val() {
+                self.lead_fit.next = self.k16[4].val();
+            }
+            self.next_zeros_left.next = self.zeros_left.val();
+            if self.zeros_left.val() != self.k16[0].val() {
+                self.new_count.next = self.k3[4].val();
+                self.next_zeros_left.next = self.zeros_left.val() - self.k16[4].val();
+                if self.zeros_left.val() < self.k16[4].val() {
+                    self.new_count.next = self.zeros_left.val().get_bits::<3>(0);
+                    self.next_zeros_left.next = self.k16[0].val();
                 }
-                for l in 0..4 {
-                    if self.pair_take[p].val() && self.pair_at[p].val() == self.k3[l].val() {
-                        self.new_lane[l].next = self.head_value[p].val();
+            } else if self.plain_go[1].val() {
+                for p in 0..4 {
+                    if self.plain_go[p + 1].val() {
+                        self.new_count.next = self.k3[p + 1].val();
+                        self.pop_w.next = self.k5[p + 1].val();
+                        self.new_lane[p].next = self.head_value[p].val();
+                    }
+                }
+            } else if self.have_z[0].val() && self.head_lead[0].val() {
+                self.pop_z.next = self.k5[1].val();
+                self.new_count.next = self.lead_fit.val().get_bits::<3>(0);
+                self.next_zeros_left.next = self.head_run[0].val() - self.lead_fit.val();
+            } else {
+                self.new_count.next = self.pair_at[4].val();
+                self.next_zeros_left.next = self.pair_left[4].val();
+                for p in 0..4 {
+                    if self.pair_count[4].val() == self.k3[p + 1].val() {
+                        self.pop_w.next = self.k5[p + 1].val();
+                        self.pop_z.next = self.k5[p + 1].val();
+                    }
+                    for l in 0..4 {
+                        if self.pair_take[p].val() && self.pair_at[p].val() == self.k3[l].val() {
+                            self.new_lane[l].next = self.head_value[p].val();
+                        }
                     }
                 }
             }
