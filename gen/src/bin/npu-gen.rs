@@ -223,6 +223,9 @@ const SUITES: &[(&str, &str, &[&str], u64)] = &[
             // SDP's random layers: BRDMA's and NRDMA's twelve operand layouts (two-byte ones
             // read a second memory word), which the traces reach only in part.
             "random_layers_against_a_plain_reference",
+            // Every bit of BRDMA's and NRDMA's four operand words, 0 and 1, seen at the output
+            // (kills BN's word 2 bit 36 stuck at 0, which the random layers missed).
+            "operand_words_reach_the_output_bit_by_bit",
         ],
         0,
     ),
