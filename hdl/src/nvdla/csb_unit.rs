@@ -103,3 +103,10 @@ impl<const U: usize, const C: usize> Logic for CsbUnit<U, C> {
         Verilog::Custom(verilog(GROUPED[U]))
     }
 }
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    // SDP's (GROUPED[6]): single and ping-pong registers, 64-bit fields of two registers.
+    crate::synth_check::assert_synthesizes(CsbUnit::<6, { super::csb::config_width("SDP") }>::default(), "nvdla_csb_unit");
+}
