@@ -9,8 +9,12 @@
 //!
 //! The LUT program keeps the reference plain: the LE table is linear and starts above every
 //! sum (never hit), the LO table is linear from 0 with index select 0, so a sum s reads LO
-//! entry s (sums stay below 256: inputs within 5 of DATIN_OFFSET), LO wins underflow; the
-//! converters have scale 1 and shift 0. The LUT arithmetic itself (exponent tables,
+//! entry s, LO wins underflow; the
+//! converters have scale 1 and shift 0. Most layers keep their sums below 256 (inputs within
+//! 5 of DATIN_OFFSET); a wide layer (inputs within 15) also overflows LO (a sum of 256 or
+//! more: LO's last entry plus (sum - 256) times LO's overflow slope -1, shift 0, a negative
+//! slope value; LE under and LO over is a hybrid, which HYBRID_PRIORITY 1 gives to LO).
+//! Layer n reads from 0x10_0000 * (n + 1): from the 32nd on, the addresses have bit 25 set. The LUT arithmetic itself (exponent tables,
 //! interpolation, slopes, priorities) is the datapath's and is tested with it.
 mod nvdla_bench;
 use npu::cosim::lockstep::{Coverage, Lockstep, Run};
@@ -31,6 +35,8 @@ struct Layer {
     normalz_len: u32,
     mul_bypass: bool,
     datin_offset: i8,
+    /// Inputs within 15 of DATIN_OFFSET (else 5): sums up to 9 * 225, past LO's end.
+    wide: bool,
 }
 
 /// Output channel c at one (x, y): with d(k) = channel k minus DATIN_OFFSET (0 for a channel
@@ -40,7 +46,8 @@ struct Layer {
 /// computed the same way (they are written).
 fn reference(l: &Layer, lo: &[i16], d: &dyn Fn(i64) -> i64, c: i64) -> u8 {
     let sum = square_sum(l, d, c);
-    let entry = i64::from(lo[sum as usize]);
+    // LO's overflow (index sum >= 256 = N - 1): entry 256 + (sum - END) * -1, END 256.
+    let entry = if sum >= 256 { i64::from(lo[256]) - (sum - 256) } else { i64::from(lo[sum as usize]) };
     let value = if l.mul_bypass { entry } else { entry * d(c) };
     value.clamp(-128, 127) as i8 as u8
 }
@@ -60,6 +67,7 @@ fn random_layer(rng: &mut impl Rng) -> Layer {
         normalz_len: rng.gen_range(0..4),
         mul_bypass: rng.gen_bool(0.5),
         datin_offset: rng.gen_range(-100..=100),
+        wide: rng.gen_bool(0.25),
     }
 }
 
@@ -82,7 +90,8 @@ fn random_cdp_layers_match_a_plain_lrn() {
     }
     for (register, value) in [
         // LE linear, LO first on underflow (a sum of 0 is LO's underflow at entry 0).
-        ("S_LUT_CFG", 1 | 1 << 4),
+        // Hybrid (LE under, LO over: a sum past LO's end) to LO too.
+        ("S_LUT_CFG", 1 | 1 << 4 | 1 << 6),
         ("S_LUT_INFO", 0),
         ("S_LUT_LE_START_LOW", u32::MAX),
         ("S_LUT_LE_START_HIGH", 0x1f),
@@ -90,6 +99,9 @@ fn random_cdp_layers_match_a_plain_lrn() {
         ("S_LUT_LE_END_HIGH", 0x1f),
         ("S_LUT_LO_START_LOW", 0),
         ("S_LUT_LO_END_LOW", 256),
+        // LO's overflow slope: scale -1 (bits 31:16), shift 0 (bits 9:5).
+        ("S_LUT_LO_SLOPE_SCALE", 0xffff << 16),
+        ("S_LUT_LO_SLOPE_SHIFT", 0),
     ] {
         write(&mut b, address("CDP", register), value);
     }
@@ -103,7 +115,8 @@ fn random_cdp_layers_match_a_plain_lrn() {
         let src = 0x10_0000 * (number + 1) + 8 * rng.gen_range(0..16);
         let dst = src + 0x8_0000;
         let o = l.datin_offset;
-        let input: Vec<u8> = (0..src_surface * surfaces).map(|_| (o + rng.gen_range(-5..=5)) as u8).collect();
+        let spread = if l.wide { 15 } else { 5 };
+        let input: Vec<u8> = (0..src_surface * surfaces).map(|_| (o + rng.gen_range(-spread..=spread)) as u8).collect();
         b.memory.write(src, &input);
         let fill = 0xa5;
         b.memory.write(dst, &vec![fill; dst_surface * surfaces]);
@@ -168,8 +181,14 @@ fn random_cdp_layers_match_a_plain_lrn() {
                     i64::from(input[k / 8 * src_surface + y * src_line + 8 * x + k % 8] as i8) - i64::from(o)
                 };
                 for c in 0..8 * surfaces {
-                    // A sum of 0 is both tables' underflow, any other a LO hit.
-                    *counts.entry(if square_sum(&l, &d, c as i64) == 0 { "D_PERF_LUT_UFLOW" } else { "D_PERF_LUT_LO_HIT" }).or_default() += 1;
+                    // A sum of 0 is both tables' underflow, 256 or more LE's underflow and
+                    // LO's overflow (a hybrid), any other a LO hit.
+                    let counter = match square_sum(&l, &d, c as i64) {
+                        0 => "D_PERF_LUT_UFLOW",
+                        256.. => "D_PERF_LUT_HYBRID",
+                        _ => "D_PERF_LUT_LO_HIT",
+                    };
+                    *counts.entry(counter).or_default() += 1;
                     let at = c / 8 * dst_surface + y * dst_line + 8 * x + c % 8;
                     let got = b.memory.read(dst + at as u64);
                     assert_eq!(got, reference(&l, &lo, &d, c as i64), "layer {number}: x {x}, y {y}, channel {c} (SEED={}): {l:?}", run.seed);
@@ -182,6 +201,10 @@ fn random_cdp_layers_match_a_plain_lrn() {
             assert_eq!(read(&mut b, address("CDP", register)), expected, "layer {number}: {register} (SEED={})", run.seed);
         }
         *seen.entry("an underflow counted".into()).or_default() += u32::from(counts.contains_key("D_PERF_LUT_UFLOW"));
+        // A sum past 256 gives a negative slope value (scale -1): its sign bits, 23 and 31
+        // among them, all reach the int16 saturation (docs/nvdla.md "Mutation score").
+        *seen.entry("a LO overflow".into()).or_default() += u32::from(counts.contains_key("D_PERF_LUT_HYBRID"));
+        *seen.entry("destination address bit 25 set".into()).or_default() += u32::from(dst & 1 << 25 != 0);
         for s in 0..surfaces {
             for k in 0..dst_surface {
                 let (y, in_line) = (k / dst_line, k % dst_line);
@@ -202,7 +225,7 @@ fn random_cdp_layers_match_a_plain_lrn() {
     drop(b);
     let coverage: Coverage = pair.coverage;
     eprintln!("SEED={} layers: {seen:?}\n{coverage}", run.seed);
-    for what in ["NORMALZ_LEN 0", "NORMALZ_LEN 1", "NORMALZ_LEN 2", "NORMALZ_LEN 3", "channels not a multiple of 8", "one surface", "three surfaces or more", "multiply bypassed", "multiply", "beside SDP", "group 1", "an underflow counted"] {
+    for what in ["NORMALZ_LEN 0", "NORMALZ_LEN 1", "NORMALZ_LEN 2", "NORMALZ_LEN 3", "channels not a multiple of 8", "one surface", "three surfaces or more", "multiply bypassed", "multiply", "beside SDP", "group 1", "an underflow counted", "a LO overflow", "destination address bit 25 set"] {
         assert!(seen.get(what).copied().unwrap_or(0) > 0, "no layer with {what} (SEED={}, CYCLES={})", run.seed, run.cycles);
     }
     coverage.require(&["cdp start", "cdp atom", "cdp done", "cdp surface past the cube", "cdp channels past the cube", "sdp done", "read stall", "read wait", "write stall", "memory both asked", "csb write lut"]);

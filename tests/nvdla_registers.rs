@@ -12,6 +12,9 @@ use npu_hdl::nvdla::regmap::{self, Access};
 use nvdla_bench::sdp_lut_reference::Lut;
 use nvdla_bench::sdp_reference::{reference_convert, Ew, Operands, Stage};
 use nvdla_bench::{address, on_bench, program_copy, read, write};
+use rand::rngs::SmallRng;
+use rand::Rng;
+use std::collections::BTreeSet;
 
 /// Every register reads its reset value (both groups of the ping-pong ones), keeps exactly
 /// its writable bits, and an address no register has reads 0 and ignores writes.
@@ -171,26 +174,172 @@ fn second_layer_programmed_while_the_first_runs() {
     });
 }
 
+/// One SDP layer of the random tests, programmed through the CSB: its cube (`w` atoms a line,
+/// `h` lines, `c` channels), strides, addresses, the BS and BN stages with their operand
+/// reads, the EW stage and its LUT, the converter, and the input bytes.
+struct SdpLayer {
+    w: u64,
+    h: u64,
+    c: u64,
+    line: u64,
+    surface: u64,
+    src: u64,
+    dst: u64,
+    offset: i32,
+    scale: i16,
+    shift: u32,
+    bs: Stage,
+    bn: Stage,
+    bs_ops: Operands,
+    bn_ops: Operands,
+    ew: Ew,
+    lut: Lut,
+    input: Vec<u8>,
+}
+
+/// The bytes the layers write between the output lines and surfaces: untouched.
+const FILL: u8 = 0x5a;
+
+impl SdpLayer {
+    fn surfaces(&self) -> u64 {
+        self.c.div_ceil(8)
+    }
+
+    /// The output of input byte `at` (atom `x`, channel `channel`) with the BS and BN
+    /// operands `bs_memory` and `bn_memory` read from memory: the value before the converter,
+    /// and the output byte.
+    fn output(&self, at: u64, bs_memory: (i16, i16), bn_memory: (i16, i16), seen: &mut BTreeSet<&'static str>) -> (i128, i8) {
+        let x = self.bn.apply(self.bs.apply(i128::from(self.input[at as usize] as i8), bs_memory, seen), bn_memory, seen);
+        let x = self.lut.apply(self.ew.apply(x, seen), seen);
+        (x, reference_convert(x, self.offset, self.scale, self.shift))
+    }
+
+    /// Programs the layer into `group`, runs it to its interrupt and checks every byte of the
+    /// output cube against the reference (and the gaps: untouched); `seen` counts the cases
+    /// met. Returns each output element's value before the converter and its output.
+    fn run(&self, b: &mut Bench, layer: u64, group: u32, seed: u64, seen: &mut BTreeSet<&'static str>) -> Vec<(i128, i8)> {
+        let (w, h, c, surfaces) = (self.w, self.h, self.c, self.surfaces());
+        let (bs, bn, bs_ops, bn_ops, lut) = (&self.bs, &self.bn, &self.bs_ops, &self.bn_ops, &self.lut);
+        for ops in [bs_ops, bn_ops].into_iter().filter(|o| o.on()) {
+            b.memory.write(ops.base, &ops.image);
+            seen.insert(ops.case());
+        }
+        b.memory.write(self.src, &self.input);
+        b.memory.write(self.dst, &vec![FILL; (self.surface * surfaces) as usize]);
+        for unit in ["SDP_RDMA", "SDP"] {
+            write(b, address(unit, "S_POINTER"), group);
+            write(b, address(unit, "D_DATA_CUBE_WIDTH"), w as u32 - 1);
+            write(b, address(unit, "D_DATA_CUBE_HEIGHT"), h as u32 - 1);
+            write(b, address(unit, "D_DATA_CUBE_CHANNEL"), c as u32 - 1);
+        }
+        // The LUT's registers have one copy (not grouped): written before the layer starts.
+        for (register, value) in lut.registers().into_iter().filter(|_| lut.on) {
+            write(b, address("SDP", register), value);
+        }
+        let (src, dst) = (self.src, self.dst);
+        for (unit, register, value) in [
+            ("SDP_RDMA", "D_SRC_BASE_ADDR_LOW", src as u32),
+            ("SDP_RDMA", "D_SRC_BASE_ADDR_HIGH", (src >> 32) as u32),
+            ("SDP_RDMA", "D_SRC_LINE_STRIDE", self.line as u32),
+            ("SDP_RDMA", "D_SRC_SURFACE_STRIDE", self.surface as u32),
+            ("SDP", "D_DST_BASE_ADDR_LOW", dst as u32),
+            ("SDP", "D_DST_BASE_ADDR_HIGH", (dst >> 32) as u32),
+            ("SDP", "D_DST_LINE_STRIDE", self.line as u32),
+            ("SDP", "D_DST_SURFACE_STRIDE", self.surface as u32),
+            ("SDP", "D_CVT_OFFSET", self.offset as u32),
+            ("SDP", "D_CVT_SCALE", self.scale as u16 as u32),
+            ("SDP", "D_CVT_SHIFT", self.shift),
+            ("SDP_RDMA", "D_BRDMA_CFG", bs_ops.cfg),
+            ("SDP_RDMA", "D_BS_BASE_ADDR_LOW", bs_ops.base as u32),
+            ("SDP_RDMA", "D_BS_BASE_ADDR_HIGH", (bs_ops.base >> 32) as u32),
+            ("SDP_RDMA", "D_BS_LINE_STRIDE", bs_ops.line),
+            ("SDP_RDMA", "D_BS_SURFACE_STRIDE", bs_ops.surface),
+            ("SDP_RDMA", "D_NRDMA_CFG", bn_ops.cfg),
+            ("SDP_RDMA", "D_BN_BASE_ADDR_LOW", bn_ops.base as u32),
+            ("SDP_RDMA", "D_BN_BASE_ADDR_HIGH", (bn_ops.base >> 32) as u32),
+            ("SDP_RDMA", "D_BN_LINE_STRIDE", bn_ops.line),
+            ("SDP_RDMA", "D_BN_SURFACE_STRIDE", bn_ops.surface),
+            ("SDP", "D_DP_BS_CFG", bs.cfg),
+            ("SDP", "D_DP_BS_ALU_CFG", bs.alu_cfg),
+            ("SDP", "D_DP_BS_ALU_SRC_VALUE", bs.alu_value),
+            ("SDP", "D_DP_BS_MUL_CFG", bs.mul_cfg),
+            ("SDP", "D_DP_BS_MUL_SRC_VALUE", bs.mul_value),
+            ("SDP", "D_DP_BN_CFG", bn.cfg),
+            ("SDP", "D_DP_BN_ALU_CFG", bn.alu_cfg),
+            ("SDP", "D_DP_BN_ALU_SRC_VALUE", bn.alu_value),
+            ("SDP", "D_DP_BN_MUL_CFG", bn.mul_cfg),
+            ("SDP", "D_DP_BN_MUL_SRC_VALUE", bn.mul_value),
+            ("SDP", "D_DP_EW_CFG", self.ew.cfg & !(u32::from(lut.on) << 6)),
+            ("SDP", "D_DP_EW_ALU_SRC_VALUE", self.ew.alu_value),
+            ("SDP", "D_DP_EW_MUL_SRC_VALUE", self.ew.mul_value),
+            ("SDP", "D_DP_EW_TRUNCATE_VALUE", self.ew.truncate),
+            ("SDP_RDMA", "D_OP_ENABLE", 1),
+            ("SDP", "D_OP_ENABLE", 1),
+        ] {
+            write(b, address(unit, register), value);
+        }
+        assert!(b.wait_irq(), "layer {layer}: no interrupt (SEED={seed})");
+        let intr = address("GLB", "S_INTR_STATUS");
+        let pending = read(b, intr);
+        write(b, intr, pending);
+        let mut outputs = Vec::new();
+        for s in 0..surfaces {
+            for y in 0..h {
+                for k in 0..self.line {
+                    let at = s * self.surface + y * self.line + k;
+                    let got = b.memory.read(dst + at);
+                    let expected = if k < 8 * w {
+                        let (x, channel) = (k / 8, 8 * s + k % 8);
+                        let (bs_memory, bn_memory) = (bs_ops.element(x, y, channel), bn_ops.element(x, y, channel));
+                        for (ops, stage, (alu, mul)) in [(bs_ops, bs, bs_memory), (bn_ops, bn, bn_memory)] {
+                            // A part reading memory the read does not supply gets 0.
+                            let on = |part: u32, cfg: u32| stage.cfg & 1 == 0 && stage.cfg & part == 0 && cfg & 1 != 0;
+                            if ops.on() && ((on(2, stage.alu_cfg) && ops.cfg >> 1 & 3 == 0) || (on(16, stage.mul_cfg) && ops.cfg >> 1 & 3 == 1)) {
+                                seen.insert("operand not supplied");
+                            }
+                            if (alu, mul) != (0, 0) && ops.cfg >> 3 & 1 != 0 && (alu < -128 || alu > 127 || mul < -128 || mul > 127) {
+                                seen.insert("two-byte operand beyond int8");
+                            }
+                        }
+                        let (x, value) = self.output(at, bs_memory, bn_memory, seen);
+                        outputs.push((x, value));
+                        value as u8
+                    } else {
+                        FILL
+                    };
+                    assert_eq!(got, expected, "layer {layer}, surface {s}, line {y}, byte {k}: x {:#04x}, BS {bs:x?} (memory operands {:?}, read {:#x}), BN {bn:x?} (memory operands {:?}, read {:#x}), EW {:x?}, LUT {lut:x?}, offset {}, scale {}, shift {} (SEED={seed})", self.input[at as usize], bs_ops.element(k / 8, y, 8 * s + k % 8), bs_ops.cfg, bn_ops.element(k / 8, y, 8 * s + k % 8), bn_ops.cfg, self.ew, self.offset, self.scale, self.shift);
+                }
+            }
+        }
+        outputs
+    }
+}
+
+/// A random cube for layer `layer`: `w` atoms a line, `h` lines, `c` channels, line and
+/// surface strides with gaps of up to 2 atoms, source and destination addresses.
+fn random_cube(rng: &mut impl Rng, layer: u64) -> (u64, u64, u64, u64, u64, u64, u64) {
+    let (w, h, c) = (rng.gen_range(1..=6u64), rng.gen_range(1..=4u64), rng.gen_range(1..=20u64));
+    let line = 8 * w + 8 * rng.gen_range(0..3u64);
+    let surface = line * h + 8 * rng.gen_range(0..3u64);
+    let src = 0x10_0000 * (layer + 1) + 8 * rng.gen_range(0..16u64);
+    let dst = src + 0x8_0000 + 8 * rng.gen_range(0..16u64);
+    (w, h, c, line, surface, src, dst)
+}
+
 /// Random layers (cube sizes, strides with gaps, addresses, BS and BN stages with operands
 /// from the registers or read from memory in each of BRDMA's and NRDMA's layouts, the EW stage with register operands and its LUT, converter settings, input bytes) programmed through the CSB into alternating groups, on the RTL in lock step with the model,
 /// the memory stalling; every output byte equals the reference, and the bytes between the
 /// output lines and surfaces are untouched.
 #[test]
 fn random_layers_against_a_plain_reference() {
-    use rand::Rng;
     let run = Run::from_env("random_layers_against_a_plain_reference", 260);
     let mut rng = run.rng();
     let (mut saturated, mut rounded_half, mut shifted_out) = (0u32, 0u32, 0u32);
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = BTreeSet::new();
     let coverage = on_bench(&run, |b| {
         for layer in 0..run.cycles {
-            let group = (layer % 2) as u32;
-            let (w, h, c) = (rng.gen_range(1..=6u64), rng.gen_range(1..=4u64), rng.gen_range(1..=20u64));
+            let (w, h, c, line, surface, src, dst) = random_cube(&mut rng, layer);
             let surfaces = c.div_ceil(8);
-            let line = 8 * w + 8 * rng.gen_range(0..3u64);
-            let surface = line * h + 8 * rng.gen_range(0..3u64);
-            let src = 0x10_0000 * (layer + 1) + 8 * rng.gen_range(0..16u64);
-            let dst = src + 0x8_0000 + 8 * rng.gen_range(0..16u64);
             let offset: i32 = match rng.gen_range(0..3) {
                 0 => 0,
                 1 => rng.gen_range(-200..200),
@@ -209,104 +358,15 @@ fn random_layers_against_a_plain_reference() {
             let (bs, bn) = (Stage::random(&mut rng, bs_read), Stage::random(&mut rng, bn_read));
             let bs_ops = Operands::random(&mut rng, bs_read, (w, h, surfaces), src + 0x2_0000);
             let bn_ops = Operands::random(&mut rng, bn_read, (w, h, surfaces), src + 0x4_0000);
-            for ops in [&bs_ops, &bn_ops].into_iter().filter(|o| o.on()) {
-                b.memory.write(ops.base, &ops.image);
-                seen.insert(ops.case());
-            }
             let ew = Ew::random(&mut rng);
             let lut = Lut::random(&mut rng, ew.cfg & 1 == 0);
             let input: Vec<u8> = (0..surface * surfaces).map(|_| rng.gen()).collect();
-            b.memory.write(src, &input);
-            let fill = 0x5a;
-            b.memory.write(dst, &vec![fill; (surface * surfaces) as usize]);
-            for unit in ["SDP_RDMA", "SDP"] {
-                write(b, address(unit, "S_POINTER"), group);
-                write(b, address(unit, "D_DATA_CUBE_WIDTH"), w as u32 - 1);
-                write(b, address(unit, "D_DATA_CUBE_HEIGHT"), h as u32 - 1);
-                write(b, address(unit, "D_DATA_CUBE_CHANNEL"), c as u32 - 1);
-            }
-            // The LUT's registers have one copy (not grouped): written before the layer starts.
-            for (register, value) in lut.registers().into_iter().filter(|_| lut.on) {
-                write(b, address("SDP", register), value);
-            }
-            for (unit, register, value) in [
-                ("SDP_RDMA", "D_SRC_BASE_ADDR_LOW", src as u32),
-                ("SDP_RDMA", "D_SRC_BASE_ADDR_HIGH", (src >> 32) as u32),
-                ("SDP_RDMA", "D_SRC_LINE_STRIDE", line as u32),
-                ("SDP_RDMA", "D_SRC_SURFACE_STRIDE", surface as u32),
-                ("SDP", "D_DST_BASE_ADDR_LOW", dst as u32),
-                ("SDP", "D_DST_BASE_ADDR_HIGH", (dst >> 32) as u32),
-                ("SDP", "D_DST_LINE_STRIDE", line as u32),
-                ("SDP", "D_DST_SURFACE_STRIDE", surface as u32),
-                ("SDP", "D_CVT_OFFSET", offset as u32),
-                ("SDP", "D_CVT_SCALE", scale as u16 as u32),
-                ("SDP", "D_CVT_SHIFT", shift),
-                ("SDP_RDMA", "D_BRDMA_CFG", bs_ops.cfg),
-                ("SDP_RDMA", "D_BS_BASE_ADDR_LOW", bs_ops.base as u32),
-                ("SDP_RDMA", "D_BS_BASE_ADDR_HIGH", (bs_ops.base >> 32) as u32),
-                ("SDP_RDMA", "D_BS_LINE_STRIDE", bs_ops.line),
-                ("SDP_RDMA", "D_BS_SURFACE_STRIDE", bs_ops.surface),
-                ("SDP_RDMA", "D_NRDMA_CFG", bn_ops.cfg),
-                ("SDP_RDMA", "D_BN_BASE_ADDR_LOW", bn_ops.base as u32),
-                ("SDP_RDMA", "D_BN_BASE_ADDR_HIGH", (bn_ops.base >> 32) as u32),
-                ("SDP_RDMA", "D_BN_LINE_STRIDE", bn_ops.line),
-                ("SDP_RDMA", "D_BN_SURFACE_STRIDE", bn_ops.surface),
-                ("SDP", "D_DP_BS_CFG", bs.cfg),
-                ("SDP", "D_DP_BS_ALU_CFG", bs.alu_cfg),
-                ("SDP", "D_DP_BS_ALU_SRC_VALUE", bs.alu_value),
-                ("SDP", "D_DP_BS_MUL_CFG", bs.mul_cfg),
-                ("SDP", "D_DP_BS_MUL_SRC_VALUE", bs.mul_value),
-                ("SDP", "D_DP_BN_CFG", bn.cfg),
-                ("SDP", "D_DP_BN_ALU_CFG", bn.alu_cfg),
-                ("SDP", "D_DP_BN_ALU_SRC_VALUE", bn.alu_value),
-                ("SDP", "D_DP_BN_MUL_CFG", bn.mul_cfg),
-                ("SDP", "D_DP_BN_MUL_SRC_VALUE", bn.mul_value),
-                ("SDP", "D_DP_EW_CFG", ew.cfg & !(u32::from(lut.on) << 6)),
-                ("SDP", "D_DP_EW_ALU_SRC_VALUE", ew.alu_value),
-                ("SDP", "D_DP_EW_MUL_SRC_VALUE", ew.mul_value),
-                ("SDP", "D_DP_EW_TRUNCATE_VALUE", ew.truncate),
-                ("SDP_RDMA", "D_OP_ENABLE", 1),
-                ("SDP", "D_OP_ENABLE", 1),
-            ] {
-                write(b, address(unit, register), value);
-            }
-            assert!(b.wait_irq(), "layer {layer}: no interrupt (SEED={})", run.seed);
-            let intr = address("GLB", "S_INTR_STATUS");
-            let pending = read(b, intr);
-            write(b, intr, pending);
-            for s in 0..surfaces {
-                for y in 0..h {
-                    for k in 0..line {
-                        let at = s * surface + y * line + k;
-                        let got = b.memory.read(dst + at);
-                        let expected = if k < 8 * w {
-                            let i = at as usize;
-                            let (x, channel) = (k / 8, 8 * s + k % 8);
-                            let (bs_memory, bn_memory) = (bs_ops.element(x, y, channel), bn_ops.element(x, y, channel));
-                            for (ops, stage, (alu, mul)) in [(&bs_ops, &bs, bs_memory), (&bn_ops, &bn, bn_memory)] {
-                                // A part reading memory the read does not supply gets 0.
-                                let on = |part: u32, cfg: u32| stage.cfg & 1 == 0 && stage.cfg & part == 0 && cfg & 1 != 0;
-                                if ops.on() && ((on(2, stage.alu_cfg) && ops.cfg >> 1 & 3 == 0) || (on(16, stage.mul_cfg) && ops.cfg >> 1 & 3 == 1)) {
-                                    seen.insert("operand not supplied");
-                                }
-                                if (alu, mul) != (0, 0) && ops.cfg >> 3 & 1 != 0 && (alu < -128 || alu > 127 || mul < -128 || mul > 127) {
-                                    seen.insert("two-byte operand beyond int8");
-                                }
-                            }
-                            let x = bn.apply(bs.apply(i128::from(input[i] as i8), bs_memory, &mut seen), bn_memory, &mut seen);
-                            let x = lut.apply(ew.apply(x, &mut seen), &mut seen);
-                            let product = (x - i128::from(offset)) * i128::from(scale);
-                            let value = reference_convert(x, offset, scale, shift);
-                            saturated += u32::from(value == 127 || value == -128);
-                            rounded_half += u32::from(shift > 0 && shift < 49 && product.rem_euclid(1 << shift) == 1 << (shift - 1));
-                            shifted_out += u32::from(shift >= 49);
-                            value as u8
-                        } else {
-                            fill
-                        };
-                        assert_eq!(got, expected, "layer {layer}, surface {s}, line {y}, byte {k}: x {:#04x}, BS {bs:x?} (memory operands {:?}, read {:#x}), BN {bn:x?} (memory operands {:?}, read {:#x}), EW {ew:x?}, LUT {lut:x?}, offset {offset}, scale {scale}, shift {shift} (SEED={})", input[at as usize], bs_ops.element(k / 8, y, 8 * s + k % 8), bs_ops.cfg, bn_ops.element(k / 8, y, 8 * s + k % 8), bn_ops.cfg, run.seed);
-                    }
-                }
+            let layer_settings = SdpLayer { w, h, c, line, surface, src, dst, offset, scale, shift, bs, bn, bs_ops, bn_ops, ew, lut, input };
+            for (x, value) in layer_settings.run(b, layer, (layer % 2) as u32, run.seed, &mut seen) {
+                let product = (x - i128::from(offset)) * i128::from(scale);
+                saturated += u32::from(value == 127 || value == -128);
+                rounded_half += u32::from(shift > 0 && shift < 49 && product.rem_euclid(1 << shift) == 1 << (shift - 1));
+                shifted_out += u32::from(shift >= 49);
             }
         }
     });
@@ -318,6 +378,83 @@ fn random_layers_against_a_plain_reference() {
     let missed: Vec<_> = stage_cases.iter().filter(|c| !seen.contains(*c)).collect();
     assert!(missed.is_empty(), "the random layers missed the stage cases {missed:?} (SEED={})", run.seed);
     coverage.require(&["sdp start", "sdp done", "read stall", "write stall", "read wait", "bs operand", "bn operand", "operand read stall", "operand wait", "operand next word"]);
+}
+
+/// Every bit of the four operand words SDP_RDMA reads for an atom reaches the output, each
+/// with value 0 and with value 1, for BRDMA and for NRDMA: layers in the two-byte DATA_USE
+/// BOTH layout (four words an atom: lane k's ALU operand in bits 32k+15..32k of the words,
+/// its multiplier operand in bits 32k+31..32k+16), per element or per kernel, one stage
+/// under test (the other bypassed, EW and the LUT bypassed, converter scale 1 and offset 0),
+/// its ALU (sum, shift 0) or its multiplier (shift 0) taking the operand from memory, the
+/// converter shift 0 (half the layers) or 1..9; operands and inputs of any magnitude. A bit is counted as seen
+/// where the reference's output byte changes when that bit of the lane's operand is flipped:
+/// an RTL whose bit were stuck at the other value would write a different byte, which the
+/// layer's check compares. Found by the mutation run (docs/nvdla.md "Mutation score": BN's
+/// word 2 bit 36, lane 5's ALU bit 4, stuck at 0, passed the random layers).
+#[test]
+fn operand_words_reach_the_output_bit_by_bit() {
+    let run = Run::from_env("operand_words_reach_the_output_bit_by_bit", 96);
+    let mut rng = run.rng();
+    let mut seen = BTreeSet::new();
+    // (stage: 0 BS, 1 BN; part: 0 ALU, 1 multiplier; lane; bit of the part; its value).
+    let mut bits_seen = BTreeSet::new();
+    let small = |rng: &mut SmallRng, bits: u32| -> i16 { rng.gen::<i16>() >> rng.gen_range(0..bits) };
+    let coverage = on_bench(&run, |b| {
+        for layer in 0..run.cycles {
+            let (w, h, _, line, surface, src, dst) = random_cube(&mut rng, layer);
+            let c = 8 * rng.gen_range(1..=2u64);
+            let surfaces = c / 8;
+            let (stage, part) = (rng.gen_range(0..2usize), rng.gen_range(0..2usize));
+            let bypass = Stage { cfg: 1, alu_cfg: 0, alu_value: 0, mul_cfg: 0, mul_value: 0 };
+            // ALU: sum (ALU_ALGO 2), the multiplier and ReLU bypassed; multiplier: the ALU and
+            // ReLU bypassed, no PReLU. Shifts 0, the part's SRC memory.
+            let tested = [Stage { cfg: 2 << 2 | 16 | 64, alu_cfg: 1, ..bypass }, Stage { cfg: 2 | 64, mul_cfg: 1, ..bypass }][part];
+            let [bs, bn] = [0, 1].map(|s| if s == stage { tested } else { bypass });
+            let mut ops = [0, 1].map(|s| {
+                let base = src + 0x2_0000 * (s + 1);
+                let choice = rng.gen_bool(0.5);
+                if s as usize == stage {
+                    Operands::with_layout(&mut rng, (2, true, choice), (w, h, surfaces), base)
+                } else {
+                    Operands::random(&mut rng, choice, (w, h, surfaces), base)
+                }
+            });
+            // Operands of any magnitude, little-endian half-words (the layout's two-byte
+            // components sit at even offsets).
+            ops[stage].image = (0..ops[stage].image.len() / 2).flat_map(|_| small(&mut rng, 16).to_le_bytes()).collect();
+            let [bs_ops, bn_ops] = ops;
+            let input: Vec<u8> = (0..surface * surfaces).map(|_| small(&mut rng, 8) as i8 as u8).collect();
+            let ew = Ew { cfg: 1 | 1 << 6, alu_value: 0, mul_value: 0, truncate: 0 };
+            let lut = Lut::random(&mut rng, false);
+            // Shift 0 half the time: the operands' low bits show only at small shifts.
+            let shift = if rng.gen_bool(0.5) { 0 } else { rng.gen_range(1..10) };
+            let layer_settings = SdpLayer { w, h, c, line, surface, src, dst, offset: 0, scale: 1, shift, bs, bn, bs_ops, bn_ops, ew, lut, input };
+            layer_settings.run(b, layer, (layer % 2) as u32, run.seed, &mut seen);
+            let mut scratch = BTreeSet::new();
+            for (s, y, x, lane) in (0..surfaces).flat_map(|s| (0..h).flat_map(move |y| (0..w).flat_map(move |x| (0..8).map(move |lane| (s, y, x, lane))))) {
+                let at = s * surface + y * line + 8 * x + lane;
+                let channel = 8 * s + lane;
+                let memory = [&layer_settings.bs_ops, &layer_settings.bn_ops].map(|o| o.element(x, y, channel));
+                let (_, value) = layer_settings.output(at, memory[0], memory[1], &mut scratch);
+                let operand = [memory[stage].0, memory[stage].1][part];
+                for bit in 0..16u32 {
+                    let flipped = operand ^ (1 << bit);
+                    let mut changed = memory;
+                    changed[stage] = if part == 0 { (flipped, changed[stage].1) } else { (changed[stage].0, flipped) };
+                    if layer_settings.output(at, changed[0], changed[1], &mut scratch).1 != value {
+                        bits_seen.insert((stage, part, lane, bit, operand >> bit & 1));
+                    }
+                }
+            }
+        }
+    });
+    let missed: Vec<_> = (0..2usize)
+        .flat_map(|s| (0..2usize).flat_map(move |p| (0..8u64).flat_map(move |l| (0..16u32).flat_map(move |bit| [0i16, 1].map(|v| (s, p, l, bit, v))))))
+        .filter(|case| !bits_seen.contains(case))
+        .collect();
+    eprintln!("operand bits seen at the output: {} of 1024\n{coverage}", bits_seen.len());
+    assert!(missed.is_empty(), "operand bits (stage 0 BS / 1 BN, part 0 ALU / 1 multiplier, lane, bit, value) no output showed: {missed:?} (SEED={})", run.seed);
+    coverage.require(&["sdp start", "sdp done", "bs operand", "bn operand", "operand next word"]);
 }
 
 /// PDP's register groups and done interrupt: a 1x1 max pooling (a copy) of a 16x4x8 cube in

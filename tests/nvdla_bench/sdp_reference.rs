@@ -128,8 +128,18 @@ impl Operands {
     /// A read for a cube of `w` x `h` atoms and `surfaces` surfaces, its image at `base`;
     /// off when `on` is false.
     pub fn random(rng: &mut impl rand::Rng, on: bool, (w, h, surfaces): (u64, u64, u64), base: u64) -> Self {
-        let (data_use, two_byte, per_element) = (rng.gen_range(0..3u32), rng.gen_bool(0.5), rng.gen_bool(0.5));
-        let cfg = if on { data_use << 1 | u32::from(two_byte) << 3 | u32::from(per_element) << 4 | 1 << 5 } else { 1 };
+        let layout = (rng.gen_range(0..3u32), rng.gen_bool(0.5), rng.gen_bool(0.5));
+        if on {
+            Self::with_layout(rng, layout, (w, h, surfaces), base)
+        } else {
+            Operands { cfg: 1, ..Self::with_layout(rng, layout, (w, h, surfaces), base) }
+        }
+    }
+
+    /// An on read in the layout `(data_use, two_byte, per_element)` (DATA_USE 0 MUL, 1 ALU,
+    /// 2 BOTH), its strides and image drawn at random, as [`Operands::random`].
+    pub fn with_layout(rng: &mut impl rand::Rng, (data_use, two_byte, per_element): (u32, bool, bool), (w, h, surfaces): (u64, u64, u64), base: u64) -> Self {
+        let cfg = data_use << 1 | u32::from(two_byte) << 3 | u32::from(per_element) << 4 | 1 << 5;
         let bytes = (1 + u64::from(two_byte)) * (1 + u64::from(data_use == 2));
         let (line, surface, size) = if per_element {
             let line = 8 * w * bytes + 8 * rng.gen_range(0..3u64);

@@ -24,6 +24,7 @@
 //! not enabled, 1 (running) while the engine runs on it, 2 (pending) when enabled and waiting.
 //! GLB: S_INTR_STATUS bits clear when written with 1, S_INTR_SET bits set them, `irq` is
 //! `|(status & ~mask)` (seeds/001, "Host interrupt": pending when set and not masked).
+use super::csb_unit::CsbUnit;
 use super::regmap::{self, Access, Group, Unit};
 use rust_hdl::prelude::*;
 
@@ -239,6 +240,17 @@ pub struct Csb {
     pub csc_pad_value: Signal<Out, Bits<16>>,
     pub csc_data_bank: Signal<Out, Bits<5>>,
     pub cacc_clip_truncate: Signal<Out, Bits<5>>,
+    /// The plain registers of each unit with fields in [`CONFIG`] (CMAC_A's and CMAC_B's,
+    /// which have none, stay here): index into [`GROUPED`], config width.
+    cdma_registers: CsbUnit<0, { config_width("CDMA") }>,
+    csc_registers: CsbUnit<1, { config_width("CSC") }>,
+    cacc_registers: CsbUnit<4, { config_width("CACC") }>,
+    sdp_rdma_registers: CsbUnit<5, { config_width("SDP_RDMA") }>,
+    sdp_registers: CsbUnit<6, { config_width("SDP") }>,
+    pdp_rdma_registers: CsbUnit<7, { config_width("PDP_RDMA") }>,
+    pdp_registers: CsbUnit<8, { config_width("PDP") }>,
+    cdp_rdma_registers: CsbUnit<9, { config_width("CDP_RDMA") }>,
+    cdp_registers: CsbUnit<10, { config_width("CDP") }>,
 }
 
 /// The configuration ports: name, width, and the unit, register and its lowest bit they
@@ -249,7 +261,7 @@ pub struct Csb {
 /// register), and the register bit the port's bit 0 is.
 type ConfigPort = (&'static str, u32, &'static str, &'static str, u32, Option<&'static str>);
 
-const CONFIG: &[ConfigPort] = &[
+pub(super) const CONFIG: &[ConfigPort] = &[
     ("width", 13, "SDP_RDMA", "D_DATA_CUBE_WIDTH", 0, None),
     ("height", 13, "SDP_RDMA", "D_DATA_CUBE_HEIGHT", 0, None),
     ("last_surface", 10, "SDP_RDMA", "D_DATA_CUBE_CHANNEL", 3, None),
@@ -401,6 +413,58 @@ const CONFIG: &[ConfigPort] = &[
     ("csc_data_bank", 5, "CSC", "D_BANK", 0, None),
     ("cacc_clip_truncate", 5, "CACC", "D_CLIP_CFG", 0, None),
 ];
+
+/// The bits a [`CONFIG`] entry takes in its unit's [`CsbUnit`]'s `fields`: a 64-bit port of
+/// one register (zero-extended here) its 32, any other its width.
+const fn raw_width(entry: &ConfigPort) -> u32 {
+    match (entry.5, entry.1) {
+        (None, 64) => 32,
+        (_, width) => width,
+    }
+}
+
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The width of `unit`'s [`CsbUnit`]'s `fields`: its [`CONFIG`] entries' bits (0: the unit
+/// has no sub-block).
+pub const fn config_width(unit: &str) -> usize {
+    let (mut i, mut width) = (0, 0);
+    while i < CONFIG.len() {
+        if same(CONFIG[i].2, unit) {
+            width += raw_width(&CONFIG[i]) as usize;
+        }
+        i += 1;
+    }
+    width
+}
+
+/// `unit`'s [`CONFIG`] entries in order, each with its lowest bit and width in the
+/// sub-block's `fields`.
+pub(super) fn config_entries(unit: &str) -> impl Iterator<Item = (&'static ConfigPort, u32, u32)> + '_ {
+    CONFIG.iter().filter(move |e| e.2 == unit).scan(0, |at, e| {
+        let place = (e, *at, raw_width(e));
+        *at += raw_width(e);
+        Some(place)
+    })
+}
+
+/// The unit's registers live in a [`CsbUnit`] of their own.
+fn has_sub_block(unit: &str) -> bool {
+    config_width(unit) > 0
+}
 
 /// The units with ping-pong groups (GLB has none).
 pub const GROUPED: [&str; 11] = ["CDMA", "CSC", "CMAC_A", "CMAC_B", "CACC", "SDP_RDMA", "SDP", "PDP_RDMA", "PDP", "CDP_RDMA", "CDP"];
@@ -577,17 +641,33 @@ pub fn engine_of(unit: &str) -> &'static Engine {
     ENGINES.iter().find(|e| e.units.contains(&unit)).expect("a grouped unit belongs to an engine")
 }
 
-fn ident(unit: &str, register: &str) -> String {
+pub(super) fn ident(unit: &str, register: &str) -> String {
     format!("{}_{}", unit.to_lowercase(), register.to_lowercase())
 }
 
-fn hex32(v: u32) -> String {
+pub(super) fn hex32(v: u32) -> String {
     format!("32'h{v:08x}")
 }
 
 /// Registers with bits a CSB write stores (the rest read constants or status).
 fn stored(unit: &Unit) -> impl Iterator<Item = &'static regmap::Register> + '_ {
     unit.registers.iter().filter(move |r| unit.name != "GLB" && r.name != "S_POINTER" && !is_lut_data(unit.name, r.name) && r.mask_where(Access::stores) != 0)
+}
+
+/// A stored register nothing but a CSB write changes: not D_OP_ENABLE (the engine's done
+/// clears it), not a LUT unit's S_LUT_ACCESS_CFG (a LUT access steps it).
+fn is_plain(unit: &str, register: &regmap::Register) -> bool {
+    register.name != "D_OP_ENABLE" && !(LUT_UNITS.contains(&unit) && register.name == "S_LUT_ACCESS_CFG")
+}
+
+/// The unit's plain stored registers: a [`CsbUnit`]'s.
+pub(super) fn plain_registers(unit: &Unit) -> impl Iterator<Item = &'static regmap::Register> + '_ {
+    stored(unit).filter(move |r| is_plain(unit.name, r))
+}
+
+/// The register is in the unit's [`CsbUnit`], not in the CSB's own Verilog.
+fn in_sub_block(unit: &str, register: &regmap::Register) -> bool {
+    has_sub_block(unit) && stored(regmap::unit(unit).expect("unit")).any(|r| r.name == register.name) && is_plain(unit, register)
 }
 
 /// The register file's Verilog, from the table.
@@ -645,7 +725,7 @@ fn verilog() -> String {
         reset += &format!("        {p}_producer <= 1'b0;\n        {p}_consumer <= 1'b0;\n");
         write += &format!("        if (wr && csb_addr == 16'h{:04x}) {p}_producer <= csb_wdat[0];\n", addr(u, "S_POINTER"));
         write += &format!("        if ({done}) begin\n            {p}_consumer <= ~{p}_consumer;\n            if ({p}_consumer) {en}_g1[0] <= 1'b0; else {en}_g0[0] <= 1'b0;\n        end\n");
-        for r in stored(u) {
+        for r in stored(u).filter(|r| !in_sub_block(name, r)) {
             let id = ident(name, r.name);
             let keep = hex32(!r.mask_where(Access::stores));
             let take = hex32(r.mask_where(Access::stores));
@@ -666,7 +746,7 @@ fn verilog() -> String {
                 }
             }
         }
-        for r in u.registers {
+        for r in u.registers.iter().filter(|r| !in_sub_block(name, r)) {
             let id = ident(name, r.name);
             let value = match (r.name, r.group) {
                 ("S_STATUS", _) => format!("{{14'h0, {p}_status1, 14'h0, {p}_status0}}"),
@@ -705,13 +785,23 @@ fn verilog() -> String {
             Group::PingPong => format!("({p}_consumer ? {id}_g1[{msb}:{lsb}] : {id}_g0[{msb}:{lsb}])", p = unit.to_lowercase()),
         }
     };
-    for &(port, width, unit, low, lsb, high) in CONFIG {
-        let value = match (high, width) {
-            (Some(h), w) => format!("{{{}, {}}}", bits(unit, h, w - 33, 0), bits(unit, low, 31, 0)),
-            (None, 64) => format!("{{32'h0, {}}}", bits(unit, low, 31, 0)),
-            (None, w) => bits(unit, low, lsb + w - 1, lsb),
-        };
-        config += &format!("always @(*) {port} = {value};\n");
+    // The sub-blocks: the CSB's write and pointers in, the engine's fields out of `fields`.
+    let mut sub_reads = Vec::new();
+    for name in GROUPED.into_iter().filter(|&u| has_sub_block(u)) {
+        let (p, b) = (name.to_lowercase(), format!("{}_registers", name.to_lowercase()));
+        config += &format!(
+            "always @(*) {b}$clock = clock;\nalways @(*) {b}$reset = reset;\nalways @(*) {b}$wr = wr;\n\
+             always @(*) {b}$csb_addr = csb_addr;\nalways @(*) {b}$csb_wdat = csb_wdat;\n\
+             always @(*) {b}$producer = {p}_producer;\nalways @(*) {b}$consumer = {p}_consumer;\n\
+             always @(*) {b}$enabled = {{{en}_g1[0], {en}_g0[0]}};\n",
+            en = ident(name, "D_OP_ENABLE"),
+        );
+        for (&(port, width, _, _, _, high), at, raw) in config_entries(name) {
+            let slice = format!("{b}$fields[{}:{at}]", at + raw - 1);
+            let value = if high.is_none() && width == 64 { format!("{{32'h0, {slice}}}") } else { slice };
+            config += &format!("always @(*) {port} = {value};\n");
+        }
+        sub_reads.push(format!("{b}$read_value"));
     }
     let enabled = |u: &str| bits(u, "D_OP_ENABLE", 0, 0);
     for e in &ENGINES {
@@ -726,12 +816,15 @@ fn verilog() -> String {
          reg [31:0] read_value;\n\
          wire wr = csb_valid & csb_write;\n\
          wire rd = csb_valid & ~csb_write;\n\
-         always @(*) begin\n    case (csb_addr)\n{read}            default: read_value = 32'h0;\n    endcase\nend\n\
+         always @(*) begin\n    case (csb_addr)\n{read}            default: read_value = {};\n    endcase\nend\n\
          always @(*) csb_ready = 1'b1;\n\
          always @(*) irq = |(glb_status & ~glb_mask);\n\
          {config}\
          always @(posedge clock) begin\n    if (reset) begin\n{reset}        csb_rvalid <= 1'b0;\n        csb_rdata <= 32'h0;\n        csb_wr_complete <= 1'b0;\n    end else begin\n\
          {write}        csb_rvalid <= rd;\n        if (rd) csb_rdata <= read_value;\n        csb_wr_complete <= wr & csb_nposted;\n    end\nend",
+        // An address of a sub-block's register: its value (the others give 0); any other
+        // address no arm names reads 0.
+        sub_reads.join(" | "),
     )
 }
 
@@ -905,6 +998,20 @@ impl Logic for Csb {
         self.csc_pad_value.connect();
         self.csc_data_bank.connect();
         self.cacc_clip_truncate.connect();
+        // The sub-blocks' inputs, driven by the Verilog (`verilog`).
+        macro_rules! drive {
+            ($($block:ident),*) => {$(
+                self.$block.clock.connect();
+                self.$block.reset.connect();
+                self.$block.wr.connect();
+                self.$block.csb_addr.connect();
+                self.$block.csb_wdat.connect();
+                self.$block.producer.connect();
+                self.$block.consumer.connect();
+                self.$block.enabled.connect();
+            )*};
+        }
+        drive!(cdma_registers, csc_registers, cacc_registers, sdp_rdma_registers, sdp_registers, pdp_rdma_registers, pdp_registers, cdp_rdma_registers, cdp_registers);
     }
     fn hdl(&self) -> Verilog {
         Verilog::Custom(verilog())

@@ -16,6 +16,7 @@ pub mod cmac;
 mod conv_core;
 mod convert;
 pub mod csb;
+mod csb_unit;
 pub mod csc;
 pub mod csc_cbuf;
 mod cube_walk;

@@ -1,0 +1,112 @@
+//! One unit's plain registers behind the CSB ([`super::csb::Csb`]): the registers of
+//! [`GROUPED`]`[U]` a CSB write stores and nothing else changes (all but D_OP_ENABLE, which
+//! the engine's done clears, and S_LUT_ACCESS_CFG, which a LUT access steps; CDP's counters
+//! are the CSB's too), both groups of a ping-pong one. It takes the CSB's writes, reads the
+//! producer group at the CSB's address, and gives the consumer group's fields the engine runs
+//! on. Model: `npu_model::nvdla::csb` (the whole CSB; the split is the RTL's alone).
+//!
+//! Why a block of its own: the CSB's register file in one module is 534 flip-flops whose
+//! write and reset multiplexers yosys holds as about 106,000 wire bits (6.2 MB of `splitnets`
+//! text, 285 MB of Verilated C++), too big for the mutation runner's per-module swap
+//! (docs/nvdla.md "Mutation score"); one unit's registers are a tenth of that or less.
+//!
+//! Timing as the CSB's: a write in cycle `t` (`wr`, `csb_addr`, `csb_wdat`) stores at the end
+//! of `t`, into the producer group unless that group's D_OP_ENABLE (`enabled`) is set;
+//! `read_value` is combinational (0 for an address none of these registers has), `fields`
+//! too.
+use super::csb::{config_entries, hex32, ident, plain_registers, GROUPED};
+use super::regmap::{self, Access, Group};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct CsbUnit<const U: usize, const C: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    /// A CSB write is taken in this cycle, at `csb_addr`, of `csb_wdat`.
+    pub wr: Signal<In, Bit>,
+    pub csb_addr: Signal<In, Bits<16>>,
+    pub csb_wdat: Signal<In, Bits<32>>,
+    /// S_POINTER's PRODUCER and CONSUMER; D_OP_ENABLE of group 1 and 0 (bits 1, 0).
+    pub producer: Signal<In, Bit>,
+    pub consumer: Signal<In, Bit>,
+    pub enabled: Signal<In, Bits<2>>,
+    /// The register at `csb_addr`, its producer group's, masked to its readable bits; 0 when
+    /// none of these registers is there.
+    pub read_value: Signal<Out, Bits<32>>,
+    /// The consumer group's fields of the unit's [`super::csb::CONFIG`] entries, the first
+    /// entry in the low bits ([`config_entries`] gives each one's place and width).
+    pub fields: Signal<Out, Bits<C>>,
+}
+
+/// The unit's Verilog, from the register map table.
+fn verilog(unit: &str) -> String {
+    let u = regmap::unit(unit).expect("unit");
+    let (mut decl, mut reset, mut write, mut read) = (String::new(), String::new(), String::new(), String::new());
+    for r in plain_registers(u) {
+        let id = ident(unit, r.name);
+        let keep = hex32(!r.mask_where(Access::stores));
+        let take = hex32(r.mask_where(Access::stores));
+        let hit = format!("wr && csb_addr == 16'h{:04x}", u.csb_address(r));
+        let value = match r.group {
+            Group::Single => {
+                decl += &format!("reg [31:0] {id};\n");
+                reset += &format!("        {id} <= {};\n", hex32(r.reset()));
+                write += &format!("        if ({hit}) {id} <= {id} & {keep} | csb_wdat & {take};\n");
+                id
+            }
+            Group::PingPong => {
+                decl += &format!("reg [31:0] {id}_g0, {id}_g1;\n");
+                reset += &format!("        {id}_g0 <= {r};\n        {id}_g1 <= {r};\n", r = hex32(r.reset()));
+                write += &format!(
+                    "        if ({hit} && !producer && !enabled[0]) {id}_g0 <= {id}_g0 & {keep} | csb_wdat & {take};\n        \
+                     if ({hit} && producer && !enabled[1]) {id}_g1 <= {id}_g1 & {keep} | csb_wdat & {take};\n"
+                );
+                format!("(producer ? {id}_g1 : {id}_g0)")
+            }
+        };
+        read += &format!("            16'h{:04x}: read_value = {value} & {};\n", u.csb_address(r), hex32(r.mask_where(Access::readable)));
+    }
+    // Bits `msb..=lsb` of a register, the consumer group's of a ping-pong one.
+    let bits = |register: &str, msb: u32, lsb: u32| {
+        let id = ident(unit, register);
+        match regmap::register(unit, register).1.group {
+            Group::Single => format!("{id}[{msb}:{lsb}]"),
+            Group::PingPong => format!("(consumer ? {id}_g1[{msb}:{lsb}] : {id}_g0[{msb}:{lsb}])"),
+        }
+    };
+    let mut fields: Vec<String> = config_entries(unit)
+        .map(|(&(_, width, _, low, lsb, high), _, raw)| match high {
+            Some(h) => format!("{}, {}", bits(h, width - 33, 0), bits(low, 31, 0)),
+            None => bits(low, lsb + raw - 1, lsb),
+        })
+        .collect();
+    fields.reverse();
+    format!(
+        "{decl}\
+         always @(*) begin\n    case (csb_addr)\n{read}            default: read_value = 32'h0;\n    endcase\nend\n\
+         always @(*) fields = {{{}}};\n\
+         always @(posedge clock) begin\n    if (reset) begin\n{reset}    end else begin\n{write}    end\nend",
+        fields.join(", "),
+    )
+}
+
+impl<const U: usize, const C: usize> Logic for CsbUnit<U, C> {
+    /// Not simulated by rust-hdl (the project verifies with Verilator): the behaviour is the
+    /// generated Verilog's, and the CSB model's.
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        assert_eq!(C, super::csb::config_width(GROUPED[U]), "CsbUnit's config width for {}", GROUPED[U]);
+        self.read_value.connect();
+        self.fields.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(verilog(GROUPED[U]))
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    // SDP's (GROUPED[6]): single and ping-pong registers, 64-bit fields of two registers.
+    crate::synth_check::assert_synthesizes(CsbUnit::<6, { super::csb::config_width("SDP") }>::default(), "nvdla_csb_unit");
+}
