@@ -670,6 +670,35 @@ fn in_sub_block(unit: &str, register: &regmap::Register) -> bool {
     has_sub_block(unit) && stored(regmap::unit(unit).expect("unit")).any(|r| r.name == register.name) && is_plain(unit, register)
 }
 
+/// A stored register's Verilog, the CSB's or a [`CsbUnit`]'s: its declaration, its reset and
+/// its write (a CSB write keeps the bits it does not store; a ping-pong register's write goes
+/// to the `producer` group unless that group's OP_EN, `enabled[group]`, is set).
+pub(super) fn stored_register(unit: &Unit, r: &regmap::Register, producer: &str, enabled: [&str; 2]) -> (String, String, String) {
+    let id = ident(unit.name, r.name);
+    let keep = hex32(!r.mask_where(Access::stores));
+    let take = hex32(r.mask_where(Access::stores));
+    let hit = format!("wr && csb_addr == 16'h{:04x}", unit.csb_address(r));
+    let store = |reg: &str| format!("{reg} <= {reg} & {keep} | csb_wdat & {take};\n");
+    match r.group {
+        Group::Single => (
+            format!("reg [31:0] {id};\n"),
+            format!("        {id} <= {};\n", hex32(r.reset())),
+            format!("        if ({hit}) {}", store(&id)),
+        ),
+        Group::PingPong => (
+            format!("reg [31:0] {id}_g0, {id}_g1;\n"),
+            format!("        {id}_g0 <= {r};\n        {id}_g1 <= {r};\n", r = hex32(r.reset())),
+            format!(
+                "        if ({hit} && !{producer} && !{}) {}        if ({hit} && {producer} && !{}) {}",
+                enabled[0],
+                store(&format!("{id}_g0")),
+                enabled[1],
+                store(&format!("{id}_g1")),
+            ),
+        ),
+    }
+}
+
 /// The register file's Verilog, from the table.
 fn verilog() -> String {
     let mut decl = String::new();
@@ -726,25 +755,10 @@ fn verilog() -> String {
         write += &format!("        if (wr && csb_addr == 16'h{:04x}) {p}_producer <= csb_wdat[0];\n", addr(u, "S_POINTER"));
         write += &format!("        if ({done}) begin\n            {p}_consumer <= ~{p}_consumer;\n            if ({p}_consumer) {en}_g1[0] <= 1'b0; else {en}_g0[0] <= 1'b0;\n        end\n");
         for r in stored(u).filter(|r| !in_sub_block(name, r)) {
-            let id = ident(name, r.name);
-            let keep = hex32(!r.mask_where(Access::stores));
-            let take = hex32(r.mask_where(Access::stores));
-            let hit = format!("wr && csb_addr == 16'h{:04x}", u.csb_address(r));
-            match r.group {
-                Group::Single => {
-                    decl += &format!("reg [31:0] {id};\n");
-                    reset += &format!("        {id} <= {};\n", hex32(r.reset()));
-                    write += &format!("        if ({hit}) {id} <= {id} & {keep} | csb_wdat & {take};\n");
-                }
-                Group::PingPong => {
-                    decl += &format!("reg [31:0] {id}_g0, {id}_g1;\n");
-                    reset += &format!("        {id}_g0 <= {r};\n        {id}_g1 <= {r};\n", r = hex32(r.reset()));
-                    write += &format!(
-                        "        if ({hit} && !{p}_producer && !{en}_g0[0]) {id}_g0 <= {id}_g0 & {keep} | csb_wdat & {take};\n        \
-                         if ({hit} && {p}_producer && !{en}_g1[0]) {id}_g1 <= {id}_g1 & {keep} | csb_wdat & {take};\n"
-                    );
-                }
-            }
+            let (d, rs, w) = stored_register(u, r, &format!("{p}_producer"), [&format!("{en}_g0[0]"), &format!("{en}_g1[0]")]);
+            decl += &d;
+            reset += &rs;
+            write += &w;
         }
         for r in u.registers.iter().filter(|r| !in_sub_block(name, r)) {
             let id = ident(name, r.name);

@@ -14,7 +14,7 @@
 //! of `t`, into the producer group unless that group's D_OP_ENABLE (`enabled`) is set;
 //! `read_value` is combinational (0 for an address none of these registers has), `fields`
 //! too.
-use super::csb::{config_entries, hex32, ident, plain_registers, GROUPED};
+use super::csb::{config_entries, hex32, ident, plain_registers, stored_register, GROUPED};
 use super::regmap::{self, Access, Group};
 use rust_hdl::prelude::*;
 
@@ -43,26 +43,14 @@ fn verilog(unit: &str) -> String {
     let u = regmap::unit(unit).expect("unit");
     let (mut decl, mut reset, mut write, mut read) = (String::new(), String::new(), String::new(), String::new());
     for r in plain_registers(u) {
+        let (d, rs, w) = stored_register(u, r, "producer", ["enabled[0]", "enabled[1]"]);
+        decl += &d;
+        reset += &rs;
+        write += &w;
         let id = ident(unit, r.name);
-        let keep = hex32(!r.mask_where(Access::stores));
-        let take = hex32(r.mask_where(Access::stores));
-        let hit = format!("wr && csb_addr == 16'h{:04x}", u.csb_address(r));
         let value = match r.group {
-            Group::Single => {
-                decl += &format!("reg [31:0] {id};\n");
-                reset += &format!("        {id} <= {};\n", hex32(r.reset()));
-                write += &format!("        if ({hit}) {id} <= {id} & {keep} | csb_wdat & {take};\n");
-                id
-            }
-            Group::PingPong => {
-                decl += &format!("reg [31:0] {id}_g0, {id}_g1;\n");
-                reset += &format!("        {id}_g0 <= {r};\n        {id}_g1 <= {r};\n", r = hex32(r.reset()));
-                write += &format!(
-                    "        if ({hit} && !producer && !enabled[0]) {id}_g0 <= {id}_g0 & {keep} | csb_wdat & {take};\n        \
-                     if ({hit} && producer && !enabled[1]) {id}_g1 <= {id}_g1 & {keep} | csb_wdat & {take};\n"
-                );
-                format!("(producer ? {id}_g1 : {id}_g0)")
-            }
+            Group::Single => id,
+            Group::PingPong => format!("(producer ? {id}_g1 : {id}_g0)"),
         };
         read += &format!("            16'h{:04x}: read_value = {value} & {};\n", u.csb_address(r), hex32(r.mask_where(Access::readable)));
     }
