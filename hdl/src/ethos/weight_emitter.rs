@@ -165,7 +165,6 @@ impl Logic for WeightEmitter {
             if self.head_run[0].val() > self.k16[4].val() {
                 self.lead_fit.next = self.k16[4].val();
             }
-            self.next_zeros_left.next = self.zeros_left.val();
             if self.zeros_left.val() != self.k16[0].val() {
                 self.new_count.next = self.k3[4].val();
                 self.next_zeros_left.next = self.zeros_left.val() - self.k16[4].val();

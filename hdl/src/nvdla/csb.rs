@@ -242,15 +242,15 @@ pub struct Csb {
     pub cacc_clip_truncate: Signal<Out, Bits<5>>,
     /// The plain registers of each unit with fields in [`CONFIG`] (CMAC_A's and CMAC_B's,
     /// which have none, stay here): index into [`GROUPED`], config width.
-    cdma_registers: CsbUnit<0, { config_width("CDMA") }>,
-    csc_registers: CsbUnit<1, { config_width("CSC") }>,
-    cacc_registers: CsbUnit<4, { config_width("CACC") }>,
-    sdp_rdma_registers: CsbUnit<5, { config_width("SDP_RDMA") }>,
-    sdp_registers: CsbUnit<6, { config_width("SDP") }>,
-    pdp_rdma_registers: CsbUnit<7, { config_width("PDP_RDMA") }>,
-    pdp_registers: CsbUnit<8, { config_width("PDP") }>,
-    cdp_rdma_registers: CsbUnit<9, { config_width("CDP_RDMA") }>,
-    cdp_registers: CsbUnit<10, { config_width("CDP") }>,
+    cdma_registers: CsbUnit<0, { config_width(GROUPED[0]) }>,
+    csc_registers: CsbUnit<1, { config_width(GROUPED[1]) }>,
+    cacc_registers: CsbUnit<4, { config_width(GROUPED[4]) }>,
+    sdp_rdma_registers: CsbUnit<5, { config_width(GROUPED[5]) }>,
+    sdp_registers: CsbUnit<6, { config_width(GROUPED[6]) }>,
+    pdp_rdma_registers: CsbUnit<7, { config_width(GROUPED[7]) }>,
+    pdp_registers: CsbUnit<8, { config_width(GROUPED[8]) }>,
+    cdp_rdma_registers: CsbUnit<9, { config_width(GROUPED[9]) }>,
+    cdp_registers: CsbUnit<10, { config_width(GROUPED[10]) }>,
 }
 
 /// The configuration ports: name, width, and the unit, register and its lowest bit they
