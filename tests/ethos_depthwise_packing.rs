@@ -139,8 +139,8 @@ fn bench_layer_cycles_on_the_packed_mapping() {
 /// The packed walk and feed in the datapath's cycle-level form (`conv_datapath::depthwise_walk`
 /// and `depthwise_feed`, what the RTL is to run): the walk issues a cycle's reads, their data
 /// (with noise on every port not read and every lane beyond the depth, as the lock-step bench
-/// drives them) reach stage 2 in the next cycle, where the feed builds the 16 act and 16
-/// weight words and the 32 units sum their 8 lanes (conv mode). Every accumulator and every
+/// drives them) reach stage 2 in the next cycle, where the feed gives the window and kernel
+/// words, each unit's lanes are wired from them and the 32 units sum their 8 lanes (conv mode). Every accumulator and every
 /// (group, block)'s cycles equal `depthwise_packing.rs`'s, and so do its IFM reads.
 #[test]
 fn packed_walk_in_stage_two_equals_the_mapping() {
@@ -234,11 +234,12 @@ fn packed_walk_in_stage_two_equals_the_mapping() {
                             let last = walk.last(&shape);
                             // Stage 2, the next cycle: the ports' data, the feed, the units.
                             let lanes: [[i16; 8]; 4] = std::array::from_fn(|p| port_lanes(&mut rng, issued[p].read, issued[p].y, issued[p].x, og));
-                            let (acts, weights) = feed.feed(&stage2, &lanes, sy as u32, dy as u32, (kh as u32, kw as u32));
+                            let words = feed.feed(&stage2, &lanes, sy as u32, dy as u32, (kh as u32, kw as u32));
                             for (a, row) in acc.iter_mut().enumerate() {
                                 for (b, unit) in row.iter_mut().enumerate() {
                                     for o in 0..8 {
-                                        let (x, w) = (unpack(acts[b][o]), unpack(weights[a][o]));
+                                        let (x, w) = words.unit(a, b, o);
+                                        let (x, w) = (unpack(x), unpack(w));
                                         unit[o] += (0..8).map(|l| i64::from(x[l]) * i64::from(w[l])).sum::<i64>();
                                     }
                                 }

@@ -41,17 +41,14 @@ impl DepthwiseFeed {
         self.kernel[ky][kx] = std::array::from_fn(|o| unpack(weights[o])[o]);
     }
 
-    /// Stage 2 of a packed cycle: the four ports' lanes (`lanes[p]`: the IFM lanes, minus the
-    /// zero point, 0 beyond the depth), the act words `[b][o]` and the weight words `[a][o]`;
-    /// the column store takes columns 2 and 3 of the rows taken.
-    pub fn feed(
-        &mut self,
-        s: &Stage2,
-        lanes: &[[i16; CHANNELS]; 4],
-        stride_y: u32,
-        dilation_y: u32,
-        kernel: (u32, u32),
-    ) -> ([[u128; CHANNELS]; 2], [[u128; CHANNELS]; 2]) {
+    /// Stage 2 of a packed cycle, as the RTL's outputs: the window words (`win{j}{c}`, `[j][c]`:
+    /// window row `row + j`, column `c`; fresh, the four ports of row `row` and row 1 zero;
+    /// reuse, columns 0-1 from the store and 2-3 from ports `2j`, `2j + 1`; a row not taken
+    /// and a padded port zero) and the kernel words (`k{a}{j}{kx}`, `[a][j][kx]`: element
+    /// (`ky(a, row + j)`, `kx`), 0 where that is no tap). `lanes[p]` are the IFM lanes
+    /// (minus the zero point, 0 beyond the depth). The column store takes columns 2 and 3 of
+    /// the rows taken.
+    pub fn feed(&mut self, s: &Stage2, lanes: &[[i16; CHANNELS]; 4], stride_y: u32, dilation_y: u32, kernel: (u32, u32)) -> Words {
         let port = |p: usize| if s.pad >> p & 1 != 0 { [0; CHANNELS] } else { lanes[p] };
         let mut window = [[[0i16; CHANNELS]; 4]; 2];
         for (j, words) in window.iter_mut().enumerate().take(s.rows as usize) {
@@ -63,22 +60,34 @@ impl DepthwiseFeed {
             }
             self.store[r] = [words[2], words[3]];
         }
-        let acts = std::array::from_fn(|b| {
-            std::array::from_fn(|o| {
-                pack(&std::array::from_fn(|l| if l < 6 { window[l / 3][b + l % 3][o] } else { 0 }))
+        let kernel_words = std::array::from_fn(|a| {
+            std::array::from_fn(|j| {
+                std::array::from_fn(|kx| match kernel_row(s.row + j as u32, a as u32, stride_y, dilation_y, kernel.0) {
+                    Some(ky) if (j as u32) < s.rows && (kx as u32) < kernel.1 => self.kernel[ky][kx],
+                    _ => [0; CHANNELS],
+                })
             })
         });
-        let weights = std::array::from_fn(|a| {
-            std::array::from_fn(|o| {
-                pack(&std::array::from_fn(|l| {
-                    let (j, kx) = (l / 3, l % 3);
-                    match kernel_row(s.row + j as u32, a as u32, stride_y, dilation_y, kernel.0) {
-                        Some(ky) if l < 6 && (j as u32) < s.rows && (kx as u32) < kernel.1 => self.kernel[ky][kx][o],
-                        _ => 0,
-                    }
-                }))
-            })
-        });
-        (acts, weights)
+        Words { window, kernel: kernel_words }
+    }
+}
+
+/// The second feed's words, as `depthwise_feed.rs` gives them to `conv_mac.rs`.
+#[derive(Clone, Copy, Debug)]
+pub struct Words {
+    /// `[j][c]`: window row `row + j`, column `c`, lane `o` channel `o`.
+    pub window: [[[i16; CHANNELS]; 4]; 2],
+    /// `[a][j][kx]`: the kernel element OFM row `a` reads from window row `row + j`.
+    pub kernel: [[[[i16; CHANNELS]; 3]; 2]; 2],
+}
+
+impl Words {
+    /// Dot-product unit (a, b, o)'s act and weight words in the conv mode (the lane wiring
+    /// of `conv_mac.rs`'s second feed): lane `3j + kx` is window (`j`, `b + kx`) and kernel
+    /// (`a`, `j`, `kx`), lane `o` of each; lanes 6 and 7 are 0.
+    pub fn unit(&self, a: usize, b: usize, o: usize) -> (u128, u128) {
+        let act = pack(&std::array::from_fn(|l| if l < 6 { self.window[l / 3][b + l % 3][o] } else { 0 }));
+        let w = pack(&std::array::from_fn(|l| if l < 6 { self.kernel[a][l / 3][l % 3][o] } else { 0 }));
+        (act, w)
     }
 }
