@@ -27,6 +27,8 @@ mod conv_mac;
 mod output_walk;
 pub mod output_lanes;
 mod conv_traversal;
+mod depthwise_feed;
+mod depthwise_walk;
 mod ifm_reads;
 mod layer_check;
 mod layer_registers;

@@ -42,7 +42,10 @@
 //!
 //! Sub-modules, named after the RTL's sub-blocks: `conv_traversal` (the tap's positions and the
 //! step to the next tap), `layer_check` (CHECK), `weight_buffer` (DECODE's rows) and
-//! `scale_bias_loader` (SCALE_BIAS's records).
+//! `scale_bias_loader` (SCALE_BIAS's records); `depthwise_walk` and `depthwise_feed`, the
+//! packed depthwise mapping's walk and feed (issue 19), in the cycle-level form the RTL is to
+//! take, checked against `depthwise_packing.rs` (`tests/ethos_depthwise_packing.rs`) and not
+//! yet run by [`ConvDatapath`], which still runs depthwise tap by tap as its RTL does.
 use super::conv_mac::ConvMac;
 use super::mac_unit::{self, pack, CHANNELS};
 use super::output_lanes::OutputLanes;
@@ -52,6 +55,8 @@ use super::weight_rows::{self, Step, WeightRows};
 use crate::Block;
 
 mod conv_traversal;
+pub mod depthwise_feed;
+pub mod depthwise_walk;
 mod layer_check;
 mod scale_bias_loader;
 mod weight_buffer;

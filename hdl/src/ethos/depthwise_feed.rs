@@ -1,0 +1,316 @@
+//! The packed depthwise feed of the convolution datapath (issue 19; docs/ethos.md,
+//! "Convolution datapath", "Depthwise tap packing"; TRM L1033-1076, digest §5.1): the
+//! kernel register, the column store and the words of the MAC unit's second feed, all in
+//! stage 2 (the cycle after the walk, `depthwise_walk.rs`, issued the reads). Model:
+//! `model/src/ethos/conv_datapath/depthwise_feed.rs`.
+//!
+//! - The kernel register (up to 3x3 elements of 8 weights, 9 x 72 bits) takes, in stage 2 of
+//!   each tap of an OFM group's first block (tap by tap, `load`), the weight row read for the
+//!   tap anyway: a depthwise row has OFM channel `o`'s weight in lane `o` of word `o` and 0 in
+//!   every other lane (`primitives/diagonal.rs`), so the element's 8 weights are the OR of
+//!   the 8 words. Decision: no cycle is spent loading it, and no clear: lanes of a kernel
+//!   column beyond the kernel's width are zeroed where they are read (`k{a}{j}{kx}`), so an
+//!   element left from an earlier layer is never used.
+//! - The column store (window rows 0-3 x columns 2 and 3, 8 x 72 bits) takes, in stage 2 of
+//!   each packed cycle (`take`), columns 2 and 3 of the rows taken; a reuse block's columns 0
+//!   and 1 are read from it.
+//! - `win{j}{c}`: window row `row + j`, column `c` (fresh: the four ports of row `row`, row 1
+//!   zero; reuse: columns 0-1 from the store, 2-3 from ports `2j`, `2j + 1`; a row not taken
+//!   zero; a padded port's lanes zero). `k{a}{j}{kx}`: the kernel register's element (`ky`,
+//!   `kx`) for OFM row `a` of the block and window row `row + j`, `ky = (row + j - a·sy) /
+//!   dy` when whole, below the kernel's height and the row taken, and `kx` below its width;
+//!   else 0. Dot-product unit (a, b, o) takes lane `3j + kx` of `win{j}{b + kx}` and
+//!   `k{a}{j}{kx}` (lane `o` of each), lanes 6 and 7 zero, in the conv mode.
+use crate::primitives::constant as k;
+use crate::primitives::{RegEn, ZeroExtend};
+use rust_hdl::prelude::*;
+
+/// The kernel register, the column store and the second feed's words (module docs).
+#[derive(LogicBlock)]
+pub struct DepthwiseFeed {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub advance: Signal<In, Bit>,
+    pub load: Signal<In, Bit>,
+    pub ky: Signal<In, Bits<2>>,
+    pub kx: Signal<In, Bits<2>>,
+    pub w0: Signal<In, Bits<72>>,
+    pub w1: Signal<In, Bits<72>>,
+    pub w2: Signal<In, Bits<72>>,
+    pub w3: Signal<In, Bits<72>>,
+    pub w4: Signal<In, Bits<72>>,
+    pub w5: Signal<In, Bits<72>>,
+    pub w6: Signal<In, Bits<72>>,
+    pub w7: Signal<In, Bits<72>>,
+    pub take: Signal<In, Bit>,
+    pub reuse: Signal<In, Bit>,
+    pub row: Signal<In, Bits<2>>,
+    pub rows: Signal<In, Bits<2>>,
+    pub pad: Signal<In, Bits<4>>,
+    pub act0: Signal<In, Bits<72>>,
+    pub act1: Signal<In, Bits<72>>,
+    pub act2: Signal<In, Bits<72>>,
+    pub act3: Signal<In, Bits<72>>,
+    pub stride_y: Signal<In, Bits<2>>,
+    pub dilation_y: Signal<In, Bit>,
+    pub kernel_height: Signal<In, Bits<4>>,
+    pub kernel_width: Signal<In, Bits<4>>,
+    pub win00: Signal<Out, Bits<72>>,
+    pub win01: Signal<Out, Bits<72>>,
+    pub win02: Signal<Out, Bits<72>>,
+    pub win03: Signal<Out, Bits<72>>,
+    pub win10: Signal<Out, Bits<72>>,
+    pub win11: Signal<Out, Bits<72>>,
+    pub win12: Signal<Out, Bits<72>>,
+    pub win13: Signal<Out, Bits<72>>,
+    pub k000: Signal<Out, Bits<72>>,
+    pub k001: Signal<Out, Bits<72>>,
+    pub k002: Signal<Out, Bits<72>>,
+    pub k010: Signal<Out, Bits<72>>,
+    pub k011: Signal<Out, Bits<72>>,
+    pub k012: Signal<Out, Bits<72>>,
+    pub k100: Signal<Out, Bits<72>>,
+    pub k101: Signal<Out, Bits<72>>,
+    pub k102: Signal<Out, Bits<72>>,
+    pub k110: Signal<Out, Bits<72>>,
+    pub k111: Signal<Out, Bits<72>>,
+    pub k112: Signal<Out, Bits<72>>,
+
+    kernel: [RegEn<Bits<72>>; 9],
+    store: [RegEn<Bits<72>>; 8],
+    row4: ZeroExtend<2, 4>,
+    stride4: ZeroExtend<2, 4>,
+    ky4: ZeroExtend<2, 4>,
+    kx4: ZeroExtend<2, 4>,
+    element: Signal<Local, Bits<4>>,
+    diagonal: Signal<Local, Bits<72>>,
+    port: [Signal<Local, Bits<72>>; 4],
+    window: [Signal<Local, Bits<72>>; 8],
+    window_row: [Signal<Local, Bits<4>>; 2],
+    taken: [Signal<Local, Bit>; 2],
+    distance: [Signal<Local, Bits<4>>; 4],
+    reached: [Signal<Local, Bit>; 4],
+    kernel_row: [Signal<Local, Bits<4>>; 4],
+    tap_row: [Signal<Local, Bit>; 4],
+    selected: [Signal<Local, Bits<72>>; 12],
+    elements: [Constant<Bits<4>>; 9],
+    rows4: [Constant<Bits<4>>; 4],
+    zero72: Constant<Bits<72>>,
+    one4: Constant<Bits<4>>,
+    two2: Constant<Bits<2>>,
+    shift1: Constant<Bits<4>>,
+}
+
+impl Default for DepthwiseFeed {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            advance: Default::default(),
+            load: Default::default(),
+            ky: Default::default(),
+            kx: Default::default(),
+            w0: Default::default(),
+            w1: Default::default(),
+            w2: Default::default(),
+            w3: Default::default(),
+            w4: Default::default(),
+            w5: Default::default(),
+            w6: Default::default(),
+            w7: Default::default(),
+            take: Default::default(),
+            reuse: Default::default(),
+            row: Default::default(),
+            rows: Default::default(),
+            pad: Default::default(),
+            act0: Default::default(),
+            act1: Default::default(),
+            act2: Default::default(),
+            act3: Default::default(),
+            stride_y: Default::default(),
+            dilation_y: Default::default(),
+            kernel_height: Default::default(),
+            kernel_width: Default::default(),
+            win00: Default::default(),
+            win01: Default::default(),
+            win02: Default::default(),
+            win03: Default::default(),
+            win10: Default::default(),
+            win11: Default::default(),
+            win12: Default::default(),
+            win13: Default::default(),
+            k000: Default::default(),
+            k001: Default::default(),
+            k002: Default::default(),
+            k010: Default::default(),
+            k011: Default::default(),
+            k012: Default::default(),
+            k100: Default::default(),
+            k101: Default::default(),
+            k102: Default::default(),
+            k110: Default::default(),
+            k111: Default::default(),
+            k112: Default::default(),
+            kernel: Default::default(),
+            store: Default::default(),
+            row4: Default::default(),
+            stride4: Default::default(),
+            ky4: Default::default(),
+            kx4: Default::default(),
+            element: Default::default(),
+            diagonal: Default::default(),
+            port: Default::default(),
+            window: Default::default(),
+            window_row: Default::default(),
+            taken: Default::default(),
+            distance: Default::default(),
+            reached: Default::default(),
+            kernel_row: Default::default(),
+            tap_row: Default::default(),
+            selected: Default::default(),
+            elements: std::array::from_fn(|e| k(e as u64)),
+            rows4: std::array::from_fn(|r| k(r as u64)),
+            zero72: Constant::new(0u64.into()),
+            one4: k(1),
+            two2: k(2),
+            shift1: k(1),
+        }
+    }
+}
+impl Logic for DepthwiseFeed {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // The kernel register: element `3·ky + kx` takes the tap's weights in stage 2.
+        self.ky4.narrow.next = self.ky.val();
+        self.kx4.narrow.next = self.kx.val();
+        self.element.next = (self.ky4.wide.val() << self.shift1.val()) + self.ky4.wide.val() + self.kx4.wide.val();
+        self.diagonal.next = self.w0.val() | self.w1.val() | self.w2.val() | self.w3.val() | self.w4.val() | self.w5.val() | self.w6.val() | self.w7.val();
+        for e in 0..9 {
+            self.kernel[e].clock.next = self.clock.val();
+            self.kernel[e].reset.next = self.reset.val();
+            self.kernel[e].enable.next = self.advance.val() & self.load.val() & (self.element.val() == self.elements[e].val());
+            self.kernel[e].d.next = self.diagonal.val();
+        }
+
+        // The window words of this cycle.
+        self.port[0].next = self.act0.val();
+        self.port[1].next = self.act1.val();
+        self.port[2].next = self.act2.val();
+        self.port[3].next = self.act3.val();
+        for p in 0..4 {
+            if self.pad.val().get_bit(p) {
+                self.port[p].next = self.zero72.val();
+            }
+        }
+        self.row4.narrow.next = self.row.val();
+        self.window_row[0].next = self.row4.wide.val();
+        self.window_row[1].next = self.row4.wide.val() + self.one4.val();
+        self.taken[0].next = true;
+        self.taken[1].next = self.rows.val() == self.two2.val();
+        for c in 0..4 {
+            self.window[c].next = self.port[c].val();
+            self.window[4 + c].next = self.zero72.val();
+        }
+        if self.reuse.val() {
+            for j in 0..2 {
+                self.window[4 * j].next = self.zero72.val();
+                self.window[4 * j + 1].next = self.zero72.val();
+                self.window[4 * j + 2].next = self.zero72.val();
+                self.window[4 * j + 3].next = self.zero72.val();
+                if self.taken[j].val() {
+                    for r in 0..4 {
+                        if self.window_row[j].val() == self.rows4[r].val() {
+                            self.window[4 * j].next = self.store[2 * r].q.val();
+                            self.window[4 * j + 1].next = self.store[2 * r + 1].q.val();
+                        }
+                    }
+                    self.window[4 * j + 2].next = self.port[2 * j].val();
+                    self.window[4 * j + 3].next = self.port[2 * j + 1].val();
+                }
+            }
+        }
+        self.win00.next = self.window[0].val();
+        self.win01.next = self.window[1].val();
+        self.win02.next = self.window[2].val();
+        self.win03.next = self.window[3].val();
+        self.win10.next = self.window[4].val();
+        self.win11.next = self.window[5].val();
+        self.win12.next = self.window[6].val();
+        self.win13.next = self.window[7].val();
+
+        // The column store: columns 2 and 3 of the rows taken.
+        for r in 0..4 {
+            self.store[2 * r].clock.next = self.clock.val();
+            self.store[2 * r].reset.next = self.reset.val();
+            self.store[2 * r + 1].clock.next = self.clock.val();
+            self.store[2 * r + 1].reset.next = self.reset.val();
+            self.store[2 * r].enable.next = false;
+            self.store[2 * r + 1].enable.next = false;
+            self.store[2 * r].d.next = self.window[2].val();
+            self.store[2 * r + 1].d.next = self.window[3].val();
+            if self.advance.val() & self.take.val() {
+                if self.window_row[0].val() == self.rows4[r].val() {
+                    self.store[2 * r].enable.next = true;
+                    self.store[2 * r + 1].enable.next = true;
+                }
+                if self.taken[1].val() & (self.window_row[1].val() == self.rows4[r].val()) {
+                    self.store[2 * r].enable.next = true;
+                    self.store[2 * r + 1].enable.next = true;
+                    self.store[2 * r].d.next = self.window[6].val();
+                    self.store[2 * r + 1].d.next = self.window[7].val();
+                }
+            }
+        }
+
+        // The kernel rows: OFM row a of the block reads window row r as kernel row
+        // (r - a·sy) / dy, when whole, below the kernel's height, and the row is taken.
+        self.stride4.narrow.next = self.stride_y.val();
+        for a in 0..2 {
+            for j in 0..2 {
+                self.distance[2 * a + j].next = self.window_row[j].val();
+                self.reached[2 * a + j].next = true;
+                if a == 1 {
+                    self.distance[2 * a + j].next = self.window_row[j].val() - self.stride4.wide.val();
+                    self.reached[2 * a + j].next = self.window_row[j].val() >= self.stride4.wide.val();
+                }
+                self.kernel_row[2 * a + j].next = self.distance[2 * a + j].val();
+                if self.dilation_y.val() {
+                    self.kernel_row[2 * a + j].next = self.distance[2 * a + j].val() >> self.shift1.val();
+                    if self.distance[2 * a + j].val().get_bit(0) {
+                        self.reached[2 * a + j].next = false;
+                    }
+                }
+                self.tap_row[2 * a + j].next =
+                    self.taken[j].val() & self.reached[2 * a + j].val() & (self.kernel_row[2 * a + j].val() < self.kernel_height.val());
+                for kx in 0..3 {
+                    self.selected[6 * a + 3 * j + kx].next = self.zero72.val();
+                    if self.tap_row[2 * a + j].val() & (self.rows4[kx].val() < self.kernel_width.val()) {
+                        for ky in 0..3 {
+                            if self.kernel_row[2 * a + j].val() == self.rows4[ky].val() {
+                                self.selected[6 * a + 3 * j + kx].next = self.kernel[3 * ky + kx].q.val();
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.k000.next = self.selected[0].val();
+        self.k001.next = self.selected[1].val();
+        self.k002.next = self.selected[2].val();
+        self.k010.next = self.selected[3].val();
+        self.k011.next = self.selected[4].val();
+        self.k012.next = self.selected[5].val();
+        self.k100.next = self.selected[6].val();
+        self.k101.next = self.selected[7].val();
+        self.k102.next = self.selected[8].val();
+        self.k110.next = self.selected[9].val();
+        self.k111.next = self.selected[10].val();
+        self.k112.next = self.selected[11].val();
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(DepthwiseFeed::default(), "depthwise_feed");
+}
