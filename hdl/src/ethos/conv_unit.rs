@@ -73,11 +73,13 @@ pub const ERROR_WEIGHTS: u8 = 2;
 pub const ERROR_SCALE: u8 = 3;
 pub const ERROR_OFM: u8 = 8;
 pub const ERROR_UNSUPPORTED: u8 = 15;
-/// The OFM queue's entries, each one OFM port cycle of up to 16 values (four before the 16
-/// output lanes): 16, so that several OFM groups' 2 port cycles fit beside the 4 the hold
-/// leaves room for; with 8 entries of four values the queue stayed full for most of a
-/// group's writes and the hold kept ready taps waiting (docs/ethos.md).
-pub const QUEUE: usize = 16;
+/// The OFM queue's entries, each one OFM port cycle of up to 16 values since the 16 output
+/// lanes: 8 (128 values, twice the 16 entries of four values before), so that two OFM
+/// groups' 2 port cycles fit beside the 4 the hold leaves room for. With 16 entries of 16
+/// values the queue never filled in the random conv networks (no hold, the hold untested
+/// there); with 8 entries of four values it stayed full for most of a group's writes and the
+/// hold kept ready taps waiting (docs/ethos.md).
+pub const QUEUE: usize = 8;
 
 /// States (the model names them in its events).
 pub mod state {

@@ -1,6 +1,6 @@
 //! The convolution unit's OFM queue and write channel (`conv_unit.rs`; docs/ethos.md,
-//! "Convolution unit", OFM writes): [`QUEUE`](super::conv_unit::QUEUE) (16: the register
-//! file's 4-bit address) entries, each what the datapath's OFM port gives in one cycle: up to 16
+//! "Convolution unit", OFM writes): [`QUEUE`](super::conv_unit::QUEUE) (8: the register
+//! file's 3-bit address) entries, each what the datapath's OFM port gives in one cycle: up to 16
 //! values, the same n = 1..8 consecutive channels at one OFM position and, when the second
 //! column is inside the OFM, at the position to its right, {y, x, channel, second column,
 //! n - 1, 16 bytes}, taken at once. Each value is written as one strobed byte at the OFM
@@ -57,7 +57,7 @@ pub struct OfmQueue {
     ofm: FeatureMap,
     /// Entries {y[167:156], x[155:144], c[143:132], second column [131], n - 1 [130:128],
     /// lane 15..0 bytes [127:0]}.
-    queue: RegFile<168, 4, 1, 1>,
+    queue: RegFile<168, 3, 1, 1>,
     entry_yx: Concat<12, 12, 24>,
     entry_yxc: Concat<24, 12, 36>,
     entry_lanes: Concat<1, 3, 4>,
@@ -81,7 +81,7 @@ pub struct OfmQueue {
     byte16: Concat<8, 8, 16>,
     byte32: Concat<16, 16, 32>,
     byte64: Concat<32, 32, 64>,
-    q_head: Reg<Bits<4>>,
+    q_head: Reg<Bits<3>>,
     q_count: Reg<Bits<5>>,
     /// The write channel: 0 idle, 1 address, 2 response.
     wr: Reg<Bits<2>>,
@@ -91,16 +91,17 @@ pub struct OfmQueue {
     pop: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
     lane: Signal<Local, Bits<3>>,
-    tail: Signal<Local, Bits<4>>,
+    tail: Signal<Local, Bits<3>>,
     zero2: Constant<Bits<2>>,
     one2: Constant<Bits<2>>,
     two2: Constant<Bits<2>>,
-    zero_h: Constant<Bits<4>>,
+    zero_h: Constant<Bits<3>>,
+    zero_at: Constant<Bits<4>>,
     lane_no: [Constant<Bits<3>>; 8],
     second_lane: Constant<Bits<4>>,
     one_at: Constant<Bits<4>>,
     shift3: Constant<Bits<3>>,
-    one_h: Constant<Bits<4>>,
+    one_h: Constant<Bits<3>>,
     zero_c: Constant<Bits<5>>,
     one_c: Constant<Bits<5>>,
     one8: Constant<Bits<8>>,
@@ -168,6 +169,7 @@ impl Default for OfmQueue {
             one2: k(1),
             two2: k(2),
             zero_h: k(0),
+            zero_at: k(0),
             lane_no: std::array::from_fn(|i| k(i as u64)),
             second_lane: k(8),
             one_at: k(1),
@@ -250,7 +252,7 @@ impl Logic for OfmQueue {
         }
         if self.leave.val() {
             self.q_head.d.next = self.q_head.q.val() + self.one_h.val();
-            self.at.d.next = self.zero_h.val();
+            self.at.d.next = self.zero_at.val();
         }
 
         // The datapath's values join the tail.
@@ -271,7 +273,7 @@ impl Logic for OfmQueue {
         self.entry_n.low.next = self.entry_lanes.joined.val();
         self.entry.high.next = self.entry_n.joined.val();
         self.entry.low.next = self.ofm_data.val();
-        self.tail.next = self.q_head.q.val() + self.q_count.q.val().get_bits::<4>(0);
+        self.tail.next = self.q_head.q.val() + self.q_count.q.val().get_bits::<3>(0);
         self.queue.write_enable[0].next = self.push.val();
         self.queue.write_address[0].next = self.tail.val();
         self.queue.write_data[0].next = self.entry.joined.val();
@@ -282,7 +284,7 @@ impl Logic for OfmQueue {
             self.q_count.d.next = self.q_count.q.val() - self.one_c.val();
         }
         if self.clear.val() {
-            self.at.d.next = self.zero_h.val();
+            self.at.d.next = self.zero_at.val();
             self.q_head.d.next = self.zero_h.val();
             self.q_count.d.next = self.zero_c.val();
         }

@@ -448,6 +448,9 @@ impl ConvUnit {
             count += 1;
             if count as usize == QUEUE - 3 {
                 self.events.push("OFM queue at its limit");
+                if o.ofm_valid >> 8 & 1 == 1 {
+                    self.events.push("OFM queue at its limit, both columns arriving");
+                }
                 if o.ofm_valid == 0xFFFF {
                     self.events.push("OFM queue at its limit, 16 lanes arriving");
                 }
