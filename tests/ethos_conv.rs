@@ -261,10 +261,13 @@ fn random_layers_equal_tflite() {
         "tap waits for its weight row",
         "the layer's last tap waits for the decoder",
         "held in DECODE",
-        // The output lanes: four (or two, three) elements leave in one cycle; a step with
-        // fewer than four where the OFM depth ends.
+        // The 16 output lanes: several elements leave in one cycle; a step with fewer than 8
+        // channels where the OFM depth ends; both columns of a block's row at once, and the
+        // left one alone where the OFM width ends.
         "several lanes valid at once",
         "a partial group of lanes",
+        "lanes of both columns at once",
+        "lanes of the left column only",
     ]);
 }
 

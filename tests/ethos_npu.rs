@@ -149,14 +149,15 @@ fn resize_nearest_align_corners_runs_on_the_npu() {
 /// kernels 1x1 and above 3, NHCWB16 IFM and OFM, both cores, the four fused activations
 /// (saturating both ways; a 1x1 kernel is counted, not required: 48 networks miss it now
 /// and then), the datapath held for the IFM reads and for the OFM queue (and the queue at its
-/// limit while four lanes arrive at once, an entry written lane after lane), IFM
+/// limit while lanes of both columns arrive at once, up to 16: all 16 need 8 OFM channels and
+/// are counted, not required; an entry written lane after lane and into its second column), IFM
 /// groups across two words, chains with a pool and an elementwise operator, stalls.
-const CONV_REQUIRED: [&str; 24] = [
+const CONV_REQUIRED: [&str; 25] = [
     "CONV", "DEPTHWISE", "part-kernel-first CONV", "OFM block above 8 channels, more than 8 OFM channels", "conv stride 2", "padding", "conv kernel above 3", "nhcwb16 ifm", "nhcwb16 ofm",
     "regor core", "legacy core", "saturated high", "saturated low", "held: IFM reads", "held: OFM queue",
     "IFM group across two words", "IFM tap released", "POOL max", "ELEMENTWISE add", "bench: address stalled",
     "arbiter: convolution read", "arbiter: convolution write",
-    "OFM queue at its limit, 4 lanes arriving", "OFM entry: next lane",
+    "OFM queue at its limit, both columns arriving", "OFM entry: next lane", "OFM entry: second column",
 ];
 
 /// Random networks of CONV_2D and DEPTHWISE_CONV_2D (chained with a max pool and ADD), both

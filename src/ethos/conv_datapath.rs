@@ -422,16 +422,18 @@ impl<'a> Bench<'a> {
             }
             _ => self.stats.output += 1,
         }
-        // The OFM lanes: lane l is channel `ofm_channel + l`; the valid lanes must be 0..n-1.
-        assert!(o.ofm_valid & (o.ofm_valid + 1) == 0, "OFM lanes {:04b} not lanes 0..n-1", o.ofm_valid);
-        let values = [o.ofm_data0, o.ofm_data1, o.ofm_data2, o.ofm_data3];
+        // The OFM lanes: lane l is element (`ofm_y`, `ofm_x` + l / 8, `ofm_channel` + l % 8);
+        // the valid lanes must be 0..n-1, and the same n lanes from 8 or none.
+        let (left, right) = (o.ofm_valid & 0xFF, o.ofm_valid >> 8);
+        assert!(left & (left + 1) == 0 && (right == 0 || right == left), "OFM lanes {:016b} not lanes 0..n-1 (and 8..8+n-1)", o.ofm_valid);
+        let values = o.ofm_data.to_le_bytes();
         for (l, &value) in values.iter().enumerate().filter(|&(l, _)| o.ofm_valid >> l & 1 == 1) {
-            let (_, out_w, out_c) = output_shape(&self.job.layer);
-            let c = usize::from(o.ofm_channel) + l;
+            let (out_h, out_w, out_c) = output_shape(&self.job.layer);
+            let (x, c) = (usize::from(o.ofm_x) + l / 8, usize::from(o.ofm_channel) + l % 8);
             assert!(c < out_c, "OFM lane {l} at channel {c} beyond the depth {out_c}");
-            let at = (usize::from(o.ofm_y) * out_w + usize::from(o.ofm_x)) * out_c + c;
-            assert!(!self.written[at], "OFM element (y {}, x {}, c {c}) written twice", o.ofm_y, o.ofm_x);
-            assert!((-128..=127).contains(&value), "OFM value {value} outside int8");
+            assert!(x < out_w && usize::from(o.ofm_y) < out_h, "OFM lane {l} at (y {}, x {x}) outside the OFM", o.ofm_y);
+            let at = (usize::from(o.ofm_y) * out_w + x) * out_c + c;
+            assert!(!self.written[at], "OFM element (y {}, x {x}, c {c}) written twice", o.ofm_y);
             self.written[at] = true;
             self.ofm[at] = value as i8;
         }

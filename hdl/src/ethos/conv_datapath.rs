@@ -11,7 +11,8 @@
 //! overlapped with MAC); then for every 8-channel OFM group and 2x2 OFM block (every block
 //! of a group before the next group), MAC (one weight row
 //! and four IFM reads a cycle; the previous group's 32 accumulators drain meanwhile through
-//! the four output lanes, four a cycle, each step on the OFM port three cycles later) and OUT
+//! the 16 output lanes, one OFM row of the block a cycle, each step on the OFM port three
+//! cycles later) and OUT
 //! (the last group's drain); DRAIN; DONE.
 //!
 //! Sub-blocks: the layer registers latched at `start` (`layer_registers.rs`), CHECK
@@ -19,7 +20,7 @@
 //! (`weight_buffer.rs`), the scale/bias loader (`scale_bias_loader.rs`) and the traversal
 //! counters with the stage-2 registers (`conv_traversal.rs`), and the weight-row address in
 //! Vela's order (`weight_rows.rs`), the drain bank (`conv_mac.rs`), the output walk
-//! (`output_walk.rs`) and the four output lanes with the parameters (`output_lanes.rs`). The weight buffer, CHECK and
+//! (`output_walk.rs`) and the 16 output lanes with the parameters (`output_lanes.rs`). The weight buffer, CHECK and
 //! the traversal read registers only, and `hold` is their registers' clock enable; this
 //! block keeps what reads the ports (the state machine, the IFM read addresses, the streams'
 //! handshakes, the MAC and output units' inputs), so that Verilator evaluates the rest once a
@@ -166,20 +167,19 @@ pub struct ConvDatapath {
     pub ifm_x3: Signal<Out, Bits<DIM_BITS>>,
     pub ifm_group3: Signal<Out, Bits<9>>,
     pub ifm_data3: Signal<In, Bits<64>>,
-    /// OFM write port: up to four elements a cycle, one per output lane: lane i (valid with
-    /// bit i of `ofm_valid`) is element (`ofm_y`, `ofm_x`, `ofm_channel` + i) with value
-    /// `ofm_data{i}`, int16 (within the int8 activation range). The set lanes are always lanes
-    /// 0..n-1 (n = 1..=4; fewer than 4 only where the OFM depth ends), so bit 0 says whether
-    /// anything is written. Without bit i, `ofm_data{i}` is lane i's last valid value (0
-    /// after reset): the output units compute only valid values (`output_unit.rs`).
-    pub ofm_valid: Signal<Out, Bits<4>>,
+    /// OFM write port: up to 16 elements a cycle, one per output lane, one OFM row of the
+    /// 2x2 block: lane i (valid with bit i of `ofm_valid`) is element (`ofm_y`, `ofm_x` +
+    /// i / 8, `ofm_channel` + i % 8) with value `ofm_data[8i+7:8i]`, int8. The set lanes are
+    /// lanes 0..n-1 and, when column `ofm_x + 1` is inside the OFM, lanes 8..8+n-1 (n =
+    /// 1..=8, fewer than 8 only where the OFM depth ends), so bit 0 says whether anything is
+    /// written and bit 8 whether the second column is. Without bit i, lane i's byte is its
+    /// last valid value (0 after reset): the output units compute only valid values
+    /// (`output_unit.rs`).
+    pub ofm_valid: Signal<Out, Bits<16>>,
     pub ofm_y: Signal<Out, Bits<DIM_BITS>>,
     pub ofm_x: Signal<Out, Bits<DIM_BITS>>,
     pub ofm_channel: Signal<Out, Bits<DIM_BITS>>,
-    pub ofm_data0: Signal<Out, Bits<16>>,
-    pub ofm_data1: Signal<Out, Bits<16>>,
-    pub ofm_data2: Signal<Out, Bits<16>>,
-    pub ofm_data3: Signal<Out, Bits<16>>,
+    pub ofm_data: Signal<Out, Bits<128>>,
     pub busy: Signal<Out, Bit>,
     /// One cycle at the end of a layer, with or without error.
     pub done: Signal<Out, Bit>,
@@ -205,7 +205,8 @@ pub struct ConvDatapath {
     pad2: RegEn<Bits<4>>,
     live2: RegEn<Bits<4>>,
     zero2: Constant<Bits<2>>,
-    zero4: Constant<Bits<4>>,
+    zero8: Constant<Bits<8>>,
+    zero16: Constant<Bits<16>>,
     one2: Constant<Bits<2>>,
 }
 
@@ -271,10 +272,7 @@ impl Default for ConvDatapath {
             ofm_y: Default::default(),
             ofm_x: Default::default(),
             ofm_channel: Default::default(),
-            ofm_data0: Default::default(),
-            ofm_data1: Default::default(),
-            ofm_data2: Default::default(),
-            ofm_data3: Default::default(),
+            ofm_data: Default::default(),
             busy: Default::default(),
             done: Default::default(),
             error_code: Default::default(),
@@ -296,7 +294,8 @@ impl Default for ConvDatapath {
             pad2: Default::default(),
             live2: Default::default(),
             zero2: k(0),
-            zero4: k(0),
+            zero8: k(0),
+            zero16: k(0),
             one2: k(1),
         }
     }
@@ -445,9 +444,11 @@ impl Logic for ConvDatapath {
         self.walk.ofm_height.next = self.layer.ofm_height.val();
         self.walk.ofm_width.next = self.layer.ofm_width.val();
         self.walk.ofm_depth.next = self.layer.ofm_depth.val();
-        self.out_lanes.read_enable.next = self.walk.out_valid1.val();
+        // Memory j serves lanes j and j + 8 (the same channel at the row's two positions).
+        self.out_lanes.read_enable.next =
+            self.walk.out_valid1.val().get_bits::<8>(0) | self.walk.out_valid1.val().get_bits::<8>(8);
         if self.control.holding.val() {
-            self.out_lanes.read_enable.next = self.zero4.val();
+            self.out_lanes.read_enable.next = self.zero8.val();
         }
         self.out_lanes.read_address.next = self.walk.param_address.val();
 
@@ -524,12 +525,11 @@ impl Logic for ConvDatapath {
         self.mac.read_index.next = self.walk.read_index.val();
         self.out_lanes.in_valid.next = self.walk.out_valid2.val();
         if self.control.holding.val() {
-            self.out_lanes.in_valid.next = self.zero4.val();
+            self.out_lanes.in_valid.next = self.zero16.val();
         }
-        self.out_lanes.acc0.next = self.mac.acc_out0.val();
-        self.out_lanes.acc1.next = self.mac.acc_out1.val();
-        self.out_lanes.acc2.next = self.mac.acc_out2.val();
-        self.out_lanes.acc3.next = self.mac.acc_out3.val();
+        for i in 0..16 {
+            self.out_lanes.acc[i].next = self.mac.acc_out[i].val();
+        }
         self.out_lanes.zero_point.next = self.ofm_zero_point.val();
         self.out_lanes.act_min.next = self.act_min.val();
         self.out_lanes.act_max.next = self.act_max.val();
@@ -537,10 +537,7 @@ impl Logic for ConvDatapath {
         self.ofm_y.next = self.walk.ofm_y.val();
         self.ofm_x.next = self.walk.ofm_x.val();
         self.ofm_channel.next = self.walk.ofm_channel.val();
-        self.ofm_data0.next = self.out_lanes.out0.val();
-        self.ofm_data1.next = self.out_lanes.out1.val();
-        self.ofm_data2.next = self.out_lanes.out2.val();
-        self.ofm_data3.next = self.out_lanes.out3.val();
+        self.ofm_data.next = self.out_lanes.out_data.val();
 
         // The state machine.
         self.control.clock.next = self.clock.val();

@@ -3,17 +3,19 @@
 //! dot-product units of the U65-256 shape (as [`super::MacUnit`], which stays the unit the MAC
 //! tests drive) and a drain bank of 32 accumulators that takes all of them in one cycle
 //! (`load`), so that the output lanes drain one OFM group while the next accumulates, reading
-//! [`LANES`](super::output_lanes::LANES) entries a cycle. Model:
+//! [`LANES`](super::output_lanes::LANES) (16) entries a cycle, one OFM row of the 2x2 block. Model:
 //! `model/src/ethos/conv_mac.rs`.
+use super::output_lanes::LANES;
 use super::DotProduct;
 use crate::primitives::RegEn;
 use rust_hdl::prelude::*;
 
 /// `dots[8p + o]` for OFM position `p` and channel `o`, fed as [`super::MacUnit`]'s. `load`
 /// (with `advance`) copies every accumulator into the bank at the clock edge, the same edge at
-/// which the units may clear for the next group (the bank takes the old values). `acc_out0..3`
-/// are registers: bank entries `4 * read_index + i` of the previous `advance` cycle (the four
-/// output lanes: one OFM position, four consecutive channels).
+/// which the units may clear for the next group (the bank takes the old values). `acc_out[i]`
+/// are registers: bank entries `16 * read_index + i` of the previous `advance` cycle (the 16
+/// output lanes: OFM row `read_index` of the 2x2 block, lanes 0-7 its left position's 8
+/// channels, lanes 8-15 its right one's).
 #[derive(LogicBlock)]
 pub struct ConvMac {
     pub clock: Signal<In, Clock>,
@@ -38,15 +40,11 @@ pub struct ConvMac {
     /// The datapath is not held: the bank and `acc_out` may change.
     pub advance: Signal<In, Bit>,
     pub load: Signal<In, Bit>,
-    pub read_index: Signal<In, Bits<3>>,
-    pub acc_out0: Signal<Out, Bits<40>>,
-    pub acc_out1: Signal<Out, Bits<40>>,
-    pub acc_out2: Signal<Out, Bits<40>>,
-    pub acc_out3: Signal<Out, Bits<40>>,
+    pub read_index: Signal<In, Bit>,
+    pub acc_out: [Signal<Out, Bits<40>>; LANES],
     dots: [DotProduct; 32],
     bank: [RegEn<Bits<40>>; 32],
-    acc_q: [RegEn<Bits<40>>; 4],
-    index: [Constant<Bits<3>>; 8],
+    acc_q: [RegEn<Bits<40>>; LANES],
     weights: [Signal<Local, Bits<72>>; 8],
 }
 
@@ -74,14 +72,10 @@ impl Default for ConvMac {
             advance: Default::default(),
             load: Default::default(),
             read_index: Default::default(),
-            acc_out0: Default::default(),
-            acc_out1: Default::default(),
-            acc_out2: Default::default(),
-            acc_out3: Default::default(),
+            acc_out: Default::default(),
             dots: std::array::from_fn(|k| DotProduct::new(k % 8)),
             bank: Default::default(),
             acc_q: Default::default(),
-            index: std::array::from_fn(|k| Constant::new((k as u64).into())),
             weights: Default::default(),
         }
     }
@@ -98,16 +92,16 @@ impl Logic for ConvMac {
         self.weights[5].next = self.w5.val();
         self.weights[6].next = self.w6.val();
         self.weights[7].next = self.w7.val();
-        for i in 0..4 {
+        for i in 0..16 {
             self.acc_q[i].clock.next = self.clock.val();
             self.acc_q[i].reset.next = self.reset.val();
             self.acc_q[i].enable.next = self.advance.val();
             self.acc_q[i].d.next = self.bank[i].q.val();
+            if self.read_index.val() {
+                self.acc_q[i].d.next = self.bank[16 + i].q.val();
+            }
+            self.acc_out[i].next = self.acc_q[i].q.val();
         }
-        self.acc_out0.next = self.acc_q[0].q.val();
-        self.acc_out1.next = self.acc_q[1].q.val();
-        self.acc_out2.next = self.acc_q[2].q.val();
-        self.acc_out3.next = self.acc_q[3].q.val();
         for k in 0..32 {
             self.dots[k].clock.next = self.clock.val();
             self.dots[k].reset.next = self.reset.val();
@@ -119,9 +113,6 @@ impl Logic for ConvMac {
             self.bank[k].reset.next = self.reset.val();
             self.bank[k].enable.next = self.load.val() & self.advance.val();
             self.bank[k].d.next = self.dots[k].acc.val();
-            if self.read_index.val() == self.index[k / 4].val() {
-                self.acc_q[k % 4].d.next = self.bank[k].q.val();
-            }
         }
         for o in 0..8 {
             self.dots[o].act.next = self.act0.val();

@@ -40,8 +40,8 @@
 //!   neither held nor served: it goes through at once, `conv_ports.rs`); the gathered words are shown on
 //!   `ifm_data0..3` from the cycle after the release until the next release (the datapath
 //!   takes them in the first cycle it is not held, `conv_datapath.rs`);
-//! - the OFM queue: [`QUEUE`] entries, each one cycle of the datapath's OFM port (up to four
-//!   values of consecutive channels, its output lanes), each value written as one strobed
+//! - the OFM queue: [`QUEUE`] entries, each one cycle of the datapath's OFM port (up to 16
+//!   values, one OFM row of its 2x2 block: its output lanes), each value written as one strobed
 //!   byte at the OFM feature map's address; the datapath is held while the queue and the
 //!   values on the OFM port leave fewer than 4 entries free (the output lanes' pipeline still
 //!   delivers what it holds under `hold`); its one write in flight is the unit's write
@@ -73,10 +73,13 @@ pub const ERROR_WEIGHTS: u8 = 2;
 pub const ERROR_SCALE: u8 = 3;
 pub const ERROR_OFM: u8 = 8;
 pub const ERROR_UNSUPPORTED: u8 = 15;
-/// The OFM queue's entries, each one OFM port cycle of up to four values: 16, so that an OFM
-/// group's 8 port cycles fit beside the 4 the hold leaves room for; with 8 the queue stayed
-/// full for most of a group's writes and the hold kept ready taps waiting (docs/ethos.md).
-pub const QUEUE: usize = 16;
+/// The OFM queue's entries, each one OFM port cycle of up to 16 values since the 16 output
+/// lanes: 8 (128 values, twice the 16 entries of four values before), so that two OFM
+/// groups' 2 port cycles fit beside the 4 the hold leaves room for. With 16 entries of 16
+/// values the queue never filled in the random conv networks (no hold, the hold untested
+/// there); with 8 entries of four values it stayed full for most of a group's writes and the
+/// hold kept ready taps waiting (docs/ethos.md).
+pub const QUEUE: usize = 8;
 
 /// States (the model names them in its events).
 pub mod state {
@@ -171,7 +174,7 @@ pub struct ConvUnit {
     one2: Constant<Bits<2>>,
     two2: Constant<Bits<2>>,
     three2: Constant<Bits<2>>,
-    zero4: Constant<Bits<4>>,
+    zero9: Constant<Bits<9>>,
     zero5: Constant<Bits<5>>,
 }
 
@@ -237,7 +240,7 @@ impl Default for ConvUnit {
             one2: k(1),
             two2: k(2),
             three2: k(3),
-            zero4: k(0),
+            zero9: k(0),
             zero5: k(0),
         }
     }
@@ -434,17 +437,14 @@ impl Logic for ConvUnit {
         // The OFM queue (`ofm_queue.rs`) and the write channel.
         self.ofm_queue.clear.next = self.state.q.val() == self.s_check.val();
         self.ofm_queue.ok.next = self.ok.val();
-        self.ofm_queue.lanes.next = self.datapath.ofm_valid.val();
+        self.ofm_queue.lanes.next = self.datapath.ofm_valid.val().get_bits::<9>(0);
         if !self.running.val() {
-            self.ofm_queue.lanes.next = self.zero4.val();
+            self.ofm_queue.lanes.next = self.zero9.val();
         }
         self.ofm_queue.ofm_y.next = self.datapath.ofm_y.val();
         self.ofm_queue.ofm_x.next = self.datapath.ofm_x.val();
         self.ofm_queue.ofm_channel.next = self.datapath.ofm_channel.val();
-        self.ofm_queue.ofm_data0.next = self.datapath.ofm_data0.val().get_bits::<8>(0);
-        self.ofm_queue.ofm_data1.next = self.datapath.ofm_data1.val().get_bits::<8>(0);
-        self.ofm_queue.ofm_data2.next = self.datapath.ofm_data2.val().get_bits::<8>(0);
-        self.ofm_queue.ofm_data3.next = self.datapath.ofm_data3.val().get_bits::<8>(0);
+        self.ofm_queue.ofm_data.next = self.datapath.ofm_data.val();
         self.ofm_queue.mem_aw_ready.next = self.mem_aw_ready.val();
         self.ofm_queue.mem_b_valid.next = self.mem_b_valid.val();
         self.ofm_queue.mem_b_error.next = self.mem_b_error.val();
@@ -500,10 +500,7 @@ impl Logic for ConvUnit {
         }
         self.unused_bits.next = self.datapath.busy.val()
             | self.datapath.error_detail.val().any()
-            | self.datapath.ofm_data0.val().get_bits::<8>(8).any()
-            | self.datapath.ofm_data1.val().get_bits::<8>(8).any()
-            | self.datapath.ofm_data2.val().get_bits::<8>(8).any()
-            | self.datapath.ofm_data3.val().get_bits::<8>(8).any()
+            | self.datapath.ofm_valid.val().get_bits::<7>(9).any()
             | self.kernel_op.val().get_bit(1)
             | self.ports.ofm_full.val();
     }

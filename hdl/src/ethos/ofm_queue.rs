@@ -1,11 +1,13 @@
 //! The convolution unit's OFM queue and write channel (`conv_unit.rs`; docs/ethos.md,
-//! "Convolution unit", OFM writes): [`QUEUE`](super::conv_unit::QUEUE) (16: the register
-//! file's 4-bit address) entries, each what the datapath's OFM port gives in one cycle: up to four
-//! values of consecutive channels of one OFM element position, {y, x, channel, lanes - 1,
-//! four bytes}, taken at once. Each value is written as one strobed byte at the OFM feature
-//! map's address (TRM §4.6 feature-map registers; digest `shared/spec/ethos-u65.md` §2.2), one
-//! write in flight, lane after lane (`at`); the entry leaves the queue with its last lane's
-//! write. The datapath's OFM port has no ready: the unit holds the datapath while the queue
+//! "Convolution unit", OFM writes): [`QUEUE`](super::conv_unit::QUEUE) (8: the register
+//! file's 3-bit address) entries, each what the datapath's OFM port gives in one cycle: up to 16
+//! values, the same n = 1..8 consecutive channels at one OFM position and, when the second
+//! column is inside the OFM, at the position to its right, {y, x, channel, second column,
+//! n - 1, 16 bytes}, taken at once. Each value is written as one strobed byte at the OFM
+//! feature map's address (TRM §4.6 feature-map registers; digest `shared/spec/ethos-u65.md`
+//! §2.2), one write in flight, lane after lane (`at`: lanes 0..n-1, then 8..8+n-1 for the
+//! second column, lane i at (y, x + i / 8, channel + i % 8)); the entry leaves the queue with
+//! its last lane's write. The datapath's OFM port has no ready: the unit holds the datapath while the queue
 //! could not take what the output lanes' pipeline still delivers (`conv_ports.rs`, from
 //! [`OfmQueue::count`], in entries). The model is inside `npu_model::ethos::conv_unit`.
 //!
@@ -26,17 +28,15 @@ pub struct OfmQueue {
     pub clear: Signal<In, Bit>,
     /// No error so far: writes may start.
     pub ok: Signal<In, Bit>,
-    /// The datapath's OFM values to queue: the lanes valid (lanes 0..n-1, its `ofm_valid`
-    /// while the unit runs, else 0; lane 0 valid pushes an entry), lane 0's element and the
-    /// four values.
-    pub lanes: Signal<In, Bits<4>>,
+    /// The datapath's OFM values to queue: the lanes valid (lanes 0..n-1 and, with the
+    /// second column, 8..8+n-1: its `ofm_valid` while the unit runs, else 0; lane 0 valid
+    /// pushes an entry), lane 0's element and the 16 bytes (lane i at bits 8i+7:8i).
+    /// Bits 0..7, and bit 8 for lanes 8..15 (they repeat lanes 0..7's channels).
+    pub lanes: Signal<In, Bits<9>>,
     pub ofm_y: Signal<In, Bits<12>>,
     pub ofm_x: Signal<In, Bits<12>>,
     pub ofm_channel: Signal<In, Bits<12>>,
-    pub ofm_data0: Signal<In, Bits<8>>,
-    pub ofm_data1: Signal<In, Bits<8>>,
-    pub ofm_data2: Signal<In, Bits<8>>,
-    pub ofm_data3: Signal<In, Bits<8>>,
+    pub ofm_data: Signal<In, Bits<128>>,
     /// The OFM feature map's registers (LATCH, `kernel_registers.rs`).
     pub load: Signal<In, Bit>,
     pub load_slot: Signal<In, Bits<4>>,
@@ -55,28 +55,33 @@ pub struct OfmQueue {
     /// The write in flight was answered with an error (this cycle).
     pub write_error: Signal<Out, Bit>,
     ofm: FeatureMap,
-    /// Entries {y[69:58], x[57:46], c[45:34], lanes - 1 [33:32], lane 3..0 bytes [31:0]}.
-    queue: RegFile<70, 4, 1, 1>,
+    /// Entries {y[167:156], x[155:144], c[143:132], second column [131], n - 1 [130:128],
+    /// lane 15..0 bytes [127:0]}.
+    queue: RegFile<168, 3, 1, 1>,
     entry_yx: Concat<12, 12, 24>,
     entry_yxc: Concat<24, 12, 36>,
-    entry_n: Concat<36, 2, 38>,
-    data01: Concat<8, 8, 16>,
-    data23: Concat<8, 8, 16>,
-    data: Concat<16, 16, 32>,
-    entry: Concat<38, 32, 70>,
+    entry_lanes: Concat<1, 3, 4>,
+    entry_n: Concat<36, 4, 40>,
+    entry: Concat<40, 128, 168>,
     head_y: ZeroExtend<12, 16>,
     head_x: ZeroExtend<12, 16>,
     head_c: ZeroExtend<12, 16>,
-    at16: ZeroExtend<2, 16>,
+    at16: ZeroExtend<3, 16>,
+    at_column: ZeroExtend<1, 16>,
+    at_bits: ZeroExtend<4, 7>,
     /// The lane of the head entry written next.
-    at: Reg<Bits<2>>,
-    n_m1: Signal<Local, Bits<2>>,
+    at: Reg<Bits<4>>,
+    n_m1: Signal<Local, Bits<3>>,
+    /// The head entry's bytes shifted to lane `at`; only its low byte is read (the name
+    /// matches Verilator's pattern for signals read in part).
+    head_shifted_unused_high: Signal<Local, Bits<128>>,
     head_byte: Signal<Local, Bits<8>>,
     leave: Signal<Local, Bit>,
+    row_end: Signal<Local, Bit>,
     byte16: Concat<8, 8, 16>,
     byte32: Concat<16, 16, 32>,
     byte64: Concat<32, 32, 64>,
-    q_head: Reg<Bits<4>>,
+    q_head: Reg<Bits<3>>,
     q_count: Reg<Bits<5>>,
     /// The write channel: 0 idle, 1 address, 2 response.
     wr: Reg<Bits<2>>,
@@ -86,13 +91,17 @@ pub struct OfmQueue {
     pop: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
     lane: Signal<Local, Bits<3>>,
-    tail: Signal<Local, Bits<4>>,
+    tail: Signal<Local, Bits<3>>,
     zero2: Constant<Bits<2>>,
     one2: Constant<Bits<2>>,
     two2: Constant<Bits<2>>,
-    zero_h: Constant<Bits<4>>,
-    lane_no: [Constant<Bits<2>>; 4],
-    one_h: Constant<Bits<4>>,
+    zero_h: Constant<Bits<3>>,
+    zero_at: Constant<Bits<4>>,
+    lane_no: [Constant<Bits<3>>; 8],
+    second_lane: Constant<Bits<4>>,
+    one_at: Constant<Bits<4>>,
+    shift3: Constant<Bits<3>>,
+    one_h: Constant<Bits<3>>,
     zero_c: Constant<Bits<5>>,
     one_c: Constant<Bits<5>>,
     one8: Constant<Bits<8>>,
@@ -110,10 +119,7 @@ impl Default for OfmQueue {
             ofm_x: Default::default(),
             ofm_channel: Default::default(),
             lanes: Default::default(),
-            ofm_data0: Default::default(),
-            ofm_data1: Default::default(),
-            ofm_data2: Default::default(),
-            ofm_data3: Default::default(),
+            ofm_data: Default::default(),
             load: Default::default(),
             load_slot: Default::default(),
             load_value: Default::default(),
@@ -131,19 +137,21 @@ impl Default for OfmQueue {
             queue: Default::default(),
             entry_yx: Default::default(),
             entry_yxc: Default::default(),
+            entry_lanes: Default::default(),
             entry_n: Default::default(),
-            data01: Default::default(),
-            data23: Default::default(),
-            data: Default::default(),
             entry: Default::default(),
             head_y: Default::default(),
             head_x: Default::default(),
             head_c: Default::default(),
             at16: Default::default(),
+            at_column: Default::default(),
+            at_bits: Default::default(),
             at: Default::default(),
             n_m1: Default::default(),
+            head_shifted_unused_high: Default::default(),
             head_byte: Default::default(),
             leave: Default::default(),
+            row_end: Default::default(),
             byte16: Default::default(),
             byte32: Default::default(),
             byte64: Default::default(),
@@ -161,7 +169,11 @@ impl Default for OfmQueue {
             one2: k(1),
             two2: k(2),
             zero_h: k(0),
+            zero_at: k(0),
             lane_no: std::array::from_fn(|i| k(i as u64)),
+            second_lane: k(8),
+            one_at: k(1),
+            shift3: k(3),
             one_h: k(1),
             zero_c: k(0),
             one_c: k(1),
@@ -188,27 +200,21 @@ impl Logic for OfmQueue {
         self.ofm.load_slot.next = self.load_slot.val();
         self.ofm.load_value.next = self.load_value.val();
 
-        // The head entry's value in lane `at`: its byte address (channel c + at) and the byte
-        // in every byte lane of the bus.
+        // The head entry's value in lane `at`: its byte address (column x + at / 8, channel
+        // c + at % 8) and the byte in every byte lane of the bus.
         self.queue.read_address[0].next = self.q_head.q.val();
-        self.head_y.narrow.next = self.queue.read_data[0].val().get_bits::<12>(58);
-        self.head_x.narrow.next = self.queue.read_data[0].val().get_bits::<12>(46);
-        self.head_c.narrow.next = self.queue.read_data[0].val().get_bits::<12>(34);
-        self.at16.narrow.next = self.at.q.val();
+        self.head_y.narrow.next = self.queue.read_data[0].val().get_bits::<12>(156);
+        self.head_x.narrow.next = self.queue.read_data[0].val().get_bits::<12>(144);
+        self.head_c.narrow.next = self.queue.read_data[0].val().get_bits::<12>(132);
+        self.at16.narrow.next = self.at.q.val().get_bits::<3>(0);
+        self.at_column.narrow.next = self.at.q.val().get_bits::<1>(3);
         self.ofm.y.next = self.head_y.wide.val();
-        self.ofm.x.next = self.head_x.wide.val();
+        self.ofm.x.next = self.head_x.wide.val() + self.at_column.wide.val();
         self.ofm.c.next = self.head_c.wide.val() + self.at16.wide.val();
         self.lane.next = self.ofm.address.val().get_bits::<3>(0);
-        self.head_byte.next = self.queue.read_data[0].val().get_bits::<8>(0);
-        if self.at.q.val() == self.lane_no[1].val() {
-            self.head_byte.next = self.queue.read_data[0].val().get_bits::<8>(8);
-        }
-        if self.at.q.val() == self.lane_no[2].val() {
-            self.head_byte.next = self.queue.read_data[0].val().get_bits::<8>(16);
-        }
-        if self.at.q.val() == self.lane_no[3].val() {
-            self.head_byte.next = self.queue.read_data[0].val().get_bits::<8>(24);
-        }
+        self.at_bits.narrow.next = self.at.q.val();
+        self.head_shifted_unused_high.next = self.queue.read_data[0].val().get_bits::<128>(0) >> (self.at_bits.wide.val() << self.shift3.val());
+        self.head_byte.next = self.head_shifted_unused_high.val().get_bits::<8>(0);
         self.byte16.high.next = self.head_byte.val();
         self.byte16.low.next = self.head_byte.val();
         self.byte32.high.next = self.byte16.joined.val();
@@ -231,46 +237,43 @@ impl Logic for OfmQueue {
             self.wr.d.next = self.zero2.val();
         }
         self.pop.next = (self.wr.q.val() == self.zero2.val()) & self.ok.val() & (self.q_count.q.val() != self.zero_c.val());
-        self.leave.next = self.pop.val() & (self.at.q.val() == self.queue.read_data[0].val().get_bits::<2>(32));
+        // The row's last channel: the entry leaves, or its second column follows.
+        self.row_end.next = self.at.q.val().get_bits::<3>(0) == self.queue.read_data[0].val().get_bits::<3>(128);
+        self.leave.next = self.pop.val() & self.row_end.val() & (self.at.q.val().get_bit(3) | !self.queue.read_data[0].val().get_bit(131));
         if self.pop.val() {
             self.w_addr.d.next = self.ofm.address.val() & self.align40.val();
             self.w_strb.d.next = self.one8.val() << self.lane.val();
             self.w_data.d.next = self.byte64.joined.val();
             self.wr.d.next = self.one2.val();
-            self.at.d.next = self.at.q.val() + self.lane_no[1].val();
+            self.at.d.next = self.at.q.val() + self.one_at.val();
+            if self.row_end.val() {
+                self.at.d.next = self.second_lane.val();
+            }
         }
         if self.leave.val() {
             self.q_head.d.next = self.q_head.q.val() + self.one_h.val();
-            self.at.d.next = self.lane_no[0].val();
+            self.at.d.next = self.zero_at.val();
         }
 
-        // The datapath's value joins the tail.
+        // The datapath's values join the tail.
         self.entry_yx.high.next = self.ofm_y.val();
         self.entry_yx.low.next = self.ofm_x.val();
         self.entry_yxc.high.next = self.entry_yx.joined.val();
         self.entry_yxc.low.next = self.ofm_channel.val();
         self.push.next = self.lanes.val().get_bit(0);
         self.n_m1.next = self.lane_no[0].val();
-        if self.lanes.val().get_bit(1) {
-            self.n_m1.next = self.lane_no[1].val();
+        for j in 1..8 {
+            if self.lanes.val().get_bit(j) {
+                self.n_m1.next = self.lane_no[j].val();
+            }
         }
-        if self.lanes.val().get_bit(2) {
-            self.n_m1.next = self.lane_no[2].val();
-        }
-        if self.lanes.val().get_bit(3) {
-            self.n_m1.next = self.lane_no[3].val();
-        }
+        self.entry_lanes.high.next = self.lanes.val().get_bits::<1>(8);
+        self.entry_lanes.low.next = self.n_m1.val();
         self.entry_n.high.next = self.entry_yxc.joined.val();
-        self.entry_n.low.next = self.n_m1.val();
-        self.data01.high.next = self.ofm_data1.val();
-        self.data01.low.next = self.ofm_data0.val();
-        self.data23.high.next = self.ofm_data3.val();
-        self.data23.low.next = self.ofm_data2.val();
-        self.data.high.next = self.data23.joined.val();
-        self.data.low.next = self.data01.joined.val();
+        self.entry_n.low.next = self.entry_lanes.joined.val();
         self.entry.high.next = self.entry_n.joined.val();
-        self.entry.low.next = self.data.joined.val();
-        self.tail.next = self.q_head.q.val() + self.q_count.q.val().get_bits::<4>(0);
+        self.entry.low.next = self.ofm_data.val();
+        self.tail.next = self.q_head.q.val() + self.q_count.q.val().get_bits::<3>(0);
         self.queue.write_enable[0].next = self.push.val();
         self.queue.write_address[0].next = self.tail.val();
         self.queue.write_data[0].next = self.entry.joined.val();
@@ -281,7 +284,7 @@ impl Logic for OfmQueue {
             self.q_count.d.next = self.q_count.q.val() - self.one_c.val();
         }
         if self.clear.val() {
-            self.at.d.next = self.lane_no[0].val();
+            self.at.d.next = self.zero_at.val();
             self.q_head.d.next = self.zero_h.val();
             self.q_count.d.next = self.zero_c.val();
         }

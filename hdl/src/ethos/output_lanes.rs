@@ -1,24 +1,30 @@
 //! The convolution datapath's output lanes (`conv_datapath.rs`; TRM §2 output unit, digest
-//! `shared/spec/ethos-u65.md` §2; docs/ethos.md, "Convolution datapath", output lanes): four
+//! `shared/spec/ethos-u65.md` §2; docs/ethos.md, "Convolution datapath", output lanes): 16
 //! instances of the output unit ([`OutputUnit`], the arithmetic is not copied) with the
-//! per-channel parameters they read, so that the output walk (`output_walk.rs`) drains four
-//! accumulators of the drain bank a cycle: one OFM position, four consecutive channels. Model:
+//! per-channel parameters they read, so that the output walk (`output_walk.rs`) drains 16
+//! accumulators of the drain bank a cycle: one OFM row of the 2x2 block, lanes 0-7 the 8
+//! channels of its left position, lanes 8-15 the same channels of its right one. Model:
 //! `model/src/ethos/output_lanes.rs`.
 //!
 //! The parameters ({shift[5:0], scale[31:0], bias[39:0]}, a record's first 78 bits) are split
-//! over four memories by channel: channel c in memory `c % 4` at `c / 4`, so that the four
-//! lanes (channels 4j .. 4j + 3) read theirs at one address in the same cycle. Lane i's memory
-//! is read only when `read_enable` bit i is set (its element is inside the OFM), else it keeps
-//! its last read. Every output is an output unit's register or its table's registered read;
-//! lane i's value without its `out_valid` bit is the lane's last valid value (an output unit
-//! computes only valid values, `output_unit.rs`).
+//! over eight memories by channel: channel c in memory `c % 8` at `c / 8`, so that the eight
+//! channels of a step (8·og .. 8·og + 7) are read at one address in the same cycle; lanes i
+//! and i + 8 (the same channel at the two positions) share memory i's read. Memory j is read
+//! only when `read_enable` bit j is set (lane j's or lane j + 8's element is inside the OFM),
+//! else it keeps its last read. Every output is an output unit's register or its table's
+//! registered read; lane i's value without its `out_valid` bit is the lane's last valid value
+//! (an output unit computes only valid values, `output_unit.rs`). `out_data` carries lane i's
+//! value in bits 8i+7:8i: the low byte of the unit's int16 value, exact since the unit clamps
+//! it to the int8 activation range.
 use super::OutputUnit;
 use crate::primitives::constant as k;
-use crate::primitives::{Ram, SignExtendBits};
+use crate::primitives::{PackBytes, Ram, SignExtendBits};
 use rust_hdl::prelude::*;
 
 /// Output lanes: accumulators the output walk drains a cycle.
-pub const LANES: usize = 4;
+pub const LANES: usize = 16;
+/// Parameter memories: the channels of one step.
+pub const MEMORIES: usize = 8;
 
 #[derive(LogicBlock)]
 pub struct OutputLanes {
@@ -28,35 +34,34 @@ pub struct OutputLanes {
     pub write_enable: Signal<In, Bit>,
     pub write_channel: Signal<In, Bits<12>>,
     pub write_data: Signal<In, Bits<78>>,
-    /// Lane i reads the parameters of channel `4 * read_address + i` (bit i).
-    pub read_enable: Signal<In, Bits<4>>,
-    pub read_address: Signal<In, Bits<10>>,
+    /// Memory j reads the parameters of channel `8 * read_address + j` (bit j), for lanes j
+    /// and j + 8.
+    pub read_enable: Signal<In, Bits<8>>,
+    pub read_address: Signal<In, Bits<9>>,
     /// Lane i's accumulator enters its output unit (bit i), with the parameters read in the
     /// previous cycle.
-    pub in_valid: Signal<In, Bits<4>>,
-    pub acc0: Signal<In, Bits<40>>,
-    pub acc1: Signal<In, Bits<40>>,
-    pub acc2: Signal<In, Bits<40>>,
-    pub acc3: Signal<In, Bits<40>>,
+    pub in_valid: Signal<In, Bits<16>>,
+    pub acc: [Signal<In, Bits<40>>; LANES],
     /// int8 each.
     pub zero_point: Signal<In, Bits<8>>,
     pub act_min: Signal<In, Bits<8>>,
     pub act_max: Signal<In, Bits<8>>,
     /// Lane i's value leaves (bit i), three cycles after it entered.
-    pub out_valid: Signal<Out, Bits<4>>,
-    pub out0: Signal<Out, Bits<16>>,
-    pub out1: Signal<Out, Bits<16>>,
-    pub out2: Signal<Out, Bits<16>>,
-    pub out3: Signal<Out, Bits<16>>,
-    units: [OutputUnit; 4],
-    parameters: [Ram<78, 10>; 4],
+    pub out_valid: Signal<Out, Bits<16>>,
+    /// Lane i's int8 value in bits 8i+7:8i.
+    pub out_data: Signal<Out, Bits<128>>,
+    units: [OutputUnit; LANES],
+    parameters: [Ram<78, 9>; MEMORIES],
+    pack: PackBytes,
     zero_point16: SignExtendBits<8, 16>,
     act_min16: SignExtendBits<8, 16>,
     act_max16: SignExtendBits<8, 16>,
-    lane: [Constant<Bits<2>>; 4],
-    lane_bit: [Constant<Bits<4>>; 4],
-    valid: [Signal<Local, Bits<4>>; 4],
-    zero4: Constant<Bits<4>>,
+    memory: [Constant<Bits<3>>; MEMORIES],
+    lane_bit: [Constant<Bits<16>>; LANES],
+    valid: [Signal<Local, Bits<16>>; LANES],
+    /// The units' high bytes, within the int8 clamp (sign copies): read by nothing.
+    unused_high: [Signal<Local, Bits<8>>; LANES],
+    zero16: Constant<Bits<16>>,
     zero2: Constant<Bits<2>>,
     zero8: Constant<Bits<8>>,
 }
@@ -72,27 +77,23 @@ impl Default for OutputLanes {
             read_enable: Default::default(),
             read_address: Default::default(),
             in_valid: Default::default(),
-            acc0: Default::default(),
-            acc1: Default::default(),
-            acc2: Default::default(),
-            acc3: Default::default(),
+            acc: Default::default(),
             zero_point: Default::default(),
             act_min: Default::default(),
             act_max: Default::default(),
             out_valid: Default::default(),
-            out0: Default::default(),
-            out1: Default::default(),
-            out2: Default::default(),
-            out3: Default::default(),
+            out_data: Default::default(),
             units: Default::default(),
             parameters: Default::default(),
+            pack: Default::default(),
             zero_point16: Default::default(),
             act_min16: Default::default(),
             act_max16: Default::default(),
-            lane: std::array::from_fn(|i| k(i as u64)),
+            memory: std::array::from_fn(|j| k(j as u64)),
             lane_bit: std::array::from_fn(|i| k(1u64 << i)),
             valid: Default::default(),
-            zero4: k(0),
+            unused_high: Default::default(),
+            zero16: k(0),
             zero2: k(0),
             zero8: k(0),
         }
@@ -105,21 +106,24 @@ impl Logic for OutputLanes {
         self.zero_point16.narrow.next = self.zero_point.val();
         self.act_min16.narrow.next = self.act_min.val();
         self.act_max16.narrow.next = self.act_max.val();
-        for i in 0..4 {
-            self.parameters[i].clock.next = self.clock.val();
-            self.parameters[i].reset.next = self.reset.val();
-            self.parameters[i].write_enable.next =
-                self.write_enable.val() & (self.write_channel.val().get_bits::<2>(0) == self.lane[i].val());
-            self.parameters[i].write_address.next = self.write_channel.val().get_bits::<10>(2);
-            self.parameters[i].write_data.next = self.write_data.val();
-            self.parameters[i].read_enable.next = self.read_enable.val().get_bit(i);
-            self.parameters[i].read_address.next = self.read_address.val();
+        for j in 0..8 {
+            self.parameters[j].clock.next = self.clock.val();
+            self.parameters[j].reset.next = self.reset.val();
+            self.parameters[j].write_enable.next =
+                self.write_enable.val() & (self.write_channel.val().get_bits::<3>(0) == self.memory[j].val());
+            self.parameters[j].write_address.next = self.write_channel.val().get_bits::<9>(3);
+            self.parameters[j].write_data.next = self.write_data.val();
+            self.parameters[j].read_enable.next = self.read_enable.val().get_bit(j);
+            self.parameters[j].read_address.next = self.read_address.val();
+        }
+        for i in 0..16 {
             self.units[i].clock.next = self.clock.val();
             self.units[i].reset.next = self.reset.val();
             self.units[i].in_valid.next = self.in_valid.val().get_bit(i);
-            self.units[i].bias.next = self.parameters[i].read_data.val().get_bits::<40>(0);
-            self.units[i].scale.next = self.parameters[i].read_data.val().get_bits::<32>(40);
-            self.units[i].shift.next = self.parameters[i].read_data.val().get_bits::<6>(72);
+            self.units[i].acc.next = self.acc[i].val();
+            self.units[i].bias.next = self.parameters[i % 8].read_data.val().get_bits::<40>(0);
+            self.units[i].scale.next = self.parameters[i % 8].read_data.val().get_bits::<32>(40);
+            self.units[i].shift.next = self.parameters[i % 8].read_data.val().get_bits::<6>(72);
             self.units[i].rounding.next = self.zero2.val();
             self.units[i].zero_point.next = self.zero_point16.wide.val();
             self.units[i].act_min.next = self.act_min16.wide.val();
@@ -128,22 +132,30 @@ impl Logic for OutputLanes {
             self.units[i].lut_write.next = false;
             self.units[i].lut_address.next = self.zero8.val();
             self.units[i].lut_data.next = self.zero8.val();
-        }
-        self.units[0].acc.next = self.acc0.val();
-        self.units[1].acc.next = self.acc1.val();
-        self.units[2].acc.next = self.acc2.val();
-        self.units[3].acc.next = self.acc3.val();
-        for i in 0..4 {
-            self.valid[i].next = self.zero4.val();
+            self.pack.bytes[i].next = self.units[i].out_value.val().get_bits::<8>(0);
+            self.unused_high[i].next = self.units[i].out_value.val().get_bits::<8>(8);
+            self.valid[i].next = self.zero16.val();
             if self.units[i].out_valid.val() {
                 self.valid[i].next = self.lane_bit[i].val();
             }
         }
-        self.out_valid.next = self.valid[0].val() | self.valid[1].val() | self.valid[2].val() | self.valid[3].val();
-        self.out0.next = self.units[0].out_value.val();
-        self.out1.next = self.units[1].out_value.val();
-        self.out2.next = self.units[2].out_value.val();
-        self.out3.next = self.units[3].out_value.val();
+        self.out_valid.next = self.valid[0].val()
+            | self.valid[1].val()
+            | self.valid[2].val()
+            | self.valid[3].val()
+            | self.valid[4].val()
+            | self.valid[5].val()
+            | self.valid[6].val()
+            | self.valid[7].val()
+            | self.valid[8].val()
+            | self.valid[9].val()
+            | self.valid[10].val()
+            | self.valid[11].val()
+            | self.valid[12].val()
+            | self.valid[13].val()
+            | self.valid[14].val()
+            | self.valid[15].val();
+        self.out_data.next = self.pack.word.val();
     }
 }
 

@@ -1,21 +1,26 @@
 //! The convolution datapath's output walk (`conv_datapath.rs`; TRM §2, digest §2; docs/ethos.md,
 //! "Convolution datapath", output lanes): which accumulators of the drain bank (`conv_mac.rs`)
-//! enter the four output lanes (`output_lanes.rs`), at which OFM element, while the traversal
+//! enter the 16 output lanes (`output_lanes.rs`), at which OFM element, while the traversal
 //! (`conv_traversal.rs`) already walks the next OFM group's taps. Model:
 //! `model/src/ethos/output_walk.rs`.
 //!
 //! A group's last tap (`issue_last`, with the group's 2x2 block and OFM group) accumulates in
 //! the next cycle (stage 2); in the cycle after (stage 3, `load`) the bank takes the
 //! accumulators and the walk the group's position, and from the next cycle it reads step
-//! `k` = 2p + h a cycle, 8 cycles: bank entries 8p + 4h + i for lane i = 0..3 (OFM position p
-//! of the 2x2 block, channels 8·og + 4h + i), with their channels' parameters (`out_valid1`,
-//! a lane mask: a lane reads only for an element inside the OFM, so the set lanes are always
-//! lanes 0..n-1; `param_address`, lane 0's channel / 4), then stage 2 (`out_valid2`, the element)
-//! beside the bank's registered read, and the element's pipeline beside the output units
-//! (`ofm_*`, lane 0's channel). `must_wait`: a last tap now would load the bank before step 7
-//! is read (a load pending, or the walk below step 5), so the traversal waits. `finishing`:
-//! step 7 now and nothing pending (OUT ends). Every register has `advance` (not held) as its
-//! enable.
+//! `k` (the OFM row of the 2x2 block) a cycle, 2 cycles: bank entries 16k + i for lane i =
+//! 0..15 (lanes 0-7: position (row k, column 0), channels 8·og + i; lanes 8-15: (row k,
+//! column 1), channels 8·og + i - 8), with their channels' parameters (`out_valid1`, a lane
+//! mask: a lane reads only for an element inside the OFM, so the set lanes are lanes 0..n-1,
+//! and 8..8+n-1 too when the right column is inside, n = 1..8 the channels left in the group;
+//! `param_address`, the OFM group og = the channels' address in the 8 parameter memories),
+//! then stage 2 (`out_valid2`, the element) beside the bank's registered read, and the
+//! element's pipeline beside the output units (`ofm_*`, lane 0's element: row, left column,
+//! channel 8·og). `must_wait`: a last tap now would load the bank before step 1 is read: only
+//! when a load is two cycles away (`pend2`: the walk would read step 0 in the load's cycle and
+//! step 1 after it); a load in this cycle (`pend3`) starts a walk whose step 1 is read in the
+//! edge that a last tap issued now loads the bank at, which takes the old entries. So groups
+//! of one tap cost 2 cycles and longer ones never wait. `finishing`: step 1 now and nothing
+//! pending (OUT ends). Every register has `advance` (not held) as its enable.
 use super::conv_datapath::DIM_BITS;
 use crate::primitives::constant as k;
 use crate::primitives::{Reg, RegEn, ZeroExtend};
@@ -41,12 +46,12 @@ pub struct OutputWalk {
     pub must_wait: Signal<Out, Bit>,
     pub finishing: Signal<Out, Bit>,
     pub load: Signal<Out, Bit>,
-    pub read_index: Signal<Out, Bits<3>>,
+    pub read_index: Signal<Out, Bit>,
     /// Lane i's element is inside the OFM (bit i).
-    pub out_valid1: Signal<Out, Bits<4>>,
-    /// The parameters' address of the step's channels, (8·og + 4h) / 4.
-    pub param_address: Signal<Out, Bits<10>>,
-    pub out_valid2: Signal<Out, Bits<4>>,
+    pub out_valid1: Signal<Out, Bits<16>>,
+    /// The parameters' address of the step's channels, 8·og / 8.
+    pub param_address: Signal<Out, Bits<9>>,
+    pub out_valid2: Signal<Out, Bits<16>>,
     /// The element leaving the output unit (stage 2 three cycles on, as its value, never held).
     pub ofm_y: Signal<Out, Bits<12>>,
     pub ofm_x: Signal<Out, Bits<12>>,
@@ -61,8 +66,8 @@ pub struct OutputWalk {
     a_x: RegEn<Bits<13>>,
     a_og: RegEn<Bits<9>>,
     busy: RegEn<Bit>,
-    k: RegEn<Bits<3>>,
-    out_valid2_q: RegEn<Bits<4>>,
+    k: RegEn<Bit>,
+    out_valid2_q: RegEn<Bits<16>>,
     ofm_y2_q: RegEn<Bits<12>>,
     ofm_x2_q: RegEn<Bits<12>>,
     ofm_c2_q: RegEn<Bits<12>>,
@@ -74,23 +79,20 @@ pub struct OutputWalk {
     ofm_width13: ZeroExtend<12, 13>,
     ofm_depth13: ZeroExtend<12, 13>,
     og13: ZeroExtend<9, 13>,
-    h13: ZeroExtend<1, 13>,
     row1: Signal<Local, Bit>,
     col1: Signal<Local, Bit>,
     channel: Signal<Local, Bits<13>>,
     in_ofm: Signal<Local, Bit>,
-    lanes: [Signal<Local, Bit>; 4],
-    lane_index: [Constant<Bits<13>>; 4],
-    /// Lanes 0..n-1 for n = 0..=4.
-    masks: [Constant<Bits<4>>; 5],
-    zero3: Constant<Bits<3>>,
-    one3: Constant<Bits<3>>,
+    /// Channel 8·og + j of the step's row is inside the OFM.
+    lanes: [Signal<Local, Bit>; 8],
+    lane_index: [Constant<Bits<13>>; 8],
+    /// Lanes 0..n-1, and the same with lanes 8..8+n-1, for n = 1..=8 (index n - 1).
+    masks: [Constant<Bits<16>>; 8],
+    both_masks: [Constant<Bits<16>>; 8],
+    zero16: Constant<Bits<16>>,
     one12: Constant<Bits<12>>,
     one13: Constant<Bits<13>>,
-    shift2: Constant<Bits<4>>,
     shift3: Constant<Bits<4>>,
-    last_k: Constant<Bits<3>>,
-    late_k: Constant<Bits<3>>,
 }
 
 impl Default for OutputWalk {
@@ -139,22 +141,18 @@ impl Default for OutputWalk {
             ofm_width13: Default::default(),
             ofm_depth13: Default::default(),
             og13: Default::default(),
-            h13: Default::default(),
             row1: Default::default(),
             col1: Default::default(),
             channel: Default::default(),
             in_ofm: Default::default(),
             lanes: Default::default(),
-            lane_index: std::array::from_fn(|i| k(i as u64)),
-            masks: std::array::from_fn(|n| k((1u64 << n) - 1)),
-            zero3: k(0),
-            one3: k(1),
+            lane_index: std::array::from_fn(|j| k(j as u64)),
+            masks: std::array::from_fn(|n| k((2u64 << n) - 1)),
+            both_masks: std::array::from_fn(|n| k(((2u64 << n) - 1) * 0x101)),
+            zero16: k(0),
             one12: k(1),
             one13: k(1),
-            shift2: k(2),
             shift3: k(3),
-            last_k: k(7),
-            late_k: k(5),
         }
     }
 }
@@ -192,9 +190,8 @@ impl Logic for OutputWalk {
         self.ofm_x2_q.enable.next = self.advance.val();
         self.ofm_c2_q.enable.next = self.advance.val();
 
-        self.must_wait.next = self.pend2.q.val() | self.pend3.q.val() | (self.busy.q.val() & (self.k.q.val() < self.late_k.val()));
-        self.finishing.next =
-            self.busy.q.val() & (self.k.q.val() == self.last_k.val()) & !self.pend2.q.val() & !self.pend3.q.val();
+        self.must_wait.next = self.pend2.q.val();
+        self.finishing.next = self.busy.q.val() & self.k.q.val() & !self.pend2.q.val() & !self.pend3.q.val();
         self.load.next = self.pend3.q.val();
         self.read_index.next = self.k.q.val();
         self.out_valid2.next = self.out_valid2_q.q.val();
@@ -211,61 +208,53 @@ impl Logic for OutputWalk {
         self.busy.d.next = self.busy.q.val();
         self.k.d.next = self.k.q.val();
         if self.busy.q.val() {
-            self.k.d.next = self.k.q.val() + self.one3.val();
-            if self.k.q.val() == self.last_k.val() {
+            self.k.d.next = !self.k.q.val();
+            if self.k.q.val() {
                 self.busy.d.next = false;
             }
         }
         if self.pend3.q.val() & self.traverse.val() {
             self.busy.d.next = true;
-            self.k.d.next = self.zero3.val();
+            self.k.d.next = false;
         }
         if self.restart.val() {
             self.busy.d.next = false;
-            self.k.d.next = self.zero3.val();
+            self.k.d.next = false;
         }
 
-        // Step k = 2p + h: its OFM position and lane 0's channel 8·og + 4h, and which lanes'
-        // elements are inside the OFM.
+        // Step k (the block's row k): lane 0's channel 8·og, and which lanes' elements are
+        // inside the OFM.
         self.ofm_height13.narrow.next = self.ofm_height.val();
         self.ofm_width13.narrow.next = self.ofm_width.val();
         self.ofm_depth13.narrow.next = self.ofm_depth.val();
         self.row1.next = (self.a_y.q.val() + self.one13.val()) < self.ofm_height13.wide.val();
         self.col1.next = (self.a_x.q.val() + self.one13.val()) < self.ofm_width13.wide.val();
         self.og13.narrow.next = self.a_og.q.val();
-        self.h13.narrow.next = self.k.q.val().get_bits::<1>(0);
-        self.channel.next = (self.og13.wide.val() << self.shift3.val()) + (self.h13.wide.val() << self.shift2.val());
-        self.param_address.next = self.channel.val().get_bits::<10>(2);
-        self.in_ofm.next = (!self.k.q.val().get_bit(2) | self.row1.val()) & (!self.k.q.val().get_bit(1) | self.col1.val());
-        for i in 0..4 {
-            self.lanes[i].next = self.busy.q.val()
+        self.channel.next = self.og13.wide.val() << self.shift3.val();
+        self.param_address.next = self.a_og.q.val();
+        self.in_ofm.next = !self.k.q.val() | self.row1.val();
+        for j in 0..8 {
+            self.lanes[j].next = self.busy.q.val()
                 & self.in_ofm.val()
-                & ((self.channel.val() + self.lane_index[i].val()) < self.ofm_depth13.wide.val());
+                & ((self.channel.val() + self.lane_index[j].val()) < self.ofm_depth13.wide.val());
         }
-        self.out_valid1.next = self.masks[0].val();
-        if self.lanes[0].val() {
-            self.out_valid1.next = self.masks[1].val();
-        }
-        if self.lanes[1].val() {
-            self.out_valid1.next = self.masks[2].val();
-        }
-        if self.lanes[2].val() {
-            self.out_valid1.next = self.masks[3].val();
-        }
-        if self.lanes[3].val() {
-            self.out_valid1.next = self.masks[4].val();
+        self.out_valid1.next = self.zero16.val();
+        for j in 0..8 {
+            if self.lanes[j].val() {
+                self.out_valid1.next = self.masks[j].val();
+                if self.col1.val() {
+                    self.out_valid1.next = self.both_masks[j].val();
+                }
+            }
         }
 
         // Stage 2, beside the bank's registered read.
         self.out_valid2_q.d.next = self.out_valid1.val();
         self.ofm_y2_q.d.next = self.a_y.q.val().get_bits::<12>(0);
-        if self.k.q.val().get_bit(2) {
+        if self.k.q.val() {
             self.ofm_y2_q.d.next = self.a_y.q.val().get_bits::<12>(0) + self.one12.val();
         }
         self.ofm_x2_q.d.next = self.a_x.q.val().get_bits::<12>(0);
-        if self.k.q.val().get_bit(1) {
-            self.ofm_x2_q.d.next = self.a_x.q.val().get_bits::<12>(0) + self.one12.val();
-        }
         self.ofm_c2_q.d.next = self.channel.val().get_bits::<12>(0);
 
         // The OFM address pipeline beside the output unit's three stages.

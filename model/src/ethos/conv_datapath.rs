@@ -27,8 +27,8 @@
 //!   `8 / dilation` a side, y outside x), the weight row at the address of
 //!   `weight_rows.rs` (Vela's order, read the other way round); the next group follows at
 //!   once while the output walk (`output_walk.rs`) drains the group's 32 accumulators from
-//!   the drain bank (`conv_mac.rs`) through the four output lanes (`output_lanes.rs`, TFL
-//!   rounding), four consecutive channels of one OFM position a cycle; a
+//!   the drain bank (`conv_mac.rs`) through the 16 output lanes (`output_lanes.rs`, TFL
+//!   rounding), one OFM row of the 2x2 block (8 channels at two positions) a cycle; a
 //!   group's last tap waits while the walk could not take it. OUT: the last group's drain.
 //! - DRAIN (4 cycles) until the last value has left the output unit; DONE (1 cycle).
 //!
@@ -170,15 +170,14 @@ pub struct Out {
     pub ifm_y3: u16,
     pub ifm_x3: u16,
     pub ifm_group3: u16,
-    /// Lane i (bit i) carries element (`ofm_y`, `ofm_x`, `ofm_channel` + i); lanes 0..n-1.
-    pub ofm_valid: u8,
+    /// Lane i (bit i) carries element (`ofm_y`, `ofm_x` + i / 8, `ofm_channel` + i % 8), its
+    /// int8 value at bits 8i+7:8i of `ofm_data`; lanes 0..n-1, and 8..8+n-1 when column
+    /// `ofm_x` + 1 is inside the OFM.
+    pub ofm_valid: u16,
     pub ofm_y: u16,
     pub ofm_x: u16,
     pub ofm_channel: u16,
-    pub ofm_data0: i16,
-    pub ofm_data1: i16,
-    pub ofm_data2: i16,
-    pub ofm_data3: i16,
+    pub ofm_data: u128,
     pub busy: bool,
     pub done: bool,
     pub error_code: u8,
@@ -342,10 +341,7 @@ impl ConvDatapath {
             ofm_y: y as u16,
             ofm_x: x as u16,
             ofm_channel: c as u16,
-            ofm_data0: output.values[0],
-            ofm_data1: output.values[1],
-            ofm_data2: output.values[2],
-            ofm_data3: output.values[3],
+            ofm_data: output.data(),
             busy: self.state != STATE_IDLE,
             done: self.state == STATE_DONE,
             error_code: self.walk.code,
@@ -430,13 +426,20 @@ impl ConvDatapath {
         );
         // The lanes read the parameters of the walk's step (`entry`, before the edge) unless held.
         let entry = self.out.entry(i.ofm_height, i.ofm_width, i.ofm_depth);
-        let (in_valid, read) = if holding { (0, 0) } else { (self.out.out_valid2, entry.0) };
+        // Memory j serves lanes j and j + 8 (the same channel at the row's two positions).
+        let (in_valid, read) = if holding { (0, 0) } else { (self.out.out_valid2, (entry.0 | entry.0 >> 8) as u8) };
         self.output.step(i.reset, in_valid, acc, i.ofm_zero_point, i.act_min, i.act_max, read, entry.1);
         if in_valid & 0b10 != 0 {
             self.events.push("several lanes valid at once");
         }
-        if in_valid != 0 && in_valid != 0b1111 {
+        if in_valid != 0 && in_valid & 0xFF != 0xFF {
             self.events.push("a partial group of lanes");
+        }
+        if in_valid & 0x100 != 0 {
+            self.events.push("lanes of both columns at once");
+        }
+        if in_valid & 1 != 0 && in_valid & 0x100 == 0 {
+            self.events.push("lanes of the left column only");
         }
         if i.reset {
             *self = Self {

@@ -2,20 +2,21 @@
 //! `hdl/src/ethos/conv_mac.rs`; TRM L1027-1076, digest §5.1): the MAC unit's 32 accumulators
 //! and a drain bank that takes all of them in one cycle (`load`), so that the output unit
 //! lanes drain one OFM group while the next accumulates; `acc_out` are registers, bank
-//! entries `4 * read_index + i` (output lane i) of the previous cycle not held.
+//! entries `16 * read_index + i` (output lane i) of the previous cycle not held.
 use super::mac_unit::{self, MacUnit, ACCUMULATORS};
 use crate::Block;
+use npu_hdl::ethos::output_lanes::LANES;
 
 #[derive(Clone, Debug, Default)]
 pub struct ConvMac {
     mac: MacUnit,
     bank: [i64; ACCUMULATORS],
-    acc: [i64; 4],
+    acc: [i64; LANES],
 }
 
 impl ConvMac {
-    /// The registered bank reads of the four lanes (40 bits, sign-extended).
-    pub fn acc_out(&self) -> [i64; 4] {
+    /// The registered bank reads of the 16 lanes (40 bits, sign-extended).
+    pub fn acc_out(&self) -> [i64; LANES] {
         self.acc
     }
 
@@ -25,9 +26,9 @@ impl ConvMac {
     pub fn step(&mut self, i: &mac_unit::In, advance: bool, load: bool, read_index: u8) {
         if i.reset {
             self.bank = [0; ACCUMULATORS];
-            self.acc = [0; 4];
+            self.acc = [0; LANES];
         } else if advance {
-            self.acc = std::array::from_fn(|i| self.bank[(4 * usize::from(read_index) + i) % ACCUMULATORS]);
+            self.acc = std::array::from_fn(|i| self.bank[(LANES * usize::from(read_index) + i) % ACCUMULATORS]);
             if load {
                 self.bank = self.mac.accumulators();
             }

@@ -25,9 +25,11 @@ struct Ofm {
     y: u16,
     x: u16,
     c: u16,
-    /// Lanes - 1: the values of channels c .. c + n - 1.
+    /// Lanes - 1: the values of channels c .. c + n - 1 (lanes 0..n-1 at column x, and
+    /// lanes 8..8+n-1 at column x + 1 when `second`).
     n_m1: u8,
-    data: [u8; 4],
+    second: bool,
+    data: [u8; 16],
 }
 
 pub struct ConvUnit {
@@ -417,15 +419,19 @@ impl ConvUnit {
             }
             0 if ok && count > 0 => {
                 let e = self.queue[usize::from(self.q_head)];
-                let a = address(&self.regs.maps[2], e.y, e.x, (e.c + u16::from(self.q_at)) & 0xFFFF);
+                let (column, channel) = (u16::from(self.q_at >> 3), u16::from(self.q_at & 7));
+                let a = address(&self.regs.maps[2], e.y, e.x + column, (e.c + channel) & 0xFFFF);
                 self.w_addr = a & !7;
                 self.w_strb = 1 << (a & 7);
                 self.w_data = u64::from_le_bytes([e.data[usize::from(self.q_at)]; 8]);
                 self.wr = 1;
-                if self.q_at == e.n_m1 {
+                if self.q_at & 7 == e.n_m1 && (self.q_at >= 8 || !e.second) {
                     self.q_head = (self.q_head + 1) % QUEUE as u8;
                     self.q_at = 0;
                     count -= 1;
+                } else if self.q_at & 7 == e.n_m1 {
+                    self.q_at = 8;
+                    self.events.push("OFM entry: second column");
                 } else {
                     self.q_at += 1;
                     self.events.push("OFM entry: next lane");
@@ -435,14 +441,18 @@ impl ConvUnit {
         }
         if o.ofm_valid & 1 == 1 && running {
             let tail = (usize::from(self.q_head) + usize::from(count)) % QUEUE;
-            let n_m1 = (1..4).filter(|l| o.ofm_valid >> l & 1 == 1).max().unwrap_or(0);
-            let data = [o.ofm_data0, o.ofm_data1, o.ofm_data2, o.ofm_data3].map(|v| v as u8);
-            self.queue[tail] = Ofm { y: o.ofm_y, x: o.ofm_x, c: o.ofm_channel, n_m1, data };
+            let n_m1 = (1..8).filter(|l| o.ofm_valid >> l & 1 == 1).max().unwrap_or(0);
+            let data = o.ofm_data.to_le_bytes();
+            let second = o.ofm_valid >> 8 & 1 == 1;
+            self.queue[tail] = Ofm { y: o.ofm_y, x: o.ofm_x, c: o.ofm_channel, n_m1, second, data };
             count += 1;
             if count as usize == QUEUE - 3 {
                 self.events.push("OFM queue at its limit");
-                if o.ofm_valid == 0b1111 {
-                    self.events.push("OFM queue at its limit, 4 lanes arriving");
+                if o.ofm_valid >> 8 & 1 == 1 {
+                    self.events.push("OFM queue at its limit, both columns arriving");
+                }
+                if o.ofm_valid == 0xFFFF {
+                    self.events.push("OFM queue at its limit, 16 lanes arriving");
                 }
             }
         }

@@ -1,14 +1,16 @@
 //! The convolution datapath's output lanes (RTL `hdl/src/ethos/output_lanes.rs`, whose comment
 //! has the memory split; TRM §2, digest §2; docs/ethos.md, "Convolution datapath", output
-//! lanes): four output units ([`OutputUnit`], the same model instanced four times) and the
-//! per-channel parameters they read, so that the output walk drains four accumulators a
-//! cycle, four consecutive channels of one OFM position. Lane i reads its channel's
-//! parameters only when its bit of the read mask is set, else keeps its last read, as the
-//! RTL's memories do; a reset clears the reads, not the memories. A lane's value without its
-//! valid bit is its last valid value, as each [`OutputUnit`] holds it.
+//! lanes): 16 output units ([`OutputUnit`], the same model instanced 16 times) and the
+//! per-channel parameters they read, so that the output walk drains 16 accumulators a cycle,
+//! one OFM row of the 2x2 block: lanes 0-7 the 8 channels of its left position, lanes 8-15
+//! the same channels of its right one. Memory j (channels 8a + j) reads for lanes j and
+//! j + 8 only when bit j of the read mask is set, else keeps its last read, as the RTL's
+//! memories do; a reset clears the reads, not the memories. A lane's value without its
+//! valid bit is its last valid value, as each [`OutputUnit`] holds it; the port carries its
+//! low byte (int8: the unit clamps to the int8 activation range).
 use super::output_unit::{self, OutputUnit, Rounding};
 use crate::Block;
-use npu_hdl::ethos::output_lanes::LANES;
+use npu_hdl::ethos::output_lanes::{LANES, MEMORIES};
 
 /// Per channel: bias, scale, shift.
 pub type Parameters = (i64, u32, u8);
@@ -17,20 +19,27 @@ pub type Parameters = (i64, u32, u8);
 pub struct OutputLanes {
     units: [OutputUnit; LANES],
     parameters: Vec<Parameters>,
-    read: [Parameters; LANES],
+    read: [Parameters; MEMORIES],
 }
 
 impl Default for OutputLanes {
     fn default() -> Self {
-        Self { units: Default::default(), parameters: vec![(0, 0, 0); 4096], read: [(0, 0, 0); LANES] }
+        Self { units: Default::default(), parameters: vec![(0, 0, 0); 4096], read: [(0, 0, 0); MEMORIES] }
     }
 }
 
-/// The lanes' registered outputs: the valid mask (bit i, lane i) and the four values.
+/// The lanes' registered outputs: the valid mask (bit i, lane i) and the 16 values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Lanes {
-    pub valid: u8,
+    pub valid: u16,
     pub values: [i16; LANES],
+}
+
+impl Lanes {
+    /// The port's `ofm_data`: lane i's low byte at bits 8i+7:8i.
+    pub fn data(&self) -> u128 {
+        self.values.iter().enumerate().fold(0, |w, (i, &v)| w | u128::from(v as u8) << (8 * i))
+    }
 }
 
 impl OutputLanes {
@@ -48,13 +57,14 @@ impl OutputLanes {
     }
 
     /// One clock edge: the units take `acc` (lanes of `in_valid`) with the parameters read at
-    /// the previous edge and the layer's `zero_point`, `act_min`, `act_max`; then lane i
-    /// reads channel `channel + i` when bit i of `read` is set (`channel` a multiple of 4).
+    /// the previous edge and the layer's `zero_point`, `act_min`, `act_max`; then memory j
+    /// reads channel `channel + j` for lanes j and j + 8 when bit j of `read` is set
+    /// (`channel` a multiple of 8).
     /// `reset`: the units' reset, and the reads cleared.
     #[allow(clippy::too_many_arguments)]
-    pub fn step(&mut self, reset: bool, in_valid: u8, acc: [i64; LANES], zero_point: i8, act_min: i8, act_max: i8, read: u8, channel: u32) {
+    pub fn step(&mut self, reset: bool, in_valid: u16, acc: [i64; LANES], zero_point: i8, act_min: i8, act_max: i8, read: u8, channel: u32) {
         for (l, unit) in self.units.iter_mut().enumerate() {
-            let (bias, scale, shift) = self.read[l];
+            let (bias, scale, shift) = self.read[l % MEMORIES];
             unit.step(&output_unit::In {
                 reset,
                 in_valid: in_valid >> l & 1 == 1,
@@ -70,12 +80,12 @@ impl OutputLanes {
             });
         }
         if reset {
-            self.read = [(0, 0, 0); LANES];
+            self.read = [(0, 0, 0); MEMORIES];
             return;
         }
-        for l in 0..LANES {
-            if read >> l & 1 == 1 {
-                self.read[l] = self.parameters[(channel as usize + l) % 4096];
+        for j in 0..MEMORIES {
+            if read >> j & 1 == 1 {
+                self.read[j] = self.parameters[(channel as usize + j) % 4096];
             }
         }
     }
