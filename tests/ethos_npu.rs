@@ -18,6 +18,11 @@ use npu::ethos::tflite::{TfLite, VelaCore};
 use npu::model::ethos::command_front_end::{BUS_STATUS, CMD_PARSE_ERROR, IRQ_RAISED};
 use rand::Rng;
 
+/// A CONV and a DEPTHWISE of more than 1024 OFM channels, from edited Vela streams
+/// (`deep_ofm::ofm_deeper_than_1024_channels_runs_as_the_executor_says`).
+#[path = "ethos_npu/deep_ofm.rs"]
+mod deep_ofm;
+
 fn oracle() -> TfLite {
     TfLite::in_project(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"))
 }
