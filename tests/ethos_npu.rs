@@ -18,6 +18,11 @@ use npu::ethos::tflite::{TfLite, VelaCore};
 use npu::model::ethos::command_front_end::{BUS_STATUS, CMD_PARSE_ERROR, IRQ_RAISED};
 use rand::Rng;
 
+/// A CONV and a DEPTHWISE of more than 1024 OFM channels, from edited Vela streams
+/// (`deep_ofm::ofm_deeper_than_1024_channels_runs_as_the_executor_says`).
+#[path = "ethos_npu/deep_ofm.rs"]
+mod deep_ofm;
+
 fn oracle() -> TfLite {
     TfLite::in_project(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -403,6 +408,10 @@ fn pool_coverage(op: &Operation, coverage: &mut Coverage) {
 ///   kernel of dilation 2 has; cmd_parse_error),
 /// - an IFM base beyond the memory (bus_status, faulting_channel 1; the executor refuses),
 /// - an OFM base beyond the memory (bus_status, faulting_channel 8; the executor refuses),
+/// - an OFM base above 2^37 (OFM_BASE0's high byte 0x20, the 40-bit address's bits 32-39): the
+///   ELEMENTWISE's writes go to that address, beyond the memory (bus_status, faulting_channel
+///   8; the executor refuses), not to its low 32 bits inside it (kills a mutant that drops
+///   address bit 37, docs/ethos.md "NPU top", "Mutation score"),
 /// - a weight and a scale stream beyond the memory (bus_status, faulting_channel 2 and 3),
 /// - a CONV whose OFM_BLK_DEPTH is not a multiple of 8 (cmd_parse_error: the weight-row
 ///   address walks 8-channel OFM groups).
@@ -448,7 +457,7 @@ fn bad_streams_stop_with_their_status() {
     let set_payload = |stream: &[u32], name: &str, payload: u32| edit(stream, name, &|s, w| s[w + 1] = payload);
     let conv_stride = decode(&conv).unwrap().iter().find(|c| c.command.name == "NPU_SET_KERNEL_STRIDE").map(|c| c.param).expect("KERNEL_STRIDE");
     // (what, stream, image, STATUS error bit, faulting_channel, whether the executor must refuse)
-    let cases: [(&str, Vec<u32>, &Memory, u32, u32, bool); 16] = [
+    let cases: [(&str, Vec<u32>, &Memory, u32, u32, bool); 17] = [
         ("lookup table", set_param(&add, "NPU_SET_ACTIVATION", 1), &add_image, CMD_PARSE_ERROR, 0, true),
         ("ELEMENTWISE with IFM_UPSCALE 1", set_param(&add, "NPU_SET_IFM_UPSCALE", 1), &add_image, CMD_PARSE_ERROR, 0, true),
         ("POOL with IFM_UPSCALE 2 (zero insertion)", set_param(&pool, "NPU_SET_IFM_UPSCALE", 2), &pool_image, CMD_PARSE_ERROR, 0, true),
@@ -463,6 +472,7 @@ fn bad_streams_stop_with_their_status() {
         ("CONV with an OFM block depth of 12", set_param(&conv, "NPU_SET_OFM_BLK_DEPTH_M1", 11), &conv_image, CMD_PARSE_ERROR, 0, false),
         ("IFM beyond memory", set_payload(&add, "NPU_SET_IFM_BASE0", far), &add_image, BUS_STATUS, 1, true),
         ("OFM beyond memory", set_payload(&add, "NPU_SET_OFM_BASE0", far), &add_image, BUS_STATUS, 8, true),
+        ("OFM above 2^37", set_param(&add, "NPU_SET_OFM_BASE0", 0x20), &add_image, BUS_STATUS, 8, true),
         ("weights beyond memory", set_payload(&depthwise, "NPU_SET_WEIGHT_BASE", far), &depthwise_image, BUS_STATUS, 2, true),
         ("scales beyond memory", set_payload(&depthwise, "NPU_SET_SCALE_BASE", far), &depthwise_image, BUS_STATUS, 3, true),
     ];

@@ -181,7 +181,8 @@ const SUITES: &[(&str, &str, &[&str], u64)] = &[
     ("csc_cbuf", "nvdla_csc", &["random_layers_through_csc_rtl_match_the_plain_reference"], 0),
     ("conv_datapath", "ethos_conv", &["random_layers_equal_tflite", "bad_streams_and_shapes_are_refused"], 0),
     // Every lock-step test of the NPU: its convolution unit, the IFM upscale and the
-    // datapath inside are judged only by the convolution, resize and transpose runs.
+    // datapath inside are judged only by the convolution, resize and transpose runs (and the
+    // edited streams of a CONV and a DEPTHWISE deeper than 1024 OFM channels, `deep_ofm`).
     (
         "ethos_npu",
         "ethos_npu",
@@ -195,6 +196,7 @@ const SUITES: &[(&str, &str, &[&str], u64)] = &[
             "resize_networks_run_on_the_npu",
             "resize_nearest_align_corners_runs_on_the_npu",
             "legacy_core_strided_dilated_convolution_runs_as_the_executor_says",
+            "deep_ofm::ofm_deeper_than_1024_channels_runs_as_the_executor_says",
         ],
         0,
     ),
