@@ -271,6 +271,64 @@ fn random_layers_equal_tflite() {
     ]);
 }
 
+/// Convolutions of 257 to 320 OFM channels (output groups 32 to 39 of 8 channels: the output
+/// walk's group register `a_og` above bit 5, channels above 256 in the parameter memories'
+/// addresses), every element against TFLite and the integer reference, in lock step. The
+/// random layers stop at 24 OFM channels; this kills the N=20 survivor of issue 21 at 17777a7
+/// that flipped `a_og` bit 4 while it held a group of 32 or more (docs/ethos.md, "Convolution
+/// datapath", mutation score). `CYCLES` sets the number of layers (6).
+#[test]
+fn deep_ofm_layers_equal_tflite() {
+    let test = "ethos_conv::deep_ofm_layers_equal_tflite";
+    let run_info = Run::from_env(test, 6);
+    let mut rng = run_info.rng();
+    let layers: Vec<ConvLayer> = std::iter::from_fn(|| {
+        let layer = random_layer_with_depths(&mut rng, 1..=16);
+        if layer.depthwise {
+            return Some(None);
+        }
+        let out_channels = rng.gen_range(257..=320);
+        let (kh, kw) = layer.kernel;
+        let count = kh * kw * layer.input_shape.2 * out_channels;
+        // Each new channel's scale and bias is one of the drawn layer's (the same ranges).
+        let drawn = layer.out_channels;
+        let weight_scales = (0..out_channels).map(|_| layer.weight_scales[rng.gen_range(0..drawn)]).collect();
+        let bias = (0..out_channels).map(|_| layer.bias[rng.gen_range(0..drawn)]).collect();
+        let weights = (0..count).map(|_| rng.gen_range(-127..=127)).collect();
+        Some(Some(ConvLayer { out_channels, weights, weight_scales, bias, ..layer }))
+    })
+    .flatten()
+    .filter(within_contract)
+    .take(run_info.cycles as usize)
+    .collect();
+    let tflite = TfLite::in_project(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"));
+    let expected = tflite.run(&layers).unwrap_or_else(|e| panic!("{e}"));
+    let mut coverage = Coverage::default();
+    for (i, (layer, tflite_out)) in layers.iter().zip(&expected).enumerate() {
+        assert!(layer.out_channels > 256, "layer {i}: {} OFM channels", layer.out_channels);
+        let job = Job::new(layer).unwrap_or_else(|e| panic!("layer {i}: {e}"));
+        let seed = run_info.seed.wrapping_add(i as u64);
+        let (got, _) = run_job(test, seed, &job, i % 2 == 1, &mut coverage)
+            .unwrap_or_else(|e| panic!("SEED={} layer {i}: {e}\n{}", run_info.seed, layer.describe()));
+        assert_eq!(&reference(layer), tflite_out, "the integer reference and TFLite differ (SEED={}, layer {i})", run_info.seed);
+        if let Some(k) = (0..got.len()).find(|&k| got[k] != tflite_out[k]) {
+            let (_, out_w, out_c) = output_shape(layer);
+            panic!(
+                "SEED={} layer {i}: the datapath gives {} at (y {}, x {}, c {}), TFLite {}\n  {}",
+                run_info.seed,
+                got[k],
+                k / out_c / out_w,
+                k / out_c % out_w,
+                k % out_c,
+                tflite_out[k],
+                layer.describe()
+            );
+        }
+    }
+    eprintln!("{} layers of 257-320 OFM channels identical to TFLite; coverage:\n{coverage}", layers.len());
+    coverage.require(&["mac", "out", "drain", "done", "several lanes valid at once", "a partial group of lanes"]);
+}
+
 fn small_layer() -> ConvLayer {
     let mut rng = Run::fixed("small", 0).rng();
     std::iter::from_fn(|| Some(random_layer(&mut rng)))

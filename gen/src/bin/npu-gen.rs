@@ -179,7 +179,7 @@ const SUITES: &[(&str, &str, &[&str], u64)] = &[
     ("cube_walk", "nvdla_cube_walk", &["random_walks_match_the_memory_layout"], 0),
     ("cdma", "nvdla_cdma", &["random_layers_match_the_model_and_the_placement"], 0),
     ("csc_cbuf", "nvdla_csc", &["random_layers_through_csc_rtl_match_the_plain_reference"], 0),
-    ("conv_datapath", "ethos_conv", &["random_layers_equal_tflite", "bad_streams_and_shapes_are_refused"], 0),
+    ("conv_datapath", "ethos_conv", &["random_layers_equal_tflite", "bad_streams_and_shapes_are_refused", "deep_ofm_layers_equal_tflite"], 0),
     // Every lock-step test of the NPU: its convolution unit, the IFM upscale and the
     // datapath inside are judged only by the convolution, resize and transpose runs (and the
     // edited streams of a CONV and a DEPTHWISE deeper than 1024 OFM channels, `deep_ofm`).
