@@ -498,8 +498,9 @@ fn conv_datapath() -> Table {
     table
 }
 
-/// A depthwise layer's bound on the packed mapping (not built yet: its model,
-/// `npu::ethos::depthwise_packing`) with 4, 8 and 16 output lanes, in useful MACs per cycle
+/// A depthwise layer's bound on the packed mapping (its reference model,
+/// `npu::ethos::depthwise_packing`; the datapath runs it with `pack_depthwise`, which
+/// `Job::new` sets for depthwise layers) with 4, 8 and 16 output lanes, in useful MACs per cycle
 /// and % of 256; "-" for a conv.
 fn packing_bound(layer: &npu::ethos::tflite::ConvLayer, stats: &npu::ethos::conv_datapath::Stats) -> Cell {
     if !layer.depthwise {

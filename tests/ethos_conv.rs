@@ -71,6 +71,24 @@ fn dilated_five<R: Rng>(layer: ConvLayer, rng: &mut R) -> ConvLayer {
     layer
 }
 
+/// A depthwise `layer` made one the packed mapping runs with stride or dilation 2 in y only
+/// (docs/ethos.md, "Depthwise tap packing": a window of at most 4 rows): kernel 2x2, 2x3 or
+/// 1x3 at stride (2, 1), or 2x2 or 2x3 at dilation (2, 1); `random_layer` draws strides and
+/// dilations in both directions, which the packed mapping does not take.
+fn packed_in_y<R: Rng>(layer: ConvLayer, rng: &mut R) -> ConvLayer {
+    let strided = rng.gen_bool(0.5);
+    let kernels: &[(usize, usize)] = if strided { &[(2, 2), (2, 3), (1, 3)] } else { &[(2, 2), (2, 3)] };
+    let layer = with_kernel(layer, kernels[rng.gen_range(0..kernels.len())], rng);
+    let (stride, dilation) = if strided { ((2, 1), (1, 1)) } else { ((1, 1), (2, 1)) };
+    let mut layer = ConvLayer { stride, dilation, ..layer };
+    let (h, w, _) = layer.input_shape;
+    let (eh, ew) = dilated_kernel(&layer);
+    if eh > h || ew > w {
+        layer.padding = Padding::Same;
+    }
+    layer
+}
+
 /// `layer` with `kernel` and new random weights; SAME where the input does not hold it.
 fn with_kernel<R: Rng>(layer: ConvLayer, kernel: (usize, usize), rng: &mut R) -> ConvLayer {
     let (h, w, c) = layer.input_shape;
@@ -98,6 +116,8 @@ fn random_layers_equal_tflite() {
             let layer = match i % 20 {
                 4 | 14 => large(layer, &mut rng),
                 9 => return dilated_five(layer, &mut rng),
+                // Packed depthwise with stride or dilation 2 in y (packed: `i % 4 != 2` below).
+                3 | 13 if layer.depthwise => return packed_in_y(layer, &mut rng),
                 _ => layer,
             };
             if rng.gen_bool(0.2) {
@@ -124,7 +144,11 @@ fn random_layers_equal_tflite() {
         let part_kernel = rng.gen_bool(if deep { 0.25 } else { 0.5 });
         let blocks = [8, 8, 16, 16, 24, 32, 40, 64, 128];
         let ofm_block_depth = blocks[rng.gen_range(if deep { 2 } else { 0 }..blocks.len())];
-        let job = Job::with_order(layer, part_kernel, ofm_block_depth).unwrap_or_else(|e| panic!("layer {i}: {e}"));
+        let mut job = Job::with_order(layer, part_kernel, ofm_block_depth).unwrap_or_else(|e| panic!("layer {i}: {e}"));
+        // Depthwise: the packed mapping in three layers of four, tap by tap in the fourth
+        // (from the layer's index, not the generator, so that the layers drawn stay those of
+        // each seed).
+        job.pack_depthwise = layer.depthwise && i % 4 != 2;
         let seed = run_info.seed.wrapping_add(i as u64);
         // One layer in four held at random (the NPU's convolution unit holds it while it serves
         // the IFM reads and OFM writes).
@@ -268,6 +292,18 @@ fn random_layers_equal_tflite() {
         "a partial group of lanes",
         "lanes of both columns at once",
         "lanes of the left column only",
+        // Depthwise tap packing (docs/ethos.md, "Depthwise tap packing"): the group's first
+        // block tap by tap (the kernel register), fresh and reuse blocks, padding in a packed
+        // cycle, a packed block past the OFM edge, 2-wide kernels, stride and dilation 2 in y.
+        "tap-by-tap block of a packed layer",
+        "packed depthwise cycle",
+        "fresh block",
+        "reuse block",
+        "padding in a packed cycle",
+        "a packed block past the OFM edge",
+        "packed, 2-wide kernel",
+        "packed, stride 2-3 in y",
+        "packed, dilation 2 in y",
     ]);
 }
 

@@ -102,6 +102,10 @@ pub struct Job {
     pub part_kernel: bool,
     /// The order's OFM block depth, a multiple of 8.
     pub ofm_block_depth: usize,
+    /// Depthwise: the datapath's `pack_depthwise` (the packed mapping where it applies;
+    /// docs/ethos.md, "Depthwise tap packing"); set for every depthwise layer by
+    /// [`Job::with_order`].
+    pub pack_depthwise: bool,
 }
 
 /// The reorder parameters of a layer's kernel (OHWI; depthwise O,H,W,1).
@@ -176,6 +180,7 @@ impl Job {
             weights_expected: ordered.len(),
             part_kernel,
             ofm_block_depth,
+            pack_depthwise: layer.depthwise,
         })
     }
 }
@@ -308,6 +313,7 @@ impl<'a> Bench<'a> {
         let registers = In {
             part_kernel: job.part_kernel,
             block_groups_m1: (job.ofm_block_depth / CHANNELS - 1) as u8,
+            pack_depthwise: job.pack_depthwise,
             ..registers(&job.layer)?
         };
         let (out_h, out_w, out_c) = output_shape(&job.layer);

@@ -20,7 +20,9 @@
 //! (`weight_buffer.rs`), the scale/bias loader (`scale_bias_loader.rs`) and the traversal
 //! counters with the stage-2 registers (`conv_traversal.rs`), and the weight-row address in
 //! Vela's order (`weight_rows.rs`), the drain bank (`conv_mac.rs`), the output walk
-//! (`output_walk.rs`) and the 16 output lanes with the parameters (`output_lanes.rs`). The weight buffer, CHECK and
+//! (`output_walk.rs`) and the 16 output lanes with the parameters (`output_lanes.rs`); with
+//! `pack_depthwise`, the packed depthwise walk (`depthwise_walk.rs`, beside the traversal)
+//! and feed (`depthwise_feed.rs`, stage 2, into `conv_mac.rs`'s second feed). The weight buffer, CHECK and
 //! the traversal read registers only, and `hold` is their registers' clock enable; this
 //! block keeps what reads the ports (the state machine, the IFM read addresses, the streams'
 //! handshakes, the MAC and output units' inputs), so that Verilator evaluates the rest once a
@@ -28,6 +30,8 @@
 use super::conv_control::ConvControl;
 use super::conv_traversal::ConvTraversal;
 use super::conv_mac::ConvMac;
+use super::depthwise_feed::DepthwiseFeed;
+use super::depthwise_walk::DepthwiseWalk;
 use super::ifm_reads::IfmReads;
 use super::layer_check::LayerCheck;
 use super::layer_registers::LayerRegisters;
@@ -127,6 +131,13 @@ pub struct ConvDatapath {
     /// the IFM at `ofm·stride + k·dilation - pad`; sub-kernels of at most `8 / dilation` a side.
     pub dilation_y: Signal<In, Bit>,
     pub dilation_x: Signal<In, Bit>,
+    /// Depthwise: run the packed mapping where it applies (docs/ethos.md, "Depthwise tap
+    /// packing"; `depthwise_walk.rs`), else every layer tap by tap. Decision: a layer input,
+    /// not implied by the shape, because a packed cycle reads four IFM elements of their own
+    /// rows and columns, which the NPU's convolution unit does not serve yet (it ties this
+    /// to 0: "the NPU runs depthwise tap by tap until its IFM server serves a packed
+    /// cycle's reads").
+    pub pack_depthwise: Signal<In, Bit>,
     /// int8 each.
     pub ifm_zero_point: Signal<In, Bits<8>>,
     pub ofm_zero_point: Signal<In, Bits<8>>,
@@ -201,6 +212,8 @@ pub struct ConvDatapath {
     rows: WeightRows,
     control: ConvControl,
     reads: IfmReads,
+    packed_walk: DepthwiseWalk,
+    feed: DepthwiseFeed,
 
     pad2: RegEn<Bits<4>>,
     live2: RegEn<Bits<4>>,
@@ -234,6 +247,7 @@ impl Default for ConvDatapath {
             part_kernel: Default::default(),
             dilation_y: Default::default(),
             dilation_x: Default::default(),
+            pack_depthwise: Default::default(),
             block_groups_m1: Default::default(),
             ifm_zero_point: Default::default(),
             ofm_zero_point: Default::default(),
@@ -291,6 +305,8 @@ impl Default for ConvDatapath {
             rows: Default::default(),
             control: Default::default(),
             reads: Default::default(),
+            packed_walk: Default::default(),
+            feed: Default::default(),
             pad2: Default::default(),
             live2: Default::default(),
             zero2: k(0),
@@ -350,6 +366,7 @@ impl Logic for ConvDatapath {
         self.layer.block_groups_m1_in.next = self.block_groups_m1.val();
         self.layer.dilation_y_in.next = self.dilation_y.val();
         self.layer.dilation_x_in.next = self.dilation_x.val();
+        self.layer.pack_depthwise_in.next = self.pack_depthwise.val();
         self.check.ifm_height.next = self.layer.ifm_height.val();
         self.check.ifm_width.next = self.layer.ifm_width.val();
         self.check.ifm_depth.next = self.layer.ifm_depth.val();
@@ -431,6 +448,32 @@ impl Logic for ConvDatapath {
         self.traversal.drain_finishing.next = self.walk.finishing.val();
         self.traversal.row_ready.next = self.weights.row_ready.val();
 
+        // The packed depthwise walk beside the traversal: the block's mapping and, in a
+        // packed block, the cycle's window rows and IFM reads.
+        self.packed_walk.clock.next = self.clock.val();
+        self.packed_walk.reset.next = self.reset.val();
+        self.packed_walk.advance.next = !self.control.mac_holding.val();
+        self.packed_walk.check.next = self.control.in_check.val();
+        self.packed_walk.issue.next = self.traversal.issue.val();
+        self.packed_walk.block_end.next = self.traversal.issue_last.val();
+        self.packed_walk.next_first.next = self.traversal.next_first.val();
+        self.packed_walk.next_row_start.next = self.traversal.next_row_start.val();
+        self.packed_walk.origin_y.next = self.traversal.origin_y.val();
+        self.packed_walk.origin_x.next = self.traversal.origin_x.val();
+        self.packed_walk.ifm_height.next = self.layer.ifm_height.val();
+        self.packed_walk.ifm_width.next = self.layer.ifm_width.val();
+        self.packed_walk.depthwise.next = self.layer.depthwise.val() & self.layer.pack_depthwise.val();
+        self.packed_walk.kernel_height.next = self.layer.kernel_height.val();
+        self.packed_walk.kernel_width.next = self.layer.kernel_width.val();
+        self.packed_walk.stride_y.next = self.layer.stride_y.val();
+        self.packed_walk.stride_x.next = self.layer.stride_x.val();
+        self.packed_walk.dilation_y.next = self.layer.dilation_y.val();
+        self.packed_walk.dilation_x.next = self.layer.dilation_x.val();
+        self.packed_walk.tap_ky.next = self.traversal.ky.val().get_bits::<2>(0);
+        self.packed_walk.tap_kx.next = self.traversal.kx.val().get_bits::<2>(0);
+        self.traversal.block_packed.next = self.packed_walk.block_packed.val();
+        self.traversal.packed_last.next = self.packed_walk.last.val();
+
         // The output walk drains the bank while the traversal walks the next group.
         self.walk.clock.next = self.clock.val();
         self.walk.reset.next = self.reset.val();
@@ -489,6 +532,22 @@ impl Logic for ConvDatapath {
         self.ifm_group1.next = self.reads.group.val();
         self.ifm_group2.next = self.reads.group.val();
         self.ifm_group3.next = self.reads.group.val();
+        // A packed block's reads come from the walk: four elements of their own rows and
+        // columns (the same channel group, the OFM group's).
+        if self.packed_walk.block_packed.val() {
+            self.ifm_read0.next = self.packed_walk.read0.val();
+            self.ifm_read1.next = self.packed_walk.read1.val();
+            self.ifm_read2.next = self.packed_walk.read2.val();
+            self.ifm_read3.next = self.packed_walk.read3.val();
+            self.ifm_y0.next = self.packed_walk.y0.val();
+            self.ifm_y1.next = self.packed_walk.y1.val();
+            self.ifm_y2.next = self.packed_walk.y2.val();
+            self.ifm_y3.next = self.packed_walk.y3.val();
+            self.ifm_x0.next = self.packed_walk.x0.val();
+            self.ifm_x1.next = self.packed_walk.x1.val();
+            self.ifm_x2.next = self.packed_walk.x2.val();
+            self.ifm_x3.next = self.packed_walk.x3.val();
+        }
         self.pad2.d.next = self.reads.pad.val();
         self.live2.d.next = self.reads.live.val();
 
@@ -504,9 +563,39 @@ impl Logic for ConvDatapath {
         self.mac.enable.next = self.traversal.mac_valid2.val() & !self.control.mac_holding.val();
         self.mac.clear.next = self.traversal.clear2.val();
         self.mac.mode.next = self.zero2.val();
-        if self.layer.depthwise.val() {
+        if self.layer.depthwise.val() & !self.packed_walk.packed2.val() {
             self.mac.mode.next = self.one2.val();
         }
+        // The packed feed (stage 2): the kernel register, the column store, the second
+        // feed's words (`depthwise_feed.rs`), into the MAC unit in the conv mode.
+        self.feed.clock.next = self.clock.val();
+        self.feed.reset.next = self.reset.val();
+        self.feed.advance.next = self.traversal.mac_valid2.val() & !self.control.mac_holding.val();
+        self.feed.load.next = self.packed_walk.load2.val();
+        self.feed.ky.next = self.packed_walk.ky2.val();
+        self.feed.kx.next = self.packed_walk.kx2.val();
+        self.feed.w0.next = self.weights.w0.val();
+        self.feed.w1.next = self.weights.w1.val();
+        self.feed.w2.next = self.weights.w2.val();
+        self.feed.w3.next = self.weights.w3.val();
+        self.feed.w4.next = self.weights.w4.val();
+        self.feed.w5.next = self.weights.w5.val();
+        self.feed.w6.next = self.weights.w6.val();
+        self.feed.w7.next = self.weights.w7.val();
+        self.feed.take.next = self.packed_walk.packed2.val();
+        self.feed.reuse.next = self.packed_walk.reuse2.val();
+        self.feed.row.next = self.packed_walk.row2.val();
+        self.feed.rows.next = self.packed_walk.rows2.val();
+        self.feed.pad.next = self.packed_walk.pad2.val();
+        self.feed.act0.next = self.lanes[0].lanes.val();
+        self.feed.act1.next = self.lanes[1].lanes.val();
+        self.feed.act2.next = self.lanes[2].lanes.val();
+        self.feed.act3.next = self.lanes[3].lanes.val();
+        self.feed.stride_y.next = self.layer.stride_y.val();
+        self.feed.dilation_y.next = self.layer.dilation_y.val();
+        self.feed.kernel_height.next = self.layer.kernel_height.val();
+        self.feed.kernel_width.next = self.layer.kernel_width.val();
+        self.mac.packed_cycle.next = self.packed_walk.packed2.val();
         self.mac.pad.next = self.pad2.q.val();
         self.mac.act0.next = self.lanes[0].lanes.val();
         self.mac.act1.next = self.lanes[1].lanes.val();
@@ -520,6 +609,26 @@ impl Logic for ConvDatapath {
         self.mac.w5.next = self.weights.w5.val();
         self.mac.w6.next = self.weights.w6.val();
         self.mac.w7.next = self.weights.w7.val();
+        self.mac.win00.next = self.feed.win00.val();
+        self.mac.win01.next = self.feed.win01.val();
+        self.mac.win02.next = self.feed.win02.val();
+        self.mac.win03.next = self.feed.win03.val();
+        self.mac.win10.next = self.feed.win10.val();
+        self.mac.win11.next = self.feed.win11.val();
+        self.mac.win12.next = self.feed.win12.val();
+        self.mac.win13.next = self.feed.win13.val();
+        self.mac.k000.next = self.feed.k000.val();
+        self.mac.k001.next = self.feed.k001.val();
+        self.mac.k002.next = self.feed.k002.val();
+        self.mac.k010.next = self.feed.k010.val();
+        self.mac.k011.next = self.feed.k011.val();
+        self.mac.k012.next = self.feed.k012.val();
+        self.mac.k100.next = self.feed.k100.val();
+        self.mac.k101.next = self.feed.k101.val();
+        self.mac.k102.next = self.feed.k102.val();
+        self.mac.k110.next = self.feed.k110.val();
+        self.mac.k111.next = self.feed.k111.val();
+        self.mac.k112.next = self.feed.k112.val();
         self.mac.advance.next = !self.control.holding.val();
         self.mac.load.next = self.walk.load.val() & !self.control.mac_holding.val();
         self.mac.read_index.next = self.walk.read_index.val();

@@ -7,7 +7,7 @@
 //! `model/src/ethos/conv_mac.rs`.
 use super::output_lanes::LANES;
 use super::DotProduct;
-use crate::primitives::RegEn;
+use crate::primitives::{PackedOperands, RegEn};
 use rust_hdl::prelude::*;
 
 /// `dots[8p + o]` for OFM position `p` and channel `o`, fed as [`super::MacUnit`]'s. `load`
@@ -42,6 +42,33 @@ pub struct ConvMac {
     pub load: Signal<In, Bit>,
     pub read_index: Signal<In, Bit>,
     pub acc_out: [Signal<Out, Bits<40>>; LANES],
+    /// Stage 2 runs a packed depthwise cycle (docs/ethos.md, "Depthwise tap packing"): unit
+    /// (a, b, o), `dots[8 * (2a + b) + o]`, takes its operands from the second feed
+    /// (`depthwise_feed.rs`) instead: act lane `3j + kx` is lane `o` of `win{j}{b + kx}`,
+    /// weight lane `3j + kx` lane `o` of `k{a}{j}{kx}`, lanes 6 and 7 zero, no padding (the
+    /// feed's words are 0 there); the caller sets the conv mode.
+    pub packed_cycle: Signal<In, Bit>,
+    pub win00: Signal<In, Bits<72>>,
+    pub win01: Signal<In, Bits<72>>,
+    pub win02: Signal<In, Bits<72>>,
+    pub win03: Signal<In, Bits<72>>,
+    pub win10: Signal<In, Bits<72>>,
+    pub win11: Signal<In, Bits<72>>,
+    pub win12: Signal<In, Bits<72>>,
+    pub win13: Signal<In, Bits<72>>,
+    pub k000: Signal<In, Bits<72>>,
+    pub k001: Signal<In, Bits<72>>,
+    pub k002: Signal<In, Bits<72>>,
+    pub k010: Signal<In, Bits<72>>,
+    pub k011: Signal<In, Bits<72>>,
+    pub k012: Signal<In, Bits<72>>,
+    pub k100: Signal<In, Bits<72>>,
+    pub k101: Signal<In, Bits<72>>,
+    pub k102: Signal<In, Bits<72>>,
+    pub k110: Signal<In, Bits<72>>,
+    pub k111: Signal<In, Bits<72>>,
+    pub k112: Signal<In, Bits<72>>,
+    operands: [PackedOperands; 32],
     dots: [DotProduct; 32],
     bank: [RegEn<Bits<40>>; 32],
     acc_q: [RegEn<Bits<40>>; LANES],
@@ -73,6 +100,28 @@ impl Default for ConvMac {
             load: Default::default(),
             read_index: Default::default(),
             acc_out: Default::default(),
+            packed_cycle: Default::default(),
+            win00: Default::default(),
+            win01: Default::default(),
+            win02: Default::default(),
+            win03: Default::default(),
+            win10: Default::default(),
+            win11: Default::default(),
+            win12: Default::default(),
+            win13: Default::default(),
+            k000: Default::default(),
+            k001: Default::default(),
+            k002: Default::default(),
+            k010: Default::default(),
+            k011: Default::default(),
+            k012: Default::default(),
+            k100: Default::default(),
+            k101: Default::default(),
+            k102: Default::default(),
+            k110: Default::default(),
+            k111: Default::default(),
+            k112: Default::default(),
+            operands: Default::default(),
             dots: std::array::from_fn(|k| DotProduct::new(k % 8)),
             bank: Default::default(),
             acc_q: Default::default(),
@@ -127,6 +176,64 @@ impl Logic for ConvMac {
             self.dots[24 + o].act.next = self.act3.val();
             self.dots[24 + o].pad.next = self.pad.val().get_bit(3);
             self.dots[24 + o].w.next = self.weights[o].val();
+        }
+        // The second feed: unit (a, b, o) in a packed cycle (the `packed_cycle` doc above).
+        for o in 0..8 {
+            self.operands[0 + o].a0.next = self.win00.val().get_bits::<9>(9 * o);
+            self.operands[0 + o].k0.next = self.k000.val().get_bits::<9>(9 * o);
+            self.operands[0 + o].a1.next = self.win01.val().get_bits::<9>(9 * o);
+            self.operands[0 + o].k1.next = self.k001.val().get_bits::<9>(9 * o);
+            self.operands[0 + o].a2.next = self.win02.val().get_bits::<9>(9 * o);
+            self.operands[0 + o].k2.next = self.k002.val().get_bits::<9>(9 * o);
+            self.operands[0 + o].a3.next = self.win10.val().get_bits::<9>(9 * o);
+            self.operands[0 + o].k3.next = self.k010.val().get_bits::<9>(9 * o);
+            self.operands[0 + o].a4.next = self.win11.val().get_bits::<9>(9 * o);
+            self.operands[0 + o].k4.next = self.k011.val().get_bits::<9>(9 * o);
+            self.operands[0 + o].a5.next = self.win12.val().get_bits::<9>(9 * o);
+            self.operands[0 + o].k5.next = self.k012.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].a0.next = self.win01.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].k0.next = self.k000.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].a1.next = self.win02.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].k1.next = self.k001.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].a2.next = self.win03.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].k2.next = self.k002.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].a3.next = self.win11.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].k3.next = self.k010.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].a4.next = self.win12.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].k4.next = self.k011.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].a5.next = self.win13.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].k5.next = self.k012.val().get_bits::<9>(9 * o);
+            self.operands[16 + o].a0.next = self.win00.val().get_bits::<9>(9 * o);
+            self.operands[16 + o].k0.next = self.k100.val().get_bits::<9>(9 * o);
+            self.operands[16 + o].a1.next = self.win01.val().get_bits::<9>(9 * o);
+            self.operands[16 + o].k1.next = self.k101.val().get_bits::<9>(9 * o);
+            self.operands[16 + o].a2.next = self.win02.val().get_bits::<9>(9 * o);
+            self.operands[16 + o].k2.next = self.k102.val().get_bits::<9>(9 * o);
+            self.operands[16 + o].a3.next = self.win10.val().get_bits::<9>(9 * o);
+            self.operands[16 + o].k3.next = self.k110.val().get_bits::<9>(9 * o);
+            self.operands[16 + o].a4.next = self.win11.val().get_bits::<9>(9 * o);
+            self.operands[16 + o].k4.next = self.k111.val().get_bits::<9>(9 * o);
+            self.operands[16 + o].a5.next = self.win12.val().get_bits::<9>(9 * o);
+            self.operands[16 + o].k5.next = self.k112.val().get_bits::<9>(9 * o);
+            self.operands[24 + o].a0.next = self.win01.val().get_bits::<9>(9 * o);
+            self.operands[24 + o].k0.next = self.k100.val().get_bits::<9>(9 * o);
+            self.operands[24 + o].a1.next = self.win02.val().get_bits::<9>(9 * o);
+            self.operands[24 + o].k1.next = self.k101.val().get_bits::<9>(9 * o);
+            self.operands[24 + o].a2.next = self.win03.val().get_bits::<9>(9 * o);
+            self.operands[24 + o].k2.next = self.k102.val().get_bits::<9>(9 * o);
+            self.operands[24 + o].a3.next = self.win11.val().get_bits::<9>(9 * o);
+            self.operands[24 + o].k3.next = self.k110.val().get_bits::<9>(9 * o);
+            self.operands[24 + o].a4.next = self.win12.val().get_bits::<9>(9 * o);
+            self.operands[24 + o].k4.next = self.k111.val().get_bits::<9>(9 * o);
+            self.operands[24 + o].a5.next = self.win13.val().get_bits::<9>(9 * o);
+            self.operands[24 + o].k5.next = self.k112.val().get_bits::<9>(9 * o);
+        }
+        for k in 0..32 {
+            if self.packed_cycle.val() {
+                self.dots[k].act.next = self.operands[k].act.val();
+                self.dots[k].w.next = self.operands[k].w.val();
+                self.dots[k].pad.next = false;
+            }
         }
     }
 }

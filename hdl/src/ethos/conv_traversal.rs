@@ -84,6 +84,13 @@ pub struct ConvTraversal {
     /// Stage 2.
     pub mac_valid2: Signal<Out, Bit>,
     pub clear2: Signal<Out, Bit>,
+    /// The packed depthwise walk (`depthwise_walk.rs`): the block is packed (it steps no
+    /// kernel element; its last cycle, `packed_last`, is the group's last tap); the next
+    /// block is a group's first / a row of blocks' first.
+    pub block_packed: Signal<In, Bit>,
+    pub packed_last: Signal<In, Bit>,
+    pub next_first: Signal<Out, Bit>,
+    pub next_row_start: Signal<Out, Bit>,
 
     block_y_q: RegEn<Bits<13>>,
     block_x_q: RegEn<Bits<13>>,
@@ -212,6 +219,10 @@ impl Default for ConvTraversal {
             issue_last: Default::default(),
             mac_valid2: Default::default(),
             clear2: Default::default(),
+            block_packed: Default::default(),
+            packed_last: Default::default(),
+            next_first: Default::default(),
+            next_row_start: Default::default(),
             block_y_q: Default::default(),
             block_x_q: Default::default(),
             origin_y_q: Default::default(),
@@ -396,8 +407,8 @@ impl Logic for ConvTraversal {
         self.sides.sx.next = self.sx_q.q.val();
         self.sub_h.next = self.sides.cur_h.val();
         self.sub_w.next = self.sides.cur_w.val();
-        self.kx_more.next = (self.kx4.wide.val() + self.one4.val()) < self.sides.cur_w.val();
-        self.ky_more.next = (self.ky4.wide.val() + self.one4.val()) < self.sides.cur_h.val();
+        self.kx_more.next = ((self.kx4.wide.val() + self.one4.val()) < self.sides.cur_w.val()) & !self.block_packed.val();
+        self.ky_more.next = ((self.ky4.wide.val() + self.one4.val()) < self.sides.cur_h.val()) & !self.block_packed.val();
         // The next IFM block: depth-first 4 groups (32 channels), part-kernel-first 2 (16).
         self.groups13.next = self.four13.val();
         self.groups9.next = self.four9.val();
@@ -414,9 +425,12 @@ impl Logic for ConvTraversal {
             & !self.ky_more.val()
             & !self.sides.more_x.val()
             & !self.sides.more_y.val()
-            & (self.depthwise.val() | !self.more_ifm.val());
+            & (self.depthwise.val() | !self.more_ifm.val())
+            & (!self.block_packed.val() | self.packed_last.val());
         self.more_x.next = (self.block_x_q.q.val() + self.two13.val()) < self.ofm_width13.wide.val();
         self.more_y.next = (self.block_y_q.q.val() + self.two13.val()) < self.ofm_height13.wide.val();
+        self.next_first.next = !self.more_x.val() & !self.more_y.val();
+        self.next_row_start.next = !self.more_x.val();
         self.layer_last.next = self.last_tap.val() & self.last_og.val() & !self.more_x.val() & !self.more_y.val();
         self.stalled.next = (self.last_tap.val() & self.drain_wait.val())
             | (self.in_decode.val() & (!self.row_ready.val() | self.layer_last.val()));
@@ -450,7 +464,10 @@ impl Logic for ConvTraversal {
         }
         if self.issue.val() {
             self.first.d.next = false;
-            if !self.depthwise.val() & !self.part_kernel.val() & !self.last_u.val() {
+            if self.block_packed.val() & !self.packed_last.val() {
+                // A packed block's cycle before its last: no kernel element stepped.
+                self.row_step.next = self.step_none.val();
+            } else if !self.depthwise.val() & !self.part_kernel.val() & !self.last_u.val() {
                 self.u_q.d.next = self.u_q.q.val() + self.one2.val();
                 self.row_step.next = self.step_group.val();
             } else {

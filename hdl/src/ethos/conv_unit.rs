@@ -310,6 +310,10 @@ impl Logic for ConvUnit {
         self.datapath.block_groups_m1.next = self.layer.block_groups_m1.val();
         self.datapath.dilation_y.next = self.layer.dilation_y.val();
         self.datapath.dilation_x.next = self.layer.dilation_x.val();
+        // The NPU runs depthwise tap by tap until its IFM server serves a packed cycle's reads
+        // (four elements of their own rows and columns; it gathers one tap's 2x2 block): next
+        // step (docs/ethos.md, "Packed traversal").
+        self.datapath.pack_depthwise.next = false;
         self.datapath.ifm_zero_point.next = self.layer.ifm_zero_point.val();
         self.datapath.ofm_zero_point.next = self.layer.ofm_zero_point.val();
         self.datapath.act_min.next = self.layer.act_min.val();

@@ -8,7 +8,10 @@
 //! The walk keeps no block counters of its own: the traversal's (`conv_traversal.rs`)
 //! `origin_*` are the block's, and its block step tells the walk what the next block is
 //! (`next_first`: a new OFM group, `next_row_start`: the first block of a row of blocks).
-//! Decision: a packed block's last cycle is to be the traversal's "last tap", so that the
+//! Instanced beside the traversal in `conv_datapath.rs` (its IFM ports take the walk's
+//! addresses in a packed block); it also keeps the packed cycle's stage-2 registers for the
+//! feed (`depthwise_feed.rs`).
+//! Decision: a packed block's last cycle is the traversal's "last tap", so that the
 //! output walk's wait stalls it as it stalls a tap-by-tap group's last tap, whatever the
 //! number of output lanes (4 now: a block costs max(its cycles, 8); 16: its cycles).
 use super::conv_datapath::DIM_BITS;
@@ -48,13 +51,8 @@ pub struct DepthwiseWalk {
     pub stride_x: Signal<In, Bits<2>>,
     pub dilation_y: Signal<In, Bit>,
     pub dilation_x: Signal<In, Bit>,
-    pub layer_packed: Signal<Out, Bit>,
     pub block_packed: Signal<Out, Bit>,
-    pub reuse: Signal<Out, Bit>,
-    pub row: Signal<Out, Bits<2>>,
-    pub rows: Signal<Out, Bits<2>>,
     pub last: Signal<Out, Bit>,
-    pub pad: Signal<Out, Bits<4>>,
     pub read0: Signal<Out, Bit>,
     pub read1: Signal<Out, Bit>,
     pub read2: Signal<Out, Bit>,
@@ -67,7 +65,30 @@ pub struct DepthwiseWalk {
     pub x1: Signal<Out, Bits<DIM_BITS>>,
     pub x2: Signal<Out, Bits<DIM_BITS>>,
     pub x3: Signal<Out, Bits<DIM_BITS>>,
+    /// The issued tap's kernel position (the traversal's `ky`, `kx`; below 3 when packed).
+    pub tap_ky: Signal<In, Bits<2>>,
+    pub tap_kx: Signal<In, Bits<2>>,
+    /// Stage 2 (the cycle after the issue, registers enabled by `advance`), for the feed
+    /// (`depthwise_feed.rs`): a packed cycle was issued (`packed2`) with this mapping, rows
+    /// and padding; or a tap of a packed layer's tap-by-tap block (`load2`, the kernel
+    /// register takes its weight row as element (`ky2`, `kx2`)).
+    pub packed2: Signal<Out, Bit>,
+    pub reuse2: Signal<Out, Bit>,
+    pub row2: Signal<Out, Bits<2>>,
+    pub rows2: Signal<Out, Bits<2>>,
+    pub pad2: Signal<Out, Bits<4>>,
+    pub load2: Signal<Out, Bit>,
+    pub ky2: Signal<Out, Bits<2>>,
+    pub kx2: Signal<Out, Bits<2>>,
 
+    packed2_q: RegEn<Bit>,
+    reuse2_q: RegEn<Bit>,
+    row2_q: RegEn<Bits<2>>,
+    rows2_q: RegEn<Bits<2>>,
+    pad2_q: RegEn<Bits<4>>,
+    load2_q: RegEn<Bit>,
+    ky2_q: RegEn<Bits<2>>,
+    kx2_q: RegEn<Bits<2>>,
     block_packed_q: RegEn<Bit>,
     reuse_q: RegEn<Bit>,
     row_q: RegEn<Bits<2>>,
@@ -78,6 +99,15 @@ pub struct DepthwiseWalk {
     row14: ZeroExtend<2, 14>,
     ifm_height14: ZeroExtend<12, 14>,
     ifm_width14: ZeroExtend<12, 14>,
+    layer_packed: Signal<Local, Bit>,
+    rows: Signal<Local, Bits<2>>,
+    pad: Signal<Local, Bits<4>>,
+    last_stride6: ZeroExtend<2, 6>,
+    last_height6: ZeroExtend<4, 6>,
+    last_row6: ZeroExtend<2, 6>,
+    last_spread: Signal<Local, Bits<6>>,
+    last_window: Signal<Local, Bits<6>>,
+    last_rest: Signal<Local, Bits<6>>,
     spread: Signal<Local, Bits<6>>,
     window_rows: Signal<Local, Bits<6>>,
     rest: Signal<Local, Bits<6>>,
@@ -127,13 +157,8 @@ impl Default for DepthwiseWalk {
             stride_x: Default::default(),
             dilation_y: Default::default(),
             dilation_x: Default::default(),
-            layer_packed: Default::default(),
             block_packed: Default::default(),
-            reuse: Default::default(),
-            row: Default::default(),
-            rows: Default::default(),
             last: Default::default(),
-            pad: Default::default(),
             read0: Default::default(),
             read1: Default::default(),
             read2: Default::default(),
@@ -146,6 +171,24 @@ impl Default for DepthwiseWalk {
             x1: Default::default(),
             x2: Default::default(),
             x3: Default::default(),
+            tap_ky: Default::default(),
+            tap_kx: Default::default(),
+            packed2: Default::default(),
+            reuse2: Default::default(),
+            row2: Default::default(),
+            rows2: Default::default(),
+            pad2: Default::default(),
+            load2: Default::default(),
+            ky2: Default::default(),
+            kx2: Default::default(),
+            packed2_q: Default::default(),
+            reuse2_q: Default::default(),
+            row2_q: Default::default(),
+            rows2_q: Default::default(),
+            pad2_q: Default::default(),
+            load2_q: Default::default(),
+            ky2_q: Default::default(),
+            kx2_q: Default::default(),
             block_packed_q: Default::default(),
             reuse_q: Default::default(),
             row_q: Default::default(),
@@ -156,6 +199,15 @@ impl Default for DepthwiseWalk {
             row14: Default::default(),
             ifm_height14: Default::default(),
             ifm_width14: Default::default(),
+            layer_packed: Default::default(),
+            rows: Default::default(),
+            pad: Default::default(),
+            last_stride6: Default::default(),
+            last_height6: Default::default(),
+            last_row6: Default::default(),
+            last_spread: Default::default(),
+            last_window: Default::default(),
+            last_rest: Default::default(),
             spread: Default::default(),
             window_rows: Default::default(),
             rest: Default::default(),
@@ -188,7 +240,31 @@ impl Default for DepthwiseWalk {
 impl Logic for DepthwiseWalk {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, block_packed_q, reuse_q, row_q);
+        dff_setup!(self, clock, block_packed_q, reuse_q, row_q, packed2_q, reuse2_q, row2_q, rows2_q, pad2_q, load2_q, ky2_q, kx2_q);
+        self.packed2_q.reset.next = self.reset.val();
+        self.reuse2_q.reset.next = self.reset.val();
+        self.row2_q.reset.next = self.reset.val();
+        self.rows2_q.reset.next = self.reset.val();
+        self.pad2_q.reset.next = self.reset.val();
+        self.load2_q.reset.next = self.reset.val();
+        self.ky2_q.reset.next = self.reset.val();
+        self.kx2_q.reset.next = self.reset.val();
+        self.packed2_q.enable.next = self.advance.val();
+        self.reuse2_q.enable.next = self.advance.val();
+        self.row2_q.enable.next = self.advance.val();
+        self.rows2_q.enable.next = self.advance.val();
+        self.pad2_q.enable.next = self.advance.val();
+        self.load2_q.enable.next = self.advance.val();
+        self.ky2_q.enable.next = self.advance.val();
+        self.kx2_q.enable.next = self.advance.val();
+        self.packed2.next = self.packed2_q.q.val();
+        self.reuse2.next = self.reuse2_q.q.val();
+        self.row2.next = self.row2_q.q.val();
+        self.rows2.next = self.rows2_q.q.val();
+        self.pad2.next = self.pad2_q.q.val();
+        self.load2.next = self.load2_q.q.val();
+        self.ky2.next = self.ky2_q.q.val();
+        self.kx2.next = self.kx2_q.q.val();
         self.block_packed_q.reset.next = self.reset.val();
         self.reuse_q.reset.next = self.reset.val();
         self.row_q.reset.next = self.reset.val();
@@ -196,8 +272,25 @@ impl Logic for DepthwiseWalk {
         self.reuse_q.enable.next = self.advance.val() & (self.check.val() | self.issue.val());
         self.row_q.enable.next = self.advance.val() & (self.check.val() | self.issue.val());
         self.block_packed.next = self.block_packed_q.q.val();
-        self.reuse.next = self.reuse_q.q.val();
-        self.row.next = self.row_q.q.val();
+
+        // The block's last cycle: the rows left are no more than this cycle's. The traversal
+        // reads it to issue, and the next state reads the issue: so it is computed from
+        // registers and inputs with locals of its own, which Verilator can then evaluate
+        // apart from the rest of this block (else a false loop through the two blocks,
+        // UNOPTFLAT; the module comment of `conv_unit.rs`).
+        self.last_stride6.narrow.next = self.stride_y.val();
+        self.last_height6.narrow.next = self.kernel_height.val();
+        self.last_row6.narrow.next = self.row_q.q.val();
+        self.last_spread.next = self.last_height6.wide.val() - self.one6.val();
+        if self.dilation_y.val() {
+            self.last_spread.next = (self.last_height6.wide.val() - self.one6.val()) << self.shift1.val();
+        }
+        self.last_window.next = self.last_stride6.wide.val() + self.last_spread.val() + self.one6.val();
+        self.last_rest.next = self.last_window.val() - self.last_row6.wide.val();
+        self.last.next = self.last_rest.val() <= self.one6.val();
+        if self.reuse_q.q.val() {
+            self.last.next = self.last_rest.val() <= self.two6.val();
+        }
 
         // The window's rows, `sy + (kh - 1)·dy + 1`, and whether the layer is packed.
         self.stride_y6.narrow.next = self.stride_y.val();
@@ -226,11 +319,6 @@ impl Logic for DepthwiseWalk {
             if self.reuse_q.q.val() & (self.rest.val() >= self.two6.val()) {
                 self.rows.next = self.two2.val();
             }
-        }
-        // The block's last cycle: the rows left are no more than this cycle's.
-        self.last.next = self.rest.val() <= self.one6.val();
-        if self.reuse_q.q.val() {
-            self.last.next = self.rest.val() <= self.two6.val();
         }
 
         // The reads: window rows `row` (top) and `row + 1` (bottom), columns 0-3.
@@ -285,6 +373,16 @@ impl Logic for DepthwiseWalk {
         self.read1.next = self.issue.val() & self.taken[1].val() & self.in_port[1].val();
         self.read2.next = self.issue.val() & self.taken[2].val() & self.in_port[2].val();
         self.read3.next = self.issue.val() & self.taken[3].val() & self.in_port[3].val();
+
+        // Stage 2.
+        self.packed2_q.d.next = self.issue.val() & self.block_packed_q.q.val();
+        self.reuse2_q.d.next = self.reuse_q.q.val();
+        self.row2_q.d.next = self.row_q.q.val();
+        self.rows2_q.d.next = self.rows.val();
+        self.pad2_q.d.next = self.pad.val();
+        self.load2_q.d.next = self.issue.val() & self.layer_packed.val() & !self.block_packed_q.q.val();
+        self.ky2_q.d.next = self.tap_ky.val();
+        self.kx2_q.d.next = self.tap_kx.val();
 
         // The next state: the next rows of the block, or the next block's mapping.
         self.block_packed_q.d.next = self.block_packed_q.q.val();

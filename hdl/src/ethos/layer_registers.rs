@@ -33,6 +33,7 @@ pub struct LayerRegisters {
     pub block_groups_m1_in: Signal<In, Bits<4>>,
     pub dilation_y_in: Signal<In, Bit>,
     pub dilation_x_in: Signal<In, Bit>,
+    pub pack_depthwise_in: Signal<In, Bit>,
     pub ifm_height: Signal<Out, Bits<DIM_BITS>>,
     pub ifm_width: Signal<Out, Bits<DIM_BITS>>,
     pub ifm_depth: Signal<Out, Bits<DIM_BITS>>,
@@ -50,6 +51,7 @@ pub struct LayerRegisters {
     pub block_groups_m1: Signal<Out, Bits<4>>,
     pub dilation_y: Signal<Out, Bit>,
     pub dilation_x: Signal<Out, Bit>,
+    pub pack_depthwise: Signal<Out, Bit>,
     ifm_height_q: RegEn<Bits<DIM_BITS>>,
     ifm_width_q: RegEn<Bits<DIM_BITS>>,
     ifm_depth_q: RegEn<Bits<DIM_BITS>>,
@@ -67,6 +69,7 @@ pub struct LayerRegisters {
     block_groups_m1_q: RegEn<Bits<4>>,
     dilation_y_q: RegEn<Bit>,
     dilation_x_q: RegEn<Bit>,
+    pack_depthwise_q: RegEn<Bit>,
 }
 
 impl Logic for LayerRegisters {
@@ -157,6 +160,11 @@ impl Logic for LayerRegisters {
         self.dilation_x_q.enable.next = self.load.val();
         self.dilation_x_q.d.next = self.dilation_x_in.val();
         self.dilation_x.next = self.dilation_x_q.q.val();
+        self.pack_depthwise_q.clock.next = self.clock.val();
+        self.pack_depthwise_q.reset.next = self.reset.val();
+        self.pack_depthwise_q.enable.next = self.load.val();
+        self.pack_depthwise_q.d.next = self.pack_depthwise_in.val();
+        self.pack_depthwise.next = self.pack_depthwise_q.q.val();
     }
 }
 

@@ -43,9 +43,11 @@
 //! Sub-modules, named after the RTL's sub-blocks: `conv_traversal` (the tap's positions and the
 //! step to the next tap), `layer_check` (CHECK), `weight_buffer` (DECODE's rows) and
 //! `scale_bias_loader` (SCALE_BIAS's records); `depthwise_walk` and `depthwise_feed`, the
-//! packed depthwise mapping's walk and feed (issue 19), in the cycle-level form the RTL is to
-//! take, checked against `depthwise_packing.rs` (`tests/ethos_depthwise_packing.rs`) and not
-//! yet run by [`ConvDatapath`], which still runs depthwise tap by tap as its RTL does.
+//! packed depthwise mapping's walk and feed (issue 19), checked against `depthwise_packing.rs`
+//! (`tests/ethos_depthwise_packing.rs`) and run by [`ConvDatapath`] when `pack_depthwise` is
+//! set on a layer they apply to (docs/ethos.md, "Packed traversal"): the group's first 2x2
+//! block tap by tap (its weight rows into the kernel register), every later block packed, one
+//! window row (fresh) or two (reuse) a cycle, the block's last cycle the group's last tap.
 use super::conv_mac::ConvMac;
 use super::mac_unit::{self, pack, CHANNELS};
 use super::output_lanes::OutputLanes;
@@ -133,6 +135,9 @@ pub struct In {
     /// Dilation 2 in y / x (KERNEL_STRIDE bits 4 / 3), else 1.
     pub dilation_y: bool,
     pub dilation_x: bool,
+    /// Depthwise: run the packed mapping where it applies (`depthwise_walk`), else tap by
+    /// tap; the NPU's convolution unit ties it to 0 (its IFM server gathers one tap's reads).
+    pub pack_depthwise: bool,
     pub ifm_zero_point: i8,
     pub ofm_zero_point: i8,
     pub act_min: i8,
@@ -261,6 +266,8 @@ struct Walk {
     sx: u32,
     first: bool,
     drain: u32,
+    /// The packed depthwise walk's registers (`depthwise_walk.rs`).
+    dw: depthwise_walk::DepthwiseWalk,
 }
 
 /// The registers of the RTL, with its widths where a value can wrap.
@@ -279,6 +286,11 @@ pub struct ConvDatapath {
     clear2: bool,
     pad2: u8,
     live2: u32,
+    /// Stage 2 of a packed cycle, and of a tap whose weight row loads the kernel register
+    /// (`ky`, `kx`); the feed's registers (`depthwise_feed.rs`).
+    dw2: Option<depthwise_feed::Stage2>,
+    load2: Option<(usize, usize)>,
+    feed: depthwise_feed::DepthwiseFeed,
     ofm_pipe: [(u32, u32, u32); 3],
     events: Vec<&'static str>,
 }
@@ -298,6 +310,9 @@ impl Default for ConvDatapath {
             clear2: false,
             pad2: 0,
             live2: 0,
+            dw2: None,
+            load2: None,
+            feed: depthwise_feed::DepthwiseFeed::default(),
             ofm_pipe: [(0, 0, 0); 3],
             events: Vec::new(),
         }
@@ -309,11 +324,21 @@ impl Default for ConvDatapath {
 impl ConvDatapath {
     pub fn outputs(&self, i: &In) -> Out {
         let taps = self.taps(i);
-        let read = |p: usize| IfmRead {
-            read: taps.issue && taps.pad >> p & 1 == 0,
-            y: taps.ifm[p].0 as u16,
-            x: taps.ifm[p].1 as u16,
-            group: taps.group as u16,
+        // A packed block's reads come from the walk (four elements of their own rows and columns).
+        let packed = taps.packed_block.then(|| self.walk.dw.reads(&taps.shape, self.walk.origin_y, self.walk.origin_x));
+        let read = |p: usize| match packed {
+            Some(r) => IfmRead {
+                read: taps.issue && r[p].read,
+                y: (r[p].y.wrapping_sub(8) & 0xFFF) as u16,
+                x: (r[p].x.wrapping_sub(8) & 0xFFF) as u16,
+                group: taps.group as u16,
+            },
+            None => IfmRead {
+                read: taps.issue && taps.pad >> p & 1 == 0,
+                y: taps.ifm[p].0 as u16,
+                x: taps.ifm[p].1 as u16,
+                group: taps.group as u16,
+            },
         };
         let [r0, r1, r2, r3] = [read(0), read(1), read(2), read(3)];
         let output = self.output.outputs();
@@ -398,12 +423,12 @@ impl ConvDatapath {
         };
         let [w0, w1, w2, w3, w4, w5, w6, w7] = self.weight_read;
         let acc = self.mac.acc_out();
-        self.mac.step(
-            &mac_unit::In {
+        let mac_enable = self.mac_valid2 && !mac_holding;
+        let mac_in = mac_unit::In {
                 reset: i.reset,
-                enable: self.mac_valid2 && !mac_holding,
+                enable: mac_enable,
                 clear: self.clear2,
-                mode: u8::from(i.depthwise),
+                mode: u8::from(i.depthwise && self.dw2.is_none()),
                 act16_high: false,
                 pad: self.pad2,
                 act0: lanes(0),
@@ -419,11 +444,29 @@ impl ConvDatapath {
                 w6,
                 w7,
                 read_index: 0,
-            },
-            !holding,
-            self.out.load() && !mac_holding,
-            self.out.k as u8,
-        );
+        };
+        // The packed feed in stage 2: the kernel register takes the tap's weight row, a packed
+        // cycle its window words (and the column store its columns 2 and 3).
+        if mac_enable && !i.reset {
+            if let Some((ky, kx)) = self.load2 {
+                self.feed.load(ky, kx, &self.weight_read);
+            }
+        }
+        match self.dw2 {
+            Some(stage2) if mac_enable && !i.reset => {
+                let ports = [lanes(0), lanes(1), lanes(2), lanes(3)].map(mac_unit::unpack);
+                let dilation_y = if i.dilation_y { 2 } else { 1 };
+                let kernel = (u32::from(i.kernel_height & 15), u32::from(i.kernel_width & 15));
+                let words = self.feed.feed(&stage2, &ports, u32::from(i.stride_y & 3), dilation_y, kernel);
+                self.events.push("packed depthwise cycle");
+                if stage2.pad != 0 {
+                    self.events.push("padding in a packed cycle");
+                }
+                let unit = |k: usize| words.unit(k / 16, k / 8 % 2, k % 8);
+                self.mac.step_packed(&mac_in, !holding, self.out.load() && !mac_holding, self.out.k as u8, unit);
+            }
+            _ => self.mac.step(&mac_in, !holding, self.out.load() && !mac_holding, self.out.k as u8),
+        }
         // The lanes read the parameters of the walk's step (`entry`, before the edge) unless held.
         let entry = self.out.entry(i.ofm_height, i.ofm_width, i.ofm_depth);
         // Memory j serves lanes j and j + 8 (the same channel at the row's two positions).
@@ -475,6 +518,18 @@ impl ConvDatapath {
         self.clear2 = self.walk.first;
         self.pad2 = taps.pad;
         self.live2 = taps.live;
+        self.dw2 = None;
+        self.load2 = None;
+        if taps.issue && taps.packed_block {
+            let reads = self.walk.dw.reads(&taps.shape, self.walk.origin_y, self.walk.origin_x);
+            let pad = (0..4).fold(0u8, |pad, p| if reads[p].pad { pad | 1 << p } else { pad });
+            let (row, rows) = (self.walk.dw.row, self.walk.dw.rows(&taps.shape));
+            let reuse = self.walk.dw.kind == depthwise_walk::Kind::Reuse;
+            self.dw2 = Some(depthwise_feed::Stage2 { reuse, row, rows, pad });
+        } else if taps.issue && taps.layer_packed {
+            let (ky, kx) = ((self.walk.sy + self.walk.ky) & 3, (self.walk.sx + self.walk.kx) & 3);
+            self.load2 = Some((ky as usize, kx as usize));
+        }
         if matches!(state, STATE_MAC | STATE_DECODE) {
             self.weight_read = self.weight_buffer[self.walk.address.row as usize % WEIGHT_ROWS];
         }
@@ -487,6 +542,7 @@ impl ConvDatapath {
                 if state == STATE_DECODE {
                     self.events.push("decode overlapped with MAC");
                 }
+                self.packed_step(i, &taps);
                 self.tap(i, &taps)
             }
             STATE_DECODE if taps.row_wait => self.events.push("tap waits for its weight row"),

@@ -102,6 +102,18 @@ impl MacUnit {
         self.acc
     }
 
+    /// The packed depthwise mapping's cycle (issue 19, `conv_datapath/depthwise_feed.rs`):
+    /// every accumulator `k` in the conv mode with operands of its own, `words(k)` = (act,
+    /// weights), no padding (the RTL's `conv_mac.rs` second feed).
+    pub fn accumulate_units(&mut self, clear: bool, words: impl Fn(usize) -> (u128, u128)) {
+        for (k, acc) in self.acc.iter_mut().enumerate() {
+            let (act, w) = words(k);
+            let (act, w) = (unpack(act), unpack(w));
+            let term: i64 = (0..CHANNELS).map(|l| i64::from(act[l]) * i64::from(w[l])).sum();
+            *acc = wrap(if clear { term } else { *acc + term });
+        }
+    }
+
     fn outputs(&self, i: &In) -> Out {
         Out { acc_out: self.acc[usize::from(i.read_index) % ACCUMULATORS] as u64 & ((1 << ACC_BITS) - 1) }
     }

@@ -52,6 +52,33 @@ pub(super) struct Taps {
     pub(super) row_wait: bool,
     /// DECODE: the layer's last tap, which waits for the decoder's `done`.
     pub(super) layer_wait: bool,
+    /// The packed depthwise walk: the layer is packed, the block is (its cycles step no
+    /// kernel element; its last is the group's last tap), the walk's shape, and what the
+    /// next block is (a group's first, a row of blocks' first).
+    pub(super) layer_packed: bool,
+    pub(super) packed_block: bool,
+    packed_last: bool,
+    pub(super) shape: depthwise_walk::Shape,
+    next_first: bool,
+    next_row_start: bool,
+}
+
+/// Whether the packed mapping runs the layer, and its window rows (`depthwise_walk.rs`'s
+/// `layer_packed`, in its widths: `R = sy + (kh - 1)·dy + 1`; for a kernel 2 or more high
+/// `kh·kw >= 4 >= R`, so "no more window rows than taps" is checked for one row only).
+pub(super) fn packed_layer(i: &In) -> (bool, depthwise_walk::Shape) {
+    let (kh, kw) = (u32::from(i.kernel_height & 15), u32::from(i.kernel_width & 15));
+    let spread = (kh.wrapping_sub(1) & 63) << u32::from(i.dilation_y) & 63;
+    let rows = (u32::from(i.stride_y & 3) + spread + 1) & 63;
+    let packed = i.depthwise
+        && i.pack_depthwise
+        && i.stride_x & 3 == 1
+        && !i.dilation_x
+        && (2..=3).contains(&kw)
+        && (1..=3).contains(&kh)
+        && rows <= 4
+        && (kh != 1 || rows <= kw);
+    (packed, depthwise_walk::Shape { window_rows: rows, ifm_height: u32::from(i.ifm_height), ifm_width: u32::from(i.ifm_width) })
 }
 
 impl ConvDatapath {
@@ -77,10 +104,16 @@ impl ConvDatapath {
         // The IFM block's last group: depth-first 4 (32 channels), part-kernel-first 2 (16).
         let last_u = self.walk.u == if i.part_kernel { 1 } else { 3 } || (cg + 1) << 3 >= u32::from(i.ifm_depth);
         let (sy, sx) = (side(i.kernel_height, self.walk.sy, i.dilation_y), side(i.kernel_width, self.walk.sx, i.dilation_x));
-        let kx_more = self.walk.kx + 1 < sx.current;
-        let ky_more = self.walk.ky + 1 < sy.current;
+        let (layer_packed, shape) = packed_layer(i);
+        let packed_block = self.walk.dw.kind != depthwise_walk::Kind::PerTap;
+        let packed_last = self.walk.dw.last(&shape);
+        let kx_more = self.walk.kx + 1 < sx.current && !packed_block;
+        let ky_more = self.walk.ky + 1 < sy.current && !packed_block;
         let more_ifm = (self.walk.cg_base + if i.part_kernel { 2 } else { 4 }) << 3 < u32::from(i.ifm_depth);
-        let last_tap = (i.depthwise || last_u) && !kx_more && !ky_more && !sx.more && !sy.more && (i.depthwise || !more_ifm);
+        let last_tap =
+            (i.depthwise || last_u) && !kx_more && !ky_more && !sx.more && !sy.more && (i.depthwise || !more_ifm) && (!packed_block || packed_last);
+        let more_x = self.walk.block_x + 2 < u32::from(i.ofm_width);
+        let more_y = self.walk.block_y + 2 < u32::from(i.ofm_height);
         let decoding = self.state == STATE_DECODE;
         let last_block = !(self.walk.block_x + 2 < u32::from(i.ofm_width)) && !(self.walk.block_y + 2 < u32::from(i.ofm_height));
         let last_og = (self.walk.og + 1) << 3 >= u32::from(i.ofm_depth);
@@ -100,13 +133,50 @@ impl ConvDatapath {
             last_tap,
             row_wait,
             layer_wait,
+            layer_packed,
+            packed_block,
+            packed_last,
+            shape,
+            next_first: !more_x && !more_y,
+            next_row_start: !more_x,
         }
+    }
+
+    /// The packed walk's step with an issued cycle (before the traversal's counters move).
+    pub(super) fn packed_step(&mut self, i: &In, taps: &Taps) {
+        use depthwise_walk::Kind;
+        if taps.packed_block {
+            if i.kernel_width == 2 {
+                self.events.push("packed, 2-wide kernel");
+            }
+            if i.stride_y >= 2 {
+                self.events.push("packed, stride 2-3 in y");
+            }
+            if i.dilation_y {
+                self.events.push("packed, dilation 2 in y");
+            }
+            if self.walk.block_x + 1 >= u32::from(i.ofm_width) || self.walk.block_y + 1 >= u32::from(i.ofm_height) {
+                self.events.push("a packed block past the OFM edge");
+            }
+        }
+        match self.walk.dw.kind {
+            Kind::Fresh => self.events.push("fresh block"),
+            Kind::Reuse => self.events.push("reuse block"),
+            Kind::PerTap if taps.layer_packed => self.events.push("tap-by-tap block of a packed layer"),
+            Kind::PerTap => {}
+        }
+        self.walk.dw.step(&taps.shape, taps.last_tap, taps.layer_packed, taps.next_first, taps.next_row_start);
     }
 
     pub(super) fn tap(&mut self, i: &In, taps: &Taps) {
         // The address steps with the group of the tap (`next_group` may move to the next).
         let og = self.walk.og;
         self.walk.first = false;
+        if taps.packed_block && !taps.packed_last {
+            // A packed block's cycle before its last: no kernel element stepped.
+            self.walk.address.step(Step::None, og, &rows_layer(i), (taps.sy.current, taps.sx.current), (taps.sy.current, taps.sx.current));
+            return;
+        }
         if taps.pad != 0 {
             self.events.push("padded tap");
         }

@@ -1,5 +1,5 @@
 //! The packed depthwise feed of the convolution datapath's model (issue 19; docs/ethos.md,
-//! "Depthwise tap packing"; the RTL sub-block is to be `hdl/src/ethos/depthwise_feed.rs`):
+//! "Depthwise tap packing"; the RTL sub-block is `hdl/src/ethos/depthwise_feed.rs`):
 //! the kernel register (up to 3x3 elements of 8 weights, loaded in stage 2 of the group's
 //! first block, tap by tap, from the weight rows read for it anyway), the column store
 //! (window rows x columns 2 and 3 of the previous block, written in stage 2), and the second

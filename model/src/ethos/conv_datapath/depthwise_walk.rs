@@ -1,5 +1,5 @@
 //! The packed depthwise walk of the convolution datapath's model (issue 19; docs/ethos.md,
-//! "Convolution datapath", "Depthwise tap packing"; the RTL sub-block is to be
+//! "Convolution datapath", "Depthwise tap packing"; the RTL sub-block is
 //! `hdl/src/ethos/depthwise_walk.rs`): per 2x2 OFM block of a packed depthwise layer, which
 //! mapping runs it and, in a packed block, the cycle's first window row and its four IFM
 //! reads. `depthwise_packing.rs` is the reference of the data movement; this is the same
