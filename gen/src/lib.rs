@@ -67,6 +67,20 @@ pub struct Port {
 
 /// Every exported top, in a stable order.
 pub fn tops() -> Vec<Top> {
+    // rust-hdl blocks are plain values: building the largest (the Ethos NPU, nv_small) and
+    // passing them to `export` takes more stack than a test thread's 2 MB (the `fpga` test
+    // overflowed once the convolution datapath gained its packed depthwise feed), so the
+    // tops are built on a thread of their own with room to spare.
+    std::thread::Builder::new()
+        .name("npu-gen tops".into())
+        .stack_size(64 << 20)
+        .spawn(build_tops)
+        .expect("a thread to build the tops")
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+}
+
+fn build_tops() -> Vec<Top> {
     vec![
         export("input_buffer", "npu_model::mnist::input_buffer::InputBuffer", "hdl/src/mnist/input_buffer.rs", true, mnist::InputBuffer::default()),
         export("two_casc", "npu_model::mnist::two_casc::TwoCasc", "hdl/src/mnist/two_casc.rs", true, mnist::TwoCasc::default()),

@@ -307,5 +307,5 @@ impl Logic for CommandFrontEnd {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(CommandFrontEnd::default(), "command_front_end");
+    crate::synth_check::assert_synthesizes(CommandFrontEnd::default, "command_front_end");
 }

@@ -458,5 +458,5 @@ impl Logic for CommandProcessor {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(CommandProcessor::default(), "command_processor");
+    crate::synth_check::assert_synthesizes(CommandProcessor::default, "command_processor");
 }

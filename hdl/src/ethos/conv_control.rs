@@ -224,5 +224,5 @@ impl Logic for ConvControl {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(ConvControl::default(), "conv_control");
+    crate::synth_check::assert_synthesizes(ConvControl::default, "conv_control");
 }

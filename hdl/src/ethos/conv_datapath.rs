@@ -675,5 +675,5 @@ impl Logic for ConvDatapath {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(ConvDatapath::default(), "conv_datapath");
+    crate::synth_check::assert_synthesizes(ConvDatapath::default, "conv_datapath");
 }

@@ -367,5 +367,5 @@ impl Logic for ConvLayer {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(ConvLayer::default(), "conv_layer");
+    crate::synth_check::assert_synthesizes(ConvLayer::default, "conv_layer");
 }

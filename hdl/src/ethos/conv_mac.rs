@@ -241,5 +241,5 @@ impl Logic for ConvMac {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(ConvMac::default(), "conv_mac");
+    crate::synth_check::assert_synthesizes(ConvMac::default, "conv_mac");
 }

@@ -148,6 +148,6 @@ impl Logic for StreamPort {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(ConvHold::default(), "conv_hold");
-    crate::synth_check::assert_synthesizes(StreamPort::default(), "stream_port");
+    crate::synth_check::assert_synthesizes(ConvHold::default, "conv_hold");
+    crate::synth_check::assert_synthesizes(StreamPort::default, "stream_port");
 }

@@ -561,5 +561,5 @@ impl Logic for ConvTraversal {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(ConvTraversal::default(), "conv_traversal");
+    crate::synth_check::assert_synthesizes(ConvTraversal::default, "conv_traversal");
 }

@@ -513,5 +513,5 @@ impl Logic for ConvUnit {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(ConvUnit::default(), "conv_unit");
+    crate::synth_check::assert_synthesizes(ConvUnit::default, "conv_unit");
 }

@@ -312,5 +312,5 @@ impl Logic for DepthwiseFeed {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(DepthwiseFeed::default(), "depthwise_feed");
+    crate::synth_check::assert_synthesizes(DepthwiseFeed::default, "depthwise_feed");
 }

@@ -404,5 +404,5 @@ impl Logic for DepthwiseWalk {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(DepthwiseWalk::default(), "depthwise_walk");
+    crate::synth_check::assert_synthesizes(DepthwiseWalk::default, "depthwise_walk");
 }

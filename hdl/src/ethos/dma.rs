@@ -361,5 +361,5 @@ impl Logic for Dma {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Dma::default(), "dma");
+    crate::synth_check::assert_synthesizes(Dma::default, "dma");
 }

@@ -151,5 +151,5 @@ impl Logic for DotProduct {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(DotProduct::new(3), "dot_product");
+    crate::synth_check::assert_synthesizes(|| DotProduct::new(3), "dot_product");
 }

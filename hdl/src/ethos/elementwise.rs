@@ -495,5 +495,5 @@ impl Logic for Elementwise {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Elementwise::default(), "elementwise");
+    crate::synth_check::assert_synthesizes(Elementwise::default, "elementwise");
 }

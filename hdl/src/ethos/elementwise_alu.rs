@@ -103,5 +103,5 @@ impl Logic for ElementwiseAlu {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(ElementwiseAlu::default(), "elementwise_alu");
+    crate::synth_check::assert_synthesizes(ElementwiseAlu::default, "elementwise_alu");
 }

@@ -175,5 +175,5 @@ impl Logic for ElementwiseCheck {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(ElementwiseCheck::default(), "elementwise_check");
+    crate::synth_check::assert_synthesizes(ElementwiseCheck::default, "elementwise_check");
 }

@@ -247,5 +247,5 @@ impl Logic for ElementwiseDatapath {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(ElementwiseDatapath::default(), "elementwise_datapath");
+    crate::synth_check::assert_synthesizes(ElementwiseDatapath::default, "elementwise_datapath");
 }

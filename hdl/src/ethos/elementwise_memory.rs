@@ -267,5 +267,5 @@ impl Logic for ElementwiseMemory {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(ElementwiseMemory::default(), "elementwise_memory");
+    crate::synth_check::assert_synthesizes(ElementwiseMemory::default, "elementwise_memory");
 }

@@ -76,5 +76,5 @@ impl Logic for FeatureMap {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(FeatureMap::default(), "feature_map");
+    crate::synth_check::assert_synthesizes(FeatureMap::default, "feature_map");
 }

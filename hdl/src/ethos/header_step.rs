@@ -221,5 +221,5 @@ impl Logic for HeaderStep {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(HeaderStep::default(), "header_step");
+    crate::synth_check::assert_synthesizes(HeaderStep::default, "header_step");
 }

@@ -237,5 +237,5 @@ impl Logic for IfmReads {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(IfmReads::default(), "ifm_reads");
+    crate::synth_check::assert_synthesizes(IfmReads::default, "ifm_reads");
 }

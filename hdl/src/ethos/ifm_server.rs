@@ -354,5 +354,5 @@ impl Logic for IfmServer {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(IfmServer::default(), "ifm_server");
+    crate::synth_check::assert_synthesizes(IfmServer::default, "ifm_server");
 }

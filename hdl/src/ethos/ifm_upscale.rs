@@ -172,5 +172,5 @@ impl Logic for IfmUpscale {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(IfmUpscale::default(), "ifm_upscale");
+    crate::synth_check::assert_synthesizes(IfmUpscale::default, "ifm_upscale");
 }

@@ -487,5 +487,5 @@ impl Logic for KernelRegisters {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(KernelRegisters::default(), "kernel_registers");
+    crate::synth_check::assert_synthesizes(KernelRegisters::default, "kernel_registers");
 }

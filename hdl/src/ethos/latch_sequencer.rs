@@ -185,5 +185,5 @@ impl Logic for LatchSequencer {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(LatchSequencer::default(), "latch_sequencer");
+    crate::synth_check::assert_synthesizes(LatchSequencer::default, "latch_sequencer");
 }

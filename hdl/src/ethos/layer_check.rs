@@ -189,5 +189,5 @@ impl Logic for LayerCheck {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(LayerCheck::default(), "layer_check");
+    crate::synth_check::assert_synthesizes(LayerCheck::default, "layer_check");
 }

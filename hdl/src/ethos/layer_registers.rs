@@ -171,5 +171,5 @@ impl Logic for LayerRegisters {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(LayerRegisters::default(), "layer_registers");
+    crate::synth_check::assert_synthesizes(LayerRegisters::default, "layer_registers");
 }

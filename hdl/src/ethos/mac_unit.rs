@@ -113,5 +113,5 @@ impl Logic for MacUnit {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(MacUnit::default(), "mac_unit");
+    crate::synth_check::assert_synthesizes(MacUnit::default, "mac_unit");
 }

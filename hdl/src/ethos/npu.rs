@@ -185,5 +185,5 @@ impl Logic for Npu {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Npu::default(), "npu");
+    crate::synth_check::assert_synthesizes(Npu::default, "npu");
 }

@@ -294,5 +294,5 @@ impl Logic for OfmQueue {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(OfmQueue::default(), "ofm_queue");
+    crate::synth_check::assert_synthesizes(OfmQueue::default, "ofm_queue");
 }

@@ -162,5 +162,5 @@ impl Logic for OutputLanes {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(OutputLanes::default(), "output_lanes");
+    crate::synth_check::assert_synthesizes(OutputLanes::default, "output_lanes");
 }

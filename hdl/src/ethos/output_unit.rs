@@ -189,5 +189,5 @@ impl Logic for OutputUnit {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(OutputUnit::default(), "output_unit");
+    crate::synth_check::assert_synthesizes(OutputUnit::default, "output_unit");
 }

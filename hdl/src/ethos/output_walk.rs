@@ -283,5 +283,5 @@ impl Logic for OutputWalk {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(OutputWalk::default(), "output_walk");
+    crate::synth_check::assert_synthesizes(OutputWalk::default, "output_walk");
 }

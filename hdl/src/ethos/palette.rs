@@ -65,5 +65,5 @@ impl Logic for Palette {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Palette::default(), "palette");
+    crate::synth_check::assert_synthesizes(Palette::default, "palette");
 }

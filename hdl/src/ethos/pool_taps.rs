@@ -124,5 +124,5 @@ impl Logic for PoolTaps {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(PoolTaps::default(), "pool_taps");
+    crate::synth_check::assert_synthesizes(PoolTaps::default, "pool_taps");
 }

@@ -109,5 +109,5 @@ impl Logic for PoolingAlu {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(PoolingAlu::default(), "pooling_alu");
+    crate::synth_check::assert_synthesizes(PoolingAlu::default, "pooling_alu");
 }

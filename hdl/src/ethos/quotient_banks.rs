@@ -153,5 +153,5 @@ impl Logic for QuotientBanks {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(QuotientBanks::default(), "quotient_banks");
+    crate::synth_check::assert_synthesizes(QuotientBanks::default, "quotient_banks");
 }

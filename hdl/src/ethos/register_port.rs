@@ -434,5 +434,5 @@ impl Logic for RegisterPort {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(RegisterPort::default(), "register_port");
+    crate::synth_check::assert_synthesizes(RegisterPort::default, "register_port");
 }

@@ -336,5 +336,5 @@ impl Logic for RemainderGroup {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(RemainderGroup::default(), "remainder_group");
+    crate::synth_check::assert_synthesizes(RemainderGroup::default, "remainder_group");
 }

@@ -169,5 +169,5 @@ impl Logic for ScaleBiasLoader {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(ScaleBiasLoader::default(), "scale_bias_loader");
+    crate::synth_check::assert_synthesizes(ScaleBiasLoader::default, "scale_bias_loader");
 }

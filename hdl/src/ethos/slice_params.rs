@@ -113,5 +113,5 @@ impl Logic for SliceParams {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(SliceParams::default(), "slice_params");
+    crate::synth_check::assert_synthesizes(SliceParams::default, "slice_params");
 }

@@ -182,5 +182,5 @@ impl Logic for StreamReader {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(StreamReader::default(), "stream_reader");
+    crate::synth_check::assert_synthesizes(StreamReader::default, "stream_reader");
 }

@@ -103,5 +103,5 @@ impl Logic for SubKernels {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(SubKernels::default(), "sub_kernels");
+    crate::synth_check::assert_synthesizes(SubKernels::default, "sub_kernels");
 }

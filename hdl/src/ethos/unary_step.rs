@@ -312,5 +312,5 @@ impl Logic for UnaryStep {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(UnaryStep::default(), "unary_step");
+    crate::synth_check::assert_synthesizes(UnaryStep::default, "unary_step");
 }

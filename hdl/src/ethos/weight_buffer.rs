@@ -247,5 +247,5 @@ impl Logic for WeightBuffer {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(WeightBuffer::default(), "weight_buffer");
+    crate::synth_check::assert_synthesizes(WeightBuffer::default, "weight_buffer");
 }

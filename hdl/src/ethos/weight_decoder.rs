@@ -243,5 +243,5 @@ impl Logic for WeightDecoder {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(WeightDecoder::default(), "weight_decoder");
+    crate::synth_check::assert_synthesizes(WeightDecoder::default, "weight_decoder");
 }

@@ -539,5 +539,5 @@ impl Logic for WeightDecoderCore {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(WeightDecoderCore::default(), "weight_decoder_core");
+    crate::synth_check::assert_synthesizes(WeightDecoderCore::default, "weight_decoder_core");
 }

@@ -213,5 +213,5 @@ impl Logic for WeightEmitter {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(WeightEmitter::default(), "weight_emitter");
+    crate::synth_check::assert_synthesizes(WeightEmitter::default, "weight_emitter");
 }

@@ -112,5 +112,5 @@ impl Logic for WeightQueues {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(WeightQueues::default(), "weight_queues");
+    crate::synth_check::assert_synthesizes(WeightQueues::default, "weight_queues");
 }

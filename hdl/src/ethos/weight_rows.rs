@@ -299,5 +299,5 @@ impl Logic for WeightRows {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(WeightRows::default(), "weight_rows");
+    crate::synth_check::assert_synthesizes(WeightRows::default, "weight_rows");
 }

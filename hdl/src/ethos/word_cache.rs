@@ -140,5 +140,5 @@ impl Logic for WordCache {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(WordCache::default(), "word_cache");
+    crate::synth_check::assert_synthesizes(WordCache::default, "word_cache");
 }

@@ -246,5 +246,5 @@ impl Logic for Chip {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Chip::default(), "chip");
+    crate::synth_check::assert_synthesizes(Chip::default, "chip");
 }

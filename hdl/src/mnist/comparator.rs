@@ -121,5 +121,5 @@ impl Logic for Comparator {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Comparator::default(), "comparator");
+    crate::synth_check::assert_synthesizes(Comparator::default, "comparator");
 }

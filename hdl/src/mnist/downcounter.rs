@@ -55,5 +55,5 @@ impl Logic for Downcounter {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Downcounter::default(), "downcounter");
+    crate::synth_check::assert_synthesizes(Downcounter::default, "downcounter");
 }

@@ -117,5 +117,5 @@ impl Logic for Fifo {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Fifo::default(), "fifo");
+    crate::synth_check::assert_synthesizes(Fifo::default, "fifo");
 }

@@ -125,5 +125,5 @@ impl Logic for FsmAcc {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(FsmAcc::default(), "fsm_acc");
+    crate::synth_check::assert_synthesizes(FsmAcc::default, "fsm_acc");
 }

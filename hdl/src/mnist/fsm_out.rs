@@ -84,5 +84,5 @@ impl Logic for FsmOut {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(FsmOut::default(), "fsm_out");
+    crate::synth_check::assert_synthesizes(FsmOut::default, "fsm_out");
 }

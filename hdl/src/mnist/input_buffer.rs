@@ -79,5 +79,5 @@ impl Logic for InputBuffer {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(InputBuffer::default(), "input_buffer");
+    crate::synth_check::assert_synthesizes(InputBuffer::default, "input_buffer");
 }

@@ -88,5 +88,5 @@ impl Logic for Mac {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Mac::default(), "mac");
+    crate::synth_check::assert_synthesizes(Mac::default, "mac");
 }

@@ -68,5 +68,5 @@ impl Logic for OutputMux {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(OutputMux::default(), "output_mux");
+    crate::synth_check::assert_synthesizes(OutputMux::default, "output_mux");
 }

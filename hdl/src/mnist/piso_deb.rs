@@ -64,5 +64,5 @@ impl Logic for PisoDeb {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(PisoDeb::default(), "piso_deb");
+    crate::synth_check::assert_synthesizes(PisoDeb::default, "piso_deb");
 }

@@ -64,5 +64,5 @@ impl Logic for PisoOut {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(PisoOut::default(), "piso_out");
+    crate::synth_check::assert_synthesizes(PisoOut::default, "piso_out");
 }

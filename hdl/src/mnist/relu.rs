@@ -54,5 +54,5 @@ impl Logic for Relu {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Relu::default(), "relu");
+    crate::synth_check::assert_synthesizes(Relu::default, "relu");
 }

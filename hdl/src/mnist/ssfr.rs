@@ -54,5 +54,5 @@ impl Logic for Ssfr {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Ssfr::default(), "ssfr");
+    crate::synth_check::assert_synthesizes(Ssfr::default, "ssfr");
 }

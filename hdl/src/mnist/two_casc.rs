@@ -65,5 +65,5 @@ impl Logic for TwoCasc {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(TwoCasc::default(), "two_casc");
+    crate::synth_check::assert_synthesizes(TwoCasc::default, "two_casc");
 }

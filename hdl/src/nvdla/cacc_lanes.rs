@@ -65,5 +65,5 @@ impl Logic for CaccLanes {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(CaccLanes::default(), "nvdla_cacc_lanes");
+    crate::synth_check::assert_synthesizes(CaccLanes::default, "nvdla_cacc_lanes");
 }

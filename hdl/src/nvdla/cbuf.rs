@@ -112,5 +112,5 @@ impl Logic for Cbuf {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Cbuf::default(), "nvdla_cbuf");
+    crate::synth_check::assert_synthesizes(Cbuf::default, "nvdla_cbuf");
 }

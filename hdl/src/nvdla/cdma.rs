@@ -433,5 +433,5 @@ impl Logic for Cdma {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Cdma::default(), "nvdla_cdma");
+    crate::synth_check::assert_synthesizes(Cdma::default, "nvdla_cdma");
 }

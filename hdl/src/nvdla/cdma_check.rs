@@ -47,5 +47,5 @@ impl Logic for CdmaCheck {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(CdmaCheck::default(), "nvdla_cdma_check");
+    crate::synth_check::assert_synthesizes(CdmaCheck::default, "nvdla_cdma_check");
 }

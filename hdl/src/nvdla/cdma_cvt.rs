@@ -74,5 +74,5 @@ impl Logic for CdmaCvt {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(CdmaCvt::default(), "nvdla_cdma_cvt");
+    crate::synth_check::assert_synthesizes(CdmaCvt::default, "nvdla_cdma_cvt");
 }

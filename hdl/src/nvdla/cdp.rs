@@ -252,5 +252,5 @@ impl Logic for Cdp {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Cdp::default(), "nvdla_cdp");
+    crate::synth_check::assert_synthesizes(Cdp::default, "nvdla_cdp");
 }

@@ -73,5 +73,5 @@ impl Logic for CdpCvt {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(CdpCvt::default(), "nvdla_cdp_cvt");
+    crate::synth_check::assert_synthesizes(CdpCvt::default, "nvdla_cdp_cvt");
 }

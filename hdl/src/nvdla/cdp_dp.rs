@@ -189,5 +189,5 @@ impl Logic for CdpDp {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(CdpDp::default(), "nvdla_cdp_dp");
+    crate::synth_check::assert_synthesizes(CdpDp::default, "nvdla_cdp_dp");
 }

@@ -284,5 +284,5 @@ impl Logic for CdpLut {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(CdpLut::default(), "nvdla_cdp_lut");
+    crate::synth_check::assert_synthesizes(CdpLut::default, "nvdla_cdp_lut");
 }

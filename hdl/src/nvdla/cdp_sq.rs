@@ -85,5 +85,5 @@ impl Logic for CdpSq {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(CdpSq::default(), "nvdla_cdp_sq");
+    crate::synth_check::assert_synthesizes(CdpSq::default, "nvdla_cdp_sq");
 }

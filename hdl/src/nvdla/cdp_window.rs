@@ -61,5 +61,5 @@ impl Logic for CdpWindow {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(CdpWindow::default(), "nvdla_cdp_window");
+    crate::synth_check::assert_synthesizes(CdpWindow::default, "nvdla_cdp_window");
 }

@@ -277,5 +277,5 @@ impl Logic for ConvCore {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(ConvCore::default(), "nvdla_conv_core");
+    crate::synth_check::assert_synthesizes(ConvCore::default, "nvdla_conv_core");
 }

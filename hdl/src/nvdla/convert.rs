@@ -66,5 +66,5 @@ pub(super) fn rounding_shift(k: usize, width: u32, shift: &str) -> String {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Convert::default(), "nvdla_convert");
+    crate::synth_check::assert_synthesizes(Convert::default, "nvdla_convert");
 }

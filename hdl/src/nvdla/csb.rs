@@ -1035,5 +1035,5 @@ impl Logic for Csb {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Csb::default(), "nvdla_csb");
+    crate::synth_check::assert_synthesizes(Csb::default, "nvdla_csb");
 }

@@ -96,5 +96,5 @@ impl<const U: usize, const C: usize> Logic for CsbUnit<U, C> {
 #[test]
 fn synthesizes() {
     // SDP's (GROUPED[6]): single and ping-pong registers, 64-bit fields of two registers.
-    crate::synth_check::assert_synthesizes(CsbUnit::<6, { super::csb::config_width(GROUPED[6]) }>::default(), "nvdla_csb_unit");
+    crate::synth_check::assert_synthesizes(CsbUnit::<6, { super::csb::config_width(GROUPED[6]) }>::default, "nvdla_csb_unit");
 }

@@ -417,5 +417,5 @@ impl Logic for Csc {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Csc::default(), "nvdla_csc");
+    crate::synth_check::assert_synthesizes(Csc::default, "nvdla_csc");
 }

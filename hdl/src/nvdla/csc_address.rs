@@ -93,5 +93,5 @@ impl Logic for CscAddress {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(CscAddress::default(), "nvdla_csc_address");
+    crate::synth_check::assert_synthesizes(CscAddress::default, "nvdla_csc_address");
 }

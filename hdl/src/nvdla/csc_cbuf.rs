@@ -102,5 +102,5 @@ impl Logic for CscCbuf {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(CscCbuf::default(), "nvdla_csc_cbuf");
+    crate::synth_check::assert_synthesizes(CscCbuf::default, "nvdla_csc_cbuf");
 }

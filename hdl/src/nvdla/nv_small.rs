@@ -453,5 +453,5 @@ impl Logic for NvSmall {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(NvSmall::default(), "nv_small");
+    crate::synth_check::assert_synthesizes(NvSmall::default, "nv_small");
 }

@@ -284,5 +284,5 @@ impl Logic for Pdp {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Pdp::default(), "nvdla_pdp");
+    crate::synth_check::assert_synthesizes(Pdp::default, "nvdla_pdp");
 }

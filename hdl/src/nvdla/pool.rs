@@ -160,5 +160,5 @@ impl Logic for Pool {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Pool::default(), "nvdla_pool");
+    crate::synth_check::assert_synthesizes(Pool::default, "nvdla_pool");
 }

@@ -614,5 +614,5 @@ impl Logic for Sdp {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Sdp::default(), "nvdla_sdp");
+    crate::synth_check::assert_synthesizes(Sdp::default, "nvdla_sdp");
 }

@@ -173,5 +173,5 @@ impl Logic for SdpLut {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(SdpLut::default(), "nvdla_sdp_lut");
+    crate::synth_check::assert_synthesizes(SdpLut::default, "nvdla_sdp_lut");
 }

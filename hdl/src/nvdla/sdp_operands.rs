@@ -106,5 +106,5 @@ impl Logic for SdpOperands {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(SdpOperands::default(), "nvdla_sdp_operands");
+    crate::synth_check::assert_synthesizes(SdpOperands::default, "nvdla_sdp_operands");
 }

@@ -75,5 +75,5 @@ impl Logic for SdpX {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(SdpX::default(), "nvdla_sdp_x");
+    crate::synth_check::assert_synthesizes(SdpX::default, "nvdla_sdp_x");
 }

@@ -65,5 +65,5 @@ impl Logic for SdpY {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(SdpY::default(), "nvdla_sdp_y");
+    crate::synth_check::assert_synthesizes(SdpY::default, "nvdla_sdp_y");
 }

@@ -77,5 +77,5 @@ impl<const D: usize, const A: usize, const W: usize, const R: usize> Logic for R
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(RegFile::<10, 5, 4, 4>::default(), "reg_file");
+    crate::synth_check::assert_synthesizes(RegFile::<10, 5, 4, 4>::default, "reg_file");
 }

@@ -43,5 +43,5 @@ impl Logic for Activation {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Activation::default(), "activation");
+    crate::synth_check::assert_synthesizes(Activation::default, "activation");
 }

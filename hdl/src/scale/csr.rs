@@ -654,5 +654,5 @@ impl Logic for Csr {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Csr::default(), "scale_csr");
+    crate::synth_check::assert_synthesizes(Csr::default, "scale_csr");
 }

@@ -736,5 +736,5 @@ impl Logic for Engine {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Engine::default(), "engine");
+    crate::synth_check::assert_synthesizes(Engine::default, "engine");
 }

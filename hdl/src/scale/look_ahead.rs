@@ -153,5 +153,5 @@ impl Logic for LookAhead {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(LookAhead::default(), "look_ahead");
+    crate::synth_check::assert_synthesizes(LookAhead::default, "look_ahead");
 }

@@ -181,5 +181,5 @@ impl Logic for OutputWriter {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(OutputWriter::default(), "output_writer");
+    crate::synth_check::assert_synthesizes(OutputWriter::default, "output_writer");
 }

@@ -260,5 +260,5 @@ impl Logic for PeColumn {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(PeColumn::new(SIZE - 1), "pe_column");
+    crate::synth_check::assert_synthesizes(|| PeColumn::new(SIZE - 1), "pe_column");
 }

@@ -113,5 +113,5 @@ impl Logic for PhaseRequests {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(PhaseRequests::default(), "phase_requests");
+    crate::synth_check::assert_synthesizes(PhaseRequests::default, "phase_requests");
 }

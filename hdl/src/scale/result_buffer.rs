@@ -120,5 +120,5 @@ impl Logic for ResultBuffer {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(ResultBuffer::default(), "result_buffer");
+    crate::synth_check::assert_synthesizes(ResultBuffer::default, "result_buffer");
 }

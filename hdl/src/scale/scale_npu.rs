@@ -110,5 +110,5 @@ impl Logic for ScaleNpu {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(ScaleNpu::default(), "scale_npu");
+    crate::synth_check::assert_synthesizes(ScaleNpu::default, "scale_npu");
 }

@@ -329,5 +329,5 @@ const LAST: usize = SIZE - 1;
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(Systolic::default(), "systolic");
+    crate::synth_check::assert_synthesizes(Systolic::default, "systolic");
 }

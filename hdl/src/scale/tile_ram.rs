@@ -127,5 +127,5 @@ impl<const A: usize, const CAPACITY: usize> Logic for TileRam<A, CAPACITY> {
 #[test]
 fn synthesizes() {
     // The X buffer's shape.
-    crate::synth_check::assert_synthesizes(TileRam::<10, 1024>::default(), "tile_ram");
+    crate::synth_check::assert_synthesizes(TileRam::<10, 1024>::default, "tile_ram");
 }

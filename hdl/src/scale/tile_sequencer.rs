@@ -383,5 +383,5 @@ impl Logic for TileSequencer {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(TileSequencer::default(), "tile_sequencer");
+    crate::synth_check::assert_synthesizes(TileSequencer::default, "tile_sequencer");
 }

@@ -151,5 +151,5 @@ impl Logic for WeightLoader {
 #[cfg(test)]
 #[test]
 fn synthesizes() {
-    crate::synth_check::assert_synthesizes(WeightLoader::default(), "weight_loader");
+    crate::synth_check::assert_synthesizes(WeightLoader::default, "weight_loader");
 }
