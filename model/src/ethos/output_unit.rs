@@ -178,8 +178,11 @@ impl OutputUnit {
     }
 
     fn clock(&mut self, i: &In) -> &'static str {
-        // The table is a memory: no reset, written also in a reset cycle; a read sees the old entry.
-        let lut = self.lut;
+        // The table is a memory: no reset, written also in a reset cycle; a read sees the old
+        // entry (read before the write; not a copy of the table, which cost the conv
+        // datapath's model 256 bytes a lane every cycle).
+        let (valid2, value2, lut2) = self.stage2;
+        let table_read = (valid2 && lut2).then(|| self.lut[lut_index(value2)]);
         if i.lut_write {
             self.lut[usize::from(i.lut_address)] = i.lut_data;
         }
@@ -187,14 +190,13 @@ impl OutputUnit {
             *self = Self { lut: self.lut, ..Self::default() };
             return "reset";
         }
-        let (valid2, value2, lut2) = self.stage2;
-        let event = match (valid2 && lut2, i.in_valid) {
+        let event = match (table_read.is_some(), i.in_valid) {
             (true, _) => "table read",
             (false, true) => "value in",
             _ => "idle",
         };
-        if valid2 && lut2 {
-            self.lut_read = lut[lut_index(value2)];
+        if let Some(entry) = table_read {
+            self.lut_read = entry;
         }
         self.stage3.0 = valid2;
         if valid2 {
