@@ -67,17 +67,8 @@ pub struct Port {
 
 /// Every exported top, in a stable order.
 pub fn tops() -> Vec<Top> {
-    // rust-hdl blocks are plain values: building the largest (the Ethos NPU, nv_small) and
-    // passing them to `export` takes more stack than a test thread's 2 MB (the `fpga` test
-    // overflowed once the convolution datapath gained its packed depthwise feed), so the
-    // tops are built on a thread of their own with room to spare.
-    std::thread::Builder::new()
-        .name("npu-gen tops".into())
-        .stack_size(64 << 20)
-        .spawn(build_tops)
-        .expect("a thread to build the tops")
-        .join()
-        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+    // The largest tops take more stack to build than a test thread has.
+    npu_hdl::on_large_stack(build_tops)
 }
 
 fn build_tops() -> Vec<Top> {

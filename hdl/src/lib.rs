@@ -17,3 +17,15 @@ pub mod primitives;
 pub mod scale;
 #[cfg(test)]
 mod synth_check;
+
+/// Runs `build` on a thread with a 64 MB stack and returns what it returns. rust-hdl blocks
+/// are plain values, and building the largest (the Ethos NPU, nv_small) overflows a test
+/// thread's 2 MB; `npu_gen::tops` and the synthesis checks build their blocks here.
+pub fn on_large_stack<T: Send + 'static>(build: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(build)
+        .expect("a thread to build the blocks")
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+}

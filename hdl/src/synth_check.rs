@@ -5,20 +5,13 @@
 use rust_hdl::prelude::{generate_verilog, Block};
 use std::process::Command;
 
-/// `build` makes the block. It runs on a thread of its own with a large stack: rust-hdl
-/// blocks are plain values, and building the largest (the Ethos NPU) overflows a test
-/// thread's 2 MB.
+/// `build` makes the block, on a large stack ([`crate::on_large_stack`]).
 pub fn assert_synthesizes<B: Block>(build: impl FnOnce() -> B + Send + 'static, name: &str) {
-    let verilog = std::thread::Builder::new()
-        .stack_size(64 << 20)
-        .spawn(move || {
-            let mut block = build();
-            block.connect_all();
-            generate_verilog(&block)
-        })
-        .expect("a thread to build the block")
-        .join()
-        .unwrap_or_else(|e| std::panic::resume_unwind(e));
+    let verilog = crate::on_large_stack(move || {
+        let mut block = build();
+        block.connect_all();
+        generate_verilog(&block)
+    });
     let dir = std::env::temp_dir().join(format!("npu-synth-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("top.v");
