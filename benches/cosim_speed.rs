@@ -511,17 +511,18 @@ fn packing_bound(layer: &npu::ethos::tflite::ConvLayer, stats: &npu::ethos::conv
     num(json!(per_cycle), shown.join(" / "))
 }
 
-/// The Ethos-U65 NPU top (`ethos_npu`: command front end and kernel unit) on int8 networks of
-/// the operations it runs, each compiled by Vela (Regor core) and run from its command stream
-/// as `npu ethos run` does (memory always ready, data the next cycle): NPU cycles from the
-/// start command to STATUS, against Vela's estimate for ethos-u65-256; the Verilated NPU alone
-/// and its model alone on the same run, in CPU time. The output equals TFLite's and the two
+/// The Ethos-U65 NPU top (`ethos_npu`: command front end, kernel unit and convolution unit) on
+/// int8 networks of the operations it runs (a depthwise convolution since issue 19's packing),
+/// each compiled by Vela (Regor core) and run from its command stream as `npu ethos run` does
+/// (memory always ready, data the next cycle): NPU cycles from the start command to STATUS,
+/// against Vela's estimate for ethos-u65-256; the Verilated NPU alone and its model alone on
+/// the same run, in CPU time. The output equals TFLite's and the two
 /// memories each other's, or the figures mean nothing.
 fn ethos_npu() -> Table {
     use npu::ethos::command_stream::DriverPayload;
     use npu::ethos::executor::Memory as Image;
     use npu::ethos::memory::Timing;
-    use npu::ethos::network::{Constant, Kind, Network, Op, Operand, Quant, Window};
+    use npu::ethos::network::{Constant, Kind, Network, Op, Operand, Quant, Weights, Window};
     use npu::ethos::npu::alone;
     use npu::ethos::tflite::{Activation, Padding, TfLite, VelaCore};
     let mut rng = SmallRng::seed_from_u64(1);
@@ -551,16 +552,27 @@ fn ethos_npu() -> Table {
         ("MUL 16x16x16 x per-channel constant", op(Kind::Mul, [1, 1, 16], None)),
         ("MAX_POOL 3x3 SAME, 16x16x16", op(Kind::MaxPool2d, full, window(3, 1, Padding::Same))),
         ("AVERAGE_POOL 2x2 stride 2, 16x16x16", op(Kind::AveragePool2d, [side / 2, side / 2, 16], window(2, 2, Padding::Valid))),
+        ("DEPTHWISE_CONV_2D 3x3 SAME, 16x16x16", op(Kind::DepthwiseConv2d, full, window(3, 1, Padding::Same))),
     ]
     .map(|(name, mut op)| {
         if op.kind == Kind::Mul {
             op.shape = full; // the constant is per channel, the output the whole map
         }
+        if op.kind == Kind::DepthwiseConv2d {
+            // The convolution unit, packed (docs/ethos.md, "Convolution unit"): weights of
+            // their own, per-channel scales, an output scale that most sums fit in int8.
+            let mut rng = SmallRng::seed_from_u64(2);
+            let weights = (0..9 * 16).map(|_| rng.gen_range(-127..=127)).collect();
+            let scales = (0..16).map(|c| 0.002 + 0.0002 * c as f32).collect();
+            let bias = (0..16).map(|_| rng.gen_range(-300..=300)).collect();
+            op.weights = Some(Weights { weights, scales, bias });
+            op.quant = Quant { scale: 0.1, zero_point: 2 };
+        }
         (name, Network { input_shape: full, input_quant: quant, input: input.clone(), ops: vec![op] })
     });
     let mut table = Table::new(
         "npu",
-        "Ethos-U65 NPU top (command front end and kernel unit) on Vela-compiled networks, memory always ready; speeds in CPU time of the run:".to_string(),
+        "Ethos-U65 NPU top (command front end, kernel unit and convolution unit) on Vela-compiled networks, memory always ready; speeds in CPU time of the run:".to_string(),
         &["network", "NPU cycles", "output elements per cycle", "Vela's estimate (cycles; ours / Vela's)", "Verilated cycles/s", "model cycles/s", "model / Verilated"],
     );
     let tflite = TfLite::in_project(std::path::Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"));

@@ -148,6 +148,13 @@ fn resize_nearest_align_corners_runs_on_the_npu() {
     let has_resize = |net: &Network| net.ops.iter().any(|op| op.kind == Kind::ResizeNearestNeighborAlignCorners);
     let required = ["RESIZE_NEAREST_NEIGHBOR", "ifm upscale nearest, depthwise", "IFM upscale: nearest, element read", "DEPTHWISE", "regor core", "legacy core", "bench: address stalled"];
     run_networks(&run, &choice, &has_resize, &required);
+    // Vela's DEPTHWISE of a factor-2 resize has a 2x2 kernel at stride 1, which the datapath
+    // runs packed (factors 4 and 8: 4x4 and 8x8, tap by tap); `ifm_upscale.rs` maps each of a
+    // packed cycle's four elements alone. 4 networks of one such resize, so that every seed
+    // has one (a factor is 2 in about one draw in 2-4).
+    let factor_2 = |net: &Network| net.ops.len() == 1 && net.ops[0].kind == Kind::ResizeNearestNeighborAlignCorners && net.ops[0].shape[0] == 2 * net.input_shape[0] - 1;
+    let resize = Choice { kinds: vec![Kind::ResizeNearestNeighborAlignCorners], ops: 1..=1, ..choice };
+    run_networks(&Run { cycles: 4, ..run.clone() }, &resize, &factor_2, &["packed cycle, IFM upscale", "packed reuse cycle served"]);
 }
 
 /// What the convolution runs must show: CONV and DEPTHWISE, strides, padding (taps in it),
@@ -163,6 +170,19 @@ const CONV_REQUIRED: [&str; 25] = [
     "IFM group across two words", "IFM tap released", "POOL max", "ELEMENTWISE add", "bench: address stalled",
     "arbiter: convolution read", "arbiter: convolution write",
     "OFM queue at its limit, both columns arriving", "OFM entry: next lane", "OFM entry: second column",
+];
+
+/// What the packed depthwise runs must show (the convolution unit's model names them): packed
+/// cycles (their stage 2 in the datapath), fresh and reuse cycles whose four elements of their
+/// own rows and columns the IFM server gathered and released, a packed cycle that reads
+/// nothing (its window rows outside the IFM: through at once, as a tap all padding) and one
+/// that reads some ports only (padding, or a reuse cycle over one window row: the server
+/// passes the others), padding in a packed cycle, the group's first block tap by tap (the
+/// kernel register's load), the server holding the datapath and releasing.
+const PACKED_REQUIRED: [&str; 9] = [
+    "packed depthwise cycle in the NPU", "packed fresh cycle served", "packed reuse cycle served", "packed cycle without reads",
+    "packed cycle with a port not read", "padding in a packed cycle in the NPU", "tap-by-tap block of a packed layer in the NPU",
+    "held: IFM reads", "IFM tap released",
 ];
 
 /// Random networks of CONV_2D and DEPTHWISE_CONV_2D (chained with a max pool and ADD), both
@@ -213,6 +233,17 @@ fn conv_networks_run_on_the_npu() {
                 && fits(w.kernel.1, w.dilation.1)
         })
     };
+    // Packed depthwise (the datapath's mapping, docs/ethos.md "Packed traversal": a kernel 2-3
+    // wide and 1-3 high, stride and dilation 1 in x, at most 4 window rows, no more rows than
+    // taps): 8 networks of one DEPTHWISE on inputs of 5-10 a side, drawn until its window is
+    // one the mapping takes, so that the packed cycles come in every seed (the 48 networks'
+    // small maps drew 8 in SEED=1, no reuse block: a reuse block is a row's third 2x2 block).
+    let packable = |w: &Window| {
+        let rows = w.stride.0 + (w.kernel.0 - 1) * w.dilation.0 + 1;
+        (2..=3).contains(&w.kernel.1) && (1..=3).contains(&w.kernel.0) && w.stride.1 == 1 && w.dilation.1 == 1 && rows <= 4 && (w.kernel.0 != 1 || rows <= w.kernel.1)
+    };
+    let packed = Choice { kinds: vec![Kind::DepthwiseConv2d], ops: 1..=1, side: 5..=10, channels: 1..=20, pool_kernel: 1..=1, dilated: 0.2 };
+    run_networks(&Run { cycles: 8, ..run.clone() }, &packed, &|net: &Network| every_window(net, packable), &PACKED_REQUIRED);
     for (kind, case) in [(Kind::Conv2d, "sub-kernels CONV"), (Kind::DepthwiseConv2d, "sub-kernels DEPTHWISE")] {
         for dilated in [false, true] {
             let choice = Choice { kinds: vec![kind], ops: 1..=1, side: 2..=9, channels: 1..=12, pool_kernel: 1..=1, dilated: if dilated { 1.0 } else { 0.0 } };

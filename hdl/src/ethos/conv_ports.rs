@@ -9,7 +9,8 @@
 //!   keyword), whether the shown tap reads (`tap_reads`) and whether the OFM queue is short
 //!   of room. Only a tap that reads is held for the IFM server and released: a MAC cycle
 //!   without reads (a group's last tap waiting for the output walk, or a tap whose four
-//!   positions are all padding) goes through at once, as its stage 2 needs no data.
+//!   positions are all padding; a packed depthwise cycle whose window rows lie outside the
+//!   IFM) goes through at once, as its stage 2 needs no data (padded lanes are zeroed there).
 //! - [`StreamPort`]: the stream reader's buffered word (`stream_reader.rs`) on the datapath's
 //!   `w_*` / `sb_*` ports, low half first (from the reader's registers only).
 //!

@@ -39,7 +39,11 @@
 //!   position, a group's last tap waiting for the output walk or a tap all padding, is
 //!   neither held nor served: it goes through at once, `conv_ports.rs`); the gathered words are shown on
 //!   `ifm_data0..3` from the cycle after the release until the next release (the datapath
-//!   takes them in the first cycle it is not held, `conv_datapath.rs`);
+//!   takes them in the first cycle it is not held, `conv_datapath.rs`). A packed depthwise
+//!   cycle (`pack_depthwise` is set for every DEPTHWISE) is served the same way: its four
+//!   ports read elements of their own rows and columns (a fresh cycle one window row's four
+//!   columns, a reuse cycle columns 2 and 3 of two rows), which the server gathers one port
+//!   after another as it gathers a tap's 2x2 block;
 //! - the OFM queue: [`QUEUE`] entries, each one cycle of the datapath's OFM port (up to 16
 //!   values, one OFM row of its 2x2 block: its output lanes), each value written as one strobed
 //!   byte at the OFM feature map's address; the datapath is held while the queue and the
@@ -310,10 +314,12 @@ impl Logic for ConvUnit {
         self.datapath.block_groups_m1.next = self.layer.block_groups_m1.val();
         self.datapath.dilation_y.next = self.layer.dilation_y.val();
         self.datapath.dilation_x.next = self.layer.dilation_x.val();
-        // The NPU runs depthwise tap by tap until its IFM server serves a packed cycle's reads
-        // (four elements of their own rows and columns; it gathers one tap's 2x2 block): next
-        // step (docs/ethos.md, "Packed traversal").
-        self.datapath.pack_depthwise.next = false;
+        // Every DEPTHWISE runs packed where the datapath's mapping takes it (its `layer_packed`;
+        // docs/ethos.md, "Packed traversal"): the IFM server already serves the four read ports
+        // each at its own row, column and group, so a packed cycle's four elements are
+        // gathered and released as a tap's 2x2 block is, and `ifm_upscale.rs` maps each alone
+        // (an align_corners resize's DEPTHWISE runs packed too).
+        self.datapath.pack_depthwise.next = self.depthwise.q.val();
         self.datapath.ifm_zero_point.next = self.layer.ifm_zero_point.val();
         self.datapath.ofm_zero_point.next = self.layer.ofm_zero_point.val();
         self.datapath.act_min.next = self.layer.act_min.val();

@@ -9,7 +9,11 @@
 //! an inserted zero, `ifm_zero{p}`, is gathered as `zero_word` in the cycle it is served, with
 //! no read, as a position that does not read is passed in one cycle), gathers them, and is
 //! `ready` when all four are in; the unit then releases
-//! the tap for one cycle (`tap_release`; `release` is a SystemVerilog keyword). The gathered
+//! the tap for one cycle (`tap_release`; `release` is a SystemVerilog keyword). Each port is
+//! served at its own row, column and group, so a packed depthwise cycle (`depthwise_walk.rs`:
+//! four elements of one or two window rows, each port its own column) is gathered and
+//! released as a tap's 2x2 block is: the server needs no mode of its own for it, and the
+//! NPU sets the datapath's `pack_depthwise` for every DEPTHWISE (`conv_unit.rs`). The gathered
 //! words are double-buffered in two banks of a register file: the bank shown on
 //! `ifm_data0..3` changes only at a release (the datapath takes the words in the first cycle
 //! after the release it is not held), while the other fills. So those outputs are memory
