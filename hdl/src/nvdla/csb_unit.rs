@@ -14,8 +14,10 @@
 //! of `t`, into the producer group unless that group's D_OP_ENABLE (`enabled`) is set;
 //! `read_value` is combinational (0 for an address none of these registers has), `fields`
 //! too.
-use super::csb::{config_entries, hex32, ident, plain_registers, stored_register, GROUPED};
-use super::regmap::{self, Access, Group};
+use super::csb_config::{config_entries, config_width};
+use super::csb_engines::GROUPED;
+use super::csb_lut_access::{is_lut_data, LUT_UNITS};
+use super::regmap::{self, Access, Group, Unit};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
@@ -33,9 +35,65 @@ pub struct CsbUnit<const U: usize, const C: usize> {
     /// The register at `csb_addr`, its producer group's, masked to its readable bits; 0 when
     /// none of these registers is there.
     pub read_value: Signal<Out, Bits<32>>,
-    /// The consumer group's fields of the unit's [`super::csb::CONFIG`] entries, the first
+    /// The consumer group's fields of the unit's [`super::csb_config::CONFIG`] entries, the first
     /// entry in the low bits ([`config_entries`] gives each one's place and width).
     pub fields: Signal<Out, Bits<C>>,
+}
+
+// The register file's Verilog pieces, the CSB's and its sub-blocks' (the registers' names,
+// which registers are stored, a stored register's declaration, reset and write).
+
+pub(super) fn ident(unit: &str, register: &str) -> String {
+    format!("{}_{}", unit.to_lowercase(), register.to_lowercase())
+}
+
+pub(super) fn hex32(v: u32) -> String {
+    format!("32'h{v:08x}")
+}
+
+/// Registers with bits a CSB write stores (the rest read constants or status).
+pub(super) fn stored(unit: &Unit) -> impl Iterator<Item = &'static regmap::Register> + '_ {
+    unit.registers.iter().filter(move |r| unit.name != "GLB" && r.name != "S_POINTER" && !is_lut_data(unit.name, r.name) && r.mask_where(Access::stores) != 0)
+}
+
+/// A stored register nothing but a CSB write changes: not D_OP_ENABLE (the engine's done
+/// clears it), not a LUT unit's S_LUT_ACCESS_CFG (a LUT access steps it).
+pub(super) fn is_plain(unit: &str, register: &regmap::Register) -> bool {
+    register.name != "D_OP_ENABLE" && !(LUT_UNITS.contains(&unit) && register.name == "S_LUT_ACCESS_CFG")
+}
+
+/// The unit's plain stored registers: a [`CsbUnit`]'s.
+pub(super) fn plain_registers(unit: &Unit) -> impl Iterator<Item = &'static regmap::Register> + '_ {
+    stored(unit).filter(move |r| is_plain(unit.name, r))
+}
+
+/// A stored register's Verilog, the CSB's or a [`CsbUnit`]'s: its declaration, its reset and
+/// its write (a CSB write keeps the bits it does not store; a ping-pong register's write goes
+/// to the `producer` group unless that group's OP_EN, `enabled[group]`, is set).
+pub(super) fn stored_register(unit: &Unit, r: &regmap::Register, producer: &str, enabled: [&str; 2]) -> (String, String, String) {
+    let id = ident(unit.name, r.name);
+    let keep = hex32(!r.mask_where(Access::stores));
+    let take = hex32(r.mask_where(Access::stores));
+    let hit = format!("wr && csb_addr == 16'h{:04x}", unit.csb_address(r));
+    let store = |reg: &str| format!("{reg} <= {reg} & {keep} | csb_wdat & {take};\n");
+    match r.group {
+        Group::Single => (
+            format!("reg [31:0] {id};\n"),
+            format!("        {id} <= {};\n", hex32(r.reset())),
+            format!("        if ({hit}) {}", store(&id)),
+        ),
+        Group::PingPong => (
+            format!("reg [31:0] {id}_g0, {id}_g1;\n"),
+            format!("        {id}_g0 <= {r};\n        {id}_g1 <= {r};\n", r = hex32(r.reset())),
+            format!(
+                "        if ({hit} && !{producer} && !{}) {}        if ({hit} && {producer} && !{}) {}",
+                enabled[0],
+                store(&format!("{id}_g0")),
+                enabled[1],
+                store(&format!("{id}_g1")),
+            ),
+        ),
+    }
 }
 
 /// The unit's Verilog, from the register map table.
@@ -83,7 +141,7 @@ impl<const U: usize, const C: usize> Logic for CsbUnit<U, C> {
     /// generated Verilog's, and the CSB model's.
     fn update(&mut self) {}
     fn connect(&mut self) {
-        assert_eq!(C, super::csb::config_width(GROUPED[U]), "CsbUnit's config width for {}", GROUPED[U]);
+        assert_eq!(C, config_width(GROUPED[U]), "CsbUnit's config width for {}", GROUPED[U]);
         self.read_value.connect();
         self.fields.connect();
     }
@@ -96,5 +154,5 @@ impl<const U: usize, const C: usize> Logic for CsbUnit<U, C> {
 #[test]
 fn synthesizes() {
     // SDP's (GROUPED[6]): single and ping-pong registers, 64-bit fields of two registers.
-    crate::synth_check::assert_synthesizes(CsbUnit::<6, { super::csb::config_width(GROUPED[6]) }>::default, "nvdla_csb_unit");
+    crate::synth_check::assert_synthesizes(CsbUnit::<6, { config_width(GROUPED[6]) }>::default, "nvdla_csb_unit");
 }

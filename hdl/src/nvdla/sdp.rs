@@ -9,8 +9,10 @@
 //! One atom is in flight at a time: read request, read data, then, when SDP_RDMA's BRDMA and
 //! NRDMA are on, the BS and the BN operand words (1, 2 or 4 words of 8 bytes, per element or
 //! per channel, laid out as [`super::sdp_operands::SdpOperands`] says) the same way, one
-//! word at a time, then the write request; each a cycle at least, on the one memory port. Addresses are kept as running pointers (atom, line start, surface start) for the
-//! input and the output, so no multiplier is needed; they wrap at 2^64 as the model's do.
+//! word at a time, then the write request; each a cycle at least, on the one memory port. The
+//! atom's position and addresses are the walk's ([`super::sdp_walk::SdpWalk`]: running pointers,
+//! no multiplier), the operand words are kept by [`super::sdp_operand_words::SdpOperandWords`];
+//! this block holds the state machine, the memory port's requests and the datapath's wiring.
 //! `done` is high in the cycle the last write is taken; `running` while not idle.
 //!
 //! Flying mode (docs/nvdla.md "Convolution engine"): a layer whose consumer group has
@@ -21,7 +23,8 @@
 //! convolution layer (`refused`) ends a flying layer waiting for an atom (`done`, nothing
 //! written). `flying` is high while a flying layer runs.
 use super::convert::Convert;
-use super::sdp_operands::SdpOperands;
+use super::sdp_operand_words::SdpOperandWords;
+use super::sdp_walk::SdpWalk;
 use super::sdp_x::SdpX;
 use super::sdp_y::SdpY;
 use super::unpack::Unpack;
@@ -114,48 +117,22 @@ pub struct Sdp {
     cube_last_surface: Signal<Local, Bits<10>>,
     bs: SdpX,
     bn: SdpX,
-    bs_layout: SdpOperands,
-    bn_layout: SdpOperands,
+    /// The BS and BN operand reads' words and layouts.
+    bs_words: SdpOperandWords,
+    bn_words: SdpOperandWords,
+    /// The atom's position and the addresses of its input, output and operand atoms.
+    walk: SdpWalk,
     ew: SdpY,
     convert: Convert,
     state: Reg<Bits<4>>,
     /// The operand word being read (of the BS or BN read in progress).
     word: Reg<Bits<2>>,
-    x: Reg<Bits<13>>,
-    y: Reg<Bits<13>>,
-    surface: Reg<Bits<10>>,
-    src_atom: Reg<Bits<64>>,
-    src_row: Reg<Bits<64>>,
-    src_plane: Reg<Bits<64>>,
-    dst_atom: Reg<Bits<64>>,
-    dst_row: Reg<Bits<64>>,
-    dst_plane: Reg<Bits<64>>,
-    bs_atom: Reg<Bits<64>>,
-    bs_row: Reg<Bits<64>>,
-    bs_plane: Reg<Bits<64>>,
-    bn_atom: Reg<Bits<64>>,
-    bn_row: Reg<Bits<64>>,
-    bn_plane: Reg<Bits<64>>,
-    /// The input atom and the operand words, kept while the later reads of the atom run.
+    /// The input atom, kept while the later reads of the atom run.
     input_atom: Reg<Bits<64>>,
-    bs_w0: Reg<Bits<64>>,
-    bs_w1: Reg<Bits<64>>,
-    bs_w2: Reg<Bits<64>>,
-    bs_w3: Reg<Bits<64>>,
-    bn_w0: Reg<Bits<64>>,
-    bn_w1: Reg<Bits<64>>,
-    bn_w2: Reg<Bits<64>>,
-    bn_w3: Reg<Bits<64>>,
     bs_off: Signal<Local, Bit>,
     bn_off: Signal<Local, Bit>,
     addr: Reg<Bits<64>>,
     wdata: Reg<Bits<64>>,
-    x_end: Signal<Local, Bit>,
-    y_end: Signal<Local, Bit>,
-    last: Signal<Local, Bit>,
-    next_src: Signal<Local, Bits<64>>,
-    next_bs: Signal<Local, Bits<64>>,
-    next_bn: Signal<Local, Bits<64>>,
     /// Where the atom goes when the current read's data comes: its next operand read or
     /// its write.
     after_read: Signal<Local, Bits<4>>,
@@ -171,14 +148,8 @@ pub struct Sdp {
     s_bn_wait: Constant<Bits<4>>,
     s_fly_wait: Constant<Bits<4>>,
     zero128: Constant<Bits<128>>,
-    zero13: Constant<Bits<13>>,
-    one13: Constant<Bits<13>>,
-    zero10: Constant<Bits<10>>,
     word0: Constant<Bits<2>>,
     word1: Constant<Bits<2>>,
-    word2: Constant<Bits<2>>,
-    word3: Constant<Bits<2>>,
-    one10: Constant<Bits<10>>,
     atom_bytes: Constant<Bits<64>>,
 }
 
@@ -255,46 +226,18 @@ impl Default for Sdp {
             cube_last_surface: Default::default(),
             bs: Default::default(),
             bn: Default::default(),
-            bs_layout: Default::default(),
-            bn_layout: Default::default(),
+            bs_words: Default::default(),
+            bn_words: Default::default(),
+            walk: Default::default(),
             ew: Default::default(),
             convert: Default::default(),
             state: Default::default(),
             word: Default::default(),
-            x: Default::default(),
-            y: Default::default(),
-            surface: Default::default(),
-            src_atom: Default::default(),
-            src_row: Default::default(),
-            src_plane: Default::default(),
-            dst_atom: Default::default(),
-            dst_row: Default::default(),
-            dst_plane: Default::default(),
-            bs_atom: Default::default(),
-            bs_row: Default::default(),
-            bs_plane: Default::default(),
-            bn_atom: Default::default(),
-            bn_row: Default::default(),
-            bn_plane: Default::default(),
             input_atom: Default::default(),
-            bs_w0: Default::default(),
-            bs_w1: Default::default(),
-            bs_w2: Default::default(),
-            bs_w3: Default::default(),
-            bn_w0: Default::default(),
-            bn_w1: Default::default(),
-            bn_w2: Default::default(),
-            bn_w3: Default::default(),
             bs_off: Default::default(),
             bn_off: Default::default(),
             addr: Default::default(),
             wdata: Default::default(),
-            x_end: Default::default(),
-            y_end: Default::default(),
-            last: Default::default(),
-            next_src: Default::default(),
-            next_bs: Default::default(),
-            next_bn: Default::default(),
             after_read: Default::default(),
             more_words: Default::default(),
             s_idle: k(0),
@@ -307,14 +250,8 @@ impl Default for Sdp {
             s_bn_wait: k(7),
             s_fly_wait: k(8),
             zero128: k(0),
-            zero13: k(0),
-            one13: k(1),
-            zero10: k(0),
             word0: k(0),
             word1: k(1),
-            word2: k(2),
-            word3: k(3),
-            one10: k(1),
             atom_bytes: k(8),
         }
     }
@@ -323,34 +260,11 @@ impl Default for Sdp {
 impl Logic for Sdp {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, fly, state, word, x, y, surface, src_atom, src_row, src_plane, dst_atom, dst_row, dst_plane, bs_atom, bs_row, bs_plane, bn_atom, bn_row, bn_plane, input_atom, bs_w0, bs_w1, bs_w2, bs_w3, bn_w0, bn_w1, bn_w2, bn_w3, addr, wdata);
+        dff_setup!(self, clock, fly, state, word, input_atom, addr, wdata);
         self.state.reset.next = self.reset.val();
         self.fly.reset.next = self.reset.val();
         self.word.reset.next = self.reset.val();
-        self.x.reset.next = self.reset.val();
-        self.y.reset.next = self.reset.val();
-        self.surface.reset.next = self.reset.val();
-        self.src_atom.reset.next = self.reset.val();
-        self.src_row.reset.next = self.reset.val();
-        self.src_plane.reset.next = self.reset.val();
-        self.dst_atom.reset.next = self.reset.val();
-        self.dst_row.reset.next = self.reset.val();
-        self.dst_plane.reset.next = self.reset.val();
-        self.bs_atom.reset.next = self.reset.val();
-        self.bs_row.reset.next = self.reset.val();
-        self.bs_plane.reset.next = self.reset.val();
-        self.bn_atom.reset.next = self.reset.val();
-        self.bn_row.reset.next = self.reset.val();
-        self.bn_plane.reset.next = self.reset.val();
         self.input_atom.reset.next = self.reset.val();
-        self.bs_w0.reset.next = self.reset.val();
-        self.bs_w1.reset.next = self.reset.val();
-        self.bs_w2.reset.next = self.reset.val();
-        self.bs_w3.reset.next = self.reset.val();
-        self.bn_w0.reset.next = self.reset.val();
-        self.bn_w1.reset.next = self.reset.val();
-        self.bn_w2.reset.next = self.reset.val();
-        self.bn_w3.reset.next = self.reset.val();
         self.addr.reset.next = self.reset.val();
         self.wdata.reset.next = self.reset.val();
         // The atom is processed in the cycle its last read's data comes: the input atom and
@@ -361,30 +275,29 @@ impl Logic for Sdp {
         }
         self.bs_off.next = self.brdma_cfg.val().get_bit(0);
         self.bn_off.next = self.nrdma_cfg.val().get_bit(0);
-        self.bs_layout.cfg.next = self.brdma_cfg.val();
-        self.bs_layout.line.next = self.bs_line.val();
-        self.bs_layout.surface.next = self.bs_surface.val();
-        self.bs_layout.w0.next = self.bs_w0.q.val();
-        self.bs_layout.w1.next = self.bs_w1.q.val();
-        self.bs_layout.w2.next = self.bs_w2.q.val();
-        self.bs_layout.w3.next = self.bs_w3.q.val();
-        self.bs_layout.incoming.next = self.dbb_resp_data.val();
-        self.bs_layout.live.next = self.state.q.val() == self.s_bs_wait.val();
-        self.bs_layout.at.next = self.word.q.val();
-        self.bn_layout.cfg.next = self.nrdma_cfg.val();
-        self.bn_layout.line.next = self.bn_line.val();
-        self.bn_layout.surface.next = self.bn_surface.val();
-        self.bn_layout.w0.next = self.bn_w0.q.val();
-        self.bn_layout.w1.next = self.bn_w1.q.val();
-        self.bn_layout.w2.next = self.bn_w2.q.val();
-        self.bn_layout.w3.next = self.bn_w3.q.val();
-        self.bn_layout.incoming.next = self.dbb_resp_data.val();
-        self.bn_layout.live.next = self.state.q.val() == self.s_bn_wait.val();
-        self.bn_layout.at.next = self.word.q.val();
-        self.bs.alu_operands.next = self.bs_layout.alu.val();
-        self.bs.mul_operands.next = self.bs_layout.mul.val();
-        self.bn.alu_operands.next = self.bn_layout.alu.val();
-        self.bn.mul_operands.next = self.bn_layout.mul.val();
+        // The operand reads: the word arriving while their wait state is on, kept when valid.
+        self.bs_words.clock.next = self.clock.val();
+        self.bs_words.reset.next = self.reset.val();
+        self.bs_words.cfg.next = self.brdma_cfg.val();
+        self.bs_words.line.next = self.bs_line.val();
+        self.bs_words.surface.next = self.bs_surface.val();
+        self.bs_words.incoming.next = self.dbb_resp_data.val();
+        self.bs_words.live.next = self.state.q.val() == self.s_bs_wait.val();
+        self.bs_words.store.next = (self.state.q.val() == self.s_bs_wait.val()) & self.dbb_resp_valid.val();
+        self.bs_words.at.next = self.word.q.val();
+        self.bn_words.clock.next = self.clock.val();
+        self.bn_words.reset.next = self.reset.val();
+        self.bn_words.cfg.next = self.nrdma_cfg.val();
+        self.bn_words.line.next = self.bn_line.val();
+        self.bn_words.surface.next = self.bn_surface.val();
+        self.bn_words.incoming.next = self.dbb_resp_data.val();
+        self.bn_words.live.next = self.state.q.val() == self.s_bn_wait.val();
+        self.bn_words.store.next = (self.state.q.val() == self.s_bn_wait.val()) & self.dbb_resp_valid.val();
+        self.bn_words.at.next = self.word.q.val();
+        self.bs.alu_operands.next = self.bs_words.alu.val();
+        self.bs.mul_operands.next = self.bs_words.mul.val();
+        self.bn.alu_operands.next = self.bn_words.alu.val();
+        self.bn.mul_operands.next = self.bn_words.mul.val();
         self.bs.data_in.next = self.unpack.lanes.val();
         // On the fly: CACC's int32 lanes, no operand reads (operands 0).
         self.fly_atom.high.next = self.atom_hi.val();
@@ -439,26 +352,31 @@ impl Logic for Sdp {
             | (self.state.q.val() == self.s_bn_request.val());
         self.dbb_req_write.next = self.state.q.val() == self.s_write_request.val();
         self.running.next = self.state.q.val() != self.s_idle.val();
-        // Where the walk goes after the current atom: the next atom of the line, the next
-        // line of the surface, or the next surface.
-        self.x_end.next = self.x.q.val() == self.cube_width.val();
-        self.y_end.next = self.y.q.val() == self.cube_height.val();
-        self.last.next = self.x_end.val() & self.y_end.val() & (self.surface.q.val() == self.cube_last_surface.val());
-        self.next_src.next = self.src_atom.q.val() + self.atom_bytes.val();
-        self.next_bs.next = self.bs_atom.q.val() + self.bs_layout.x_step.val();
-        self.next_bn.next = self.bn_atom.q.val() + self.bn_layout.x_step.val();
-        if self.x_end.val() {
-            self.next_src.next = self.src_row.q.val() + self.src_line.val();
-            self.next_bs.next = self.bs_row.q.val() + self.bs_layout.line_step.val();
-            self.next_bn.next = self.bn_row.q.val() + self.bn_layout.line_step.val();
-            if self.y_end.val() {
-                self.next_src.next = self.src_plane.q.val() + self.src_surface.val();
-                self.next_bs.next = self.bs_plane.q.val() + self.bs_layout.surface_step.val();
-                self.next_bn.next = self.bn_plane.q.val() + self.bn_layout.surface_step.val();
-            }
-        }
-        self.more_words.next = ((self.state.q.val() == self.s_bs_wait.val()) & (self.word.q.val() != self.bs_layout.last_word.val()))
-            | ((self.state.q.val() == self.s_bn_wait.val()) & (self.word.q.val() != self.bn_layout.last_word.val()));
+        // The walk: a layer starts, or the atom's write is taken.
+        self.walk.clock.next = self.clock.val();
+        self.walk.reset.next = self.reset.val();
+        self.walk.start.next = (self.state.q.val() == self.s_idle.val()) & self.layer_ready.val();
+        self.walk.step.next = (self.state.q.val() == self.s_write_request.val()) & self.dbb_req_ready.val();
+        self.walk.fly.next = self.fly.q.val();
+        self.walk.last_x.next = self.cube_width.val();
+        self.walk.last_y.next = self.cube_height.val();
+        self.walk.last_surface.next = self.cube_last_surface.val();
+        self.walk.src_base.next = self.src_base.val();
+        self.walk.src_line.next = self.src_line.val();
+        self.walk.src_surface.next = self.src_surface.val();
+        self.walk.dst_base.next = self.dst_base.val();
+        self.walk.dst_line.next = self.dst_line.val();
+        self.walk.dst_surface.next = self.dst_surface.val();
+        self.walk.bs_base.next = self.bs_base.val();
+        self.walk.bs_x_step.next = self.bs_words.x_step.val();
+        self.walk.bs_line_step.next = self.bs_words.line_step.val();
+        self.walk.bs_surface_step.next = self.bs_words.surface_step.val();
+        self.walk.bn_base.next = self.bn_base.val();
+        self.walk.bn_x_step.next = self.bn_words.x_step.val();
+        self.walk.bn_line_step.next = self.bn_words.line_step.val();
+        self.walk.bn_surface_step.next = self.bn_words.surface_step.val();
+        self.more_words.next = ((self.state.q.val() == self.s_bs_wait.val()) & (self.word.q.val() != self.bs_words.last_word.val()))
+            | ((self.state.q.val() == self.s_bn_wait.val()) & (self.word.q.val() != self.bn_words.last_word.val()));
         self.after_read.next = self.s_write_request.val();
         if !self.bn_off.val() & (self.state.q.val() != self.s_bn_wait.val()) {
             self.after_read.next = self.s_bn_request.val();
@@ -469,21 +387,6 @@ impl Logic for Sdp {
         self.done.next = false;
         if self.state.q.val() == self.s_idle.val() {
             if self.layer_ready.val() {
-                self.x.d.next = self.zero13.val();
-                self.y.d.next = self.zero13.val();
-                self.surface.d.next = self.zero10.val();
-                self.src_atom.d.next = self.src_base.val();
-                self.src_row.d.next = self.src_base.val();
-                self.src_plane.d.next = self.src_base.val();
-                self.dst_atom.d.next = self.dst_base.val();
-                self.dst_row.d.next = self.dst_base.val();
-                self.dst_plane.d.next = self.dst_base.val();
-                self.bs_atom.d.next = self.bs_base.val();
-                self.bs_row.d.next = self.bs_base.val();
-                self.bs_plane.d.next = self.bs_base.val();
-                self.bn_atom.d.next = self.bn_base.val();
-                self.bn_row.d.next = self.bn_base.val();
-                self.bn_plane.d.next = self.bn_base.val();
                 self.addr.d.next = self.src_base.val();
                 self.fly.d.next = self.flying_mode.val();
                 self.state.d.next = self.s_read_request.val();
@@ -494,7 +397,7 @@ impl Logic for Sdp {
         } else if self.state.q.val() == self.s_fly_wait.val() {
             // CACC's atom processed at this edge into the write of the current position.
             if self.atom_valid.val() {
-                self.addr.d.next = self.dst_atom.q.val();
+                self.addr.d.next = self.walk.dst.val();
                 self.wdata.d.next = self.convert.converted.val();
                 self.state.d.next = self.s_write_request.val();
             } else if self.refused.val() {
@@ -520,45 +423,17 @@ impl Logic for Sdp {
                 if self.state.q.val() == self.s_read_wait.val() {
                     self.input_atom.d.next = self.dbb_resp_data.val();
                 }
-                if self.state.q.val() == self.s_bs_wait.val() {
-                    if self.word.q.val() == self.word0.val() {
-                        self.bs_w0.d.next = self.dbb_resp_data.val();
-                    }
-                    if self.word.q.val() == self.word1.val() {
-                        self.bs_w1.d.next = self.dbb_resp_data.val();
-                    }
-                    if self.word.q.val() == self.word2.val() {
-                        self.bs_w2.d.next = self.dbb_resp_data.val();
-                    }
-                    if self.word.q.val() == self.word3.val() {
-                        self.bs_w3.d.next = self.dbb_resp_data.val();
-                    }
-                }
-                if self.state.q.val() == self.s_bn_wait.val() {
-                    if self.word.q.val() == self.word0.val() {
-                        self.bn_w0.d.next = self.dbb_resp_data.val();
-                    }
-                    if self.word.q.val() == self.word1.val() {
-                        self.bn_w1.d.next = self.dbb_resp_data.val();
-                    }
-                    if self.word.q.val() == self.word2.val() {
-                        self.bn_w2.d.next = self.dbb_resp_data.val();
-                    }
-                    if self.word.q.val() == self.word3.val() {
-                        self.bn_w3.d.next = self.dbb_resp_data.val();
-                    }
-                }
                 self.word.d.next = self.word0.val();
                 self.state.d.next = self.after_read.val();
-                self.addr.d.next = self.dst_atom.q.val();
+                self.addr.d.next = self.walk.dst.val();
                 if (self.after_read.val() == self.s_write_request.val()) & !self.more_words.val() {
                     self.wdata.d.next = self.convert.converted.val();
                 }
                 if self.after_read.val() == self.s_bn_request.val() {
-                    self.addr.d.next = self.bn_atom.q.val();
+                    self.addr.d.next = self.walk.bn.val();
                 }
                 if self.after_read.val() == self.s_bs_request.val() {
-                    self.addr.d.next = self.bs_atom.q.val();
+                    self.addr.d.next = self.walk.bs.val();
                 }
                 // More words of the same operand read: the next word, 8 bytes on.
                 if self.more_words.val() {
@@ -571,41 +446,16 @@ impl Logic for Sdp {
                 }
             }
         } else if self.dbb_req_ready.val() {
-            if self.last.val() {
+            // The atom's write is taken (the walk steps): the layer's end, CACC's next atom,
+            // or the next atom's read.
+            if self.walk.last.val() {
                 self.done.next = true;
                 self.state.d.next = self.s_idle.val();
             } else if self.fly.q.val() {
                 self.state.d.next = self.s_fly_wait.val();
             } else {
-                self.addr.d.next = self.next_src.val();
-                self.src_atom.d.next = self.next_src.val();
-                self.bs_atom.d.next = self.next_bs.val();
-                self.bn_atom.d.next = self.next_bn.val();
+                self.addr.d.next = self.walk.next_src.val();
                 self.state.d.next = self.s_read_request.val();
-            }
-            self.x.d.next = self.x.q.val() + self.one13.val();
-            self.dst_atom.d.next = self.dst_atom.q.val() + self.atom_bytes.val();
-            if self.x_end.val() {
-                self.x.d.next = self.zero13.val();
-                self.y.d.next = self.y.q.val() + self.one13.val();
-                self.src_row.d.next = self.src_row.q.val() + self.src_line.val();
-                self.bs_row.d.next = self.bs_row.q.val() + self.bs_layout.line_step.val();
-                self.bn_row.d.next = self.bn_row.q.val() + self.bn_layout.line_step.val();
-                self.dst_row.d.next = self.dst_row.q.val() + self.dst_line.val();
-                self.dst_atom.d.next = self.dst_row.q.val() + self.dst_line.val();
-                if self.y_end.val() {
-                    self.y.d.next = self.zero13.val();
-                    self.surface.d.next = self.surface.q.val() + self.one10.val();
-                    self.src_row.d.next = self.src_plane.q.val() + self.src_surface.val();
-                    self.src_plane.d.next = self.src_plane.q.val() + self.src_surface.val();
-                    self.bs_row.d.next = self.bs_plane.q.val() + self.bs_layout.surface_step.val();
-                    self.bs_plane.d.next = self.bs_plane.q.val() + self.bs_layout.surface_step.val();
-                    self.bn_row.d.next = self.bn_plane.q.val() + self.bn_layout.surface_step.val();
-                    self.bn_plane.d.next = self.bn_plane.q.val() + self.bn_layout.surface_step.val();
-                    self.dst_row.d.next = self.dst_plane.q.val() + self.dst_surface.val();
-                    self.dst_plane.d.next = self.dst_plane.q.val() + self.dst_surface.val();
-                    self.dst_atom.d.next = self.dst_plane.q.val() + self.dst_surface.val();
-                }
             }
         }
     }

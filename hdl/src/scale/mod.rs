@@ -20,6 +20,9 @@ pub const OUT_WORDS: usize = 256;
 
 mod activation;
 mod csr;
+mod csr_read;
+mod csr_registers;
+mod csr_write;
 mod engine;
 mod look_ahead;
 mod phase_requests;
