@@ -462,7 +462,7 @@ impl ConvDatapath {
                 if stage2.pad != 0 {
                     self.events.push("padding in a packed cycle");
                 }
-                let unit = |k: usize| words.unit(k / 16, k / 8 % 2, k % 8);
+                let unit = |k: usize| words.dot(k / 16, k / 8 % 2, k % 8);
                 self.mac.step_packed(&mac_in, !holding, self.out.load() && !mac_holding, self.out.k as u8, unit);
             }
             _ => self.mac.step(&mac_in, !holding, self.out.load() && !mac_holding, self.out.k as u8),
