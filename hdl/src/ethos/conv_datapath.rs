@@ -134,9 +134,8 @@ pub struct ConvDatapath {
     /// Depthwise: run the packed mapping where it applies (docs/ethos.md, "Depthwise tap
     /// packing"; `depthwise_walk.rs`), else every layer tap by tap. Decision: a layer input,
     /// not implied by the shape, because a packed cycle reads four IFM elements of their own
-    /// rows and columns, which the NPU's convolution unit does not serve yet (it ties this
-    /// to 0: "the NPU runs depthwise tap by tap until its IFM server serves a packed
-    /// cycle's reads").
+    /// rows and columns, which a user of the datapath must serve (the NPU's convolution unit
+    /// sets it for every DEPTHWISE: its IFM server serves each port at its own row and column).
     pub pack_depthwise: Signal<In, Bit>,
     /// int8 each.
     pub ifm_zero_point: Signal<In, Bits<8>>,

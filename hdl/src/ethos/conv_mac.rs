@@ -228,12 +228,12 @@ impl Logic for ConvMac {
             self.operands[24 + o].a5.next = self.win13.val().get_bits::<9>(9 * o);
             self.operands[24 + o].k5.next = self.k112.val().get_bits::<9>(9 * o);
         }
+        // The unit chooses between its two feeds in its clocked process (`DotProduct`).
         for k in 0..32 {
-            if self.packed_cycle.val() {
-                self.dots[k].act.next = self.operands[k].act.val();
-                self.dots[k].w.next = self.operands[k].w.val();
-                self.dots[k].pad.next = false;
-            }
+            self.operands[k].enable.next = self.packed_cycle.val();
+            self.dots[k].packed_cycle.next = self.packed_cycle.val();
+            self.dots[k].pact.next = self.operands[k].act.val();
+            self.dots[k].pw.next = self.operands[k].w.val();
         }
     }
 }

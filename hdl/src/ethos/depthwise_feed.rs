@@ -20,7 +20,11 @@
 //!   `kx`) for OFM row `a` of the block and window row `row + j`, `ky = (row + j - a·sy) /
 //!   dy` when whole, below the kernel's height and the row taken, and `kx` below its width;
 //!   else 0. Dot-product unit (a, b, o) takes lane `3j + kx` of `win{j}{b + kx}` and
-//!   `k{a}{j}{kx}` (lane `o` of each), lanes 6 and 7 zero, in the conv mode.
+//!   `k{a}{j}{kx}` (lane `o` of each), lanes 6 and 7 zero, in the conv mode. Outside a
+//!   packed cycle (`take` low) every `win` and `k` word is 0 and the kernel register's input
+//!   is 0 outside a loading cycle: no one reads them then, and computing them from the ports
+//!   every cycle whatever the layer cost the Verilated datapath a fifth of its time
+//!   (docs/ethos.md, "Verilated speed", twelfth step).
 use crate::primitives::constant as k;
 use crate::primitives::{RegEn, ZeroExtend};
 use rust_hdl::prelude::*;
@@ -184,7 +188,13 @@ impl Logic for DepthwiseFeed {
         self.ky4.narrow.next = self.ky.val();
         self.kx4.narrow.next = self.kx.val();
         self.element.next = (self.ky4.wide.val() << self.shift1.val()) + self.ky4.wide.val() + self.kx4.wide.val();
-        self.diagonal.next = self.w0.val() | self.w1.val() | self.w2.val() | self.w3.val() | self.w4.val() | self.w5.val() | self.w6.val() | self.w7.val();
+        // Only a loading cycle's diagonal is taken (the kernel's enables need `load`), so
+        // it is formed in those cycles alone, not from every cycle's weight rows (docs/ethos.md,
+        // "Verilated speed", twelfth step).
+        self.diagonal.next = self.zero72.val();
+        if self.load.val() {
+            self.diagonal.next = self.w0.val() | self.w1.val() | self.w2.val() | self.w3.val() | self.w4.val() | self.w5.val() | self.w6.val() | self.w7.val();
+        }
         for e in 0..9 {
             self.kernel[e].clock.next = self.clock.val();
             self.kernel[e].reset.next = self.reset.val();
@@ -192,26 +202,36 @@ impl Logic for DepthwiseFeed {
             self.kernel[e].d.next = self.diagonal.val();
         }
 
-        // The window words of this cycle.
-        self.port[0].next = self.act0.val();
-        self.port[1].next = self.act1.val();
-        self.port[2].next = self.act2.val();
-        self.port[3].next = self.act3.val();
-        for p in 0..4 {
-            if self.pad.val().get_bit(p) {
-                self.port[p].next = self.zero72.val();
-            }
-        }
+        // The window words of this cycle: a packed cycle's (`take`), else 0. Only a packed
+        // cycle's words are used (by the MAC unit's second feed and the column store, both
+        // enabled by `take`), and the ports change every cycle, so computing them in every
+        // cycle whatever the layer was input-region work twice a cycle in Verilator
+        // (docs/ethos.md, "Verilated speed", twelfth step).
         self.row4.narrow.next = self.row.val();
         self.window_row[0].next = self.row4.wide.val();
         self.window_row[1].next = self.row4.wide.val() + self.one4.val();
         self.taken[0].next = true;
         self.taken[1].next = self.rows.val() == self.two2.val();
         for c in 0..4 {
-            self.window[c].next = self.port[c].val();
+            self.port[c].next = self.zero72.val();
+            self.window[c].next = self.zero72.val();
             self.window[4 + c].next = self.zero72.val();
         }
-        if self.reuse.val() {
+        if self.take.val() {
+            self.port[0].next = self.act0.val();
+            self.port[1].next = self.act1.val();
+            self.port[2].next = self.act2.val();
+            self.port[3].next = self.act3.val();
+            for p in 0..4 {
+                if self.pad.val().get_bit(p) {
+                    self.port[p].next = self.zero72.val();
+                }
+            }
+            for c in 0..4 {
+                self.window[c].next = self.port[c].val();
+            }
+        }
+        if self.take.val() & self.reuse.val() {
             for j in 0..2 {
                 self.window[4 * j].next = self.zero72.val();
                 self.window[4 * j + 1].next = self.zero72.val();
@@ -284,7 +304,7 @@ impl Logic for DepthwiseFeed {
                     self.taken[j].val() & self.reached[2 * a + j].val() & (self.kernel_row[2 * a + j].val() < self.kernel_height.val());
                 for kx in 0..3 {
                     self.selected[6 * a + 3 * j + kx].next = self.zero72.val();
-                    if self.tap_row[2 * a + j].val() & (self.rows4[kx].val() < self.kernel_width.val()) {
+                    if self.take.val() & self.tap_row[2 * a + j].val() & (self.rows4[kx].val() < self.kernel_width.val()) {
                         for ky in 0..3 {
                             if self.kernel_row[2 * a + j].val() == self.rows4[ky].val() {
                                 self.selected[6 * a + 3 * j + kx].next = self.kernel[3 * ky + kx].q.val();

@@ -8,7 +8,11 @@ use rust_hdl::prelude::*;
 /// of `+=`); `act16_high` marks the high byte of 16-bit activations (its products count 256
 /// times); `pad` marks an OFM position whose input is outside the IFM (adds nothing, and is
 /// ignored by max). Changes only when `enable`; the accumulator is 40 bits, wrapping; reset
-/// clears it.
+/// clears it. `packed_cycle` (the convolution datapath's packed depthwise cycle) takes the operands
+/// `pact` and `pw` instead of `act` and `w`, as the conv mode without padding (the caller holds
+/// `act16_high` low in such cycles); the choice is made in the clocked process, so no 72-bit
+/// multiplexer before the unit runs in every cycle (docs/ethos.md, "Verilated speed", twelfth
+/// step).
 ///
 /// Lanes `i` are `act[9i+8:9i]` and `w[9i+8:9i]`, two's complement. Written as Verilog, with
 /// the products inside the accumulator's clocked process, for two reasons: rust-hdl multiplies
@@ -29,6 +33,9 @@ pub struct DotProduct {
     pub pad: Signal<In, Bit>,
     pub act: Signal<In, Bits<72>>,
     pub w: Signal<In, Bits<72>>,
+    pub packed_cycle: Signal<In, Bit>,
+    pub pact: Signal<In, Bits<54>>,
+    pub pw: Signal<In, Bits<54>>,
     pub acc: Signal<Out, Bits<40>>,
     /// The lane of this unit's own OFM channel (depthwise, max pooling).
     own: Constant<Bits<3>>,
@@ -48,6 +55,9 @@ impl DotProduct {
             pad: Default::default(),
             act: Default::default(),
             w: Default::default(),
+            packed_cycle: Default::default(),
+            pact: Default::default(),
+            pw: Default::default(),
             acc: Default::default(),
             own: Constant::new((own as u64).into()),
         }
@@ -66,6 +76,9 @@ impl DotProduct {
         };
         let product = |i: usize| format!("{} * {}", lane21("act", i), lane21("w", i));
         let sum = (0..8).map(product).collect::<Vec<_>>().join("\n                     + ");
+        // The packed operands carry six lanes (a unit's lanes 6 and 7 are 0 there).
+        let packed_product = |i: usize| format!("{} * {}", lane21("pact", i), lane21("pw", i));
+        let packed_sum = (0..6).map(packed_product).collect::<Vec<_>>().join("\n                     + ");
         // The own lane by the `own` parameter (a constant part-select, as the literal lanes).
         let own_lane21 = |word: &str| format!("$signed({{{{12{{{word}[9*own + 8]}}}}, {word}[9*own +: 9]}})");
         let own_product = format!("{} * {}", own_lane21("act"), own_lane21("w"));
@@ -79,7 +92,12 @@ endfunction
 always @(posedge clock) begin
     if (reset) acc <= 40'd0;
     else if (enable) begin
-        if (mode == 2'd2) begin
+        // A packed depthwise cycle: the conv mode on the second operands, no padding.
+        if (packed_cycle) begin
+            if (clear) acc <= widen({packed_sum}, 1'b0);
+            else acc <= acc + widen({packed_sum}, 1'b0);
+        end
+        else if (mode == 2'd2) begin
             // Max pooling; a cleared max over padding only is the most negative value.
             if (clear) acc <= pad ? 40'h8000000000 : {own_act};
             else if (!pad && $signed({own_act}) > $signed(acc)) acc <= {own_act};
@@ -107,6 +125,11 @@ end"
     fn next(&self) -> i64 {
         let own = self.own.val().index();
         let acc = (self.acc.val().to_u64() as i64) << 24 >> 24;
+        if self.packed_cycle.val() {
+            let (pact, pw) = (bit_cast::<72, 54>(self.pact.val()), bit_cast::<72, 54>(self.pw.val()));
+            let dot: i64 = (0..6).map(|i| Self::lane(pact, i) * Self::lane(pw, i)).sum();
+            return if self.clear.val() { dot } else { acc + dot };
+        }
         let own_act = Self::lane(self.act.val(), own);
         if self.mode.val().index() == 2 {
             return match (self.clear.val(), self.pad.val()) {
@@ -142,7 +165,7 @@ impl Logic for DotProduct {
         vec![TimingInfo {
             name: "dot_product".into(),
             clock: "clock".into(),
-            inputs: ["reset", "enable", "clear", "mode", "act16_high", "pad", "act", "w"].map(String::from).to_vec(),
+            inputs: ["reset", "enable", "clear", "mode", "act16_high", "pad", "act", "w", "packed_cycle", "pact", "pw"].map(String::from).to_vec(),
             outputs: vec!["acc".into()],
         }]
     }

@@ -37,6 +37,7 @@ pub struct MacUnit {
     dots: [DotProduct; 32],
     index: [Constant<Bits<5>>; 32],
     weights: [Signal<Local, Bits<72>>; 8],
+    zero54: Constant<Bits<54>>,
 }
 
 impl Default for MacUnit {
@@ -66,6 +67,7 @@ impl Default for MacUnit {
             dots: std::array::from_fn(|k| DotProduct::new(k % 8)),
             index: std::array::from_fn(|k| Constant::new((k as u64).into())),
             weights: Default::default(),
+            zero54: Constant::new(0u64.into()),
         }
     }
 }
@@ -89,6 +91,10 @@ impl Logic for MacUnit {
             self.dots[k].clear.next = self.clear.val();
             self.dots[k].mode.next = self.mode.val();
             self.dots[k].act16_high.next = self.act16_high.val();
+            // No packed depthwise feed here (`conv_mac.rs` has one).
+            self.dots[k].packed_cycle.next = false;
+            self.dots[k].pact.next = self.zero54.val();
+            self.dots[k].pw.next = self.zero54.val();
             if self.read_index.val() == self.index[k].val() {
                 self.acc_out.next = self.dots[k].acc.val();
             }

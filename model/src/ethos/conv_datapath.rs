@@ -136,7 +136,7 @@ pub struct In {
     pub dilation_y: bool,
     pub dilation_x: bool,
     /// Depthwise: run the packed mapping where it applies (`depthwise_walk`), else tap by
-    /// tap; the NPU's convolution unit ties it to 0 (its IFM server gathers one tap's reads).
+    /// tap; the NPU's convolution unit sets it for every DEPTHWISE.
     pub pack_depthwise: bool,
     pub ifm_zero_point: i8,
     pub ofm_zero_point: i8,
@@ -462,7 +462,7 @@ impl ConvDatapath {
                 if stage2.pad != 0 {
                     self.events.push("padding in a packed cycle");
                 }
-                let unit = |k: usize| words.unit(k / 16, k / 8 % 2, k % 8);
+                let unit = |k: usize| words.dot(k / 16, k / 8 % 2, k % 8);
                 self.mac.step_packed(&mac_in, !holding, self.out.load() && !mac_holding, self.out.k as u8, unit);
             }
             _ => self.mac.step(&mac_in, !holding, self.out.load() && !mac_holding, self.out.k as u8),

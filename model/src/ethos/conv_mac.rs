@@ -37,12 +37,12 @@ impl ConvMac {
     }
 
     /// As [`Self::step`] with `enable`, but every unit takes the packed depthwise feed's
-    /// operands (`words(k)` for accumulator `k`, the conv mode, no padding), as the RTL's
-    /// second feed does in a packed cycle.
-    pub fn step_packed(&mut self, i: &mac_unit::In, advance: bool, load: bool, read_index: u8, words: impl Fn(usize) -> (u128, u128)) {
+    /// operands (`dot(k)`: accumulator `k`'s dot product of them, the conv mode, no padding),
+    /// as the RTL's second feed does in a packed cycle.
+    pub fn step_packed(&mut self, i: &mac_unit::In, advance: bool, load: bool, read_index: u8, dot: impl Fn(usize) -> i64) {
         self.step(&mac_unit::In { enable: false, ..i.clone() }, advance, load, read_index);
         if !i.reset {
-            self.mac.accumulate_units(i.clear, words);
+            self.mac.accumulate_units(i.clear, dot);
         }
     }
 }

@@ -103,13 +103,13 @@ impl MacUnit {
     }
 
     /// The packed depthwise mapping's cycle (issue 19, `conv_datapath/depthwise_feed.rs`):
-    /// every accumulator `k` in the conv mode with operands of its own, `words(k)` = (act,
-    /// weights), no padding (the RTL's `conv_mac.rs` second feed).
-    pub fn accumulate_units(&mut self, clear: bool, words: impl Fn(usize) -> (u128, u128)) {
+    /// every accumulator `k` in the conv mode with operands of its own, no padding (the RTL's
+    /// `conv_mac.rs` second feed); `dot(k)` is unit `k`'s dot product of them. A sum, not
+    /// the packed words: packing 64 words a cycle to unpack them here was most of the
+    /// model's packed cycle (docs/ethos.md, "Verilated speed", twelfth step).
+    pub fn accumulate_units(&mut self, clear: bool, dot: impl Fn(usize) -> i64) {
         for (k, acc) in self.acc.iter_mut().enumerate() {
-            let (act, w) = words(k);
-            let (act, w) = (unpack(act), unpack(w));
-            let term: i64 = (0..CHANNELS).map(|l| i64::from(act[l]) * i64::from(w[l])).sum();
+            let term = dot(k);
             *acc = wrap(if clear { term } else { *acc + term });
         }
     }

@@ -90,4 +90,9 @@ impl Words {
         let w = pack(&std::array::from_fn(|l| if l < 6 { self.kernel[a][l / 3][l % 3][o] } else { 0 }));
         (act, w)
     }
+
+    /// Unit (a, b, o)'s dot product of [`Self::unit`]'s words, without packing them.
+    pub fn dot(&self, a: usize, b: usize, o: usize) -> i64 {
+        (0..6).map(|l| i64::from(self.window[l / 3][b + l % 3][o]) * i64::from(self.kernel[a][l / 3][l % 3][o])).sum()
+    }
 }
