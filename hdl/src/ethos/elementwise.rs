@@ -307,6 +307,7 @@ impl Logic for Elementwise {
         self.check.kernel_width_m1.next = self.registers.kernel_width_m1.val();
 
         // The arithmetic of an element: from the unit's registers and the LATCHed copies.
+        self.datapath.calc.next = self.state.q.val() == self.s_calc.val();
         self.datapath.pool.next = self.pool.q.val();
         self.datapath.mode.next = self.mode.q.val();
         self.datapath.y.next = self.y.q.val();

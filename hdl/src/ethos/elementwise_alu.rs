@@ -28,9 +28,13 @@ pub const MIN_OPA_SHIFT: u8 = 2;
 
 /// Ports: `mode` (the ELEMENTWISE parameter: 0 MUL, 1 ADD, 2 SUB, 3 MIN, 4 MAX),
 /// `scale_mode` (IFM_PRECISION[9:8]), the operands `a` and `b`, OPA_SCALE's scale and shift,
-/// OPB_SCALE's 16-bit scale; `result`, combinationally.
+/// OPB_SCALE's 16-bit scale; `result`, combinationally, while `enable`, else 0. `enable` is a
+/// branch around the arithmetic, so Verilator runs the 80-bit products only in the cycles whose
+/// result is taken (the kernel unit's calculation state; docs/ethos.md, "Verilated speed",
+/// "NPU top" step).
 #[derive(LogicBlock, Default)]
 pub struct ElementwiseAlu {
+    pub enable: Signal<In, Bit>,
     pub mode: Signal<In, Bits<3>>,
     pub scale_mode: Signal<In, Bits<2>>,
     pub a: Signal<In, Bits<18>>,
@@ -62,15 +66,24 @@ impl Logic for ElementwiseAlu {
              reg [6:0] extra;\n\
              reg unused_high;\n\
              always @(*) begin\n    \
+                 ea = 80'sd0;\n    \
+                 eb = 80'sd0;\n    \
+                 p = 80'sd0;\n    \
+                 shift = 7'd0;\n    \
+                 extra = 7'd0;\n    \
+                 high = 80'sd0;\n    \
+                 mask = 80'sd0;\n    \
+                 threshold = 80'sd0;\n    \
+                 scaled = 80'sd0;\n    \
+                 oa = 80'sd0;\n    \
+                 ob = 80'sd0;\n    \
+                 r = 80'sd0;\n    \
+                 if (enable) begin\n    \
                  ea = {{62{a[17]}}, a};\n    \
                  eb = {{62{b[17]}}, b};\n    \
                  p = ((scale_mode == 2'd2) ? eb : ea) * $signed({48'd0, opa_scale});\n    \
                  p = p <<< 20;\n    \
                  shift = {1'b0, opa_shift} + 7'd20;\n    \
-                 extra = 7'd0;\n    \
-                 high = 80'sd0;\n    \
-                 mask = 80'sd0;\n    \
-                 threshold = 80'sd0;\n    \
                  if (shift <= 7'd31) begin\n        \
                      scaled = (p + (80'sd1 <<< (shift - 7'd1))) >>> shift;\n    \
                  end else begin\n        \
@@ -92,6 +105,7 @@ impl Logic for ElementwiseAlu {
                      3'd3: r = (ea < eb) ? ea : eb;\n        \
                      default: r = (ea > eb) ? ea : eb;\n    \
                  endcase\n    \
+                 end\n    \
                  result = r[39:0];\n    \
                  unused_high = ^r[79:40];\n\
              end"

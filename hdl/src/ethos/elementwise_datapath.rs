@@ -22,6 +22,10 @@ use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
 pub struct ElementwiseDatapath {
+    /// The unit is in its calculation state, the one cycle an element's `w_data` is taken
+    /// (`ElementwiseMemory`'s write word): the ALU, scale product and requantize compute only
+    /// then, and `w_data` is 0 in the other cycles, which nothing reads.
+    pub calc: Signal<In, Bit>,
     pub pool: Signal<In, Bit>,
     pub mode: Signal<In, Bits<3>>,
     pub y: Signal<In, Bits<16>>,
@@ -94,6 +98,7 @@ pub struct ElementwiseDatapath {
 impl Default for ElementwiseDatapath {
     fn default() -> Self {
         Self {
+            calc: Default::default(),
             pool: Default::default(),
             mode: Default::default(),
             y: Default::default(),
@@ -178,6 +183,9 @@ impl Logic for ElementwiseDatapath {
         if self.scalar_operand.val() {
             self.second.next = self.ifm2_scalar18.wide.val() - self.ifm2_zp18.val();
         }
+        self.alu.enable.next = self.calc.val() & !self.pool.val();
+        self.scale_product.enable.next = self.calc.val();
+        self.requantize.enable.next = self.calc.val();
         self.alu.mode.next = self.mode.val();
         self.alu.scale_mode.next = self.scale_mode.val();
         self.alu.a.next = self.first.val();

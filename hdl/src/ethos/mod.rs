@@ -15,6 +15,7 @@ pub mod feature_map;
 pub mod kernel_registers;
 mod latch_sequencer;
 mod latch_table;
+mod scalar_registers;
 mod npu;
 mod mac_unit;
 mod output_unit;

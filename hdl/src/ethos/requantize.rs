@@ -84,9 +84,13 @@ function automatic [15:0] requantized(input signed [73:0] p, input [5:0] n, inpu
 endfunction";
 
 /// Stage 1: `product = (acc + bias) · scale`, with `acc` and `bias` int40 and `scale` uint32;
-/// exact in 74 bits. Written as Verilog: rust-hdl multiplies only 16x16 bits.
+/// exact in 74 bits, while `enable`, else 0. Written as Verilog: rust-hdl multiplies only
+/// 16x16 bits. `enable` is a branch in its process, so Verilator computes the product only in
+/// the cycles whose user takes it (the kernel unit's calculation state; docs/ethos.md,
+/// "Verilated speed", "NPU top" step).
 #[derive(LogicBlock, Default)]
 pub struct ScaleProduct {
+    pub enable: Signal<In, Bit>,
     pub acc: Signal<In, Bits<40>>,
     pub bias: Signal<In, Bits<40>>,
     pub scale: Signal<In, Bits<32>>,
@@ -95,13 +99,13 @@ pub struct ScaleProduct {
 
 impl Logic for ScaleProduct {
     fn update(&mut self) {
-        self.product.next = scaled(self.acc.val(), self.bias.val(), self.scale.val());
+        self.product.next = if self.enable.val() { scaled(self.acc.val(), self.bias.val(), self.scale.val()) } else { Bits::default() };
     }
     fn connect(&mut self) {
         self.product.connect();
     }
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!("{SCALED}\nalways @(*) product = scaled(acc, bias, scale);"))
+        Verilog::Custom(format!("{SCALED}\nalways @(*) begin\n    if (enable) product = scaled(acc, bias, scale);\n    else product = 74'd0;\nend"))
     }
 }
 
@@ -152,9 +156,11 @@ impl Logic for ScaleProductReg {
 
 /// Stage 2: `product / 2^shift` rounded by `rounding` (0 TFL, 1 truncate, 2 natural; 3, which
 /// the TRM does not define, rounds as 2), plus `zero_point`, clamped to `[act_min, act_max]`
-/// (int16 each). The arithmetic is Verilog for exact signed widths and shifts.
+/// (int16 each), while `enable`, else 0 (a branch, as [`ScaleProduct`]'s). The arithmetic is
+/// Verilog for exact signed widths and shifts.
 #[derive(LogicBlock, Default)]
 pub struct Requantize {
+    pub enable: Signal<In, Bit>,
     pub product: Signal<In, Bits<74>>,
     pub shift: Signal<In, Bits<6>>,
     pub rounding: Signal<In, Bits<2>>,
@@ -166,21 +172,25 @@ pub struct Requantize {
 
 impl Logic for Requantize {
     fn update(&mut self) {
-        self.value.next = requantized(
-            self.product.val(),
-            self.shift.val(),
-            self.rounding.val(),
-            self.zero_point.val(),
-            self.act_min.val(),
-            self.act_max.val(),
-        );
+        self.value.next = if self.enable.val() {
+            requantized(
+                self.product.val(),
+                self.shift.val(),
+                self.rounding.val(),
+                self.zero_point.val(),
+                self.act_min.val(),
+                self.act_max.val(),
+            )
+        } else {
+            Bits::default()
+        };
     }
     fn connect(&mut self) {
         self.value.connect();
     }
     fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
-            "{REQUANTIZED}\nalways @(*) value = requantized(product, shift, rounding, zero_point, act_min, act_max);"
+            "{REQUANTIZED}\nalways @(*) begin\n    if (enable) value = requantized(product, shift, rounding, zero_point, act_min, act_max);\n    else value = 16'd0;\nend"
         ))
     }
 }
