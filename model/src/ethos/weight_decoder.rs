@@ -30,6 +30,14 @@
 //! delivered, takes no more input and emits nothing until `reset`. Faults are found when the
 //! step that reads the faulty field has all its bits, so within a few cycles of the field's
 //! arrival; a stream that ends too early is a fault once its last word is used up.
+//!
+//! Sub-modules, named after the RTL's sub-blocks: `weight_decoder_core` (the parser's state,
+//! chunk counters and step of the cycle), `slice_params` (the slice's fields and what follows
+//! from them), `header_step`, `palette` (the palette step), `unary_step`, `remainder_group`
+//! (the remainder steps and the weights' values) and `weight_emitter` (the next beat). This
+//! file keeps the bit buffer, the output register and the restart after a drained stream, as
+//! the RTL's `WeightDecoder` does. The RTL's `quotient_banks.rs` and `weight_queues.rs` are
+//! storage, here the arrays `wbank`, `zbank` and the queues `weights`, `zero_runs` below.
 
 /// Weights an output beat carries at most.
 pub const LANES: usize = 4;
@@ -192,103 +200,16 @@ fn lane_value(data: u64, lane: usize) -> i16 {
     (bits << 7) >> 7
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum State {
-    #[default]
-    Header,
-    Palette,
-    Unary,
-    Remainder,
-    /// The stream is parsed; waiting for the last weights to leave.
-    Drain,
-    Error,
-}
+mod header_step;
+mod palette;
+mod remainder_group;
+mod slice_params;
+mod unary_step;
+mod weight_decoder_core;
+mod weight_emitter;
 
-/// Parameters of the current slice (§1.2); the palette ones persist over `newpal = 0`.
-#[derive(Clone, Debug, Default)]
-struct Slice {
-    zdiv: u32,
-    wdiv: u32,
-    wtrunc: bool,
-    newpal: bool,
-    /// slice_length - 1 (weights coded in the slice, minus one).
-    slicelen: u32,
-    dirofs: u32,
-    /// 0 or 2..=32.
-    palsize: u32,
-    /// 2..=9.
-    palbits: u32,
-    palette: [u32; 32],
-}
-
-impl Slice {
-    fn alternating(&self) -> bool {
-        self.zdiv < 4
-    }
-    fn uncompressed(&self) -> bool {
-        self.wdiv == 7
-    }
-    fn w_cnt(&self) -> u32 {
-        self.slicelen + 1
-    }
-    fn z_cnt(&self) -> u32 {
-        self.slicelen + 1 + u32::from(self.newpal)
-    }
-    /// Index bits in uncompressed mode (§1.4).
-    fn ubits(&self) -> u32 {
-        if self.palsize > 0 {
-            32 - (self.palsize - 1).leading_zeros()
-        } else {
-            self.palbits
-        }
-    }
-    fn wremain_bits(&self) -> u32 {
-        if self.uncompressed() {
-            self.ubits()
-        } else {
-            self.wdiv
-        }
-    }
-    /// The signed weight of index `idx` (§1.3), or the fault.
-    fn value(&self, idx: u32) -> Result<i16, DecodeError> {
-        let raw = if idx < self.palsize {
-            self.palette[idx as usize]
-        } else {
-            let tmp = idx - self.palsize + self.dirofs;
-            if tmp > 511 {
-                return Err(DecodeError::Value);
-            }
-            tmp
-        };
-        let magnitude = (raw >> 1) as i16;
-        Ok(if raw & 1 == 1 { -magnitude } else { magnitude })
-    }
-}
-
-/// Chunk and remainder counters of the current slice (§1.6).
-#[derive(Clone, Debug, Default)]
-struct Chunks {
-    /// Weight / zero-run quotients completed so far.
-    wq_i: u32,
-    zq_i: u32,
-    /// Remainders read so far.
-    wr_i: u32,
-    zr_i: u32,
-    /// Remainders due in the current `Remainder` phase: up to these counts.
-    w_due: u32,
-    z_due: u32,
-    /// Running quotients, carried across chunks.
-    wq: u32,
-    zq: u32,
-    /// The last `Unary` step had a field enabled (so another chunk follows).
-    more: bool,
-    /// The bank the next `Unary` step fills, and the one `Remainder` finishes (the chunk
-    /// before the one just read).
-    bank: usize,
-    /// Entries of the remainder bank already finished.
-    w_slot: usize,
-    z_slot: usize,
-}
+use slice_params::Slice;
+use weight_decoder_core::{Chunks, State, Step};
 
 #[derive(Default)]
 pub struct WeightDecoder {
@@ -325,14 +246,6 @@ pub struct WeightDecoder {
     out_data: u64,
     done: bool,
     events: Vec<&'static str>,
-}
-
-/// What one parser step does, if its bits are there.
-enum Step {
-    /// Not enough bits yet.
-    Wait,
-    /// Consumes `bits`.
-    Consume(u32),
 }
 
 impl WeightDecoder {
@@ -391,27 +304,8 @@ impl WeightDecoder {
         } else {
             self.event("output stalled");
         }
-        let consumed = match self.state {
-            State::Header => self.header(),
-            State::Palette => self.palette(),
-            State::Unary => self.unary(queued),
-            State::Remainder => self.remainder(queued),
-            State::Drain => {
-                self.drain(now.out_valid && !i.out_ready);
-                Ok(Step::Wait)
-            }
-            State::Error => unreachable!(),
-        };
-        let consumed = match consumed {
-            Ok(Step::Consume(n)) => n,
-            Ok(Step::Wait) => 0,
-            Err(e) => {
-                self.state = State::Error;
-                self.error_code = e as u8;
-                self.out_valid = false;
-                self.event(e.event());
-                return;
-            }
+        let Some(consumed) = self.parse(queued, now.out_valid && !i.out_ready) else {
+            return;
         };
         self.fill -= consumed;
         self.bitpos = (self.bitpos + consumed) % 8;
@@ -425,343 +319,6 @@ impl WeightDecoder {
         }
     }
 
-    /// A step that needs `need` bits: `Wait` until they are buffered, a truncation fault if
-    /// they never will be.
-    fn need(&self, need: u32) -> Result<bool, DecodeError> {
-        if self.fill >= need {
-            Ok(true)
-        } else if self.seen_last {
-            Err(DecodeError::Truncated)
-        } else {
-            Ok(false)
-        }
-    }
-
-    fn header(&mut self) -> Result<Step, DecodeError> {
-        if self.fill == 0 && self.seen_last {
-            if !self.after_end {
-                return Err(DecodeError::MissingEnd);
-            }
-            if self.words != 0 {
-                return Err(DecodeError::Length);
-            }
-            self.state = State::Drain;
-            self.event("stream parsed");
-            return Ok(Step::Wait);
-        }
-        if !self.need(3)? {
-            return Ok(Step::Wait);
-        }
-        let zdiv = self.bits(0, 3);
-        if zdiv == 7 {
-            let align = (8 - (self.bitpos + 3) % 8) % 8;
-            if !self.need(3 + align)? {
-                return Ok(Step::Wait);
-            }
-            if self.bits(3, align) != (1 << align) - 1 {
-                return Err(DecodeError::Padding);
-            }
-            if self.after_end && self.padding == MAX_PADDING_BYTES {
-                return Err(DecodeError::LongPadding);
-            }
-            self.padding = if self.after_end { self.padding + 1 } else { 0 };
-            self.have_palette = false;
-            self.after_end = true;
-            self.event(if align == 5 { "end marker at a byte boundary (or 0xFF padding)" } else { "end marker" });
-            return Ok(Step::Consume(3 + align));
-        }
-        if zdiv == 4 || zdiv == 5 {
-            return Err(DecodeError::ReservedZdiv);
-        }
-        let newpal = self.bits(22, 1) == 1;
-        let need = if newpal { 36 } else { 23 };
-        if !self.need(need)? {
-            return Ok(Step::Wait);
-        }
-        let wdiv = self.bits(18, 3);
-        if wdiv == 6 {
-            return Err(DecodeError::ReservedWdiv);
-        }
-        if !newpal && !self.have_palette {
-            return Err(DecodeError::NoPalette);
-        }
-        let bits = |at, n| field(self.buffer, at, n);
-        let s = &mut self.slice;
-        s.zdiv = zdiv;
-        s.slicelen = bits(3, 15);
-        s.wdiv = wdiv;
-        s.wtrunc = bits(21, 1) == 1;
-        s.newpal = newpal;
-        if newpal {
-            s.dirofs = bits(23, 5);
-            let palsize = bits(28, 5);
-            s.palsize = if palsize == 0 { 0 } else { palsize + 1 };
-            s.palbits = bits(33, 3) + 2;
-        }
-        self.pal_i = 0;
-        self.chunks = Chunks::default();
-        self.have_palette = true;
-        self.after_end = false;
-        self.state = if newpal && self.slice.palsize > 0 { State::Palette } else { State::Unary };
-        self.slice_events();
-        Ok(Step::Consume(need))
-    }
-
-    fn slice_events(&mut self) {
-        let s = self.slice.clone();
-        self.event(if s.alternating() { ZDIV_EVENTS[s.zdiv as usize] } else { "zdiv 6 (no zero runs)" });
-        self.event(WDIV_EVENTS[s.wdiv as usize]);
-        self.event(if s.wtrunc { "wtrunc 1" } else { "wtrunc 0" });
-        self.event(if s.newpal { "newpal 1" } else { "newpal 0" });
-        if s.newpal {
-            self.event(PALSIZE_EVENTS[s.palsize as usize]);
-            self.event(PALBITS_EVENTS[s.palbits as usize]);
-        }
-    }
-
-    fn palette(&mut self) -> Result<Step, DecodeError> {
-        let k = (self.slice.palsize - self.pal_i).min(4);
-        let bits = self.slice.palbits;
-        if !self.need(k * bits)? {
-            return Ok(Step::Wait);
-        }
-        for j in 0..k {
-            self.slice.palette[(self.pal_i + j) as usize] = self.bits(j * bits, bits);
-        }
-        self.pal_i += k;
-        if self.pal_i == self.slice.palsize {
-            self.state = State::Unary;
-        }
-        self.event("palette entries");
-        Ok(Step::Consume(k * bits))
-    }
-
-    /// One chunk's unary part (§1.6): `wunary0`, `zunary`, `wunary1`; and in the same cycle
-    /// the first group of the remainders that follow it (the chunk before's), if their bits
-    /// are buffered and their queue has room (else the `Remainder` step takes them).
-    fn unary(&mut self, queued: (usize, usize)) -> Result<Step, DecodeError> {
-        let s = &self.slice;
-        let c = &self.chunks;
-        let balance = c.wq_i as i32 - c.zq_i as i32;
-        let w_en = (balance < 8 || !s.alternating()) && c.wq_i < s.w_cnt();
-        let z_en = balance >= 0 && s.alternating() && c.zq_i < s.z_cnt();
-        let w_unary = w_en && !s.uncompressed();
-        let zunary_len = if s.zdiv < 3 { 12 } else { 8 };
-        let wunary0 = if w_unary { self.bits(0, 12) } else { 0 };
-        let zunary_at = if w_unary { 12 } else { 0 };
-        let wunary1_at = zunary_at + if z_en { zunary_len } else { 0 };
-        let need = wunary1_at + wunary0.count_ones();
-        if !self.need(need)? {
-            return Ok(Step::Wait);
-        }
-        let zunary = self.bits(zunary_at, zunary_len);
-        let wunary1 = self.bits(wunary1_at, 12);
-        let (w_cnt, z_cnt, wtrunc, unc) = (s.w_cnt(), s.z_cnt(), s.wtrunc, s.uncompressed());
-        let max_zq = MAX_ZERO_RUN >> s.zdiv;
-        let bank = c.bank;
-        let c = &mut self.chunks;
-        let (mut wq_i, mut zq_i, mut wq, mut zq) = (c.wq_i, c.zq_i, c.wq, c.zq);
-        let (carried_w, carried_z) = (wq > 0, zq > 0);
-        if w_unary {
-            let mut j = 0;
-            for i in 0..CHUNK {
-                if wq_i >= w_cnt {
-                    break;
-                }
-                let mut step = 0;
-                if (wunary0 >> i) & 1 == 1 {
-                    step = 1 + ((wunary1 >> j) & 1);
-                    j += 1;
-                }
-                wq += step;
-                if wq > 31 {
-                    return Err(DecodeError::Quotient);
-                }
-                if step < 2 || wtrunc {
-                    self.wbank[bank][(wq_i - c.wq_i) as usize] = wq;
-                    wq_i += 1;
-                    wq = 0;
-                }
-            }
-        } else if w_en && unc {
-            let n = (w_cnt - wq_i).min(if s.ubits() <= 5 { 12 } else { 8 });
-            self.wbank[bank][..n as usize].fill(0);
-            wq_i += n;
-        }
-        if z_en {
-            for i in 0..zunary_len {
-                if zq_i >= z_cnt {
-                    break;
-                }
-                if (zunary >> i) & 1 == 1 {
-                    zq += 1;
-                    if zq > max_zq {
-                        return Err(DecodeError::ZeroRun);
-                    }
-                } else {
-                    self.zbank[bank][(zq_i - c.zq_i) as usize] = zq;
-                    zq_i += 1;
-                    zq = 0;
-                }
-            }
-        }
-        let c = &mut self.chunks;
-        c.w_due = c.wq_i;
-        c.z_due = c.zq_i;
-        (c.wq_i, c.zq_i, c.wq, c.zq) = (wq_i, zq_i, wq, zq);
-        c.more = w_en || z_en;
-        c.bank ^= 1;
-        c.w_slot = 0;
-        c.z_slot = 0;
-        let owed = c.wr_i < c.w_due || c.zr_i < c.z_due;
-        self.state = if owed {
-            State::Remainder
-        } else if c.more {
-            State::Unary
-        } else {
-            State::Header
-        };
-        let mut consumed = need;
-        if owed {
-            if let Some(bits) = self.remainder_group(need, queued)? {
-                consumed += bits;
-                self.event("unary part with remainders");
-            } else {
-                self.event("unary part alone, its remainders not buffered or no room");
-            }
-        }
-        self.event(match (w_en, z_en) {
-            (true, true) => "chunk with weights and zero runs",
-            (true, false) if self.slice.alternating() => "chunk with weights only (balance < 0)",
-            (true, false) => "chunk with weights",
-            (false, true) => "chunk with zero runs only (balance >= 8)",
-            (false, false) => "last chunk (remainders only)",
-        });
-        if (carried_w && w_unary) || wq > 0 {
-            self.event("weight quotient across chunks");
-        }
-        if (carried_z && z_en) || zq > 0 {
-            self.event("zero run across chunks");
-        }
-        Ok(Step::Consume(consumed))
-    }
-
-    /// Up to 4 remainders of the previous chunk: weights first, then zero runs (§1.6).
-    fn remainder(&mut self, queued: (usize, usize)) -> Result<Step, DecodeError> {
-        let c = &self.chunks;
-        let bits = if c.wr_i < c.w_due {
-            (c.w_due - c.wr_i).min(4) * self.slice.wremain_bits()
-        } else {
-            (c.z_due - c.zr_i).min(4) * self.slice.zdiv
-        };
-        if !self.need(bits)? {
-            return Ok(Step::Wait);
-        }
-        Ok(match self.remainder_group(0, queued)? {
-            Some(bits) => Step::Consume(bits),
-            None => Step::Wait,
-        })
-    }
-
-    /// The next group of up to 4 remainders, `at` bits into the buffer: the bits it takes,
-    /// or `None` if they are not all buffered or their queue has no room for 4.
-    fn remainder_group(&mut self, at: u32, (weights, zero_runs): (usize, usize)) -> Result<Option<u32>, DecodeError> {
-        let s = &self.slice;
-        let c = &self.chunks;
-        // U(n) filled the other bank; this phase finishes chunk n-1, in `bank`.
-        let bank = c.bank;
-        let consumed = if c.wr_i < c.w_due {
-            let k = (c.w_due - c.wr_i).min(4);
-            let bits = s.wremain_bits();
-            if self.fill < at + k * bits || weights > QUEUE_DEPTH - LANES {
-                return Ok(None);
-            }
-            for j in 0..k {
-                let rem = self.bits(at + j * bits, bits);
-                let idx = if s.uncompressed() { rem } else { (self.wbank[bank][c.w_slot + j as usize] << s.wdiv) | rem };
-                if idx > 511 {
-                    return Err(DecodeError::Index);
-                }
-                self.weights.push_back((s.value(idx)?, s.alternating()));
-            }
-            let c = &mut self.chunks;
-            c.wr_i += k;
-            c.w_slot += k as usize;
-            self.event("weight remainders");
-            k * bits
-        } else {
-            let k = (c.z_due - c.zr_i).min(4);
-            if self.fill < at + k * s.zdiv || zero_runs > QUEUE_DEPTH - LANES {
-                return Ok(None);
-            }
-            for j in 0..k {
-                let run = (self.zbank[bank][c.z_slot + j as usize] << s.zdiv) | self.bits(at + j * s.zdiv, s.zdiv);
-                self.zero_runs.push_back((run, s.newpal && c.zr_i + j == 0));
-            }
-            let c = &mut self.chunks;
-            c.zr_i += k;
-            c.z_slot += k as usize;
-            self.event("zero-run remainders");
-            k * self.slice.zdiv
-        };
-        let c = &self.chunks;
-        self.state = if c.wr_i < c.w_due || c.zr_i < c.z_due {
-            State::Remainder
-        } else if c.more {
-            State::Unary
-        } else {
-            State::Header
-        };
-        Ok(Some(consumed))
-    }
-
-    /// The next output beat from the queues, if there is one (the output register is free).
-    fn emit(&mut self) {
-        let mut lanes = [0i16; LANES];
-        let mut count = 0;
-        if self.zeros_left > 0 {
-            count = self.zeros_left.min(LANES as u32) as usize;
-            self.zeros_left -= count as u32;
-            self.event("beat of zeros");
-        } else if self.weights.front().is_some_and(|w| !w.1) {
-            while count < LANES && self.weights.front().is_some_and(|w| !w.1) {
-                lanes[count] = self.weights.pop_front().unwrap().0;
-                count += 1;
-            }
-            self.event(if count == LANES { "beat of 4 plain weights" } else { "beat of plain weights" });
-        } else if let Some(&(run, true)) = self.zero_runs.front() {
-            self.zero_runs.pop_front();
-            count = run.min(LANES as u32) as usize;
-            self.zeros_left = run - count as u32;
-            self.event(if run == 0 { "leading zero run empty" } else { "beat of leading zeros" });
-        } else {
-            // Pairs (weight, zero run) while they fit; a run that does not fit goes on in
-            // the next beats.
-            let mut pairs = 0;
-            while count < LANES && self.zeros_left == 0 {
-                let (Some(&(w, true)), Some(&(run, false))) = (self.weights.front(), self.zero_runs.front()) else {
-                    break;
-                };
-                self.weights.pop_front();
-                self.zero_runs.pop_front();
-                lanes[count] = w;
-                count += 1;
-                let fit = run.min((LANES - count) as u32);
-                count += fit as usize;
-                self.zeros_left = run - fit;
-                pairs += 1;
-            }
-            if pairs > 1 {
-                self.event("beat of several pairs");
-            } else if pairs == 1 {
-                self.event("beat of one pair");
-            }
-        }
-        self.out_valid = count > 0;
-        self.out_count = count as u8;
-        self.out_data = lanes.iter().enumerate().fold(0, |d, (k, &w)| d | (u64::from(w as u16 & 0x1FF) << (9 * k)));
-    }
-
     /// Stream parsed: `done` once everything has left, then back to the start.
     fn drain(&mut self, beat_held: bool) {
         let empty = self.weights.is_empty() && self.zero_runs.is_empty() && self.zeros_left == 0;
@@ -771,18 +328,5 @@ impl WeightDecoder {
         }
     }
 }
-
-const ZDIV_EVENTS: [&str; 4] = ["zdiv 0", "zdiv 1", "zdiv 2", "zdiv 3"];
-const WDIV_EVENTS: [&str; 8] = ["wdiv 0", "wdiv 1", "wdiv 2", "wdiv 3", "wdiv 4", "wdiv 5", "", "wdiv 7 (uncompressed)"];
-const PALSIZE_EVENTS: [&str; 33] = [
-    "palette size 0", "", "palette size 2", "palette size 3", "palette size 4", "palette size 5", "palette size 6",
-    "palette size 7", "palette size 8", "palette size 9", "palette size 10", "palette size 11", "palette size 12",
-    "palette size 13", "palette size 14", "palette size 15", "palette size 16", "palette size 17", "palette size 18",
-    "palette size 19", "palette size 20", "palette size 21", "palette size 22", "palette size 23", "palette size 24",
-    "palette size 25", "palette size 26", "palette size 27", "palette size 28", "palette size 29", "palette size 30",
-    "palette size 31", "palette size 32",
-];
-const PALBITS_EVENTS: [&str; 10] =
-    ["", "", "palbits 2", "palbits 3", "palbits 4", "palbits 5", "palbits 6", "palbits 7", "palbits 8", "palbits 9"];
 
 crate::sequential_block!(WeightDecoder, events);
