@@ -3,11 +3,17 @@
 //! file's 3-bit address) entries, each what the datapath's OFM port gives in one cycle: up to 16
 //! values, the same n = 1..8 consecutive channels at one OFM position and, when the second
 //! column is inside the OFM, at the position to its right, {y, x, channel, second column,
-//! n - 1, 16 bytes}, taken at once. Each value is written as one strobed byte at the OFM
-//! feature map's address (TRM §4.6 feature-map registers; digest `shared/spec/ethos-u65.md`
-//! §2.2), one write in flight, lane after lane (`at`: lanes 0..n-1, then 8..8+n-1 for the
-//! second column, lane i at (y, x + i / 8, channel + i % 8)); the entry leaves the queue with
-//! its last lane's write. The datapath's OFM port has no ready: the unit holds the datapath while the queue
+//! n - 1, 16 bytes}, taken at once. A column's n values go out as strobed 64-bit words at the
+//! OFM feature map's addresses (TRM §4.6 feature-map registers; digest
+//! `shared/spec/ethos-u65.md` §2.2), one write in flight, lane after lane (`at`: lanes 0..n-1,
+//! then 8..8+n-1 for the second column, lane i at (y, x + i / 8, channel + i % 8)): a write
+//! starts at lane `at`'s address and, where the channels are contiguous bytes (`word`), takes
+//! every following lane of the column up to the word's end (so a column is one word, or two
+//! where its bytes cross an 8-byte boundary), else that lane's byte alone; the entry leaves
+//! the queue with its last lane's write. Contiguous (decision, docs/ethos.md "OFM writes"):
+//! NHWC with STRIDE_C = 1, or NHCWB16 when the n channels stay in one 16-channel brick
+//! (always: the datapath's channel is a multiple of 8); any other STRIDE_C is written byte by
+//! byte, as before. The datapath's OFM port has no ready: the unit holds the datapath while the queue
 //! could not take what the output lanes' pipeline still delivers (`conv_ports.rs`, from
 //! [`OfmQueue::count`], in entries). The model is inside `npu_model::ethos::conv_unit`.
 //!
@@ -69,18 +75,26 @@ pub struct OfmQueue {
     at16: ZeroExtend<3, 16>,
     at_column: ZeroExtend<1, 16>,
     at_bits: ZeroExtend<4, 7>,
+    /// The OFM's STRIDE_C is 1 (NHWC bytes contiguous) and its layout is NHCWB16, as loaded.
+    stride1: Reg<Bit>,
+    nhcwb16: Reg<Bit>,
+    /// The head entry's channels are contiguous bytes: a write takes a run of lanes.
+    word: Signal<Local, Bit>,
+    /// Lanes left in the column after lane `at`, the room left in `at`'s word after its byte,
+    /// and the write's lanes - 1.
+    rem: Signal<Local, Bits<3>>,
+    room: Signal<Local, Bits<3>>,
+    km1: Signal<Local, Bits<3>>,
     /// The lane of the head entry written next.
     at: Reg<Bits<4>>,
     n_m1: Signal<Local, Bits<3>>,
-    /// The head entry's bytes shifted to lane `at`; only its low byte is read (the name
+    /// The head entry's n - 1.
+    n_m1_head: Signal<Local, Bits<3>>,
+    /// The head entry's bytes shifted to lane `at`; only its low 8 bytes are read (the name
     /// matches Verilator's pattern for signals read in part).
     head_shifted_unused_high: Signal<Local, Bits<128>>,
-    head_byte: Signal<Local, Bits<8>>,
     leave: Signal<Local, Bit>,
     row_end: Signal<Local, Bit>,
-    byte16: Concat<8, 8, 16>,
-    byte32: Concat<16, 16, 32>,
-    byte64: Concat<32, 32, 64>,
     q_head: Reg<Bits<3>>,
     q_count: Reg<Bits<5>>,
     /// The write channel: 0 idle, 1 address, 2 response.
@@ -104,7 +118,16 @@ pub struct OfmQueue {
     one_h: Constant<Bits<3>>,
     zero_c: Constant<Bits<5>>,
     one_c: Constant<Bits<5>>,
-    one8: Constant<Bits<8>>,
+    ones8: Constant<Bits<8>>,
+    seven3: Constant<Bits<3>>,
+    slot_stride_c: Constant<Bits<4>>,
+    slot_precision: Constant<Bits<4>>,
+    one40: Constant<Bits<40>>,
+    /// Byte offset j's shift (8j bits) and a write of j + 1 lanes' step, by table: no
+    /// widening block in the loop through the feature map's address, which Verilator would
+    /// take for a combinational cycle.
+    byte_shift: [Constant<Bits<7>>; 8],
+    lane_step: [Constant<Bits<4>>; 8],
     align40: Constant<Bits<40>>,
 }
 
@@ -146,15 +169,18 @@ impl Default for OfmQueue {
             at16: Default::default(),
             at_column: Default::default(),
             at_bits: Default::default(),
+            stride1: Default::default(),
+            nhcwb16: Default::default(),
+            word: Default::default(),
+            rem: Default::default(),
+            room: Default::default(),
+            km1: Default::default(),
             at: Default::default(),
             n_m1: Default::default(),
+            n_m1_head: Default::default(),
             head_shifted_unused_high: Default::default(),
-            head_byte: Default::default(),
             leave: Default::default(),
             row_end: Default::default(),
-            byte16: Default::default(),
-            byte32: Default::default(),
-            byte64: Default::default(),
             q_head: Default::default(),
             q_count: Default::default(),
             wr: Default::default(),
@@ -177,7 +203,13 @@ impl Default for OfmQueue {
             one_h: k(1),
             zero_c: k(0),
             one_c: k(1),
-            one8: k(1),
+            ones8: k(0xFF),
+            seven3: k(7),
+            slot_stride_c: k(6),
+            slot_precision: k(10),
+            one40: k(1),
+            byte_shift: std::array::from_fn(|j| k(8 * j as u64)),
+            lane_step: std::array::from_fn(|j| k(j as u64 + 1)),
             align40: k(((1u64 << 40) - 1) & !7),
         }
     }
@@ -186,7 +218,9 @@ impl Default for OfmQueue {
 impl Logic for OfmQueue {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, q_head, q_count, wr, w_addr, w_data, w_strb, at);
+        dff_setup!(self, clock, q_head, q_count, wr, w_addr, w_data, w_strb, at, stride1, nhcwb16);
+        self.stride1.reset.next = self.reset.val();
+        self.nhcwb16.reset.next = self.reset.val();
         self.at.reset.next = self.reset.val();
         self.q_head.reset.next = self.reset.val();
         self.q_count.reset.next = self.reset.val();
@@ -199,9 +233,15 @@ impl Logic for OfmQueue {
         self.ofm.load.next = self.load.val();
         self.ofm.load_slot.next = self.load_slot.val();
         self.ofm.load_value.next = self.load_value.val();
+        if self.load.val() & (self.load_slot.val() == self.slot_stride_c.val()) {
+            self.stride1.d.next = self.load_value.val() == self.one40.val();
+        }
+        if self.load.val() & (self.load_slot.val() == self.slot_precision.val()) {
+            self.nhcwb16.d.next = self.load_value.val().get_bits::<2>(6) == self.one2.val();
+        }
 
         // The head entry's value in lane `at`: its byte address (column x + at / 8, channel
-        // c + at % 8) and the byte in every byte lane of the bus.
+        // c + at % 8), and the write's lanes: from `at` to the column's last or the word's.
         self.queue.read_address[0].next = self.q_head.q.val();
         self.head_y.narrow.next = self.queue.read_data[0].val().get_bits::<12>(156);
         self.head_x.narrow.next = self.queue.read_data[0].val().get_bits::<12>(144);
@@ -214,13 +254,19 @@ impl Logic for OfmQueue {
         self.lane.next = self.ofm.address.val().get_bits::<3>(0);
         self.at_bits.narrow.next = self.at.q.val();
         self.head_shifted_unused_high.next = self.queue.read_data[0].val().get_bits::<128>(0) >> (self.at_bits.wide.val() << self.shift3.val());
-        self.head_byte.next = self.head_shifted_unused_high.val().get_bits::<8>(0);
-        self.byte16.high.next = self.head_byte.val();
-        self.byte16.low.next = self.head_byte.val();
-        self.byte32.high.next = self.byte16.joined.val();
-        self.byte32.low.next = self.byte16.joined.val();
-        self.byte64.high.next = self.byte32.joined.val();
-        self.byte64.low.next = self.byte32.joined.val();
+        self.n_m1_head.next = self.queue.read_data[0].val().get_bits::<3>(128);
+        // In one brick: channel c mod 16 + n - 1 <= 15 (c mod 16 below 8, or c mod 8 + n - 1 <= 7).
+        self.word.next = (self.stride1.q.val() & !self.nhcwb16.q.val())
+            | (self.nhcwb16.q.val() & (!self.queue.read_data[0].val().get_bit(135) | (self.n_m1_head.val() <= (self.seven3.val() - self.queue.read_data[0].val().get_bits::<3>(132)))));
+        self.rem.next = self.n_m1_head.val() - self.at.q.val().get_bits::<3>(0);
+        self.room.next = self.seven3.val() - self.lane.val();
+        self.km1.next = self.zero_h.val();
+        if self.word.val() {
+            self.km1.next = self.rem.val();
+            if self.room.val() < self.rem.val() {
+                self.km1.next = self.room.val();
+            }
+        }
 
         // The write channel.
         self.mem_aw_valid.next = self.wr.q.val() == self.one2.val();
@@ -237,15 +283,24 @@ impl Logic for OfmQueue {
             self.wr.d.next = self.zero2.val();
         }
         self.pop.next = (self.wr.q.val() == self.zero2.val()) & self.ok.val() & (self.q_count.q.val() != self.zero_c.val());
-        // The row's last channel: the entry leaves, or its second column follows.
-        self.row_end.next = self.at.q.val().get_bits::<3>(0) == self.queue.read_data[0].val().get_bits::<3>(128);
+        // The write takes the column's last channel: the entry leaves, or its second column
+        // follows.
+        self.row_end.next = self.km1.val() == self.rem.val();
         self.leave.next = self.pop.val() & self.row_end.val() & (self.at.q.val().get_bit(3) | !self.queue.read_data[0].val().get_bit(131));
         if self.pop.val() {
             self.w_addr.d.next = self.ofm.address.val() & self.align40.val();
-            self.w_strb.d.next = self.one8.val() << self.lane.val();
-            self.w_data.d.next = self.byte64.joined.val();
-            self.wr.d.next = self.one2.val();
+            self.w_strb.d.next = (self.ones8.val() >> (self.seven3.val() - self.km1.val())) << self.lane.val();
+            self.w_data.d.next = self.head_shifted_unused_high.val().get_bits::<64>(0);
             self.at.d.next = self.at.q.val() + self.one_at.val();
+            for j in 0..8 {
+                if self.lane.val() == self.lane_no[j].val() {
+                    self.w_data.d.next = self.head_shifted_unused_high.val().get_bits::<64>(0) << self.byte_shift[j].val();
+                }
+                if self.km1.val() == self.lane_no[j].val() {
+                    self.at.d.next = self.at.q.val() + self.lane_step[j].val();
+                }
+            }
+            self.wr.d.next = self.one2.val();
             if self.row_end.val() {
                 self.at.d.next = self.second_lane.val();
             }

@@ -1,6 +1,8 @@
 //! The convolution unit's OFM queue and its write channel (RTL `hdl/src/ethos/ofm_queue.rs`):
-//! [`QUEUE`] entries, each one cycle of the datapath's OFM port (up to 16 values), each value
-//! written as one strobed byte at the OFM feature map's address.
+//! [`QUEUE`] entries, each one cycle of the datapath's OFM port (up to 16 values), a column's
+//! values written as strobed 64-bit words where its channels are contiguous bytes (NHWC with
+//! STRIDE_C 1, NHCWB16 within a brick: one word, or two across an 8-byte boundary), else one
+//! strobed byte a value, at the OFM feature map's addresses.
 use super::*;
 
 impl ConvUnit {
@@ -24,20 +26,36 @@ impl ConvUnit {
             0 if ok && count > 0 => {
                 let e = self.queue[usize::from(self.q_head)];
                 let (column, channel) = (u16::from(self.q_at >> 3), u16::from(self.q_at & 7));
-                let a = address(&self.regs.maps[2], e.y, e.x + column, (e.c + channel) & 0xFFFF);
+                let map = &self.regs.maps[2];
+                let a = address(map, e.y, e.x + column, (e.c + channel) & 0xFFFF);
+                let off = (a & 7) as u8;
+                // The RTL's `word`: NHWC with STRIDE_C 1, or NHCWB16 with the channels in one brick.
+                let nhcwb16 = (map[10] >> 6) & 3 == 1;
+                let word = if nhcwb16 { (e.c & 15) + u16::from(e.n_m1) <= 15 } else { map[6] == 1 };
+                let rem = e.n_m1 - self.q_at % 8;
+                let km1 = if word { rem.min(7 - off) } else { 0 };
                 self.w_addr = a & !7;
-                self.w_strb = 1 << (a & 7);
-                self.w_data = u64::from_le_bytes([e.data[usize::from(self.q_at)]; 8]);
+                self.w_strb = (0xFF >> (7 - km1)) << off;
+                self.w_data = ((u128::from_le_bytes(e.data) >> (8 * u32::from(self.q_at))) as u64) << (8 * off);
                 self.wr = 1;
-                if self.q_at & 7 == e.n_m1 && (self.q_at >= 8 || !e.second) {
+                if km1 == 7 {
+                    self.events.push("OFM word write of 8 bytes");
+                }
+                if word && channel == 0 && km1 < rem {
+                    self.events.push("OFM column split over two words");
+                }
+                if !word && rem > 0 {
+                    self.events.push("OFM byte writes: channels not contiguous");
+                }
+                if km1 == rem && (self.q_at >= 8 || !e.second) {
                     self.q_head = (self.q_head + 1) % QUEUE as u8;
                     self.q_at = 0;
                     count -= 1;
-                } else if self.q_at & 7 == e.n_m1 {
+                } else if km1 == rem {
                     self.q_at = 8;
                     self.events.push("OFM entry: second column");
                 } else {
-                    self.q_at += 1;
+                    self.q_at += km1 + 1;
                     self.events.push("OFM entry: next lane");
                 }
             }
