@@ -11,6 +11,11 @@ use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
 pub struct HeaderStep {
+    /// The header state with bits buffered or the stream's last word seen: the only cycles
+    /// whose step can differ from "nothing taken, no fault". Outside them every output is 0
+    /// (the core reads the fields only with `slice`), so that the Verilated model skips the
+    /// step while the decoder idles (docs/ethos.md, "Verilated speed", idle NPU step).
+    pub active: Signal<In, Bit>,
     /// The bit buffer's first 36 bits: a slice header with a palette.
     pub held: Signal<In, Bits<36>>,
     pub fill: Signal<In, Bits<7>>,
@@ -51,6 +56,9 @@ pub struct HeaderStep {
     palbits_field: ZeroExtend<3, 4>,
     k3: [Constant<Bits<3>>; 4],
     zero2: Constant<Bits<2>>,
+    zero3: Constant<Bits<3>>,
+    zero8: Constant<Bits<8>>,
+    zero15: Constant<Bits<15>>,
     zero4: Constant<Bits<4>>,
     one4: Constant<Bits<4>>,
     two4: Constant<Bits<4>>,
@@ -77,6 +85,7 @@ pub struct HeaderStep {
 impl Default for HeaderStep {
     fn default() -> Self {
         Self {
+            active: Default::default(),
             held: Default::default(),
             fill: Default::default(),
             bitpos: Default::default(),
@@ -112,6 +121,9 @@ impl Default for HeaderStep {
             // zdiv: 4 and 5 reserved, 7 an end marker; wdiv 6 reserved
             k3: [k(4), k(5), k(7), k(6)],
             zero2: k(0),
+            zero3: k(0),
+            zero8: k(0),
+            zero15: k(0),
             zero4: k(0),
             one4: k(1),
             two4: k(2),
@@ -141,79 +153,106 @@ impl Default for HeaderStep {
 impl Logic for HeaderStep {
     #[hdl_gen]
     fn update(&mut self) {
-        // header fields (§1.2)
-        self.zdiv.next = self.held.val().get_bits::<3>(0);
-        self.slicelen.next = self.held.val().get_bits::<15>(3);
-        self.wtrunc.next = self.held.val().get_bit(21);
-        self.newpal.next = self.held.val().get_bit(22);
-        self.dirofs.next = self.held.val().get_bits::<5>(23);
-        self.wdiv.next = self.held.val().get_bits::<3>(18);
-        self.field_palsize.next = self.held.val().get_bits::<5>(28);
-        self.bitpos_wide.narrow.next = self.bitpos.val();
-        self.align.next = (self.k7[2].val() - self.bitpos_wide.wide.val()) & self.mask7.val();
-        self.align_mask.next = (self.one8.val() << self.align.val()) - self.one8.val();
-        self.align_bits.next = self.held.val().get_bits::<8>(3) & self.align_mask.val();
-        self.align_need.next = self.align.val() + self.k7[1].val();
-        self.palsize_field.narrow.next = self.held.val().get_bits::<5>(28);
-        self.palbits_field.narrow.next = self.held.val().get_bits::<3>(33);
+        // idle: nothing taken, no fault, every field 0
+        self.zdiv.next = self.zero3.val();
+        self.slicelen.next = self.zero15.val();
+        self.wtrunc.next = false;
+        self.newpal.next = false;
+        self.dirofs.next = self.zero5.val();
+        self.wdiv.next = self.zero3.val();
+        self.field_palsize.next = self.zero5.val();
+        self.bitpos_wide.narrow.next = self.zero3.val();
+        self.align.next = self.k7[0].val();
+        self.align_mask.next = self.zero8.val();
+        self.align_bits.next = self.zero8.val();
+        self.align_need.next = self.k7[0].val();
+        self.palsize_field.narrow.next = self.zero5.val();
+        self.palbits_field.narrow.next = self.zero3.val();
         self.palsize.next = self.zero6.val();
-        self.palette_follows.next = self.field_palsize.val() != self.zero5.val();
-        if self.palette_follows.val() {
-            self.palsize.next = self.palsize_field.wide.val() + self.one6.val();
-        }
-        self.palbits.next = self.palbits_field.wide.val() + self.two4.val();
-        self.header_need.next = self.header_short.val();
-        if self.newpal.val() {
-            self.header_need.next = self.header_long.val();
-        }
+        self.palette_follows.next = false;
+        self.palbits.next = self.zero4.val();
+        self.header_need.next = self.k7[0].val();
         self.next_padding.next = self.zero4.val();
-        if self.after_end.val() {
-            self.next_padding.next = self.padding.val() + self.one4.val();
-        }
-
         self.consume.next = self.k7[0].val();
         self.fault.next = self.no_fault.val();
         self.stream_end.next = false;
         self.end_marker.next = false;
         self.slice.next = false;
-        if self.fill.val() == self.k7[0].val() && self.seen_last.val() {
-            if !self.after_end.val() {
-                self.fault.next = self.e_missing_end.val();
-            } else if self.words.val() != self.zero2.val() {
-                self.fault.next = self.e_length.val();
-            } else {
-                self.stream_end.next = true;
+        if self.active.val() {
+            // header fields (§1.2)
+            self.zdiv.next = self.held.val().get_bits::<3>(0);
+            self.slicelen.next = self.held.val().get_bits::<15>(3);
+            self.wtrunc.next = self.held.val().get_bit(21);
+            self.newpal.next = self.held.val().get_bit(22);
+            self.dirofs.next = self.held.val().get_bits::<5>(23);
+            self.wdiv.next = self.held.val().get_bits::<3>(18);
+            self.field_palsize.next = self.held.val().get_bits::<5>(28);
+            self.bitpos_wide.narrow.next = self.bitpos.val();
+            self.align.next = (self.k7[2].val() - self.bitpos_wide.wide.val()) & self.mask7.val();
+            self.align_mask.next = (self.one8.val() << self.align.val()) - self.one8.val();
+            self.align_bits.next = self.held.val().get_bits::<8>(3) & self.align_mask.val();
+            self.align_need.next = self.align.val() + self.k7[1].val();
+            self.palsize_field.narrow.next = self.held.val().get_bits::<5>(28);
+            self.palbits_field.narrow.next = self.held.val().get_bits::<3>(33);
+            self.palsize.next = self.zero6.val();
+            self.palette_follows.next = self.field_palsize.val() != self.zero5.val();
+            if self.palette_follows.val() {
+                self.palsize.next = self.palsize_field.wide.val() + self.one6.val();
             }
-        } else if self.fill.val() < self.k7[1].val() {
-            if self.seen_last.val() {
-                self.fault.next = self.e_truncated.val();
+            self.palbits.next = self.palbits_field.wide.val() + self.two4.val();
+            self.header_need.next = self.header_short.val();
+            if self.newpal.val() {
+                self.header_need.next = self.header_long.val();
             }
-        } else if self.zdiv.val() == self.k3[2].val() {
-            if self.fill.val() < self.align_need.val() {
+            self.next_padding.next = self.zero4.val();
+            if self.after_end.val() {
+                self.next_padding.next = self.padding.val() + self.one4.val();
+            }
+
+            self.consume.next = self.k7[0].val();
+            self.fault.next = self.no_fault.val();
+            self.stream_end.next = false;
+            self.end_marker.next = false;
+            self.slice.next = false;
+            if self.fill.val() == self.k7[0].val() && self.seen_last.val() {
+                if !self.after_end.val() {
+                    self.fault.next = self.e_missing_end.val();
+                } else if self.words.val() != self.zero2.val() {
+                    self.fault.next = self.e_length.val();
+                } else {
+                    self.stream_end.next = true;
+                }
+            } else if self.fill.val() < self.k7[1].val() {
                 if self.seen_last.val() {
                     self.fault.next = self.e_truncated.val();
                 }
-            } else if self.align_bits.val() != self.align_mask.val() {
-                self.fault.next = self.e_padding.val();
-            } else if self.after_end.val() && self.padding.val() == self.max_padding.val() {
-                self.fault.next = self.e_long_padding.val();
+            } else if self.zdiv.val() == self.k3[2].val() {
+                if self.fill.val() < self.align_need.val() {
+                    if self.seen_last.val() {
+                        self.fault.next = self.e_truncated.val();
+                    }
+                } else if self.align_bits.val() != self.align_mask.val() {
+                    self.fault.next = self.e_padding.val();
+                } else if self.after_end.val() && self.padding.val() == self.max_padding.val() {
+                    self.fault.next = self.e_long_padding.val();
+                } else {
+                    self.consume.next = self.align_need.val();
+                    self.end_marker.next = true;
+                }
+            } else if self.zdiv.val() == self.k3[0].val() || self.zdiv.val() == self.k3[1].val() {
+                self.fault.next = self.e_reserved_zdiv.val();
+            } else if self.fill.val() < self.header_need.val() {
+                if self.seen_last.val() {
+                    self.fault.next = self.e_truncated.val();
+                }
+            } else if self.wdiv.val() == self.k3[3].val() {
+                self.fault.next = self.e_reserved_wdiv.val();
+            } else if !self.newpal.val() && !self.have_palette.val() {
+                self.fault.next = self.e_no_palette.val();
             } else {
-                self.consume.next = self.align_need.val();
-                self.end_marker.next = true;
+                self.consume.next = self.header_need.val();
+                self.slice.next = true;
             }
-        } else if self.zdiv.val() == self.k3[0].val() || self.zdiv.val() == self.k3[1].val() {
-            self.fault.next = self.e_reserved_zdiv.val();
-        } else if self.fill.val() < self.header_need.val() {
-            if self.seen_last.val() {
-                self.fault.next = self.e_truncated.val();
-            }
-        } else if self.wdiv.val() == self.k3[3].val() {
-            self.fault.next = self.e_reserved_wdiv.val();
-        } else if !self.newpal.val() && !self.have_palette.val() {
-            self.fault.next = self.e_no_palette.val();
-        } else {
-            self.consume.next = self.header_need.val();
-            self.slice.next = true;
         }
     }
 }

@@ -70,6 +70,7 @@ pub struct WeightDecoder {
     zero4: Constant<Bits<4>>,
     zero5: Constant<Bits<5>>,
     zero6: Constant<Bits<6>>,
+    zero7: Constant<Bits<7>>,
     zero16: Constant<Bits<16>>,
     zero36: Constant<Bits<36>>,
     one2: Constant<Bits<2>>,
@@ -123,6 +124,7 @@ impl Default for WeightDecoder {
             zero4: Constant::new(0.into()),
             zero5: Constant::new(0.into()),
             zero6: Constant::new(0.into()),
+            zero7: Constant::new(0.into()),
             zero16: Constant::new(0.into()),
             zero36: Constant::new(0.into()),
             one2: Constant::new(1.into()),
@@ -220,9 +222,14 @@ impl Logic for WeightDecoder {
         // ---- bit buffer: drop what the step consumed, append an accepted word behind the rest
         self.accept.next = self.in_ready.val() && self.in_valid.val();
         self.word_wide.narrow.next = self.in_data.val();
-        self.held.d.next = self.held.q.val() >> self.core.consume.val();
-        self.fill.d.next = self.fill.q.val() - self.core.consume.val();
-        self.bitpos.d.next = self.bitpos.q.val() + self.core.consume.val().get_bits::<3>(0);
+        // Only a step that takes bits moves them: the 96-bit shift, in the input region (it
+        // is beside `in_valid`), runs twice a cycle otherwise (docs/ethos.md, "Verilated
+        // speed", idle NPU step); with nothing taken the registers hold, the same values.
+        if self.core.consume.val() != self.zero7.val() {
+            self.held.d.next = self.held.q.val() >> self.core.consume.val();
+            self.fill.d.next = self.fill.q.val() - self.core.consume.val();
+            self.bitpos.d.next = self.bitpos.q.val() + self.core.consume.val().get_bits::<3>(0);
+        }
         if self.accept.val() {
             self.held.d.next = (self.held.q.val() >> self.core.consume.val())
                 | (self.word_wide.wide.val() << (self.fill.q.val() - self.core.consume.val()));

@@ -277,6 +277,8 @@ impl Logic for WeightDecoderCore {
         self.slice.wdiv.next = self.wdiv.q.val();
         self.slice.palsize.next = self.palsize.q.val();
         self.slice.palbits.next = self.palbits.q.val();
+        self.header.active.next = self.state.q.val() == self.st_header.val()
+            && (self.fill.val() != self.zero7.val() || self.seen_last.val());
         self.header.held.next = self.held.val().get_bits::<36>(0);
         self.header.fill.next = self.fill.val();
         self.header.bitpos.next = self.bitpos.val();

@@ -44,6 +44,8 @@ pub struct WeightQueues {
     offset: [Constant<Bits<5>>; 4],
     paired_bit: Constant<Bits<10>>,
     lead_bit: Constant<Bits<17>>,
+    zero10: Constant<Bits<10>>,
+    zero17: Constant<Bits<17>>,
 }
 
 impl Default for WeightQueues {
@@ -73,6 +75,8 @@ impl Default for WeightQueues {
             offset: constants(),
             paired_bit: Constant::new((1u64 << 9).into()),
             lead_bit: Constant::new((1u64 << 16).into()),
+            zero10: Constant::new(0.into()),
+            zero17: Constant::new(0.into()),
         }
     }
 }
@@ -82,19 +86,41 @@ impl Logic for WeightQueues {
     fn update(&mut self) {
         self.weights.clock.next = self.clock.val();
         self.runs.clock.next = self.clock.val();
+        // Pushes at the tail: the write ports are computed only in a cycle that pushes onto
+        // their queue, and are disabled with address and data 0 otherwise, so that the
+        // Verilated model skips them while the decoder idles (docs/ethos.md, "Verilated
+        // speed", idle NPU step). Nothing but the memories' writes reads them.
         for j in 0..4 {
-            // pushes at the tail
             self.value_wide[j].narrow.next = self.value[j].val();
             self.run_wide[j].narrow.next = self.run[j].val();
-            self.weights.write_enable[j].next = self.push_w.val() && self.lane[j].val() < self.count.val();
-            self.weights.write_address[j].next = self.qw_tail.val() + self.offset[j].val();
-            self.weights.write_data[j].next = self.value_wide[j].wide.val();
-            if self.paired.val() {
-                self.weights.write_data[j].next = self.value_wide[j].wide.val() | self.paired_bit.val();
+            self.weights.write_enable[j].next = false;
+            self.weights.write_address[j].next = self.offset[0].val();
+            self.weights.write_data[j].next = self.zero10.val();
+            self.runs.write_enable[j].next = false;
+            self.runs.write_address[j].next = self.offset[0].val();
+            self.runs.write_data[j].next = self.zero17.val();
+        }
+        if self.push_w.val() {
+            for j in 0..4 {
+                self.weights.write_enable[j].next = self.lane[j].val() < self.count.val();
+                self.weights.write_address[j].next = self.qw_tail.val() + self.offset[j].val();
+                self.weights.write_data[j].next = self.value_wide[j].wide.val();
+                if self.paired.val() {
+                    self.weights.write_data[j].next = self.value_wide[j].wide.val() | self.paired_bit.val();
+                }
             }
-            self.runs.write_enable[j].next = self.push_z.val() && self.lane[j].val() < self.count.val();
-            self.runs.write_address[j].next = self.qz_tail.val() + self.offset[j].val();
-            self.runs.write_data[j].next = self.run_wide[j].wide.val();
+        }
+        if self.push_z.val() {
+            for j in 0..4 {
+                self.runs.write_enable[j].next = self.lane[j].val() < self.count.val();
+                self.runs.write_address[j].next = self.qz_tail.val() + self.offset[j].val();
+                self.runs.write_data[j].next = self.run_wide[j].wide.val();
+            }
+            if self.lead.val() {
+                self.runs.write_data[0].next = self.run_wide[0].wide.val() | self.lead_bit.val();
+            }
+        }
+        for j in 0..4 {
             // reads at the head
             self.weights.read_address[j].next = self.qw_head.val() + self.offset[j].val();
             self.runs.read_address[j].next = self.qz_head.val() + self.offset[j].val();
@@ -102,9 +128,6 @@ impl Logic for WeightQueues {
             self.head_paired[j].next = self.weights.read_data[j].val().get_bit(9);
             self.head_run[j].next = self.runs.read_data[j].val().get_bits::<16>(0);
             self.head_lead[j].next = self.runs.read_data[j].val().get_bit(16);
-        }
-        if self.lead.val() {
-            self.runs.write_data[0].next = self.run_wide[0].wide.val() | self.lead_bit.val();
         }
     }
 }
