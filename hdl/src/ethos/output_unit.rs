@@ -153,7 +153,8 @@ impl Logic for OutputUnit {
         self.lut_enable2.reset.next = self.reset.val();
         self.value2.enable.next = self.valid1.q.val();
         self.lut_enable2.enable.next = self.valid1.q.val();
-        self.value2.product.next = self.product1.product.val();
+        self.value2.product_high.next = self.product1.product_high.val();
+        self.value2.product_low.next = self.product1.product_low.val();
         self.value2.shift.next = self.shift1.q.val();
         self.value2.rounding.next = self.rounding1.q.val();
         self.value2.zero_point.next = self.zero_point1.q.val();

@@ -16,30 +16,121 @@ fn signed<const N: usize>(b: Bits<N>) -> i128 {
     (raw << (128 - N)) >> (128 - N)
 }
 
-/// Stage 1's arithmetic for rust-hdl's simulator: `(acc + bias) · scale`, as [`SCALED`].
+/// Stage 1's arithmetic for rust-hdl's simulator, as [`SCALED_PARTS`]: `(acc + bias) · scale`
+/// as its bits 73:16 (signed, the floor of the product / 2^16) and its bits 15:0, from two
+/// products by the 16-bit halves of `scale`, no value wider than 64 bits.
+fn scaled_parts(acc: Bits<40>, bias: Bits<40>, scale: Bits<32>) -> (Bits<64>, Bits<16>) {
+    let v = signed(acc) as i64 + signed(bias) as i64;
+    let scale = scale.index() as i64;
+    let low = v * (scale & 0xffff);
+    (bits((v * (scale >> 16) + (low >> 16)).into()), bits(low.into()))
+}
+
+/// The 74-bit product of [`scaled_parts`], as [`SCALED`].
 fn scaled(acc: Bits<40>, bias: Bits<40>, scale: Bits<32>) -> Bits<74> {
-    bits((signed(acc) + signed(bias)) * scale.index() as i128)
+    let (high, low) = scaled_parts(acc, bias, scale);
+    bits((signed(high) << 16) | low.index() as i128)
 }
 
-/// Stage 2's arithmetic for rust-hdl's simulator, as [`REQUANTIZED`].
-fn requantized(product: Bits<74>, shift: Bits<6>, rounding: Bits<2>, zero_point: Bits<16>, act_min: Bits<16>, act_max: Bits<16>) -> Bits<16> {
-    let (p, shift) = (signed(product), shift.index() as u32);
-    let half = if shift == 0 { 0 } else { 1i128 << (shift - 1) };
-    let rounded = match rounding.index() {
-        1 => p.signum() * (p.abs() >> shift),
-        0 if shift > 31 => {
-            let (high, extra) = ((p + (1 << 30)) >> 31, shift - 31);
-            let mask = (1i128 << extra) - 1;
-            (high >> extra) + i128::from((high & mask) > (mask >> 1) + i128::from(high < 0))
+/// Stage 2's arithmetic for rust-hdl's simulator, as [`REQUANTIZED_PARTS`], on the product
+/// `p = high · 2^16 + low` (`high` signed, `low` unsigned 16 bits), no value wider than 64
+/// bits. Every rounding is a floor division `(p + c) / 2^m`: `c` is `2^(n-1)` for the natural
+/// rounding, `2^n - 1` for a negative `p` truncated (toward zero), `2^30` with `m = 31` for the
+/// first rounding of TFL's shift past 31. With `c = c_high · 2^16 + c_low`, `p + c = w · 2^16 +
+/// (low + c_low) mod 2^16` with `w = high + c_high + carry`; for `m >= 16` the quotient is
+/// `w >> (m - 16)`, for `m < 16` it is `w · 2^(16-m) + ((low + c_low) mod 2^16) >> m`, with `w`
+/// saturated to `±2^40` first (its quotient is then past every int16 either way, and clamps as
+/// the exact one does).
+fn requantized_parts(high: i64, low: u64, shift: u32, rounding: u64, zero_point: i64, act_min: i64, act_max: i64) -> i64 {
+    let tfl_high = rounding == 0 && shift > 31;
+    let (m, c_high, c_low) = if tfl_high {
+        (31, 1i64 << 14, 0u64)
+    } else if rounding == 1 {
+        match (high < 0, shift >= 16) {
+            (false, _) => (shift, 0, 0),
+            (true, true) => (shift, (1i64 << (shift - 16)) - 1, 0xffff),
+            (true, false) => (shift, 0, (1u64 << shift) - 1),
         }
-        _ => (p + half) >> shift,
+    } else {
+        let c_high = if shift >= 17 { 1i64 << (shift - 17) } else { 0 };
+        let c_low = if (1..=16).contains(&shift) { 1u64 << (shift - 1) } else { 0 };
+        (shift, c_high, c_low)
     };
-    bits((rounded + signed(zero_point)).clamp(signed(act_min), signed(act_max)))
+    let sum_low = low + c_low;
+    let w = high + c_high + (sum_low >> 16) as i64;
+    let q = if m >= 16 {
+        w >> (m - 16)
+    } else {
+        (w.clamp(-(1 << 40), 1 << 40) << (16 - m)) + ((sum_low & 0xffff) >> m) as i64
+    };
+    let rounded = if tfl_high {
+        let extra = shift - 31;
+        let mask = (1i64 << extra) - 1;
+        (q >> extra) + i64::from((q & mask) > (mask >> 1) + i64::from(q < 0))
+    } else {
+        q
+    };
+    let shifted = rounded + zero_point;
+    // As the Verilog's comparisons (no panic when `act_min > act_max`, as `clamp` would).
+    if shifted < act_min {
+        act_min
+    } else if shifted > act_max {
+        act_max
+    } else {
+        shifted
+    }
 }
 
-/// Stage 1 in Verilog, a function so that the combinational [`ScaleProduct`] and the clocked
-/// [`ScaleProductReg`] share it. Its arguments are not named as the blocks' ports (a function
-/// argument that hides a port is a lint warning).
+/// [`requantized_parts`] on `Bits`, for [`RequantizeReg`].
+fn requantized_bits(high: Bits<64>, low: Bits<16>, shift: Bits<6>, rounding: Bits<2>, zero_point: Bits<16>, act_min: Bits<16>, act_max: Bits<16>) -> Bits<16> {
+    let value = requantized_parts(
+        signed(high) as i64,
+        low.index() as u64,
+        shift.index() as u32,
+        rounding.index() as u64,
+        signed(zero_point) as i64,
+        signed(act_min) as i64,
+        signed(act_max) as i64,
+    );
+    bits(value.into())
+}
+
+/// Stage 2 on the 74-bit product, as [`REQUANTIZED`].
+fn requantized(product: Bits<74>, shift: Bits<6>, rounding: Bits<2>, zero_point: Bits<16>, act_min: Bits<16>, act_max: Bits<16>) -> Bits<16> {
+    let p = signed(product);
+    requantized_bits(bits(p >> 16), bits(p), shift, rounding, zero_point, act_min, act_max)
+}
+
+/// Stage 1 in Verilog, functions so that the combinational [`ScaleProduct`] (through
+/// [`SCALED`]) and the clocked [`ScaleProductReg`] share them. No value is wider than 64 bits:
+/// Verilator computes wider ones with slow helper calls (docs/ethos.md, "Verilated speed",
+/// thirteenth step). The arguments are not named as the blocks' ports (a function argument that
+/// hides a port is a lint warning).
+const SCALED_PARTS: &str = "\
+// (a + b) * s, int40 + int40 times uint32, exact in 74 bits: its bits 73:16 (signed) from the
+// products of a + b by the 16-bit halves of s, each at most 58 bits.
+function automatic [63:0] scaled_high(input [39:0] a, input [39:0] b, input [31:0] s);
+    reg signed [63:0] v;
+    reg signed [63:0] low;
+    reg signed [63:0] high;
+    begin
+        v = $signed({{24{a[39]}}, a}) + $signed({{24{b[39]}}, b});
+        low = v * $signed({48'd0, s[15:0]});
+        high = v * $signed({48'd0, s[31:16]}) + (low >>> 16);
+        scaled_high = high;
+    end
+endfunction
+// Its bits 15:0, those of the low 16 bits of a + b times those of s (the callers give those).
+function automatic [15:0] scaled_low(input [15:0] a, input [15:0] b, input [15:0] s);
+    reg [15:0] v;
+    begin
+        v = a + b;
+        scaled_low = v * s;
+    end
+endfunction";
+
+/// Stage 1 in Verilog for the combinational [`ScaleProduct`], whose port is the 74-bit product
+/// (the elementwise datapath's; its arithmetic is [`SCALED_PARTS`]' joined, as [`scaled`] is).
 const SCALED: &str = "\
 // (a + b) * s: int40 + int40, times uint32; exact in 74 bits.
 function automatic [73:0] scaled(input [39:0] a, input [39:0] b, input [31:0] s);
@@ -50,38 +141,86 @@ function automatic [73:0] scaled(input [39:0] a, input [39:0] b, input [31:0] s)
     end
 endfunction";
 
-/// Stage 2 in Verilog, shared as [`SCALED`] is: `p / 2^n` rounded by `mode`, plus `zp`,
-/// clamped to `[lo, hi]`.
-const REQUANTIZED: &str = "\
-// p / 2^n rounded by mode (0 TFL, 1 truncate, 2 and 3 natural), + zp, clamped to [lo, hi].
-function automatic [15:0] requantized(input signed [73:0] p, input [5:0] n, input [1:0] mode,
-                                       input [15:0] zp, input [15:0] lo, input [15:0] hi);
-    reg signed [73:0] half;
-    reg signed [73:0] high;
-    reg signed [73:0] mask;
-    reg signed [73:0] threshold;
-    reg signed [73:0] rounded;
-    reg signed [73:0] shifted;
+/// Stage 2 in Verilog on the product's two parts, shared as [`SCALED_PARTS`] is, no value wider
+/// than 64 bits; the arithmetic (floor divisions of `p + c`) is explained on
+/// [`requantized_parts`].
+macro_rules! requantized_parts {
+    () => {
+        "\
+// p / 2^n rounded by mode (0 TFL, 1 truncate, 2 and 3 natural), + zp, clamped to [lo, hi];
+// p = t * 2^16 + u. Each rounding is floor((p + c) / 2^m), c = ch * 2^16 + cl.
+function automatic [15:0] requantized_parts(input [63:0] t, input [15:0] u, input [5:0] n,
+                                             input [1:0] mode, input [15:0] zp, input [15:0] lo,
+                                             input [15:0] hi);
+    reg tfl_high;
+    reg [5:0] m;
     reg [5:0] extra;
+    reg [16:0] cl;
+    reg [16:0] sum_low;
+    reg signed [63:0] ch;
+    reg signed [63:0] w;
+    reg signed [63:0] q;
+    reg signed [63:0] mask;
+    reg signed [63:0] threshold;
+    reg signed [63:0] rounded;
     begin
-        half = (n == 6'd0) ? 74'sd0 : (74'sd1 <<< (n - 6'd1));
-        if (mode == 2'd1) begin
-            rounded = p[73] ? -((-p) >>> n) : (p >>> n);
-        end else if (mode == 2'd0 && n > 6'd31) begin
-            extra = n - 6'd31;
-            high = (p + (74'sd1 <<< 30)) >>> 31;
-            mask = (74'sd1 <<< extra) - 74'sd1;
-            threshold = (mask >>> 1) + $signed({73'd0, high[73]});
-            rounded = (high >>> extra) + $signed({73'd0, ((high & mask) > threshold)});
+        tfl_high = mode == 2'd0 && n > 6'd31;
+        m = tfl_high ? 6'd31 : n;
+        if (tfl_high) begin
+            ch = 64'sd16384;
+            cl = 17'd0;
+        end else if (mode == 2'd1) begin
+            if (!t[63]) begin
+                ch = 64'sd0;
+                cl = 17'd0;
+            end else if (n >= 6'd16) begin
+                ch = (64'sd1 <<< (n - 6'd16)) - 64'sd1;
+                cl = 17'h0ffff;
+            end else begin
+                ch = 64'sd0;
+                cl = (17'd1 << n) - 17'd1;
+            end
         end else begin
-            rounded = (p + half) >>> n;
+            ch = (n >= 6'd17) ? (64'sd1 <<< (n - 6'd17)) : 64'sd0;
+            cl = (n >= 6'd1 && n <= 6'd16) ? (17'd1 << (n - 6'd1)) : 17'd0;
         end
-        shifted = rounded + $signed({{58{zp[15]}}, zp});
-        if (shifted < $signed({{58{lo[15]}}, lo})) requantized = lo;
-        else if (shifted > $signed({{58{hi[15]}}, hi})) requantized = hi;
-        else requantized = shifted[15:0];
+        sum_low = {1'b0, u} + cl;
+        w = $signed(t) + ch + $signed({63'd0, sum_low[16]});
+        if (m >= 6'd16) begin
+            q = w >>> (m - 6'd16);
+        end else begin
+            // Saturated: the quotient is then past every int16 either way.
+            if (w > 64'sd1099511627776) w = 64'sd1099511627776;
+            else if (w < -64'sd1099511627776) w = -64'sd1099511627776;
+            q = (w <<< (6'd16 - m)) + $signed({48'd0, sum_low[15:0] >> m});
+        end
+        if (tfl_high) begin
+            extra = n - 6'd31;
+            mask = (64'sd1 <<< extra) - 64'sd1;
+            threshold = (mask >>> 1) + $signed({63'd0, q[63]});
+            rounded = (q >>> extra) + $signed({63'd0, ((q & mask) > threshold)});
+        end else begin
+            rounded = q;
+        end
+        rounded = rounded + $signed({{48{zp[15]}}, zp});
+        if (rounded < $signed({{48{lo[15]}}, lo})) requantized_parts = lo;
+        else if (rounded > $signed({{48{hi[15]}}, hi})) requantized_parts = hi;
+        else requantized_parts = rounded[15:0];
     end
-endfunction";
+endfunction"
+    };
+}
+const REQUANTIZED_PARTS: &str = requantized_parts!();
+
+/// [`REQUANTIZED_PARTS`] on the 74-bit product of the combinational [`Requantize`].
+const REQUANTIZED: &str = concat!(
+    requantized_parts!(),
+    "
+function automatic [15:0] requantized(input [73:0] p, input [5:0] n, input [1:0] mode,
+                                       input [15:0] zp, input [15:0] lo, input [15:0] hi);
+    requantized = requantized_parts({{6{p[73]}}, p[73:16]}, p[15:0], n, mode, zp, lo, hi);
+endfunction"
+);
 
 /// Stage 1: `product = (acc + bias) · scale`, with `acc` and `bias` int40 and `scale` uint32;
 /// exact in 74 bits, while `enable`, else 0. Written as Verilog: rust-hdl multiplies only
@@ -122,26 +261,35 @@ pub struct ScaleProductReg {
     pub acc: Signal<In, Bits<40>>,
     pub bias: Signal<In, Bits<40>>,
     pub scale: Signal<In, Bits<32>>,
-    pub product: Signal<Out, Bits<74>>,
+    /// The product's bits 73:16 (signed) and 15:0, two registers of at most 64 bits (a wider
+    /// one Verilator computes with slow helper calls).
+    pub product_high: Signal<Out, Bits<64>>,
+    pub product_low: Signal<Out, Bits<16>>,
 }
 
 impl Logic for ScaleProductReg {
     fn update(&mut self) {
         if self.clock.pos_edge() {
             if self.reset.val() {
-                self.product.next = Bits::default();
+                self.product_high.next = Bits::default();
+                self.product_low.next = Bits::default();
             } else if self.enable.val() {
-                self.product.next = scaled(self.acc.val(), self.bias.val(), self.scale.val());
+                let (high, low) = scaled_parts(self.acc.val(), self.bias.val(), self.scale.val());
+                self.product_high.next = high;
+                self.product_low.next = low;
             }
         }
     }
     fn connect(&mut self) {
-        self.product.connect();
+        self.product_high.connect();
+        self.product_low.connect();
     }
     fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
-            "{SCALED}\nalways @(posedge clock) begin\n    if (reset) product <= 74'd0;\n    \
-             else if (enable) product <= scaled(acc, bias, scale);\nend"
+            "{SCALED_PARTS}\nalways @(posedge clock) begin\n    if (reset) begin\n        \
+             product_high <= 64'd0;\n        product_low <= 16'd0;\n    end else if (enable) begin\n        \
+             product_high <= scaled_high(acc, bias, scale);\n        \
+             product_low <= scaled_low(acc[15:0], bias[15:0], scale[15:0]);\n    end\nend"
         ))
     }
     fn timing(&self) -> Vec<TimingInfo> {
@@ -149,7 +297,7 @@ impl Logic for ScaleProductReg {
             name: "scale_product_reg".into(),
             clock: "clock".into(),
             inputs: ["reset", "enable", "acc", "bias", "scale"].map(String::from).to_vec(),
-            outputs: vec!["product".into()],
+            outputs: vec!["product_high".into(), "product_low".into()],
         }]
     }
 }
@@ -203,7 +351,9 @@ pub struct RequantizeReg {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub enable: Signal<In, Bit>,
-    pub product: Signal<In, Bits<74>>,
+    /// The product's bits 73:16 (signed) and 15:0, as [`ScaleProductReg`] gives them.
+    pub product_high: Signal<In, Bits<64>>,
+    pub product_low: Signal<In, Bits<16>>,
     pub shift: Signal<In, Bits<6>>,
     pub rounding: Signal<In, Bits<2>>,
     pub zero_point: Signal<In, Bits<16>>,
@@ -218,8 +368,9 @@ impl Logic for RequantizeReg {
             if self.reset.val() {
                 self.value.next = Bits::default();
             } else if self.enable.val() {
-                self.value.next = requantized(
-                    self.product.val(),
+                self.value.next = requantized_bits(
+                    self.product_high.val(),
+                    self.product_low.val(),
                     self.shift.val(),
                     self.rounding.val(),
                     self.zero_point.val(),
@@ -234,16 +385,21 @@ impl Logic for RequantizeReg {
     }
     fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
-            "{REQUANTIZED}\nalways @(posedge clock) begin\n    if (reset) value <= 16'd0;\n    \
-             else if (enable) value <= requantized(product, shift, rounding, zero_point, act_min, act_max);\nend"
+            "{REQUANTIZED_PARTS}\nalways @(posedge clock) begin\n    if (reset) value <= 16'd0;\n    \
+             else if (enable) value <= requantized_parts(product_high, product_low, shift, rounding, zero_point, \
+             act_min, act_max);\nend"
         ))
     }
     fn timing(&self) -> Vec<TimingInfo> {
         vec![TimingInfo {
             name: "requantize_reg".into(),
             clock: "clock".into(),
-            inputs: ["reset", "enable", "product", "shift", "rounding", "zero_point", "act_min", "act_max"].map(String::from).to_vec(),
+            inputs: ["reset", "enable", "product_high", "product_low", "shift", "rounding", "zero_point", "act_min", "act_max"].map(String::from).to_vec(),
             outputs: vec!["value".into()],
         }]
     }
 }
+
+#[cfg(test)]
+#[path = "requantize_tests.rs"]
+mod tests;
