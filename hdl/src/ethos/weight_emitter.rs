@@ -5,7 +5,7 @@
 //! zero run* pairs, a pair taken only if every pair before it was taken with all its zeros.
 //! Combinational: `WeightDecoder` sends the beat when its output register is free and then
 //! pops the entries and keeps `next_zeros_left`. The model's `emit` in
-//! model/src/ethos/weight_decoder.rs is the same rule; the decoder's lock-step tests cover it.
+//! model/src/ethos/weight_decoder/weight_emitter.rs is the same rule; the decoder's lock-step tests cover it.
 use super::weight_decoder_core::constants;
 use crate::primitives::Concat;
 use rust_hdl::prelude::*;
