@@ -558,6 +558,9 @@ impl Logic for ConvDatapath {
         for p in 0..4 {
             self.lanes[p].zero_point.next = self.ifm_zero_point.val();
             self.lanes[p].live.next = self.live2.q.val();
+            // Only a MAC or packed cycle of stage 2 reads the lanes (registers alone, so that
+            // Verilator skips them in the other cycles; fourteenth step).
+            self.lanes[p].enable.next = self.traversal.mac_valid2.val() | self.packed_walk.packed2.val();
         }
         self.mac.enable.next = self.traversal.mac_valid2.val() & !self.control.mac_holding.val();
         self.mac.clear.next = self.traversal.clear2.val();

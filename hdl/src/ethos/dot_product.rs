@@ -64,30 +64,33 @@ impl DotProduct {
     }
 
     /// The accumulator's clocked process. Every lane is a constant part-select of `act` and `w`
-    /// (the unit's own lane by its `own` parameter), sign-extended to the dot product's 21 bits and
-    /// multiplied in place: no function takes a 72-bit argument. Verilator copied and zeroed
-    /// such arguments (`VlWide` temporaries) at every call, 28 % of `conv_datapath`'s
-    /// Verilated time with the products in the profile (docs/ethos.md, "Verilated speed",
-    /// seventh step). The one function left, `widen`, takes the 21-bit sum.
+    /// (the unit's own lane by its `own` parameter): no function takes a 72-bit argument.
+    /// Verilator copied and zeroed such arguments (`VlWide` temporaries) at every call, 28 % of
+    /// `conv_datapath`'s Verilated time with the products in the profile (docs/ethos.md,
+    /// "Verilated speed", seventh step). `mul9` multiplies two 9-bit lanes sign-extended to 32
+    /// bits, so that the C++ is a plain signed multiply (a product sign-extended to 21 bits
+    /// was a `VL_MULS_III(21, ..)` that sign-extends both operands again; fourteenth step);
+    /// `widen` takes the 32-bit sum.
     fn verilog(&self) -> String {
-        let lane21 = |word: &str, i: usize| {
-            let (hi, lo) = (9 * i + 8, 9 * i);
-            format!("$signed({{{{12{{{word}[{hi}]}}}}, {word}[{hi}:{lo}]}})")
-        };
-        let product = |i: usize| format!("{} * {}", lane21("act", i), lane21("w", i));
+        let lane = |word: &str, i: usize| format!("{word}[{}:{}]", 9 * i + 8, 9 * i);
+        let product = |i: usize| format!("mul9({}, {})", lane("act", i), lane("w", i));
         let sum = (0..8).map(product).collect::<Vec<_>>().join("\n                     + ");
         // The packed operands carry six lanes (a unit's lanes 6 and 7 are 0 there).
-        let packed_product = |i: usize| format!("{} * {}", lane21("pact", i), lane21("pw", i));
+        let packed_product = |i: usize| format!("mul9({}, {})", lane("pact", i), lane("pw", i));
         let packed_sum = (0..6).map(packed_product).collect::<Vec<_>>().join("\n                     + ");
         // The own lane by the `own` parameter (a constant part-select, as the literal lanes).
-        let own_lane21 = |word: &str| format!("$signed({{{{12{{{word}[9*own + 8]}}}}, {word}[9*own +: 9]}})");
-        let own_product = format!("{} * {}", own_lane21("act"), own_lane21("w"));
+        let own_product = "mul9(act[9*own +: 9], w[9*own +: 9])";
         let own_act = "{{31{act[9*own + 8]}}, act[9*own +: 9]}";
         format!(
-            "// A dot product's 21 bits sign-extended to the accumulator's 40, times 256 for the
-// high byte of 16-bit activations.
-function automatic [39:0] widen(input [20:0] dot, input high);
-    widen = high ? {{{{11{{dot[20]}}}}, dot, 8'd0}} : {{{{19{{dot[20]}}}}, dot}};
+            "// The product of two 9-bit lanes in a 32-bit word: C++'s own signed multiply, no
+// sign extension from a narrower width (docs/ethos.md, \"Verilated speed\", fourteenth step).
+function automatic [31:0] mul9(input [8:0] a, input [8:0] b);
+    mul9 = $signed({{{{23{{a[8]}}}}, a}}) * $signed({{{{23{{b[8]}}}}, b}});
+endfunction
+// A dot product (at most 8 x 255 x 255 in magnitude: 21 bits, held in 32) sign-extended to
+// the accumulator's 40, times 256 for the high byte of 16-bit activations.
+function automatic [39:0] widen(input [31:0] dot, input high);
+    widen = high ? {{dot, 8'd0}} : {{{{8{{dot[31]}}}}, dot}};
 endfunction
 always @(posedge clock) begin
     if (reset) acc <= 40'd0;

@@ -3,10 +3,15 @@ use rust_hdl::prelude::*;
 
 /// Lane `i` of `lanes` (bits `9i+8:9i`) is `data[8i+7:8i] - zero_point`, both int8, exact in
 /// 9 bits (-255..=255), for `i < live`; 0 for the lanes at and above `live` (channels beyond
-/// the IFM depth, whatever the memory returned there). Verilog: rust-hdl has no signed
-/// part-select or concatenation.
+/// the IFM depth, whatever the memory returned there). Without `enable` every lane is 0: the
+/// convolution datapath reads the lanes only in a MAC or packed cycle of its stage 2, and the
+/// lanes, a function of its IFM ports, ran in Verilator's input region twice a cycle in every
+/// phase (docs/ethos.md, "Verilated speed", fourteenth step). Verilog: rust-hdl has no signed
+/// part-select or concatenation; the word is one concatenation of the 8 lanes, not 8
+/// part-select writes (each a read-modify-write of the 72-bit word in Verilator's C++).
 #[derive(LogicBlock, Default)]
 pub struct IfmLanes {
+    pub enable: Signal<In, Bit>,
     pub data: Signal<In, Bits<64>>,
     pub zero_point: Signal<In, Bits<8>>,
     /// Live lanes, 0..=8.
@@ -20,7 +25,7 @@ impl Logic for IfmLanes {
         let (data, zero_point) = (self.data.val().to_u64(), signed(self.zero_point.val().to_u64()));
         let mut lanes: Bits<72> = Bits::default();
         for i in 0..8 {
-            if (i as u64) < self.live.val().to_u64() {
+            if self.enable.val() && (i as u64) < self.live.val().to_u64() {
                 let v = (signed(data >> (8 * i)) - zero_point) as u64 & 0x1FF;
                 lanes = lanes | (bit_cast::<72, 9>(v.into()) << (9 * i as u64));
             }
@@ -31,16 +36,14 @@ impl Logic for IfmLanes {
         self.lanes.connect();
     }
     fn hdl(&self) -> Verilog {
-        let mut body = String::from("always @(*) begin\n");
-        for i in 0..8 {
-            body += &format!(
-                "    lanes[{hi}:{lo}] = (live > 4'd{i}) ? {{data[{top}], data[{top}:{bottom}]}} - {{zero_point[7], zero_point}} : 9'd0;\n",
-                hi = 9 * i + 8,
-                lo = 9 * i,
+        let lane = |i: usize| {
+            format!(
+                "((live > 4'd{i}) ? {{data[{top}], data[{top}:{bottom}]}} - {{zero_point[7], zero_point}} : 9'd0)",
                 top = 8 * i + 7,
                 bottom = 8 * i,
-            );
-        }
-        Verilog::Custom(body + "end")
+            )
+        };
+        let word = (0..8).rev().map(lane).collect::<Vec<_>>().join(",\n                 ");
+        Verilog::Custom(format!("always @(*) begin\n    if (enable) lanes = {{{word}}};\n    else lanes = 72'd0;\nend"))
     }
 }
