@@ -31,6 +31,8 @@ mod pe_column;
 mod result_buffer;
 pub mod regmap;
 mod scale_npu;
+mod state_decode;
+mod state_machine;
 mod systolic;
 mod tile_ram;
 mod tile_sequencer;

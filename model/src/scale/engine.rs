@@ -33,12 +33,13 @@
 //! the responses and the array's rows finish, then DONE with the stop's code. PLAN's verdict
 //! stands even if a stop came during CHECK; a stop seen in the step to DONE is too late.
 //!
-//! This file holds the state machine, the read channel's offer and response attribution and the
-//! stop logic; the sub-blocks are the phase request generator (the counts and address of the
-//! phases' reads: `phase_requests.rs`), the tile sequencer (sizes, checks, tile walk, pointers:
-//! `tile_sequencer.rs`), the weight loader (the two weight banks, REWEIGHTS:
-//! `weight_loader.rs`), the output writer (the result writes: `output_writer.rs`), the X buffer
-//! and the output FIFO (`tile_ram.rs`), the result buffer and the array.
+//! This file holds the read channel's offer and response attribution and the write channel's
+//! offer; the sub-blocks are the state machine (the states, the exit code, the stops, the
+//! phases' request counts: `engine/state_machine.rs`), the phase request generator (the counts
+//! and address of the phases' reads: `phase_requests.rs`), the tile sequencer (sizes, checks,
+//! tile walk, pointers: `tile_sequencer.rs`), the weight loader (the two weight banks,
+//! REWEIGHTS: `weight_loader.rs`), the output writer (the result writes: `output_writer.rs`),
+//! the X buffer and the output FIFO (`tile_ram.rs`), the result buffer and the array.
 use super::look_ahead::{self, LookAhead};
 use super::output_writer::{self, OutputWriter};
 use super::phase_requests::{self, PhaseRequests};
@@ -48,6 +49,9 @@ use super::tile_ram::{self, TileRam};
 use super::tile_sequencer::TileSequencer;
 use super::weight_loader::WeightLoader;
 use super::{OUT_WORDS, SIZE, X_WORDS};
+
+mod state_machine;
+pub use state_machine::State;
 
 /// Bytes per memory word (one tile row of int16).
 pub const WORD_BYTES: u32 = 2 * SIZE as u32;
@@ -103,65 +107,6 @@ pub struct Out {
     pub mem_wr_req_wdata: u128,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum State {
-    #[default]
-    Idle,
-    Check,
-    Plan,
-    NStart,
-    Bias,
-    Sums,
-    KStart,
-    WLoad,
-    Stream,
-    Drain,
-    NextN,
-    Flush,
-    Done,
-}
-
-impl State {
-    pub const ALL: [State; 13] = [
-        State::Idle,
-        State::Check,
-        State::Plan,
-        State::NStart,
-        State::Bias,
-        State::Sums,
-        State::KStart,
-        State::WLoad,
-        State::Stream,
-        State::Drain,
-        State::NextN,
-        State::Flush,
-        State::Done,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            State::Idle => "state IDLE",
-            State::Check => "state CHECK",
-            State::Plan => "state PLAN",
-            State::NStart => "state NSTART",
-            State::Bias => "state BIAS",
-            State::Sums => "state SUMS",
-            State::KStart => "state KSTART",
-            State::WLoad => "state WLOAD",
-            State::Stream => "state STREAM",
-            State::Drain => "state DRAIN",
-            State::NextN => "state NEXTN",
-            State::Flush => "state FLUSH",
-            State::Done => "state DONE",
-        }
-    }
-
-    /// The phases that issue memory requests.
-    fn issues(self) -> bool {
-        matches!(self, State::Bias | State::Sums | State::WLoad | State::Stream)
-    }
-}
-
 /// A layer's X (INROWS x ceil(INCOLS/SIZE) words) fits in the X buffer.
 pub fn x_fits(inrows: u8, incols: u8) -> bool {
     tile_ram::fits(inrows, incols, X_WORDS)
@@ -214,17 +159,6 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Total requests of the current phase, and the address step between them.
-    fn phase(&self, c: &In) -> (u32, u32) {
-        let ncw = words(c.wghtcols) * WORD_BYTES;
-        match self.state {
-            State::Bias | State::Sums => (2, WORD_BYTES),
-            State::WLoad => (self.tiles.k_rows(), ncw),
-            State::Stream => (u32::from(c.inrows), words(c.incols) * WORD_BYTES),
-            _ => (0, 0),
-        }
-    }
-
     /// This column tile streams X from the X buffer (stored by the first column tile).
     fn x_on_chip(&self, c: &In) -> bool {
         !c.reinputs && !self.tiles.first_n && self.xbuf.fits()
@@ -539,152 +473,7 @@ impl Engine {
             stride: words(c.wghtcols) * WORD_BYTES,
         });
 
-        // Next state; a stop seen now acts from the next cycle.
-        // PLAN's verdict on the registers stands even if a stop came during CHECK.
-        let stopping = self.stop && !matches!(self.state, State::Idle | State::Plan | State::Flush | State::Done);
-        // A stopped layer's words are not written: DONE drops what the FIFO still holds.
-        if stopping && (self.writer.words() > 0 || self.writer.loaded(self.ofifo.read_valid())) {
-            self.events.push("layer stopped while the writer holds words");
-        }
-        let next = match self.state {
-            _ if stopping => State::Flush,
-            State::Idle if i.start => State::Check,
-            State::Check => {
-                self.tiles.check(c, self.results.reinput_ok(c.inrows, c.incols), self.weights.reweight_ok(c));
-                State::Plan
-            }
-            State::Plan => match self.tiles.plan(c) {
-                Some(code) => {
-                    self.code = code;
-                    self.events.push(if code == CPU_ERR { "exit CPU_ERR at check" } else { "exit MEM_ERR at check" });
-                    State::Done
-                }
-                None => State::NStart,
-            },
-            State::NStart => {
-                self.tiles.start_n(c);
-                if c.usebias {
-                    State::Bias
-                } else if c.usesumm {
-                    State::Sums
-                } else {
-                    State::KStart
-                }
-            }
-            State::Bias if phase_done => {
-                if c.usesumm {
-                    State::Sums
-                } else {
-                    State::KStart
-                }
-            }
-            State::Sums if phase_done => State::KStart,
-            State::KStart if c.reweights => State::Stream,
-            // The next column tile's first K tile, its weights loaded ahead.
-            State::KStart if ahead_ready => {
-                self.take_ahead();
-                State::Stream
-            }
-            State::KStart if bank_free => {
-                self.weights.switch();
-                State::WLoad
-            }
-            State::WLoad if phase_done => State::Stream,
-            // X on chip: the next K tile streams as soon as its weights, loaded ahead, are in.
-            State::Stream if phase_done && self.tiles.more_k() && self.stream_on_chip(c) => {
-                if ahead_ready {
-                    if array_active {
-                        self.events.push("next K tile follows rows in the array");
-                    }
-                    self.tiles.next_k(c);
-                    self.take_ahead();
-                    // The request generator starts the K tile (the address is not used: X is on chip).
-                    self.requests.start(None);
-                } else {
-                    self.events.push("STREAM waits for the look-ahead load");
-                }
-                State::Stream
-            }
-            // The next K tile's rows follow this one's through the array.
-            State::Stream if phase_done && self.tiles.more_k() => {
-                if array_active {
-                    self.events.push("next K tile follows rows in the array");
-                }
-                self.tiles.next_k(c);
-                State::KStart
-            }
-            // The next column tile's rows follow this one's last K tile through the array.
-            State::Stream if phase_done && self.tiles.more_n() => State::NextN,
-            State::Stream if phase_done => State::Drain,
-            // The last column tile: the last rows' results are still on their way, or words are
-            // still to be written.
-            State::Drain if array_active || !writer_idle => State::Drain,
-            State::Drain => {
-                self.code = SUCCESS;
-                State::Done
-            }
-            // NSTART changes the base (bias and sums) that rows of a first K tile still in the
-            // array would take; the look-ahead load of the next column tile's first weights
-            // finishes here.
-            State::NextN if first_active || (self.tiles.ahead() && !ahead_ready) => State::NextN,
-            State::NextN => {
-                self.tiles.next_n();
-                State::NStart
-            }
-            State::Flush if flushed => {
-                self.code = self.stop_code;
-                self.events.push(if self.stop_code == CPU_ERR { "exit CPU_ERR after abort" } else { "exit MEM_ERR after error response" });
-                State::Done
-            }
-            State::Done => {
-                // What the layer leaves for the next one's REWEIGHTS (REINPUTS: the result buffer).
-                self.weights.finish_layer(self.code == SUCCESS, c);
-                State::Idle
-            }
-            s => s,
-        };
-
-        // Stop causes: the first one wins; an error response (on either channel) before an
-        // abort in one cycle.
-        let running = !matches!(self.state, State::Idle | State::Done);
-        if self.state == State::Idle && i.start {
-            self.stop = false;
-        } else if running && !self.stop {
-            if read_error || write_error {
-                (self.stop, self.stop_code) = (true, MEM_ERR);
-            } else if i.write_while_busy {
-                (self.stop, self.stop_code) = (true, CPU_ERR);
-                self.events.push("abort");
-            }
-        }
-        if next != self.state {
-            self.enter(next);
-        }
-        self.state = next;
-    }
-
-    /// A K tile starts with the weights loaded ahead: switch to their bank, and the look-ahead
-    /// is free for the next one.
-    fn take_ahead(&mut self) {
-        self.weights.switch();
-        self.ahead.free();
-        self.events.push("K tile starts with weights loaded ahead");
-    }
-
-    /// Sets up the request generator of the phase `next`.
-    fn enter(&mut self, next: State) {
-        self.requests.start(match next {
-            State::Bias => Some(self.tiles.b_ptr),
-            State::Sums => Some(self.tiles.s_ptr),
-            State::WLoad => Some(self.tiles.w_kt_ptr),
-            State::Stream => Some(self.tiles.x_kt_ptr),
-            _ => None,
-        });
-        if next == State::Check {
-            self.code = UNUSED;
-            // A stopped layer may leave a look-ahead load unused.
-            self.ahead.free();
-        }
+        self.step_state(c, &state_machine::Step { phase_done, ahead_ready, bank_free, array_active, first_active, writer_idle, flushed, mem_error: read_error || write_error });
     }
 }
 
