@@ -3,26 +3,27 @@
 //! (`model/src/scale/engine.rs`) documents the states and changes the same registers in the
 //! same cycles; docs/scale.md has the memory layout, the timing and the decisions.
 //!
-//! This file holds the state machine, the read channel's offer and response attribution and the
-//! stop logic; its sub-blocks are the phase request generator (the counts and address of the
-//! phases' reads: `phase_requests.rs`), the tile sequencer (sizes, checks, tile walk and
-//! pointers: `tile_sequencer.rs`), the weight loader (the array's two weight banks and
-//! REWEIGHTS: `weight_loader.rs`), the output writer (the result writes: `output_writer.rs`),
-//! the X buffer and the output FIFO (`tile_ram.rs`), the result buffer and the systolic array.
-//! A second request generator, the look-ahead weight load, uses the port while STREAM reads X
-//! on chip, between column tiles and in the last DRAIN: the engine decides when it starts and
-//! offers a request, its counts and address are the sub-block `look_ahead.rs` (the model's has
-//! the decisions). Both read on the port's read channel; the output writer writes the result
-//! words of the output FIFO on the write channel (`output_writer.rs` in the model).
+//! This file holds the write channel's offer and the output FIFO's reads, and wires the
+//! sub-blocks: the state machine (state, exit code, stops: `state_machine.rs`; its decode and
+//! the phases' request counts: `state_decode.rs`), the read channel (which request generator
+//! offers, STREAM's reads on chip, whose a response is: `read_channel.rs`), the phase request
+//! generator (the counts and address of the phases' reads: `phase_requests.rs`), the
+//! look-ahead weight load (the second request generator, while STREAM reads X on chip, between
+//! column tiles and in the last DRAIN: `look_ahead.rs`), the tile sequencer (sizes, checks,
+//! tile walk and pointers: `tile_sequencer.rs`), the weight loader (the array's two weight
+//! banks and REWEIGHTS: `weight_loader.rs`), the output writer (the result writes on the write
+//! channel: `output_writer.rs`), the X buffer and the output FIFO (`tile_ram.rs`), the result
+//! buffer and the systolic array.
 use super::look_ahead::LookAhead;
 use super::phase_requests::PhaseRequests;
 use super::output_writer::OutputWriter;
 use super::pe_column::VECTOR;
-use super::regmap::{EXIT_CPU_ERR, EXIT_MEM_ERR, EXIT_SUCCESS, EXIT_UNUSED};
-use super::tile_sequencer::{TileSequencer, WORD_BYTES};
+use super::read_channel::ReadChannel;
+use super::state_decode::StateDecode;
+use super::state_machine::StateMachine;
+use super::tile_sequencer::TileSequencer;
 use super::weight_loader::WeightLoader;
 use super::{ResultBuffer, Systolic, TileRam, OUT_WORDS, SIZE, X_WORDS};
-use crate::primitives::{Reg, ZeroExtend};
 use rust_hdl::prelude::*;
 use crate::primitives::constant as k;
 
@@ -81,90 +82,23 @@ pub struct Engine {
     ahead: LookAhead,
     /// The phase request generator's counts and address (`phase_requests.rs`).
     requests: PhaseRequests,
-    // Registers (as in the model).
-    state: Reg<Bits<4>>,
-    code: Reg<Bits<2>>,
-    stop: Reg<Bit>,
-    stop_code: Reg<Bits<2>>,
-    inrows9: ZeroExtend<8, 9>,
+    /// The state, exit code and stop registers, the next state (`state_machine.rs`), and their
+    /// decode (`state_decode.rs`).
+    fsm: StateMachine,
+    decode: StateDecode,
+    /// The read channel's offer and responses (`read_channel.rs`).
+    reads: ReadChannel,
     // Constants.
-    s_idle: Constant<Bits<4>>,
-    s_check: Constant<Bits<4>>,
-    s_plan: Constant<Bits<4>>,
-    s_nstart: Constant<Bits<4>>,
-    s_bias: Constant<Bits<4>>,
-    s_sums: Constant<Bits<4>>,
-    s_kstart: Constant<Bits<4>>,
-    s_wload: Constant<Bits<4>>,
-    s_stream: Constant<Bits<4>>,
-    s_drain: Constant<Bits<4>>,
-    s_nextn: Constant<Bits<4>>,
-    s_flush: Constant<Bits<4>>,
-    s_done: Constant<Bits<4>>,
-    c_unused: Constant<Bits<2>>,
-    c_success: Constant<Bits<2>>,
-    c_mem_err: Constant<Bits<2>>,
-    c_cpu_err: Constant<Bits<2>>,
-    word_bytes: Constant<Bits<32>>,
-    two9: Constant<Bits<9>>,
-    zero9: Constant<Bits<9>>,
-    zero32: Constant<Bits<32>>,
     zero_x: Constant<Bits<X_ADDR_BITS>>,
     zero_o: Constant<Bits<OUT_ADDR_BITS>>,
     one8: Constant<Bits<8>>,
     lane_mask8: Constant<Bits<8>>,
-    out_words: Constant<Bits<9>>,
     // Combinational.
-    in_idle: Signal<Local, Bit>,
-    in_check: Signal<Local, Bit>,
-    in_plan: Signal<Local, Bit>,
-    in_nstart: Signal<Local, Bit>,
-    in_bias: Signal<Local, Bit>,
-    in_sums: Signal<Local, Bit>,
-    in_kstart: Signal<Local, Bit>,
-    in_wload: Signal<Local, Bit>,
-    in_stream: Signal<Local, Bit>,
-    in_drain: Signal<Local, Bit>,
-    in_nextn: Signal<Local, Bit>,
-    in_flush: Signal<Local, Bit>,
-    in_done: Signal<Local, Bit>,
-    issues: Signal<Local, Bit>,
-    total: Signal<Local, Bits<9>>,
-    stride: Signal<Local, Bits<32>>,
-    phase_done: Signal<Local, Bit>,
-    accept: Signal<Local, Bit>,
-    buffer_read: Signal<Local, Bit>,
-    /// This column tile streams X from the X buffer, and reads it now.
-    x_on_chip: Signal<Local, Bit>,
-    x_read: Signal<Local, Bit>,
-    stream_more: Signal<Local, Bit>,
-    requested: Signal<Local, Bit>,
-    response: Signal<Local, Bit>,
-    stopping: Signal<Local, Bit>,
-    running: Signal<Local, Bit>,
-    next: Signal<Local, Bits<4>>,
-    /// The main request generator offers a request.
-    main_valid: Signal<Local, Bit>,
-    /// A memory response for the main generator (not the look-ahead's).
-    mem_response: Signal<Local, Bit>,
-    /// STREAM reads X on chip; the look-ahead may use the port (STREAM on chip, DRAIN); the
-    /// engine is in STREAM or DRAIN.
-    stream_on_chip: Signal<Local, Bit>,
-    ahead_phase: Signal<Local, Bit>,
-    ahead_region: Signal<Local, Bit>,
-    ahead_start: Signal<Local, Bit>,
-    ahead_valid: Signal<Local, Bit>,
-    ahead_ready: Signal<Local, Bit>,
-    ahead_resp: Signal<Local, Bit>,
     /// STREAM goes on with the next K tile, its weights loaded ahead; a K tile takes them.
     restart: Signal<Local, Bit>,
     take_ahead: Signal<Local, Bit>,
-    /// The main generator offers a new read request.
-    main_wants: Signal<Local, Bit>,
     /// An error response on either channel.
     mem_error: Signal<Local, Bit>,
-    /// A last K tile's STREAM may issue (the output FIFO has room for all its rows).
-    room: Signal<Local, Bit>,
     /// The output writer offers a write on the write channel; it is taken; a write response.
     write_valid: Signal<Local, Bit>,
     write_accept: Signal<Local, Bit>,
@@ -172,8 +106,6 @@ pub struct Engine {
     /// The output FIFO: its next word to the read register; a result word into it.
     fifo_read: Signal<Local, Bit>,
     fifo_store: Signal<Local, Bit>,
-    /// Reserved rows + INROWS.
-    room_need: Signal<Local, Bits<9>>,
     /// A word is in the output FIFO's read register, to be written (read at the last edge, or
     /// kept since).
     loaded: Signal<Local, Bit>,
@@ -222,85 +154,22 @@ impl Default for Engine {
             weights: Default::default(),
             writer: Default::default(),
             ahead: Default::default(),
-            state: Default::default(),
-            code: Default::default(),
-            stop: Default::default(),
-            stop_code: Default::default(),
             requests: Default::default(),
-            inrows9: Default::default(),
-            s_idle: k(0),
-            s_check: k(1),
-            s_plan: k(2),
-            s_nstart: k(3),
-            s_bias: k(4),
-            s_sums: k(5),
-            s_kstart: k(6),
-            s_wload: k(7),
-            s_stream: k(8),
-            s_drain: k(9),
-            s_nextn: k(11),
-            s_flush: k(12),
-            s_done: k(13),
-            c_unused: k(EXIT_UNUSED.into()),
-            c_success: k(EXIT_SUCCESS.into()),
-            c_mem_err: k(EXIT_MEM_ERR.into()),
-            c_cpu_err: k(EXIT_CPU_ERR.into()),
-            word_bytes: k(WORD_BYTES),
-            two9: k(2),
-            zero9: k(0),
-            zero32: k(0),
+            fsm: Default::default(),
+            decode: Default::default(),
+            reads: Default::default(),
             zero_x: k(0),
             zero_o: k(0),
             one8: k(1),
             lane_mask8: k(SIZE as u64 - 1),
-            out_words: k(OUT_WORDS as u64),
-            in_idle: Default::default(),
-            in_check: Default::default(),
-            in_plan: Default::default(),
-            in_nstart: Default::default(),
-            in_bias: Default::default(),
-            in_sums: Default::default(),
-            in_kstart: Default::default(),
-            in_wload: Default::default(),
-            in_stream: Default::default(),
-            in_drain: Default::default(),
-            in_nextn: Default::default(),
-            in_flush: Default::default(),
-            in_done: Default::default(),
-            issues: Default::default(),
-            total: Default::default(),
-            stride: Default::default(),
-            phase_done: Default::default(),
-            accept: Default::default(),
-            buffer_read: Default::default(),
-            x_on_chip: Default::default(),
-            x_read: Default::default(),
-            stream_more: Default::default(),
-            requested: Default::default(),
-            response: Default::default(),
-            stopping: Default::default(),
-            running: Default::default(),
-            next: Default::default(),
-            main_valid: Default::default(),
-            mem_response: Default::default(),
-            stream_on_chip: Default::default(),
-            ahead_phase: Default::default(),
-            ahead_region: Default::default(),
-            ahead_start: Default::default(),
-            ahead_valid: Default::default(),
-            ahead_ready: Default::default(),
-            ahead_resp: Default::default(),
             restart: Default::default(),
             take_ahead: Default::default(),
-            main_wants: Default::default(),
             mem_error: Default::default(),
-            room: Default::default(),
             write_valid: Default::default(),
             write_accept: Default::default(),
             write_resp: Default::default(),
             fifo_read: Default::default(),
             fifo_store: Default::default(),
-            room_need: Default::default(),
             loaded: Default::default(),
         }
     }
@@ -309,13 +178,8 @@ impl Default for Engine {
 impl Logic for Engine {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, state, code, stop, stop_code
-        );
-        self.state.reset.next = self.reset.val();
-        self.code.reset.next = self.reset.val();
-        self.stop.reset.next = self.reset.val();
-        self.stop_code.reset.next = self.reset.val();
+        self.fsm.clock.next = self.clock.val();
+        self.fsm.reset.next = self.reset.val();
         self.array.clock.next = self.clock.val();
         self.array.reset.next = self.reset.val();
         self.results.clock.next = self.clock.val();
@@ -335,134 +199,80 @@ impl Logic for Engine {
         self.requests.clock.next = self.clock.val();
         self.requests.reset.next = self.reset.val();
 
-        self.inrows9.narrow.next = self.inrows.val();
-        self.in_idle.next = self.state.q.val() == self.s_idle.val();
-        self.in_check.next = self.state.q.val() == self.s_check.val();
-        self.in_plan.next = self.state.q.val() == self.s_plan.val();
-        self.in_nstart.next = self.state.q.val() == self.s_nstart.val();
-        self.in_bias.next = self.state.q.val() == self.s_bias.val();
-        self.in_sums.next = self.state.q.val() == self.s_sums.val();
-        self.in_kstart.next = self.state.q.val() == self.s_kstart.val();
-        self.in_wload.next = self.state.q.val() == self.s_wload.val();
-        self.in_stream.next = self.state.q.val() == self.s_stream.val();
-        self.in_drain.next = self.state.q.val() == self.s_drain.val();
-        self.in_nextn.next = self.state.q.val() == self.s_nextn.val();
-        self.in_flush.next = self.state.q.val() == self.s_flush.val();
-        self.in_done.next = self.state.q.val() == self.s_done.val();
-        // A stop seen now acts from the next cycle; PLAN's verdict on the registers stands even
-        // if a stop came during CHECK.
-        self.running.next = !self.in_idle.val() & !self.in_done.val();
-        self.stopping.next = self.stop.q.val() & self.running.val() & !self.in_plan.val() & !self.in_flush.val();
-
-        // The current phase's request count and address step.
-        self.total.next = self.zero9.val();
-        self.stride.next = self.zero32.val();
-        if self.in_bias.val() | self.in_sums.val() {
-            self.total.next = self.two9.val();
-            self.stride.next = self.word_bytes.val();
-        }
-        if self.in_wload.val() {
-            self.total.next = self.tiles.k_rows.val();
-            self.stride.next = self.tiles.ncw_bytes.val();
-        }
-        if self.in_stream.val() {
-            self.total.next = self.inrows9.wide.val();
-            self.stride.next = self.tiles.nxw_bytes.val();
-        }
-        self.phase_done.next = (self.requests.issued.val() == self.total.val()) & (self.requests.outstanding.val() == self.zero9.val());
-        self.issues.next = self.in_bias.val() | self.in_sums.val() | self.in_wload.val() | self.in_stream.val();
-        // A last K tile's STREAM issues its first row only when the output FIFO has room for all
-        // its rows (with SAVEOUT; `ofifo.fits`: the FIFO's own check that INROWS words fit,
-        // true for every INROWS).
-        self.room_need.next = self.writer.reserved.val() + self.inrows9.wide.val();
-        self.room.next = !self.saveout.val()
-            | self.tiles.more_k.val()
-            | (self.requests.issued.val() != self.zero9.val())
-            | ((self.room_need.val() <= self.out_words.val()) & self.ofifo.fits.val());
-        // With REINPUTS, STREAM reads the result buffer, after the first column tile the X
-        // buffer if X fits (both always ready, answering the next cycle).
-        self.stream_more.next =
-            self.in_stream.val() & (self.requests.issued.val() != self.total.val()) & !self.stop.q.val() & self.room.val();
-        self.x_on_chip.next = !self.reinputs.val() & !self.tiles.first_n.val() & self.xbuf.fits.val();
-        self.buffer_read.next = self.stream_more.val() & self.reinputs.val();
-        self.x_read.next = self.stream_more.val() & self.x_on_chip.val();
-        // The read channel: the main generator, or the look-ahead (never both).
-        self.main_wants.next = self.issues.val()
-            & (self.requests.issued.val() != self.total.val())
-            & !self.stop.q.val()
-            & !(self.in_stream.val() & (self.reinputs.val() | self.x_on_chip.val()))
-            & (!self.in_stream.val() | self.room.val());
-        self.main_valid.next = self.requests.held.val() | self.main_wants.val();
-        // The look-ahead weight load: the next K tile's weights, into the other bank, while the
-        // port is free (STREAM reading X on chip, NEXTN, DRAIN), once no row of that bank is left.
-        self.stream_on_chip.next = self.in_stream.val() & (self.reinputs.val() | self.x_on_chip.val());
-        self.ahead_phase.next = self.stream_on_chip.val() | self.in_drain.val() | self.in_nextn.val();
-        self.ahead_region.next = self.in_stream.val() | self.in_drain.val() | self.in_nextn.val();
-        self.ahead_start.next = self.ahead_phase.val()
-            & self.tiles.ahead.val()
-            & !self.ahead.on.val()
-            & !self.stop.q.val()
-            & self.weights.other_free.val();
-        self.ahead_valid.next = self.ahead.held.val()
-            | (self.ahead_phase.val() & self.ahead.more.val() & !self.stop.q.val())
-            | self.ahead_start.val();
+        // The read channel (`read_channel.rs`).
+        self.reads.in_stream.next = self.decode.in_stream.val();
+        self.reads.in_drain.next = self.decode.in_drain.val();
+        self.reads.in_nextn.next = self.decode.in_nextn.val();
+        self.reads.issues.next = self.decode.issues.val();
+        self.reads.total.next = self.decode.total.val();
+        self.reads.stop.next = self.fsm.stop.val();
+        self.reads.reinputs.next = self.reinputs.val();
+        self.reads.saveout.next = self.saveout.val();
+        self.reads.inrows.next = self.inrows.val();
+        self.reads.first_n.next = self.tiles.first_n.val();
+        self.reads.more_k.next = self.tiles.more_k.val();
+        self.reads.tiles_ahead.next = self.tiles.ahead.val();
+        self.reads.x_fits.next = self.xbuf.fits.val();
+        self.reads.out_fits.next = self.ofifo.fits.val();
+        self.reads.issued.next = self.requests.issued.val();
+        self.reads.req_held.next = self.requests.held.val();
+        self.reads.req_addr.next = self.requests.addr.val();
+        self.reads.reserved.next = self.writer.reserved.val();
+        self.reads.ahead_on.next = self.ahead.on.val();
+        self.reads.ahead_more.next = self.ahead.more.val();
+        self.reads.ahead_held.next = self.ahead.held.val();
+        self.reads.ahead_pending.next = self.ahead.pending.val();
+        self.reads.ahead_addr.next = self.ahead.addr.val();
+        self.reads.other_free.next = self.weights.other_free.val();
+        self.reads.results_valid.next = self.results.read_valid.val();
+        self.reads.xbuf_valid.next = self.xbuf.read_valid.val();
+        self.reads.req_ready.next = self.mem_rd_req_ready.val();
+        self.reads.resp_valid.next = self.mem_rd_resp_valid.val();
+        self.mem_rd_req_valid.next = self.reads.mem_valid.val();
+        self.mem_rd_req_addr.next = self.reads.mem_addr.val();
         // The write channel is the output writer's: a loaded word is offered whatever the read
-        // channel does.
+        // channel does. A write response is the writer's.
         self.loaded.next = self.ofifo.read_valid.val() | self.writer.kept.val();
-        self.write_valid.next = self.writer.held.val() | (self.loaded.val() & !self.stop.q.val());
+        self.write_valid.next = self.writer.held.val() | (self.loaded.val() & !self.fsm.stop.val());
         self.write_accept.next = self.write_valid.val() & self.mem_wr_req_ready.val();
-        // Whose a read response is: the look-ahead's while it has reads outstanding, else the
-        // main phase's. A write response is the writer's.
         self.write_resp.next = self.mem_wr_resp_valid.val();
-        self.ahead_resp.next = self.mem_rd_resp_valid.val() & self.ahead.pending.val();
         self.mem_error.next = (self.mem_rd_resp_valid.val() & self.mem_rd_resp_error.val())
             | (self.mem_wr_resp_valid.val() & self.mem_wr_resp_error.val());
-        self.ahead_ready.next = self.ahead.ready.val();
-        self.ahead.start.next = self.ahead_start.val();
-        self.ahead.valid.next = self.ahead_valid.val();
+        self.ahead.start.next = self.reads.ahead_start.val();
+        self.ahead.valid.next = self.reads.ahead_valid.val();
         self.ahead.req_ready.next = self.mem_rd_req_ready.val();
-        self.ahead.resp.next = self.ahead_resp.val();
+        self.ahead.resp.next = self.reads.ahead_resp.val();
         self.ahead.rows.next = self.tiles.ahead_rows.val();
         self.ahead.ptr.next = self.tiles.ahead_ptr.val();
         self.ahead.stride.next = self.tiles.ncw_bytes.val();
-        self.accept.next = self.main_valid.val() & self.mem_rd_req_ready.val();
-        self.requested.next = self.accept.val() | self.buffer_read.val() | self.x_read.val();
-        self.mem_response.next = self.mem_rd_resp_valid.val() & !self.ahead.pending.val();
-        self.response.next =
-            self.mem_response.val() | self.results.read_valid.val() | self.xbuf.read_valid.val();
-        self.busy.next = !self.in_idle.val();
-        self.finish.next = self.in_done.val();
-        self.exit_code.next = self.code.q.val();
-        self.mem_rd_req_valid.next = self.main_valid.val() | self.ahead_valid.val();
-        self.mem_rd_req_addr.next = self.requests.addr.val();
-        if self.ahead_valid.val() {
-            self.mem_rd_req_addr.next = self.ahead.addr.val();
-        }
+        self.busy.next = self.decode.busy.val();
+        self.finish.next = self.decode.finish.val();
+        self.exit_code.next = self.decode.exit_code.val();
         self.mem_wr_req_valid.next = self.write_valid.val();
         self.mem_wr_req_addr.next = self.writer.addr.val();
         self.mem_wr_req_wdata.next = self.ofifo.read_data.val();
 
         // The tile sequencer: sizes (CHECK), checks and addresses (PLAN), the tile walk.
-        self.tiles.check.next = self.in_check.val() & !self.stopping.val();
-        self.tiles.plan.next = self.in_plan.val();
-        self.tiles.nstart.next = self.in_nstart.val() & !self.stopping.val();
+        self.tiles.check.next = self.decode.in_check.val() & !self.decode.stopping.val();
+        self.tiles.plan.next = self.decode.in_plan.val();
+        self.tiles.nstart.next = self.decode.in_nstart.val() & !self.decode.stopping.val();
         // STREAM on chip goes on with the next K tile once its weights are loaded ahead.
-        self.restart.next = self.stream_on_chip.val()
-            & self.phase_done.val()
+        self.restart.next = self.reads.stream_on_chip.val()
+            & self.decode.phase_done.val()
             & self.tiles.more_k.val()
-            & self.ahead_ready.val()
-            & !self.stopping.val();
+            & self.ahead.ready.val()
+            & !self.decode.stopping.val();
         self.take_ahead.next =
-            self.restart.val() | (self.in_kstart.val() & !self.reweights.val() & self.ahead_ready.val() & !self.stopping.val());
-        self.tiles.next_k.next = self.in_stream.val()
-            & self.phase_done.val()
+            self.restart.val() | (self.decode.in_kstart.val() & !self.reweights.val() & self.ahead.ready.val() & !self.decode.stopping.val());
+        self.tiles.next_k.next = self.decode.in_stream.val()
+            & self.decode.phase_done.val()
             & self.tiles.more_k.val()
-            & !self.stopping.val()
-            & (!self.stream_on_chip.val() | self.ahead_ready.val());
-        self.tiles.next_n.next = self.in_nextn.val()
+            & !self.decode.stopping.val()
+            & (!self.reads.stream_on_chip.val() | self.ahead.ready.val());
+        self.tiles.next_n.next = self.decode.in_nextn.val()
             & !self.array.first_active.val()
-            & !(self.tiles.ahead.val() & !self.ahead_ready.val())
-            & !self.stopping.val();
+            & !(self.tiles.ahead.val() & !self.ahead.ready.val())
+            & !self.decode.stopping.val();
         self.tiles.inrows.next = self.inrows.val();
         self.tiles.incols.next = self.incols.val();
         self.tiles.wghtrows.next = self.wghtrows.val();
@@ -478,23 +288,23 @@ impl Logic for Engine {
         self.tiles.reweight_ok.next = self.weights.reweight_ok.val();
 
         // The weight loader: KSTART clears the other bank once no row of it is left in the array.
-        self.weights.kstart.next = self.in_kstart.val();
-        self.weights.ahead_region.next = self.ahead_region.val();
-        self.weights.ahead_ready.next = self.ahead_ready.val();
-        self.weights.ahead_clear.next = self.ahead_start.val();
+        self.weights.kstart.next = self.decode.in_kstart.val();
+        self.weights.ahead_region.next = self.reads.ahead_region.val();
+        self.weights.ahead_ready.next = self.ahead.ready.val();
+        self.weights.ahead_clear.next = self.reads.ahead_start.val();
         self.weights.take_ahead.next = self.restart.val();
-        self.weights.done.next = self.in_done.val();
-        self.weights.success.next = self.code.q.val() == self.c_success.val();
+        self.weights.done.next = self.decode.in_done.val();
+        self.weights.success.next = self.decode.success.val();
         self.weights.reweights.next = self.reweights.val();
-        self.weights.stopping.next = self.stopping.val();
+        self.weights.stopping.next = self.decode.stopping.val();
         self.weights.wghtrows.next = self.wghtrows.val();
         self.weights.wghtcols.next = self.wghtcols.val();
         self.weights.bank0_active.next = self.array.bank0_active.val();
         self.weights.bank1_active.next = self.array.bank1_active.val();
         self.weights.load_row.next =
-            (self.in_wload.val() & self.response.val()) | (self.ahead_resp.val() & self.ahead_region.val());
+            (self.decode.in_wload.val() & self.reads.response.val()) | (self.reads.ahead_resp.val() & self.reads.ahead_region.val());
         self.weights.index.next = self.ahead.index.val();
-        if self.in_wload.val() {
+        if self.decode.in_wload.val() {
             self.weights.index.next = self.requests.responses.val();
         }
 
@@ -503,12 +313,12 @@ impl Logic for Engine {
         self.fifo_store.next = self.array.out_valid.val() & self.saveout.val();
         self.fifo_read.next = self.writer.any.val()
             & (!self.loaded.val() | self.write_accept.val())
-            & !self.stop.q.val();
-        self.writer.restart.next = self.in_done.val();
-        self.writer.start.next = self.in_plan.val();
+            & !self.fsm.stop.val();
+        self.writer.restart.next = self.decode.in_done.val();
+        self.writer.start.next = self.decode.in_plan.val();
         self.writer.result.next = self.result.val();
         self.writer.reserve.next =
-            self.requested.val() & self.in_stream.val() & !self.tiles.more_k.val() & self.saveout.val();
+            self.reads.requested.val() & self.decode.in_stream.val() & !self.tiles.more_k.val() & self.saveout.val();
         self.writer.store.next = self.fifo_store.val();
         self.writer.read.next = self.fifo_read.val();
         self.writer.loaded.next = self.loaded.val();
@@ -519,16 +329,16 @@ impl Logic for Engine {
         self.writer.ncw_bytes.next = self.tiles.ncw_bytes.val();
         self.ofifo.rows.next = self.inrows.val();
         self.ofifo.cols.next = self.one8.val();
-        self.ofifo.write_restart.next = self.in_done.val();
+        self.ofifo.write_restart.next = self.decode.in_done.val();
         self.ofifo.write_base.next = self.zero_o.val();
-        self.ofifo.read_restart.next = self.in_done.val();
+        self.ofifo.read_restart.next = self.decode.in_done.val();
         self.ofifo.read_base.next = self.zero_o.val();
         self.ofifo.read.next = self.fifo_read.val();
         self.ofifo.store.next = self.fifo_store.val();
         self.ofifo.word.next = self.array.out_word.val();
 
         // The array.
-        self.array.row_valid.next = self.in_stream.val() & self.response.val();
+        self.array.row_valid.next = self.decode.in_stream.val() & self.reads.response.val();
         self.array.word.next = self.mem_rd_resp_data.val();
         self.array.w_word.next = self.mem_rd_resp_data.val();
         if self.xbuf.read_valid.val() {
@@ -547,12 +357,12 @@ impl Logic for Engine {
         self.array.w_clear.next = self.weights.clear.val();
         self.array.w_load.next = self.weights.load.val();
         self.array.w_row.next = self.weights.row.val();
-        self.array.base_clear.next = self.in_nstart.val();
-        self.array.base_add.next = (self.in_bias.val() | self.in_sums.val()) & self.response.val();
+        self.array.base_clear.next = self.decode.in_nstart.val();
+        self.array.base_add.next = (self.decode.in_bias.val() | self.decode.in_sums.val()) & self.reads.response.val();
         self.array.base_half.next = self.requests.responses.val().get_bit(0);
         // At PLAN: between column tiles the row counters are back at 0 after whole K tiles, while
         // the last K tile's rows are still in the array.
-        self.array.rows_clear.next = self.in_plan.val();
+        self.array.rows_clear.next = self.decode.in_plan.val();
         self.array.relu.next = self.actfn.val();
         self.array.shift.next = self.shiftamt.val();
 
@@ -560,176 +370,92 @@ impl Logic for Engine {
         self.results.inrows.next = self.inrows.val();
         self.results.incols.next = self.incols.val();
         self.results.wghtcols.next = self.wghtcols.val();
-        self.results.layer_start.next = self.in_plan.val();
-        self.results.read_restart.next = self.in_nstart.val();
-        self.results.read.next = self.buffer_read.val();
+        self.results.layer_start.next = self.decode.in_plan.val();
+        self.results.read_restart.next = self.decode.in_nstart.val();
+        self.results.read.next = self.reads.buffer_read.val();
         self.results.store.next = self.array.out_valid.val();
         self.results.word.next = self.array.out_word.val();
-        self.results.commit.next = self.in_done.val() & (self.code.q.val() == self.c_success.val());
+        self.results.commit.next = self.decode.in_done.val() & self.decode.success.val();
 
         // The X buffer: the first column tile keeps the X rows it receives from memory.
         self.xbuf.rows.next = self.inrows.val();
         self.xbuf.cols.next = self.incols.val();
-        self.xbuf.write_restart.next = self.in_plan.val();
+        self.xbuf.write_restart.next = self.decode.in_plan.val();
         self.xbuf.write_base.next = self.zero_x.val();
-        self.xbuf.read_restart.next = self.in_nstart.val();
+        self.xbuf.read_restart.next = self.decode.in_nstart.val();
         self.xbuf.read_base.next = self.zero_x.val();
-        self.xbuf.read.next = self.x_read.val();
-        self.xbuf.store.next = self.in_stream.val() & self.tiles.first_n.val() & self.mem_response.val();
+        self.xbuf.read.next = self.reads.x_read.val();
+        self.xbuf.store.next = self.decode.in_stream.val() & self.tiles.first_n.val() & self.reads.mem_response.val();
         self.xbuf.word.next = self.mem_rd_resp_data.val();
 
         // The phase's requests and responses (`phase_requests.rs`).
-        self.requests.requested.next = self.requested.val();
-        self.requests.response.next = self.response.val();
-        self.requests.stride.next = self.stride.val();
-        self.requests.stalled.next = self.main_valid.val() & !self.mem_rd_req_ready.val();
+        self.requests.requested.next = self.reads.requested.val();
+        self.requests.response.next = self.reads.response.val();
+        self.requests.stride.next = self.decode.stride.val();
+        self.requests.stalled.next = self.reads.main_valid.val() & !self.mem_rd_req_ready.val();
+        self.requests.clear.next = self.fsm.req_clear.val();
+        self.requests.load.next = self.fsm.req_load.val();
+        self.requests.first_addr.next = self.fsm.first_addr.val();
+        self.ahead.free.next = self.fsm.ahead_free.val();
 
-        // Next state.
-        self.next.next = self.state.q.val();
-        if self.stopping.val() {
-            self.next.next = self.s_flush.val();
-        } else if self.in_idle.val() {
-            if self.start.val() {
-                self.next.next = self.s_check.val();
-            }
-        } else if self.in_check.val() {
-            self.next.next = self.s_plan.val();
-        } else if self.in_plan.val() {
-            if self.tiles.cpu_err.val() {
-                self.code.d.next = self.c_cpu_err.val();
-                self.next.next = self.s_done.val();
-            } else if self.tiles.mem_err.val() {
-                self.code.d.next = self.c_mem_err.val();
-                self.next.next = self.s_done.val();
-            } else {
-                self.next.next = self.s_nstart.val();
-            }
-        } else if self.in_nstart.val() {
-            if self.usebias.val() {
-                self.next.next = self.s_bias.val();
-            } else if self.usesumm.val() {
-                self.next.next = self.s_sums.val();
-            } else {
-                self.next.next = self.s_kstart.val();
-            }
-        } else if self.in_bias.val() {
-            if self.phase_done.val() {
-                if self.usesumm.val() {
-                    self.next.next = self.s_sums.val();
-                } else {
-                    self.next.next = self.s_kstart.val();
-                }
-            }
-        } else if self.in_sums.val() {
-            if self.phase_done.val() {
-                self.next.next = self.s_kstart.val();
-            }
-        } else if self.in_kstart.val() {
-            if self.reweights.val() {
-                self.next.next = self.s_stream.val();
-            } else if self.ahead_ready.val() {
-                // The next column tile's first K tile, its weights loaded ahead: no WLOAD.
-                self.next.next = self.s_stream.val();
-            } else if self.weights.other_free.val() {
-                self.next.next = self.s_wload.val();
-            }
-        } else if self.in_wload.val() {
-            if self.phase_done.val() {
-                self.next.next = self.s_stream.val();
-            }
-        } else if self.in_stream.val() {
-            if self.phase_done.val() {
-                // With another K tile, its rows follow this one's through the array: at once if
-                // X is on chip (its weights loaded ahead: `restart`; until then STREAM waits),
-                // else after KSTART and WLOAD.
-                // After the last K tile, the next column tile's rows follow this one's through the
-                // array (NEXTN); the last column tile drains.
-                if self.tiles.more_k.val() {
-                    if !self.stream_on_chip.val() {
-                        self.next.next = self.s_kstart.val();
-                    }
-                } else if self.tiles.more_n.val() {
-                    self.next.next = self.s_nextn.val();
-                } else {
-                    self.next.next = self.s_drain.val();
-                }
-            }
-        } else if self.in_drain.val() {
-            if self.array.active.val() | !self.writer.idle.val() | self.loaded.val() {
-                // Wait: the last rows' results are still on their way, or words are still to be
-                // written.
-            } else {
-                self.code.d.next = self.c_success.val();
-                self.next.next = self.s_done.val();
-            }
-        } else if self.in_nextn.val() {
-            // NSTART changes the base that rows of a first K tile still in the array would take;
-            // the look-ahead load of the next column tile's first weights finishes here.
-            if !self.array.first_active.val() & !(self.tiles.ahead.val() & !self.ahead_ready.val()) {
-                self.next.next = self.s_nstart.val();
-            }
-        } else if self.in_flush.val() {
-            if !self.requests.held.val()
-                & !self.ahead.held.val()
-                & (self.requests.outstanding.val() == self.zero9.val())
-                & !self.ahead.pending.val()
-                & !self.writer.held.val()
-                & !self.writer.pending.val()
-                & !self.array.active.val()
-            {
-                self.code.d.next = self.stop_code.q.val();
-                self.next.next = self.s_done.val();
-            }
-        } else if self.in_done.val() {
-            // What the layer leaves for the next one: the weight loader (REWEIGHTS) and the
-            // result buffer (REINPUTS) take it from here.
-            self.next.next = self.s_idle.val();
-        }
+        // The state machine (`state_machine.rs`).
+        self.fsm.start.next = self.start.val();
+        self.fsm.write_while_busy.next = self.write_while_busy.val();
+        self.fsm.usebias.next = self.usebias.val();
+        self.fsm.usesumm.next = self.usesumm.val();
+        self.fsm.reweights.next = self.reweights.val();
+        self.fsm.cpu_err.next = self.tiles.cpu_err.val();
+        self.fsm.mem_err.next = self.tiles.mem_err.val();
+        self.fsm.more_k.next = self.tiles.more_k.val();
+        self.fsm.more_n.next = self.tiles.more_n.val();
+        self.fsm.tiles_ahead.next = self.tiles.ahead.val();
+        self.fsm.b_ptr.next = self.tiles.b_ptr.val();
+        self.fsm.s_ptr.next = self.tiles.s_ptr.val();
+        self.fsm.w_kt_ptr.next = self.tiles.w_kt_ptr.val();
+        self.fsm.x_kt_ptr.next = self.tiles.x_kt_ptr.val();
+        self.fsm.outstanding.next = self.requests.outstanding.val();
+        self.fsm.req_held.next = self.requests.held.val();
+        self.fsm.ahead_ready.next = self.ahead.ready.val();
+        self.fsm.ahead_held.next = self.ahead.held.val();
+        self.fsm.ahead_pending.next = self.ahead.pending.val();
+        self.fsm.other_free.next = self.weights.other_free.val();
+        self.fsm.array_active.next = self.array.active.val();
+        self.fsm.first_active.next = self.array.first_active.val();
+        self.fsm.writer_idle.next = self.writer.idle.val();
+        self.fsm.writer_held.next = self.writer.held.val();
+        self.fsm.writer_pending.next = self.writer.pending.val();
+        self.fsm.loaded.next = self.loaded.val();
+        self.fsm.stream_on_chip.next = self.reads.stream_on_chip.val();
+        self.fsm.mem_error.next = self.mem_error.val();
+        self.fsm.restart.next = self.restart.val();
+        self.fsm.take_ahead.next = self.take_ahead.val();
+        self.fsm.in_idle.next = self.decode.in_idle.val();
+        self.fsm.in_check.next = self.decode.in_check.val();
+        self.fsm.in_plan.next = self.decode.in_plan.val();
+        self.fsm.in_nstart.next = self.decode.in_nstart.val();
+        self.fsm.in_bias.next = self.decode.in_bias.val();
+        self.fsm.in_sums.next = self.decode.in_sums.val();
+        self.fsm.in_kstart.next = self.decode.in_kstart.val();
+        self.fsm.in_wload.next = self.decode.in_wload.val();
+        self.fsm.in_stream.next = self.decode.in_stream.val();
+        self.fsm.in_drain.next = self.decode.in_drain.val();
+        self.fsm.in_nextn.next = self.decode.in_nextn.val();
+        self.fsm.in_flush.next = self.decode.in_flush.val();
+        self.fsm.in_done.next = self.decode.in_done.val();
+        self.fsm.running.next = self.decode.running.val();
+        self.fsm.stopping.next = self.decode.stopping.val();
+        self.fsm.phase_done.next = self.decode.phase_done.val();
+        // Its decode (`state_decode.rs`), from registers only.
+        self.decode.state.next = self.fsm.state_out.val();
+        self.decode.stop.next = self.fsm.stop.val();
+        self.decode.code.next = self.fsm.code_out.val();
+        self.decode.inrows.next = self.inrows.val();
+        self.decode.k_rows.next = self.tiles.k_rows.val();
+        self.decode.ncw_bytes.next = self.tiles.ncw_bytes.val();
+        self.decode.nxw_bytes.next = self.tiles.nxw_bytes.val();
+        self.decode.issued.next = self.requests.issued.val();
+        self.decode.outstanding.next = self.requests.outstanding.val();
 
-        // Stop causes: the first one wins; an error response (on either channel) before an abort
-        // in one cycle.
-        if self.in_idle.val() & self.start.val() {
-            self.stop.d.next = false;
-        } else if self.running.val() & !self.stop.q.val() {
-            if self.mem_error.val() {
-                self.stop.d.next = true;
-                self.stop_code.d.next = self.c_mem_err.val();
-            } else if self.write_while_busy.val() {
-                self.stop.d.next = true;
-                self.stop_code.d.next = self.c_cpu_err.val();
-            }
-        }
-
-        // Entering a state: the request generator of its phase; STREAM's next K tile on chip
-        // starts its counts again (the address is not used: X is on chip).
-        self.requests.clear.next = (self.next.val() != self.state.q.val()) | self.restart.val();
-        self.requests.load.next = false;
-        self.requests.first_addr.next = self.tiles.b_ptr.val();
-        if self.next.val() != self.state.q.val() {
-            if self.next.val() == self.s_bias.val() {
-                self.requests.load.next = true;
-            }
-            if self.next.val() == self.s_sums.val() {
-                self.requests.load.next = true;
-                self.requests.first_addr.next = self.tiles.s_ptr.val();
-            }
-            if self.next.val() == self.s_wload.val() {
-                self.requests.load.next = true;
-                self.requests.first_addr.next = self.tiles.w_kt_ptr.val();
-            }
-            if self.next.val() == self.s_stream.val() {
-                self.requests.load.next = true;
-                self.requests.first_addr.next = self.tiles.x_kt_ptr.val();
-            }
-            if self.next.val() == self.s_check.val() {
-                self.code.d.next = self.c_unused.val();
-            }
-        }
-        self.state.d.next = self.next.val();
-        // A K tile takes the weights loaded ahead, or a layer starts (a stopped one may leave a
-        // look-ahead load unused): the look-ahead is free for the next one.
-        self.ahead.free.next =
-            self.take_ahead.val() | ((self.next.val() != self.state.q.val()) & (self.next.val() == self.s_check.val()));
     }
 }
 

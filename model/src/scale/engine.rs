@@ -33,12 +33,15 @@
 //! the responses and the array's rows finish, then DONE with the stop's code. PLAN's verdict
 //! stands even if a stop came during CHECK; a stop seen in the step to DONE is too late.
 //!
-//! This file holds the state machine, the read channel's offer and response attribution and the
-//! stop logic; the sub-blocks are the phase request generator (the counts and address of the
-//! phases' reads: `phase_requests.rs`), the tile sequencer (sizes, checks, tile walk, pointers:
-//! `tile_sequencer.rs`), the weight loader (the two weight banks, REWEIGHTS:
-//! `weight_loader.rs`), the output writer (the result writes: `output_writer.rs`), the X buffer
-//! and the output FIFO (`tile_ram.rs`), the result buffer and the array.
+//! This file holds the write channel's offer and the output FIFO's reads, and clocks the
+//! sub-blocks: the state machine (the states, the exit code, the stops, the phases' request
+//! counts: `engine/state_machine.rs`), the read channel (which request generator offers,
+//! STREAM's reads on chip, whose a response is: `engine/read_channel.rs`), the phase request
+//! generator (the counts and address of the phases' reads: `phase_requests.rs`), the
+//! look-ahead weight load (`look_ahead.rs`), the tile sequencer (sizes, checks, tile walk,
+//! pointers: `tile_sequencer.rs`), the weight loader (the two weight banks, REWEIGHTS:
+//! `weight_loader.rs`), the output writer (the result writes: `output_writer.rs`), the X
+//! buffer and the output FIFO (`tile_ram.rs`), the result buffer and the array.
 use super::look_ahead::{self, LookAhead};
 use super::output_writer::{self, OutputWriter};
 use super::phase_requests::{self, PhaseRequests};
@@ -48,6 +51,10 @@ use super::tile_ram::{self, TileRam};
 use super::tile_sequencer::TileSequencer;
 use super::weight_loader::WeightLoader;
 use super::{OUT_WORDS, SIZE, X_WORDS};
+
+mod read_channel;
+mod state_machine;
+pub use state_machine::State;
 
 /// Bytes per memory word (one tile row of int16).
 pub const WORD_BYTES: u32 = 2 * SIZE as u32;
@@ -103,65 +110,6 @@ pub struct Out {
     pub mem_wr_req_wdata: u128,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum State {
-    #[default]
-    Idle,
-    Check,
-    Plan,
-    NStart,
-    Bias,
-    Sums,
-    KStart,
-    WLoad,
-    Stream,
-    Drain,
-    NextN,
-    Flush,
-    Done,
-}
-
-impl State {
-    pub const ALL: [State; 13] = [
-        State::Idle,
-        State::Check,
-        State::Plan,
-        State::NStart,
-        State::Bias,
-        State::Sums,
-        State::KStart,
-        State::WLoad,
-        State::Stream,
-        State::Drain,
-        State::NextN,
-        State::Flush,
-        State::Done,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            State::Idle => "state IDLE",
-            State::Check => "state CHECK",
-            State::Plan => "state PLAN",
-            State::NStart => "state NSTART",
-            State::Bias => "state BIAS",
-            State::Sums => "state SUMS",
-            State::KStart => "state KSTART",
-            State::WLoad => "state WLOAD",
-            State::Stream => "state STREAM",
-            State::Drain => "state DRAIN",
-            State::NextN => "state NEXTN",
-            State::Flush => "state FLUSH",
-            State::Done => "state DONE",
-        }
-    }
-
-    /// The phases that issue memory requests.
-    fn issues(self) -> bool {
-        matches!(self, State::Bias | State::Sums | State::WLoad | State::Stream)
-    }
-}
-
 /// A layer's X (INROWS x ceil(INCOLS/SIZE) words) fits in the X buffer.
 pub fn x_fits(inrows: u8, incols: u8) -> bool {
     tile_ram::fits(inrows, incols, X_WORDS)
@@ -214,73 +162,6 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Total requests of the current phase, and the address step between them.
-    fn phase(&self, c: &In) -> (u32, u32) {
-        let ncw = words(c.wghtcols) * WORD_BYTES;
-        match self.state {
-            State::Bias | State::Sums => (2, WORD_BYTES),
-            State::WLoad => (self.tiles.k_rows(), ncw),
-            State::Stream => (u32::from(c.inrows), words(c.incols) * WORD_BYTES),
-            _ => (0, 0),
-        }
-    }
-
-    /// This column tile streams X from the X buffer (stored by the first column tile).
-    fn x_on_chip(&self, c: &In) -> bool {
-        !c.reinputs && !self.tiles.first_n && self.xbuf.fits()
-    }
-
-    /// STREAM reads X on chip (the X buffer, or the result buffer with REINPUTS): the read
-    /// channel is free.
-    fn stream_on_chip(&self, c: &In) -> bool {
-        self.state == State::Stream && (c.reinputs || self.x_on_chip(c))
-    }
-
-    /// The look-ahead weight load may use the port now: STREAM on chip, between column tiles
-    /// (NEXTN), in the last DRAIN.
-    fn ahead_phase(&self, c: &In) -> bool {
-        self.stream_on_chip(c) || matches!(self.state, State::Drain | State::NextN)
-    }
-
-    /// The look-ahead starts now: it clears the other bank, and offers its first request.
-    fn ahead_start(&self, c: &In) -> bool {
-        self.ahead_phase(c) && self.tiles.ahead() && !self.ahead.on() && !self.stop && self.weights.other_free(&self.systolic)
-    }
-
-    /// The look-ahead offers a request on the read channel.
-    fn ahead_valid(&self, c: &In) -> bool {
-        self.ahead.held() || (self.ahead_phase(c) && self.ahead.more() && !self.stop) || self.ahead_start(c)
-    }
-
-    /// A last K tile's STREAM may issue its rows: with SAVEOUT, its first row only when the
-    /// output FIFO has room for all of them (`output_writer.rs`).
-    fn room(&self, c: &In) -> bool {
-        // (`ofifo.fits()`: the FIFO's own check that INROWS words fit, true for every INROWS.)
-        !c.saveout || self.tiles.more_k() || self.requests.issued > 0 || (self.writer.reserved() + u32::from(c.inrows) <= OUT_WORDS as u32 && self.ofifo.fits())
-    }
-
-    /// The main request generator offers a new read request.
-    fn main_wants(&self, c: &In) -> bool {
-        let (total, _) = self.phase(c);
-        match self.state {
-            // With REINPUTS, X comes from the result buffer; after the first column tile,
-            // from the X buffer if it fits.
-            State::Stream if c.reinputs || self.x_on_chip(c) => false,
-            State::Stream => self.requests.issued < total && !self.stop && self.room(c),
-            s => s.issues() && self.requests.issued < total && !self.stop,
-        }
-    }
-
-    /// The main request generator offers a read request.
-    fn main_valid(&self, c: &In) -> bool {
-        self.requests.held || self.main_wants(c)
-    }
-
-    /// Reads are outstanding on the read channel (the main phase's STREAM on chip reads none).
-    fn reads_outstanding(&self, c: &In) -> bool {
-        self.ahead.pending() || (self.requests.outstanding > 0 && !self.stream_on_chip(c))
-    }
-
     /// The output writer offers a write on the write channel: a word is loaded, whatever the
     /// read channel does.
     fn write_valid(&self) -> bool {
@@ -320,32 +201,15 @@ impl Engine {
         }
         let c = i;
         let out = self.outputs(c);
-        let main_valid = self.main_valid(c);
-        let accept = main_valid && i.mem_rd_req_ready;
-        // The look-ahead weight load.
-        let ahead_valid = self.ahead_valid(c);
-        let ahead_start = self.ahead_start(c);
-        let ahead_ready = self.ahead.ready();
-        // Whose a read response is: the look-ahead's while it has reads outstanding, else the
-        // main phase's (the two never have reads outstanding together). A write response is
-        // the output writer's.
+        let r = self.reads(c);
         let write_resp = i.mem_wr_resp_valid;
-        let ahead_resp = i.mem_rd_resp_valid && self.ahead.pending();
-        let ahead_region = matches!(self.state, State::Stream | State::Drain | State::NextN);
         let write_valid = self.write_valid();
         let write_accept = write_valid && i.mem_wr_req_ready;
-        let read_accept = (main_valid || ahead_valid) && i.mem_rd_req_ready;
+        let read_accept = (r.main_valid || r.ahead_valid) && i.mem_rd_req_ready;
+        let ahead_ready = self.ahead.ready();
         let (total, stride) = self.phase(c);
-        // With REINPUTS, STREAM reads the result buffer, after the first column tile the X
-        // buffer if X fits (both always ready, answering the next cycle).
-        let stream_more = self.state == State::Stream && self.requests.issued < total && !self.stop && self.room(c);
-        let buffer_read = stream_more && c.reinputs;
-        let x_read = stream_more && self.x_on_chip(c);
-        let requested = accept || buffer_read || x_read;
-        let mem_response = i.mem_rd_resp_valid && !ahead_resp;
-        let response = mem_response || self.results.read_valid() || self.xbuf.read_valid();
         // The first column tile keeps the X rows it receives from memory.
-        let x_store = self.state == State::Stream && self.tiles.first_n && mem_response;
+        let x_store = self.state == State::Stream && self.tiles.first_n && r.mem_response;
         let phase_done = self.requests.issued == total && self.requests.outstanding == 0;
         let array_active = self.systolic.active();
         let first_active = self.systolic.first_active();
@@ -408,10 +272,10 @@ impl Engine {
         }
 
         // The array.
-        let in_phase = |s: State| self.state == s && response;
+        let in_phase = |s: State| self.state == s && r.response;
         // KSTART loads the other bank once no row of it is left in the array.
         let kstart = self.state == State::KStart;
-        let load_bank = self.weights.load_bank(kstart, ahead_region);
+        let load_bank = self.weights.load_bank(kstart, r.ahead_region);
         let bank_free = self.weights.other_free(&self.systolic);
         if kstart && !c.reweights && !ahead_ready && !bank_free {
             self.events.push("KSTART waits for its bank");
@@ -419,8 +283,8 @@ impl Engine {
         if self.ahead_phase(c) && self.tiles.ahead() && !self.ahead.on() && !self.stop && !bank_free {
             self.events.push("look-ahead load waits for its bank");
         }
-        let ahead_load = ahead_resp && ahead_region;
-        if ahead_resp && i.mem_rd_resp_error {
+        let ahead_load = r.ahead_resp && r.ahead_region;
+        if r.ahead_resp && i.mem_rd_resp_error {
             self.events.push("error response to a look-ahead load");
         }
         if ahead_load {
@@ -441,7 +305,7 @@ impl Engine {
             row_last: !self.tiles.more_k(),
             row_tail: !self.tiles.more_n(),
             w_bank: load_bank,
-            w_clear: self.weights.clear(kstart, ahead_ready, ahead_start, c, &self.systolic),
+            w_clear: self.weights.clear(kstart, ahead_ready, r.ahead_start, c, &self.systolic),
             w_load: in_phase(State::WLoad) || ahead_load,
             w_row: if self.state == State::WLoad { self.requests.responses } else { self.ahead.index() } as usize % SIZE,
             base_clear: self.state == State::NStart,
@@ -469,7 +333,7 @@ impl Engine {
             wghtcols: c.wghtcols,
             layer_start: self.state == State::Plan,
             read_restart: self.state == State::NStart,
-            read: buffer_read,
+            read: r.buffer_read,
             store: out_valid,
             word: out_word,
             commit: self.state == State::Done && self.code == SUCCESS,
@@ -481,20 +345,20 @@ impl Engine {
             write_base: 0,
             read_restart: self.state == State::NStart,
             read_base: 0,
-            read: x_read,
+            read: r.x_read,
             store: x_store,
             word: i.mem_rd_resp_data,
         });
-        if buffer_read {
+        if r.buffer_read {
             self.events.push("result buffer read");
         }
-        if x_read {
+        if r.x_read {
             self.events.push("X row from the X buffer");
         }
         if x_store && x_fits {
             self.events.push("X row stored in the X buffer");
         }
-        if accept && self.state == State::Stream && !self.tiles.first_n {
+        if r.accept && self.state == State::Stream && !self.tiles.first_n {
             self.events.push("X re-read from memory: it does not fit the X buffer");
         }
         if out_valid && results_fit {
@@ -515,7 +379,7 @@ impl Engine {
             restart: self.state == State::Done,
             start: self.state == State::Plan,
             result: c.result,
-            reserve: requested && self.state == State::Stream && !self.tiles.more_k() && c.saveout,
+            reserve: r.requested && self.state == State::Stream && !self.tiles.more_k() && c.saveout,
             store: fifo_store,
             read: fifo_read,
             loaded,
@@ -528,163 +392,18 @@ impl Engine {
         });
 
         // Requests and responses.
-        self.requests.clock(&phase_requests::Step { requested, response, stride, stalled: main_valid && !i.mem_rd_req_ready });
+        self.requests.clock(&phase_requests::Step { requested: r.requested, response: r.response, stride, stalled: r.main_valid && !i.mem_rd_req_ready });
         self.ahead.clock(&look_ahead::Step {
-            start: ahead_start,
-            valid: ahead_valid,
+            start: r.ahead_start,
+            valid: r.ahead_valid,
             ready: i.mem_rd_req_ready,
-            resp: ahead_resp,
+            resp: r.ahead_resp,
             rows: self.tiles.ahead_rows(c),
             ptr: self.tiles.ahead_ptr(c),
             stride: words(c.wghtcols) * WORD_BYTES,
         });
 
-        // Next state; a stop seen now acts from the next cycle.
-        // PLAN's verdict on the registers stands even if a stop came during CHECK.
-        let stopping = self.stop && !matches!(self.state, State::Idle | State::Plan | State::Flush | State::Done);
-        // A stopped layer's words are not written: DONE drops what the FIFO still holds.
-        if stopping && (self.writer.words() > 0 || self.writer.loaded(self.ofifo.read_valid())) {
-            self.events.push("layer stopped while the writer holds words");
-        }
-        let next = match self.state {
-            _ if stopping => State::Flush,
-            State::Idle if i.start => State::Check,
-            State::Check => {
-                self.tiles.check(c, self.results.reinput_ok(c.inrows, c.incols), self.weights.reweight_ok(c));
-                State::Plan
-            }
-            State::Plan => match self.tiles.plan(c) {
-                Some(code) => {
-                    self.code = code;
-                    self.events.push(if code == CPU_ERR { "exit CPU_ERR at check" } else { "exit MEM_ERR at check" });
-                    State::Done
-                }
-                None => State::NStart,
-            },
-            State::NStart => {
-                self.tiles.start_n(c);
-                if c.usebias {
-                    State::Bias
-                } else if c.usesumm {
-                    State::Sums
-                } else {
-                    State::KStart
-                }
-            }
-            State::Bias if phase_done => {
-                if c.usesumm {
-                    State::Sums
-                } else {
-                    State::KStart
-                }
-            }
-            State::Sums if phase_done => State::KStart,
-            State::KStart if c.reweights => State::Stream,
-            // The next column tile's first K tile, its weights loaded ahead.
-            State::KStart if ahead_ready => {
-                self.take_ahead();
-                State::Stream
-            }
-            State::KStart if bank_free => {
-                self.weights.switch();
-                State::WLoad
-            }
-            State::WLoad if phase_done => State::Stream,
-            // X on chip: the next K tile streams as soon as its weights, loaded ahead, are in.
-            State::Stream if phase_done && self.tiles.more_k() && self.stream_on_chip(c) => {
-                if ahead_ready {
-                    if array_active {
-                        self.events.push("next K tile follows rows in the array");
-                    }
-                    self.tiles.next_k(c);
-                    self.take_ahead();
-                    // The request generator starts the K tile (the address is not used: X is on chip).
-                    self.requests.start(None);
-                } else {
-                    self.events.push("STREAM waits for the look-ahead load");
-                }
-                State::Stream
-            }
-            // The next K tile's rows follow this one's through the array.
-            State::Stream if phase_done && self.tiles.more_k() => {
-                if array_active {
-                    self.events.push("next K tile follows rows in the array");
-                }
-                self.tiles.next_k(c);
-                State::KStart
-            }
-            // The next column tile's rows follow this one's last K tile through the array.
-            State::Stream if phase_done && self.tiles.more_n() => State::NextN,
-            State::Stream if phase_done => State::Drain,
-            // The last column tile: the last rows' results are still on their way, or words are
-            // still to be written.
-            State::Drain if array_active || !writer_idle => State::Drain,
-            State::Drain => {
-                self.code = SUCCESS;
-                State::Done
-            }
-            // NSTART changes the base (bias and sums) that rows of a first K tile still in the
-            // array would take; the look-ahead load of the next column tile's first weights
-            // finishes here.
-            State::NextN if first_active || (self.tiles.ahead() && !ahead_ready) => State::NextN,
-            State::NextN => {
-                self.tiles.next_n();
-                State::NStart
-            }
-            State::Flush if flushed => {
-                self.code = self.stop_code;
-                self.events.push(if self.stop_code == CPU_ERR { "exit CPU_ERR after abort" } else { "exit MEM_ERR after error response" });
-                State::Done
-            }
-            State::Done => {
-                // What the layer leaves for the next one's REWEIGHTS (REINPUTS: the result buffer).
-                self.weights.finish_layer(self.code == SUCCESS, c);
-                State::Idle
-            }
-            s => s,
-        };
-
-        // Stop causes: the first one wins; an error response (on either channel) before an
-        // abort in one cycle.
-        let running = !matches!(self.state, State::Idle | State::Done);
-        if self.state == State::Idle && i.start {
-            self.stop = false;
-        } else if running && !self.stop {
-            if read_error || write_error {
-                (self.stop, self.stop_code) = (true, MEM_ERR);
-            } else if i.write_while_busy {
-                (self.stop, self.stop_code) = (true, CPU_ERR);
-                self.events.push("abort");
-            }
-        }
-        if next != self.state {
-            self.enter(next);
-        }
-        self.state = next;
-    }
-
-    /// A K tile starts with the weights loaded ahead: switch to their bank, and the look-ahead
-    /// is free for the next one.
-    fn take_ahead(&mut self) {
-        self.weights.switch();
-        self.ahead.free();
-        self.events.push("K tile starts with weights loaded ahead");
-    }
-
-    /// Sets up the request generator of the phase `next`.
-    fn enter(&mut self, next: State) {
-        self.requests.start(match next {
-            State::Bias => Some(self.tiles.b_ptr),
-            State::Sums => Some(self.tiles.s_ptr),
-            State::WLoad => Some(self.tiles.w_kt_ptr),
-            State::Stream => Some(self.tiles.x_kt_ptr),
-            _ => None,
-        });
-        if next == State::Check {
-            self.code = UNUSED;
-            // A stopped layer may leave a look-ahead load unused.
-            self.ahead.free();
-        }
+        self.step_state(c, &state_machine::Step { phase_done, ahead_ready, bank_free, array_active, first_active, writer_idle, flushed, mem_error: read_error || write_error });
     }
 }
 
