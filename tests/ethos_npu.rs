@@ -31,13 +31,16 @@ fn oracle() -> TfLite {
 /// and OFM, both saturations, both cores, memory stalls, the arbiter granting both masters and
 /// holding the kernel unit back while the front end reads, and IFM and IFM2 bytes taken from
 /// the word caches, also from a word the unit's own OFM write changed (Vela puts an
-/// elementwise OFM in its IFM's place when the IFM dies there).
-const REQUIRED: [&str; 23] = [
+/// elementwise OFM in its IFM's place when the IFM dies there); OFM bytes gathered into a word,
+/// its write stalled, CALC waiting for the previous word's write, the kernel's end waiting for
+/// the last one.
+const REQUIRED: [&str; 28] = [
     "ELEMENTWISE add", "ELEMENTWISE sub", "ELEMENTWISE mul", "ELEMENTWISE max", "ELEMENTWISE min", "broadcast", "scalar",
     "nhcwb16 ofm", "saturated high", "saturated low", "regor core", "legacy core", "bench: address stalled",
     "arbiter: kernel read", "arbiter: kernel write", "arbiter: front-end read", "read stalled",
     "nhcwb16 ifm", "nhcwb16 ifm2", "arbiter: kernel read waits", "IFM word from the cache", "IFM2 word from the cache",
-    "IFM word from the cache after an OFM write into it",
+    "IFM word from the cache after an OFM write into it", "OFM byte gathered", "OFM word write stalled",
+    "OFM byte waits for the write port", "flush: write in flight", "flush",
 ];
 
 #[test]
@@ -58,11 +61,11 @@ fn elementwise_networks_run_on_the_npu() {
 /// What the pool runs must show: both pools, average with and without padding (OFM_SCALE or
 /// the count of taps inside), taps in the padding skipped, strides, kernels up to 5, NHCWB16
 /// in and out, the activation clamp saturating both ways, both cores, stalls, taps from the
-/// IFM word cache.
-const POOL_REQUIRED: [&str; 17] = [
+/// IFM word cache, OFM bytes gathered into words.
+const POOL_REQUIRED: [&str; 19] = [
     "POOL max", "POOL average", "average with padding", "average without padding", "pool: padding skipped", "pool stride 2",
     "pool kernel 5", "pool kernel 1x1", "nhcwb16 ifm", "nhcwb16 ofm", "saturated high", "saturated low", "regor core", "legacy core",
-    "bench: address stalled", "ELEMENTWISE add", "pool: IFM word from the cache",
+    "bench: address stalled", "ELEMENTWISE add", "pool: IFM word from the cache", "OFM byte gathered", "flush",
 ];
 
 #[test]
@@ -566,4 +569,59 @@ fn legacy_core_strided_dilated_convolution_runs_as_the_executor_says() {
         assert_eq!(got.bytes, expected.bytes, "{context}: memory differs from the executor's");
         assert_eq!(got.tensor(&model.outputs[0]).unwrap(), [want], "{context}");
     }
+}
+
+/// The OFM gathered into words (`hdl/src/ethos/elementwise_memory.rs`) stays coherent when an
+/// element reads a word whose OFM bytes are gathered or being written: Vela's ADD streams
+/// edited so that the OFM lies 8 bytes after the IFM in the IFM's region (an in-place
+/// operation shifted by one word, which Vela never writes: element e + 8 reads what element e
+/// wrote), RTL in lock step with its model over the stalling memory; memory afterwards equals
+/// the reference executor's (which computes element after element, as the NPU must). Coverage:
+/// a read waited for the OFM write of its word.
+#[test]
+fn shifted_in_place_elementwise_reads_its_own_ofm() {
+    let run = Run::from_env("shifted_in_place_elementwise_reads_its_own_ofm", 6);
+    let mut rng = run.rng();
+    let tflite = oracle();
+    let mut coverage = Coverage::default();
+    let mut done = 0;
+    let mut drawn = 0;
+    while done < run.cycles {
+        drawn += 1;
+        assert!(drawn <= 10 * run.cycles + 20, "SEED={}: {done} of {drawn} drawn networks usable", run.seed);
+        let choice = Choice { kinds: vec![Kind::Add], ops: 1..=1, side: 3..=5, channels: 2..=8, pool_kernel: 1..=1, dilated: 0.0 };
+        let net = random_network(&mut rng, &choice);
+        let Ok(model) = tflite.compile_networks(std::slice::from_ref(&net), VelaCore::Regor).unwrap().remove(0) else { continue };
+        let stream = DriverPayload::parse(&model.cmd_data).unwrap().stream;
+        let commands = decode(&stream).unwrap();
+        let find = |name: &str| commands.iter().find(|c| c.command.name == name);
+        let (Some(ifm_region), Some(ifm_base), Some(ofm_region), Some(ofm_base)) =
+            (find("NPU_SET_IFM_REGION"), find("NPU_SET_IFM_BASE0"), find("NPU_SET_OFM_REGION"), find("NPU_SET_OFM_BASE0"))
+        else {
+            continue;
+        };
+        let kernels = ["NPU_OP_CONV", "NPU_OP_DEPTHWISE", "NPU_OP_POOL", "NPU_OP_ELEMENTWISE"];
+        if commands.iter().filter(|c| kernels.contains(&c.command.name)).count() != 1 {
+            continue;
+        }
+        let mut bad = stream.clone();
+        bad[ofm_region.offset / 4] = (bad[ofm_region.offset / 4] & 0xffff) | u32::from(ifm_region.param) << 16;
+        bad[ofm_base.offset / 4 + 1] = ifm_base.payload.unwrap() + 8;
+        let input: Vec<u8> = net.input.iter().map(|&v| v as u8).collect();
+        let image = Memory::load(&model, &input).unwrap();
+        let mut expected = image.clone();
+        if execute(&operations(&decode(&bad).unwrap()), &mut expected).is_err() {
+            continue;
+        }
+        let context = format!("SEED={} network {done}", run.seed);
+        let limit = Run { cycles: 200_000, ..run.clone() };
+        let (outcome, seen) = npu::ethos::npu::lockstep(&limit, &image, &bad, Timing::random(&mut rng)).unwrap_or_else(|m| panic!("{context}\n{m}"));
+        let outcome = outcome.unwrap_or_else(|| panic!("{context}: the NPU did not stop"));
+        assert_eq!(outcome.status & (BUS_STATUS | CMD_PARSE_ERROR | IRQ_RAISED), IRQ_RAISED, "{context}: STATUS {:#x}", outcome.status);
+        assert_eq!(&outcome.memory[..image.bytes.len()], &expected.bytes[..], "{context}: memory differs from the executor's");
+        coverage.merge(&seen);
+        done += 1;
+    }
+    println!("{coverage}");
+    coverage.require(&["read waits for the OFM write of its word", "OFM word handed to the write port"]);
 }

@@ -4,8 +4,8 @@
 //! IFM2_BROADCAST bit 6), MUL, ADD, SUB, MIN and MAX with the OPA/OPB/OFM scales. POOL: max and
 //! average over the kernel (size, strides and the four IFM_PAD registers; an average uses
 //! OFM_SCALE, or with padding divides by the taps inside: `pooling_alu.rs`). Both in NHWC or
-//! NHCWB16, with zero points and the activation clamp; the OFM written one byte a beat with
-//! its byte strobe. The model is `npu_model::ethos::elementwise`; docs/ethos.md, "NPU top and
+//! NHCWB16, with zero points and the activation clamp; the OFM gathered into 64-bit words
+//! written with their byte strobes. The model is `npu_model::ethos::elementwise`; docs/ethos.md, "NPU top and
 //! the kernel unit", has the timing and the decisions, which are also here.
 //!
 //! Ports: the front end's kernel handshake (`kernel_start`, `kernel_op`, `kernel_mode` in;
@@ -21,10 +21,15 @@
 //! OFM element, in NHWC order (c innermost). ELEMENTWISE: READ_A/WAIT_A (the IFM word),
 //! READ_B/WAIT_B (the IFM2 word, skipped for a scalar). POOL, per kernel tap row by row:
 //! POOL_TAP (inside the IFM? else skipped), READ_A/WAIT_A (the IFM word at the tap), POOL_NEXT
-//! (the byte into the max or sum, the next tap). Then CALC (result, output scale, clamp),
-//! WRITE/WAIT_W (one strobed byte); DONE. READ_A (READ_B) whose word is in the IFM (IFM2)
-//! word cache (`word_cache.rs`, in `elementwise_memory.rs`) reads nothing: the byte comes
-//! from the cache in that cycle and the state after WAIT_A (WAIT_B) follows.
+//! (the byte into the max or sum, the next tap). Then CALC (result, output scale, clamp; the
+//! byte gathered into its OFM word), the next element; after the last, FLUSH (the last word
+//! written), DONE. READ_A (READ_B) whose word is in the IFM (IFM2) word cache (`word_cache.rs`,
+//! in `elementwise_memory.rs`) reads nothing: the byte comes from the cache in that cycle and
+//! the state after WAIT_A (WAIT_B) follows. The OFM write runs beside the element loop
+//! (`elementwise_memory.rs`): CALC gathers bytes of one 64-bit word and hands the word, with
+//! its strobes, to the write port when a byte of another word comes (CALC waits only if the
+//! previous word's write is still in flight); a read that misses a word still being written
+//! waits for that write.
 //!
 //! Decisions (the TRM leaves these open):
 //! - CONV and DEPTHWISE answer at once with `kernel_error` = [`ERROR_UNSUPPORTED`] (no
@@ -32,7 +37,10 @@
 //!   found in CHECK before anything is read or written: the verdict is the sub-block
 //!   `elementwise_check.rs`, whose comment lists what is refused and why.
 //! - A read error is `kernel_error` [`ERROR_IFM`] (the TRM's IFM channel, for IFM2 too), a
-//!   write error [`ERROR_OFM`]; the kernel stops at once.
+//!   write error [`ERROR_OFM`]. A read error stops the element loop at once; a write's
+//!   response comes while later elements are read, so its error stops the loop at the next
+//!   READ_A, READ_B or CALC. Either way the unit then waits for a write in flight (FLUSH), drops
+//!   the gathered word, writes nothing more and reports the first error.
 //! - The IFM2 zero point is signed when IFM2_PRECISION bit 0 says so, also for a scalar
 //!   (as the reference executor reads it).
 //! - A pool with any IFM_PAD register set averages over the taps inside (the executor's
@@ -64,8 +72,8 @@ pub mod state {
     pub const READ_B: u8 = 5;
     pub const WAIT_B: u8 = 6;
     pub const CALC: u8 = 7;
-    pub const WRITE: u8 = 8;
-    pub const WAIT_W: u8 = 9;
+    /// The kernel's end: the gathered OFM word handed to the write port, its write done.
+    pub const FLUSH: u8 = 8;
     pub const DONE: u8 = 10;
     pub const POOL_TAP: u8 = 11;
     pub const POOL_NEXT: u8 = 12;
@@ -136,8 +144,7 @@ pub struct Elementwise {
     s_read_b: Constant<Bits<4>>,
     s_wait_b: Constant<Bits<4>>,
     s_calc: Constant<Bits<4>>,
-    s_write: Constant<Bits<4>>,
-    s_wait_w: Constant<Bits<4>>,
+    s_flush: Constant<Bits<4>>,
     s_done: Constant<Bits<4>>,
     s_pool_tap: Constant<Bits<4>>,
     s_pool_next: Constant<Bits<4>>,
@@ -205,8 +212,7 @@ impl Default for Elementwise {
             s_read_b: k(state::READ_B.into()),
             s_wait_b: k(state::WAIT_B.into()),
             s_calc: k(state::CALC.into()),
-            s_write: k(state::WRITE.into()),
-            s_wait_w: k(state::WAIT_W.into()),
+            s_flush: k(state::FLUSH.into()),
             s_done: k(state::DONE.into()),
             s_pool_tap: k(state::POOL_TAP.into()),
             s_pool_next: k(state::POOL_NEXT.into()),
@@ -270,6 +276,10 @@ impl Logic for Elementwise {
         self.memory.mem_r_valid.next = self.mem_r_valid.val();
         self.memory.mem_r_data.next = self.mem_r_data.val();
         self.memory.mem_r_error.next = self.mem_r_error.val();
+        self.memory.mem_aw_ready.next = self.mem_aw_ready.val();
+        self.memory.mem_b_valid.next = self.mem_b_valid.val();
+        self.memory.mem_b_error.next = self.mem_b_error.val();
+        self.memory.discard.next = self.error.q.val() != self.e_none.val();
         self.mem_ar_valid.next = self.memory.mem_ar_valid.val();
         self.mem_ar_addr.next = self.memory.mem_ar_addr.val();
         self.mem_aw_valid.next = self.memory.mem_aw_valid.val();
@@ -365,6 +375,7 @@ impl Logic for Elementwise {
         self.taps.clock.next = self.clock.val();
         self.taps.reset.next = self.reset.val();
         self.taps.state.next = self.state.q.val();
+        self.taps.hold.next = (self.state.q.val() == self.s_calc.val()) & !self.memory.take.val();
         self.taps.in_ifm.next = self.datapath.in_ifm.val();
         self.taps.accumulated.next = self.datapath.accumulated.val();
         self.taps.kernel_height_m1.next = self.registers.kernel_height_m1.val();
@@ -417,25 +428,32 @@ impl Logic for Elementwise {
                 self.state.d.next = self.s_calc.val();
             }
         } else if self.state.q.val() == self.s_read_a.val() {
-            // A cached word: its byte now, no read.
-            if self.memory.hit.val() {
+            // A failed OFM write stops the kernel before the next read.
+            if self.memory.write_error.val() {
+                self.error.d.next = self.e_ofm.val();
+                self.state.d.next = self.s_flush.val();
+            } else if self.memory.hit.val() {
+                // A cached word: its byte now, no read.
                 self.ifm_byte.d.next = self.memory.operand_byte.val();
                 self.state.d.next = self.after_a.val();
-            } else if self.mem_ar_ready.val() {
+            } else if self.mem_ar_ready.val() & !self.memory.conflict.val() {
                 self.state.d.next = self.s_wait_a.val();
             }
         } else if self.state.q.val() == self.s_read_b.val() {
-            if self.memory.hit.val() {
+            if self.memory.write_error.val() {
+                self.error.d.next = self.e_ofm.val();
+                self.state.d.next = self.s_flush.val();
+            } else if self.memory.hit.val() {
                 self.ifm2_byte.d.next = self.memory.operand_byte.val();
                 self.state.d.next = self.s_calc.val();
-            } else if self.mem_ar_ready.val() {
+            } else if self.mem_ar_ready.val() & !self.memory.conflict.val() {
                 self.state.d.next = self.s_wait_b.val();
             }
         } else if self.state.q.val() == self.s_wait_a.val() {
             if self.mem_r_valid.val() {
                 if self.mem_r_error.val() {
                     self.error.d.next = self.e_ifm.val();
-                    self.state.d.next = self.s_done.val();
+                    self.state.d.next = self.s_flush.val();
                 } else {
                     self.ifm_byte.d.next = self.memory.operand_byte.val();
                     self.state.d.next = self.after_a.val();
@@ -445,45 +463,47 @@ impl Logic for Elementwise {
             if self.mem_r_valid.val() {
                 if self.mem_r_error.val() {
                     self.error.d.next = self.e_ifm.val();
-                    self.state.d.next = self.s_done.val();
+                    self.state.d.next = self.s_flush.val();
                 } else {
                     self.ifm2_byte.d.next = self.memory.operand_byte.val();
                     self.state.d.next = self.s_calc.val();
                 }
             }
         } else if self.state.q.val() == self.s_calc.val() {
-            // The memory side keeps the write's word, lane and strobe.
-            self.state.d.next = self.s_write.val();
-        } else if self.state.q.val() == self.s_write.val() {
-            if self.mem_aw_ready.val() {
-                self.state.d.next = self.s_wait_w.val();
-            }
-        } else if self.state.q.val() == self.s_wait_w.val() {
-            if self.mem_b_valid.val() {
-                if self.mem_b_error.val() {
-                    self.error.d.next = self.e_ofm.val();
-                    self.state.d.next = self.s_done.val();
-                } else {
-                    // The next element in NHWC order (c innermost); after the last, DONE.
-                    self.state.d.next = self.s_read_a.val();
-                    if self.pool.q.val() {
-                        self.state.d.next = self.s_pool_tap.val();
-                    }
-                    if self.c.q.val() == self.registers.ofm_depth_m1.val() {
-                        self.c.d.next = self.zero16.val();
-                        if self.x.q.val() == self.registers.ofm_width_m1.val() {
-                            self.x.d.next = self.zero16.val();
-                            if self.y.q.val() == self.registers.ofm_height_m1.val() {
-                                self.state.d.next = self.s_done.val();
-                            } else {
-                                self.y.d.next = self.y.q.val() + self.one16.val();
-                            }
+            // The memory side gathers the OFM byte into its word (`take`), or the write of
+            // the previous word is still in flight and CALC waits.
+            if self.memory.write_error.val() {
+                self.error.d.next = self.e_ofm.val();
+                self.state.d.next = self.s_flush.val();
+            } else if self.memory.take.val() {
+                // The next element in NHWC order (c innermost); after the last, FLUSH.
+                self.state.d.next = self.s_read_a.val();
+                if self.pool.q.val() {
+                    self.state.d.next = self.s_pool_tap.val();
+                }
+                if self.c.q.val() == self.registers.ofm_depth_m1.val() {
+                    self.c.d.next = self.zero16.val();
+                    if self.x.q.val() == self.registers.ofm_width_m1.val() {
+                        self.x.d.next = self.zero16.val();
+                        if self.y.q.val() == self.registers.ofm_height_m1.val() {
+                            self.state.d.next = self.s_flush.val();
                         } else {
-                            self.x.d.next = self.x.q.val() + self.one16.val();
+                            self.y.d.next = self.y.q.val() + self.one16.val();
                         }
                     } else {
-                        self.c.d.next = self.c.q.val() + self.one16.val();
+                        self.x.d.next = self.x.q.val() + self.one16.val();
                     }
+                } else {
+                    self.c.d.next = self.c.q.val() + self.one16.val();
+                }
+            }
+        } else if self.state.q.val() == self.s_flush.val() {
+            // The last gathered word written (dropped after an error), then DONE; a write
+            // that fails meanwhile is the kernel's error unless a read failed first.
+            if self.memory.drained.val() {
+                self.state.d.next = self.s_done.val();
+                if self.memory.write_error.val() & (self.error.q.val() == self.e_none.val()) {
+                    self.error.d.next = self.e_ofm.val();
                 }
             }
         } else {

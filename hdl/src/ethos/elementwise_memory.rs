@@ -51,6 +51,11 @@ pub struct ElementwiseMemory {
     pub mem_r_valid: Signal<In, Bit>,
     pub mem_r_data: Signal<In, Bits<64>>,
     pub mem_r_error: Signal<In, Bit>,
+    pub mem_aw_ready: Signal<In, Bit>,
+    pub mem_b_valid: Signal<In, Bit>,
+    pub mem_b_error: Signal<In, Bit>,
+    /// The unit has an error (a read's): the gathered OFM word is dropped, not written.
+    pub discard: Signal<In, Bit>,
     pub mem_ar_valid: Signal<Out, Bit>,
     pub mem_ar_addr: Signal<Out, Bits<40>>,
     pub mem_aw_valid: Signal<Out, Bit>,
@@ -59,16 +64,46 @@ pub struct ElementwiseMemory {
     pub mem_w_strb: Signal<Out, Bits<8>>,
     pub hit: Signal<Out, Bit>,
     pub operand_byte: Signal<Out, Bits<8>>,
+    /// READ_A/READ_B misses a word whose OFM write is gathered or in flight: the read waits.
+    pub conflict: Signal<Out, Bit>,
+    /// CALC takes the element's OFM byte into the gathered word (else it waits for the write
+    /// of the previous word to finish).
+    pub take: Signal<Out, Bit>,
+    /// An OFM write of this kernel failed (sticky until CHECK).
+    pub write_error: Signal<Out, Bit>,
+    /// No write in flight, and nothing gathered that is still to be written.
+    pub drained: Signal<Out, Bit>,
     ifm: FeatureMap,
     ifm2: FeatureMap,
     ofm: FeatureMap,
     /// The last IFM and IFM2 words read (`word_cache.rs`).
     cache_a: WordCache,
     cache_b: WordCache,
+    /// The OFM word being gathered: its aligned address, bytes and strobes.
+    g_valid: Reg<Bit>,
+    g_addr: Reg<Bits<40>>,
+    g_data: Reg<Bits<64>>,
+    g_strb: Reg<Bits<8>>,
+    /// The write port: a word handed over from the gather, its address not yet taken
+    /// (`w_pending`) or its response awaited (`w_wait`); a failed response (`w_error`).
+    w_pending: Reg<Bit>,
+    w_wait: Reg<Bit>,
+    w_error: Reg<Bit>,
     w_addr: Reg<Bits<40>>,
     w_data: Reg<Bits<64>>,
     w_strb: Reg<Bits<8>>,
+    /// The OFM byte CALC took last cycle, for the word caches.
+    t_valid: Reg<Bit>,
+    t_addr: Reg<Bits<40>>,
+    t_data: Reg<Bits<64>>,
+    t_strb: Reg<Bits<8>>,
     read_a: Signal<Local, Bit>,
+    idle: Signal<Local, Bit>,
+    miss: Signal<Local, Bit>,
+    handoff: Signal<Local, Bit>,
+    ofm_word: Signal<Local, Bits<40>>,
+    ofm_strb: Signal<Local, Bits<8>>,
+    ofm_mask: Signal<Local, Bits<64>>,
     read_b: Signal<Local, Bit>,
     r_lane: Signal<Local, Bits<40>>,
     r_shifted: Signal<Local, Bits<64>>,
@@ -80,7 +115,8 @@ pub struct ElementwiseMemory {
     s_read_b: Constant<Bits<4>>,
     s_wait_b: Constant<Bits<4>>,
     s_calc: Constant<Bits<4>>,
-    s_write: Constant<Bits<4>>,
+    s_flush: Constant<Bits<4>>,
+    byte_ff: Constant<Bits<64>>,
     zero16: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
     zero40: Constant<Bits<40>>,
@@ -113,6 +149,10 @@ impl Default for ElementwiseMemory {
             mem_r_valid: Default::default(),
             mem_r_data: Default::default(),
             mem_r_error: Default::default(),
+            mem_aw_ready: Default::default(),
+            mem_b_valid: Default::default(),
+            mem_b_error: Default::default(),
+            discard: Default::default(),
             mem_ar_valid: Default::default(),
             mem_ar_addr: Default::default(),
             mem_aw_valid: Default::default(),
@@ -121,14 +161,35 @@ impl Default for ElementwiseMemory {
             mem_w_strb: Default::default(),
             hit: Default::default(),
             operand_byte: Default::default(),
+            conflict: Default::default(),
+            take: Default::default(),
+            write_error: Default::default(),
+            drained: Default::default(),
             ifm: Default::default(),
             ifm2: Default::default(),
             ofm: Default::default(),
             cache_a: Default::default(),
             cache_b: Default::default(),
+            g_valid: Default::default(),
+            g_addr: Default::default(),
+            g_data: Default::default(),
+            g_strb: Default::default(),
+            w_pending: Default::default(),
+            w_wait: Default::default(),
+            w_error: Default::default(),
             w_addr: Default::default(),
             w_data: Default::default(),
             w_strb: Default::default(),
+            t_valid: Default::default(),
+            t_addr: Default::default(),
+            t_data: Default::default(),
+            t_strb: Default::default(),
+            idle: Default::default(),
+            miss: Default::default(),
+            handoff: Default::default(),
+            ofm_word: Default::default(),
+            ofm_strb: Default::default(),
+            ofm_mask: Default::default(),
             read_a: Default::default(),
             read_b: Default::default(),
             r_lane: Default::default(),
@@ -140,7 +201,8 @@ impl Default for ElementwiseMemory {
             s_read_b: k(state::READ_B.into()),
             s_wait_b: k(state::WAIT_B.into()),
             s_calc: k(state::CALC.into()),
-            s_write: k(state::WRITE.into()),
+            s_flush: k(state::FLUSH.into()),
+            byte_ff: k(0xff),
             zero16: k(0),
             one16: k(1),
             zero40: k(0),
@@ -155,7 +217,18 @@ impl Default for ElementwiseMemory {
 impl Logic for ElementwiseMemory {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_addr, w_data, w_strb);
+        dff_setup!(self, clock, g_valid, g_addr, g_data, g_strb, w_pending, w_wait, w_error, w_addr, w_data, w_strb, t_valid, t_addr, t_data, t_strb);
+        self.t_valid.reset.next = self.reset.val();
+        self.t_addr.reset.next = self.reset.val();
+        self.t_data.reset.next = self.reset.val();
+        self.t_strb.reset.next = self.reset.val();
+        self.g_valid.reset.next = self.reset.val();
+        self.g_addr.reset.next = self.reset.val();
+        self.g_data.reset.next = self.reset.val();
+        self.g_strb.reset.next = self.reset.val();
+        self.w_pending.reset.next = self.reset.val();
+        self.w_wait.reset.next = self.reset.val();
+        self.w_error.reset.next = self.reset.val();
         self.w_addr.reset.next = self.reset.val();
         self.w_data.reset.next = self.reset.val();
         self.w_strb.reset.next = self.reset.val();
@@ -219,19 +292,18 @@ impl Logic for ElementwiseMemory {
         self.cache_b.fill.next = (self.state.val() == self.s_wait_b.val()) & self.mem_r_valid.val() & !self.mem_r_error.val();
         self.cache_a.fill_data.next = self.mem_r_data.val();
         self.cache_b.fill_data.next = self.mem_r_data.val();
-        self.cache_a.write.next = self.state.val() == self.s_write.val();
-        self.cache_b.write.next = self.state.val() == self.s_write.val();
-        self.cache_a.write_addr.next = self.w_addr.q.val();
-        self.cache_b.write_addr.next = self.w_addr.q.val();
-        self.cache_a.write_data.next = self.w_data.q.val();
-        self.cache_b.write_data.next = self.w_data.q.val();
-        self.cache_a.write_strb.next = self.w_strb.q.val();
-        self.cache_b.write_strb.next = self.w_strb.q.val();
-
+        self.cache_a.write.next = self.t_valid.q.val();
+        self.cache_b.write.next = self.t_valid.q.val();
+        self.cache_a.write_addr.next = self.t_addr.q.val();
+        self.cache_b.write_addr.next = self.t_addr.q.val();
+        self.cache_a.write_data.next = self.t_data.q.val();
+        self.cache_b.write_data.next = self.t_data.q.val();
+        self.cache_a.write_strb.next = self.t_strb.q.val();
+        self.cache_b.write_strb.next = self.t_strb.q.val();
         // One read (a whole aligned word, the byte picked by the address's low bits) unless
-        // the operand's cache holds the word, then one strobed write.
+        // the operand's cache holds the word.
         self.hit.next = (self.read_a.val() & self.cache_a.hit.val()) | (self.read_b.val() & self.cache_b.hit.val());
-        self.mem_ar_valid.next = (self.read_a.val() & !self.cache_a.hit.val()) | (self.read_b.val() & !self.cache_b.hit.val());
+        self.miss.next = (self.read_a.val() & !self.cache_a.hit.val()) | (self.read_b.val() & !self.cache_b.hit.val());
         self.mem_ar_addr.next = self.zero40.val();
         if self.read_a.val() {
             self.mem_ar_addr.next = self.ifm.address.val() & self.align_mask.val();
@@ -239,6 +311,14 @@ impl Logic for ElementwiseMemory {
         if self.read_b.val() {
             self.mem_ar_addr.next = self.ifm2.address.val() & self.align_mask.val();
         }
+        // A missed word whose OFM bytes are gathered or being written waits for that write
+        // (memory holds the old bytes until its response).
+        self.idle.next = !self.w_pending.q.val() & !self.w_wait.q.val();
+        self.conflict.next = self.miss.val()
+            & ((self.g_valid.q.val() & (self.g_addr.q.val() == self.mem_ar_addr.val()))
+                | (!self.idle.val() & (self.w_addr.q.val() == self.mem_ar_addr.val())));
+        // After a failed write the unit stops before reading: no read is offered.
+        self.mem_ar_valid.next = self.miss.val() & !self.conflict.val() & !self.w_error.q.val();
         self.r_lane.next = self.ifm2.address.val() & self.seven40.val();
         if self.state.val() == self.s_wait_a.val() {
             self.r_lane.next = self.ifm.address.val() & self.seven40.val();
@@ -247,17 +327,86 @@ impl Logic for ElementwiseMemory {
         self.operand_byte.next = self.r_shifted.val().get_bits::<8>(0);
         if self.read_a.val() {
             self.operand_byte.next = self.cache_a.read_byte.val();
+            if self.t_valid.q.val()
+                & (self.t_addr.q.val() == (self.ifm.address.val() & self.align_mask.val()))
+                & (self.t_strb.q.val() == (self.one8.val() << self.ifm.address.val().get_bits::<3>(0)))
+            {
+                self.operand_byte.next = self.t_data.q.val().get_bits::<8>(0);
+            }
         }
         if self.read_b.val() {
             self.operand_byte.next = self.cache_b.read_byte.val();
+            if self.t_valid.q.val()
+                & (self.t_addr.q.val() == (self.ifm2.address.val() & self.align_mask.val()))
+                & (self.t_strb.q.val() == (self.one8.val() << self.ifm2.address.val().get_bits::<3>(0)))
+            {
+                self.operand_byte.next = self.t_data.q.val().get_bits::<8>(0);
+            }
         }
         self.unused_bits.next = self.r_shifted.val().get_bits::<56>(8).any();
-        if self.state.val() == self.s_calc.val() {
-            self.w_addr.d.next = self.ofm.address.val() & self.align_mask.val();
-            self.w_strb.d.next = self.one8.val() << self.ofm.address.val().get_bits::<3>(0);
-            self.w_data.d.next = self.result.val();
+
+        // The OFM: CALC gathers the element's byte into the word being gathered; a byte of
+        // another word hands the gathered word to the write port first, which must be idle
+        // (else CALC waits). So does FLUSH (the kernel's end) and a read that misses the
+        // gathered word. Nothing is handed over after a failed write or with `discard`.
+        self.ofm_word.next = self.ofm.address.val() & self.align_mask.val();
+        self.ofm_strb.next = self.one8.val() << self.ofm.address.val().get_bits::<3>(0);
+        self.ofm_mask.next = self.byte_ff.val() << ((self.ofm.address.val() & self.seven40.val()) << self.three40.val());
+        self.write_error.next = self.w_error.q.val();
+        self.take.next = (self.state.val() == self.s_calc.val())
+            & !self.w_error.q.val()
+            & (!self.g_valid.q.val() | (self.g_addr.q.val() == self.ofm_word.val()) | self.idle.val());
+        self.handoff.next = self.idle.val()
+            & self.g_valid.q.val()
+            & !self.w_error.q.val()
+            & !self.discard.val()
+            & ((self.take.val() & (self.g_addr.q.val() != self.ofm_word.val()))
+                | (self.state.val() == self.s_flush.val())
+                | (self.miss.val() & (self.g_addr.q.val() == self.mem_ar_addr.val())));
+        self.drained.next = self.idle.val() & (!self.g_valid.q.val() | self.w_error.q.val() | self.discard.val());
+        // The OFM byte CALC takes updates a cached word it hits, from registers in the next
+        // cycle (`t_*`; the cache's inputs follow registers only, as its outputs feed this
+        // block); that cycle's cached byte at the written address is the taken byte (below).
+        self.t_valid.d.next = self.take.val();
+        if self.take.val() {
+            self.t_addr.d.next = self.ofm_word.val();
+            self.t_data.d.next = self.result.val();
+            self.t_strb.d.next = self.ofm_strb.val();
         }
-        self.mem_aw_valid.next = self.state.val() == self.s_write.val();
+        if self.handoff.val() {
+            self.w_pending.d.next = true;
+            self.w_addr.d.next = self.g_addr.q.val();
+            self.w_data.d.next = self.g_data.q.val();
+            self.w_strb.d.next = self.g_strb.q.val();
+            self.g_valid.d.next = false;
+        }
+        if self.take.val() {
+            self.g_valid.d.next = true;
+            self.g_addr.d.next = self.ofm_word.val();
+            if self.handoff.val() | !self.g_valid.q.val() {
+                self.g_data.d.next = self.result.val() & self.ofm_mask.val();
+                self.g_strb.d.next = self.ofm_strb.val();
+            } else {
+                self.g_data.d.next = (self.g_data.q.val() & !self.ofm_mask.val()) | (self.result.val() & self.ofm_mask.val());
+                self.g_strb.d.next = self.g_strb.q.val() | self.ofm_strb.val();
+            }
+        }
+        // The write port: the address, then the response.
+        if self.w_pending.q.val() & self.mem_aw_ready.val() {
+            self.w_pending.d.next = false;
+            self.w_wait.d.next = true;
+        }
+        if self.w_wait.q.val() & self.mem_b_valid.val() {
+            self.w_wait.d.next = false;
+            if self.mem_b_error.val() {
+                self.w_error.d.next = true;
+            }
+        }
+        if self.state.val() == self.s_check.val() {
+            self.g_valid.d.next = false;
+            self.w_error.d.next = false;
+        }
+        self.mem_aw_valid.next = self.w_pending.q.val();
         self.mem_aw_addr.next = self.w_addr.q.val();
         self.mem_w_data.next = self.w_data.q.val();
         self.mem_w_strb.next = self.w_strb.q.val();

@@ -10,7 +10,8 @@
 //! and the next max or sum; the kernel's sides. Out: the registers and `last` (the tap is the
 //! kernel's last). In POOL_NEXT the tap just read counts when inside, then the walk steps;
 //! outside the tap loop (POOL_TAP, READ_A, WAIT_A, POOL_NEXT) everything starts afresh at 0
-//! (CALC still reads the registers: they are cleared at its end).
+//! (CALC still reads the registers: they are cleared at its end; `hold` keeps them while CALC
+//! waits for the OFM write port).
 use super::elementwise::state;
 use crate::primitives::constant as k;
 use crate::primitives::Reg;
@@ -21,6 +22,8 @@ pub struct PoolTaps {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub state: Signal<In, Bits<4>>,
+    /// CALC waits (the OFM write port is busy): the taps it reads are kept.
+    pub hold: Signal<In, Bit>,
     pub in_ifm: Signal<In, Bit>,
     pub accumulated: Signal<In, Bits<32>>,
     pub kernel_height_m1: Signal<In, Bits<16>>,
@@ -52,6 +55,7 @@ impl Default for PoolTaps {
             clock: Default::default(),
             reset: Default::default(),
             state: Default::default(),
+            hold: Default::default(),
             in_ifm: Default::default(),
             accumulated: Default::default(),
             kernel_height_m1: Default::default(),
@@ -95,7 +99,8 @@ impl Logic for PoolTaps {
         self.in_taps.next = (self.state.val() == self.s_pool_tap.val())
             | (self.state.val() == self.s_pool_next.val())
             | (self.state.val() == self.s_read_a.val())
-            | (self.state.val() == self.s_wait_a.val());
+            | (self.state.val() == self.s_wait_a.val())
+            | self.hold.val();
         if !self.in_taps.val() {
             self.ky_reg.d.next = self.zero16.val();
             self.kx_reg.d.next = self.zero16.val();

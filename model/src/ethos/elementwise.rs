@@ -58,6 +58,14 @@ pub struct Elementwise {
     c: u16,
     ifm_byte: u8,
     ifm2_byte: u8,
+    /// The OFM word being gathered (`hdl/src/ethos/elementwise_memory.rs`): valid, aligned
+    /// address, bytes, strobes.
+    g: Option<(u64, u64, u8)>,
+    /// The write port: the word handed over, its address not yet taken (`w_pending`), its
+    /// response awaited (`w_wait`), a failed response this kernel (`w_error`).
+    w_pending: bool,
+    w_wait: bool,
+    w_error: bool,
     w_addr: u64,
     w_data: u64,
     w_strb: u8,
@@ -68,7 +76,7 @@ pub struct Elementwise {
     count: u32,
     /// The IFM and IFM2 word caches.
     cache: [Cache; 2],
-    event: &'static str,
+    events: Vec<&'static str>,
 }
 
 impl Default for Elementwise {
@@ -86,6 +94,10 @@ impl Default for Elementwise {
             c: 0,
             ifm_byte: 0,
             ifm2_byte: 0,
+            g: None,
+            w_pending: false,
+            w_wait: false,
+            w_error: false,
             w_addr: 0,
             w_data: 0,
             w_strb: 0,
@@ -94,7 +106,7 @@ impl Default for Elementwise {
             acc: 0,
             count: 0,
             cache: [Cache::default(); 2],
-            event: "",
+            events: Vec::new(),
         }
     }
 }
@@ -146,6 +158,26 @@ impl Elementwise {
         memory::ofm_address(&self.regs, (self.y, self.x, self.c))
     }
 
+    /// No write in flight.
+    fn idle(&self) -> bool {
+        !self.w_pending && !self.w_wait
+    }
+
+    /// A read of the word at `addr` (a miss) must wait: its OFM bytes are gathered or being
+    /// written, and memory holds the old bytes until the write's response.
+    fn conflict(&self, addr: u64) -> bool {
+        let word = addr & !7;
+        self.g.is_some_and(|(a, _, _)| a == word) || (!self.idle() && self.w_addr == word)
+    }
+
+    /// Hands the gathered word to the idle write port (none after a failed write or an error).
+    fn handoff(&mut self) {
+        if let Some((a, d, m)) = self.g.take() {
+            (self.w_pending, self.w_addr, self.w_data, self.w_strb) = (true, a, d, m);
+            self.events.push("OFM word handed to the write port");
+        }
+    }
+
     /// The outputs (they follow the state only).
     pub fn peek(&self) -> Out {
         self.outputs()
@@ -165,22 +197,50 @@ impl Elementwise {
             debug_index,
             debug_hold: s == state::LATCH,
             // No read when the operand's cache holds the word (the address shows all the same).
-            mem_ar_valid: read.is_some_and(|(a, b)| self.cache[b].byte(a).is_none()),
+            mem_ar_valid: read.is_some_and(|(a, b)| self.cache[b].byte(a).is_none() && !self.conflict(a) && !self.w_error),
             mem_ar_addr: read.map_or(0, |(a, _)| a & !7),
-            mem_aw_valid: s == state::WRITE,
+            mem_aw_valid: self.w_pending,
             mem_aw_addr: self.w_addr,
             mem_w_data: self.w_data,
             mem_w_strb: self.w_strb,
         }
     }
 
-    fn clock(&mut self, i: &In) -> &'static str {
+    fn clock(&mut self, i: &In) {
+        self.events.clear();
         if i.reset {
             *self = Self { regs: self.regs.clone(), ..Self::default() };
-            return "reset";
+            self.events.push("reset");
+            return;
         }
+        // The write port moves on what it held before this edge (a word handed over now is
+        // offered from the next cycle).
+        let (pending, wait) = (self.w_pending, self.w_wait);
+        let event = self.fsm(i);
+        self.events.push(event);
+        if pending {
+            if i.mem_aw_ready {
+                (self.w_pending, self.w_wait) = (false, true);
+                self.events.push("OFM word write");
+            } else {
+                self.events.push("OFM word write stalled");
+            }
+        }
+        if wait && i.mem_b_valid {
+            self.w_wait = false;
+            if i.mem_b_error {
+                self.w_error = true;
+                self.events.push("OFM word write error");
+            } else {
+                self.events.push("OFM word written");
+            }
+        }
+    }
+
+    /// The state machine's edge; the write port's part of it is [`Self::clock`]'s.
+    fn fsm(&mut self, i: &In) -> &'static str {
         // A pool's taps start afresh outside its tap loop (the RTL clears them in every other
-        // state; CALC still reads them, and nothing after it does).
+        // state and at the end of a CALC that takes its byte; CALC reads them).
         if !matches!(self.state, state::POOL_TAP | state::POOL_NEXT | state::READ_A | state::WAIT_A | state::CALC) {
             (self.ky, self.kx, self.acc, self.count) = (0, 0, 0, 0);
         }
@@ -215,6 +275,7 @@ impl Elementwise {
             }
             state::CHECK => {
                 self.cache = [Cache::default(); 2];
+                (self.g, self.w_error) = (None, false);
                 if check::unsupported(&self.regs, self.pool, self.mode, self.mode_bad) {
                     self.error = ERROR_UNSUPPORTED;
                     self.state = state::DONE;
@@ -258,6 +319,11 @@ impl Elementwise {
                 }
                 "pool: next tap"
             }
+            state::READ_A | state::READ_B if self.w_error => {
+                self.error = ERROR_OFM;
+                self.state = state::FLUSH;
+                "write error"
+            }
             state::READ_A | state::READ_B => {
                 let b = usize::from(self.state == state::READ_B);
                 let addr = if b == 0 { self.ifm_address() } else { self.ifm2_address() };
@@ -283,7 +349,13 @@ impl Elementwise {
                         }
                     };
                 }
-                if i.mem_ar_ready {
+                if self.conflict(addr) {
+                    // The word's OFM write first: the gathered word goes to an idle port.
+                    if self.idle() && self.g.is_some_and(|(a, _, _)| a == addr & !7) {
+                        self.handoff();
+                    }
+                    "read waits for the OFM write of its word"
+                } else if i.mem_ar_ready {
                     self.state += 1;
                     "read address"
                 } else {
@@ -294,7 +366,7 @@ impl Elementwise {
                 let addr = if self.state == state::WAIT_A { self.ifm_address() } else { self.ifm2_address() };
                 if i.mem_r_error {
                     self.error = ERROR_IFM;
-                    self.state = state::DONE;
+                    self.state = state::FLUSH;
                     return "read error";
                 }
                 let byte = (i.mem_r_data >> (8 * (addr & 7))) as u8;
@@ -314,40 +386,42 @@ impl Elementwise {
                 }
             }
             state::WAIT_A | state::WAIT_B => "read wait",
+            state::CALC if self.w_error => {
+                self.error = ERROR_OFM;
+                self.state = state::FLUSH;
+                "write error"
+            }
             state::CALC => {
                 let addr = self.ofm_address();
-                let v = self.result();
-                self.w_addr = addr & !7;
-                self.w_strb = 1 << (addr & 7);
-                self.w_data = u64::from_le_bytes([v; 8]);
-                self.state = state::WRITE;
-                "calc"
-            }
-            state::WRITE => {
-                // The write updates a cached word it hits (an in-place operation).
-                for cache in &mut self.cache {
-                    cache.write(self.w_addr, self.w_data, self.w_strb);
+                let word = addr & !7;
+                let other = self.g.is_some_and(|(a, _, _)| a != word);
+                if other && !self.idle() {
+                    return "OFM byte waits for the write port";
                 }
-                if i.mem_aw_ready {
-                    self.state = state::WAIT_W;
-                    "write"
+                if other {
+                    self.handoff();
+                }
+                let v = u64::from_le_bytes([self.result(); 8]);
+                let (strb, mask) = (1u8 << (addr & 7), 0xffu64 << (8 * (addr & 7)));
+                let event = if let Some((_, d, m)) = &mut self.g {
+                    (*d, *m) = (*d & !mask | v & mask, *m | strb);
+                    "OFM byte gathered"
                 } else {
-                    "write stalled"
+                    self.g = Some((word, v & mask, strb));
+                    "calc"
+                };
+                // The byte updates a cached word it hits (an in-place operation).
+                for cache in &mut self.cache {
+                    cache.write(word, v, strb);
                 }
-            }
-            state::WAIT_W if i.mem_b_valid => {
-                if i.mem_b_error {
-                    self.error = ERROR_OFM;
-                    self.state = state::DONE;
-                    return "write error";
-                }
+                (self.ky, self.kx, self.acc, self.count) = (0, 0, 0, 0);
                 self.state = if self.pool { state::POOL_TAP } else { state::READ_A };
                 if self.c == self.param(scalar::OFM_DEPTH_M1) {
                     self.c = 0;
                     if self.x == self.param(scalar::OFM_WIDTH_M1) {
                         self.x = 0;
                         if self.y == self.param(scalar::OFM_HEIGHT_M1) {
-                            self.state = state::DONE;
+                            self.state = state::FLUSH;
                         } else {
                             self.y += 1;
                         }
@@ -357,9 +431,23 @@ impl Elementwise {
                 } else {
                     self.c += 1;
                 }
-                "written"
+                event
             }
-            state::WAIT_W => "write wait",
+            state::FLUSH => {
+                // The last gathered word written (dropped after an error), then DONE.
+                if !self.idle() {
+                    "flush: write in flight"
+                } else if self.g.is_some() && !self.w_error && self.error == 0 {
+                    self.handoff();
+                    "flush"
+                } else {
+                    if self.w_error && self.error == 0 {
+                        self.error = ERROR_OFM;
+                    }
+                    self.state = state::DONE;
+                    "flushed"
+                }
+            }
             _ => {
                 self.state = state::IDLE;
                 "done"
@@ -368,4 +456,4 @@ impl Elementwise {
     }
 }
 
-crate::sequential_block!(Elementwise);
+crate::sequential_block!(Elementwise, events);
