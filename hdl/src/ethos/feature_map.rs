@@ -24,6 +24,29 @@ pub const SLOTS: [&str; 11] = ["BASE0", "BASE1", "BASE2", "BASE3", "STRIDE_X", "
 pub const BASEP_LOW: usize = 11;
 pub const BASEP_HIGH: usize = 12;
 
+/// The slots' register file ([`SLOT_FILE`]) and the statements that compute the address from
+/// them ([`ADDRESS`]), the Verilog [`FeatureMap`] and [`FeatureMapLayout`] share.
+const SLOT_FILE: &str = "reg [39:0] slot [0:15];\n\
+     reg [39:0] base;\n\
+     reg [15:0] ty;\n\
+     reg [15:0] tx;\n\
+     reg [39:0] channel;\n\
+     always @(posedge clock) begin\n    \
+         if (load) slot[load_slot] <= load_value;\n\
+     end\n";
+const ADDRESS: &str = "    if (x <= slot[9][15:0]) begin\n        \
+         tx = x;\n        \
+         if (y <= slot[7][15:0]) begin base = slot[0]; ty = y; end\n        \
+         else begin base = slot[2]; ty = y - slot[7][15:0] - 16'd1; end\n    \
+     end else begin\n        \
+         tx = x - slot[9][15:0] - 16'd1;\n        \
+         if (y <= slot[8][15:0]) begin base = slot[1]; ty = y; end\n        \
+         else begin base = slot[3]; ty = y - slot[8][15:0] - 16'd1; end\n    \
+     end\n    \
+     if (slot[10][7:6] == 2'd1) channel = {28'd0, c[15:4]} * slot[6] + {36'd0, c[3:0]};\n    \
+     else channel = {24'd0, c} * slot[6];\n    \
+     address = {slot[12][7:0], slot[11][31:0]} + base + {24'd0, ty} * slot[5] + {24'd0, tx} * slot[4] + channel;\n";
+
 /// Ports: `load` writes `load_value` (a register-file value, 40 bits kept) into slot
 /// `load_slot` at the clock edge; `address` is element (`y`, `x`, `c`)'s byte address from the
 /// slots as they are.
@@ -45,31 +68,47 @@ impl Logic for FeatureMap {
         self.address.connect();
     }
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(
-            "reg [39:0] slot [0:15];\n\
-             reg [39:0] base;\n\
-             reg [15:0] ty;\n\
-             reg [15:0] tx;\n\
-             reg [39:0] channel;\n\
-             always @(posedge clock) begin\n    \
-                 if (load) slot[load_slot] <= load_value;\n\
-             end\n\
-             always @(*) begin\n    \
-                 if (x <= slot[9][15:0]) begin\n        \
-                     tx = x;\n        \
-                     if (y <= slot[7][15:0]) begin base = slot[0]; ty = y; end\n        \
-                     else begin base = slot[2]; ty = y - slot[7][15:0] - 16'd1; end\n    \
-                 end else begin\n        \
-                     tx = x - slot[9][15:0] - 16'd1;\n        \
-                     if (y <= slot[8][15:0]) begin base = slot[1]; ty = y; end\n        \
-                     else begin base = slot[3]; ty = y - slot[8][15:0] - 16'd1; end\n    \
-                 end\n    \
-                 if (slot[10][7:6] == 2'd1) channel = {28'd0, c[15:4]} * slot[6] + {36'd0, c[3:0]};\n    \
-                 else channel = {24'd0, c} * slot[6];\n    \
-                 address = {slot[12][7:0], slot[11][31:0]} + base + {24'd0, ty} * slot[5] + {24'd0, tx} * slot[4] + channel;\n\
-             end"
-                .into(),
-        )
+        Verilog::Custom(format!("{SLOT_FILE}always @(*) begin\n{ADDRESS}end"))
+    }
+}
+
+/// [`FeatureMap`] that also tells the map's layout from its slots, for a user that writes
+/// runs of channels (the convolution unit's OFM queue): `contiguous` is STRIDE_C = 1 (NHWC
+/// channels in consecutive bytes), `brick` is NHCWB16 (`PRECISION[7:6] = 1`, 16 channels a
+/// brick). `address` is computed only while `enable` (a branch, so that Verilator skips the
+/// products in the cycles its user does not write; 0 otherwise). Decision: a block of its own
+/// rather than two more ports on [`FeatureMap`], whose other users (the IFM server, the kernel
+/// unit's memory side) do not read them, and an output nobody reads is a `-Wall` warning
+/// (`UNUSEDSIGNAL`) in the exported Verilog; the address is the same Verilog ([`ADDRESS`]).
+/// The model is `npu_model::ethos::feature_map::{contiguous, brick}`.
+#[derive(LogicBlock, Default)]
+pub struct FeatureMapLayout {
+    pub clock: Signal<In, Clock>,
+    pub load: Signal<In, Bit>,
+    pub load_slot: Signal<In, Bits<4>>,
+    pub load_value: Signal<In, Bits<40>>,
+    pub enable: Signal<In, Bit>,
+    pub y: Signal<In, Bits<16>>,
+    pub x: Signal<In, Bits<16>>,
+    pub c: Signal<In, Bits<16>>,
+    pub address: Signal<Out, Bits<40>>,
+    pub contiguous: Signal<Out, Bit>,
+    pub brick: Signal<Out, Bit>,
+}
+
+impl Logic for FeatureMapLayout {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.address.connect();
+        self.contiguous.connect();
+        self.brick.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "{SLOT_FILE}always @(*) begin\n    if (enable) begin\n{ADDRESS}    end else begin\n        \
+             base = 40'd0;\n        ty = 16'd0;\n        tx = 16'd0;\n        channel = 40'd0;\n        address = 40'd0;\n    \
+             end\nend\nalways @(*) begin\n    contiguous = slot[6] == 40'd1;\n    brick = slot[10][7:6] == 2'd1;\nend"
+        ))
     }
 }
 
@@ -77,4 +116,5 @@ impl Logic for FeatureMap {
 #[test]
 fn synthesizes() {
     crate::synth_check::assert_synthesizes(FeatureMap::default, "feature_map");
+    crate::synth_check::assert_synthesizes(FeatureMapLayout::default, "feature_map_layout");
 }

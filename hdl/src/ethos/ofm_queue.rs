@@ -21,7 +21,7 @@
 //! entry count); a write error is reported for the cycle its response arrives
 //! (`write_error`), the unit keeps the error code. `clear` (the unit's CHECK) empties the
 //! queue.
-use super::feature_map::FeatureMap;
+use super::feature_map::FeatureMapLayout;
 use crate::primitives::constant as k;
 use crate::primitives::{Concat, Reg, RegFile, ZeroExtend};
 use rust_hdl::prelude::*;
@@ -60,7 +60,9 @@ pub struct OfmQueue {
     pub idle: Signal<Out, Bit>,
     /// The write in flight was answered with an error (this cycle).
     pub write_error: Signal<Out, Bit>,
-    ofm: FeatureMap,
+    /// The OFM's registers: the address and whether the map's channels are contiguous
+    /// (STRIDE_C = 1) or in bricks (NHCWB16), from the slots as loaded.
+    ofm: FeatureMapLayout,
     /// Entries {y[167:156], x[155:144], c[143:132], second column [131], n - 1 [130:128],
     /// lane 15..0 bytes [127:0]}.
     queue: RegFile<168, 3, 1, 1>,
@@ -75,9 +77,6 @@ pub struct OfmQueue {
     at16: ZeroExtend<3, 16>,
     at_column: ZeroExtend<1, 16>,
     at_bits: ZeroExtend<4, 7>,
-    /// The OFM's STRIDE_C is 1 (NHWC bytes contiguous) and its layout is NHCWB16, as loaded.
-    stride1: Reg<Bit>,
-    nhcwb16: Reg<Bit>,
     /// The head entry's channels are contiguous bytes: a write takes a run of lanes.
     word: Signal<Local, Bit>,
     /// Lanes left in the column after lane `at`, the room left in `at`'s word after its byte,
@@ -120,15 +119,14 @@ pub struct OfmQueue {
     one_c: Constant<Bits<5>>,
     ones8: Constant<Bits<8>>,
     seven3: Constant<Bits<3>>,
-    slot_stride_c: Constant<Bits<4>>,
-    slot_precision: Constant<Bits<4>>,
-    one40: Constant<Bits<40>>,
     /// Byte offset j's shift (8j bits) and a write of j + 1 lanes' step, by table: no
     /// widening block in the loop through the feature map's address, which Verilator would
     /// take for a combinational cycle.
     byte_shift: [Constant<Bits<7>>; 8],
     lane_step: [Constant<Bits<4>>; 8],
     align40: Constant<Bits<40>>,
+    zero16: Constant<Bits<16>>,
+    zero128: Constant<Bits<128>>,
 }
 
 impl Default for OfmQueue {
@@ -169,8 +167,6 @@ impl Default for OfmQueue {
             at16: Default::default(),
             at_column: Default::default(),
             at_bits: Default::default(),
-            stride1: Default::default(),
-            nhcwb16: Default::default(),
             word: Default::default(),
             rem: Default::default(),
             room: Default::default(),
@@ -205,12 +201,11 @@ impl Default for OfmQueue {
             one_c: k(1),
             ones8: k(0xFF),
             seven3: k(7),
-            slot_stride_c: k(6),
-            slot_precision: k(10),
-            one40: k(1),
             byte_shift: std::array::from_fn(|j| k(8 * j as u64)),
             lane_step: std::array::from_fn(|j| k(j as u64 + 1)),
             align40: k(((1u64 << 40) - 1) & !7),
+            zero16: k(0),
+            zero128: k(0),
         }
     }
 }
@@ -218,9 +213,7 @@ impl Default for OfmQueue {
 impl Logic for OfmQueue {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, q_head, q_count, wr, w_addr, w_data, w_strb, at, stride1, nhcwb16);
-        self.stride1.reset.next = self.reset.val();
-        self.nhcwb16.reset.next = self.reset.val();
+        dff_setup!(self, clock, q_head, q_count, wr, w_addr, w_data, w_strb, at);
         self.at.reset.next = self.reset.val();
         self.q_head.reset.next = self.reset.val();
         self.q_count.reset.next = self.reset.val();
@@ -233,38 +226,49 @@ impl Logic for OfmQueue {
         self.ofm.load.next = self.load.val();
         self.ofm.load_slot.next = self.load_slot.val();
         self.ofm.load_value.next = self.load_value.val();
-        if self.load.val() & (self.load_slot.val() == self.slot_stride_c.val()) {
-            self.stride1.d.next = self.load_value.val() == self.one40.val();
-        }
-        if self.load.val() & (self.load_slot.val() == self.slot_precision.val()) {
-            self.nhcwb16.d.next = self.load_value.val().get_bits::<2>(6) == self.one2.val();
-        }
 
         // The head entry's value in lane `at`: its byte address (column x + at / 8, channel
         // c + at % 8), and the write's lanes: from `at` to the column's last or the word's.
+        // Computed only while the queue holds an entry (a branch on a register, so that
+        // Verilator skips it in the cycles of an empty queue, every cycle of a network without
+        // convolution; docs/ethos.md, "Verilated speed", NPU step 2): nothing reads them
+        // otherwise (`pop` needs an entry), and they are 0 then.
         self.queue.read_address[0].next = self.q_head.q.val();
         self.head_y.narrow.next = self.queue.read_data[0].val().get_bits::<12>(156);
         self.head_x.narrow.next = self.queue.read_data[0].val().get_bits::<12>(144);
         self.head_c.narrow.next = self.queue.read_data[0].val().get_bits::<12>(132);
         self.at16.narrow.next = self.at.q.val().get_bits::<3>(0);
         self.at_column.narrow.next = self.at.q.val().get_bits::<1>(3);
-        self.ofm.y.next = self.head_y.wide.val();
-        self.ofm.x.next = self.head_x.wide.val() + self.at_column.wide.val();
-        self.ofm.c.next = self.head_c.wide.val() + self.at16.wide.val();
-        self.lane.next = self.ofm.address.val().get_bits::<3>(0);
         self.at_bits.narrow.next = self.at.q.val();
-        self.head_shifted_unused_high.next = self.queue.read_data[0].val().get_bits::<128>(0) >> (self.at_bits.wide.val() << self.shift3.val());
-        self.n_m1_head.next = self.queue.read_data[0].val().get_bits::<3>(128);
-        // In one brick: channel c mod 16 + n - 1 <= 15 (c mod 16 below 8, or c mod 8 + n - 1 <= 7).
-        self.word.next = (self.stride1.q.val() & !self.nhcwb16.q.val())
-            | (self.nhcwb16.q.val() & (!self.queue.read_data[0].val().get_bit(135) | (self.n_m1_head.val() <= (self.seven3.val() - self.queue.read_data[0].val().get_bits::<3>(132)))));
-        self.rem.next = self.n_m1_head.val() - self.at.q.val().get_bits::<3>(0);
-        self.room.next = self.seven3.val() - self.lane.val();
+        self.ofm.enable.next = false;
+        self.ofm.y.next = self.zero16.val();
+        self.ofm.x.next = self.zero16.val();
+        self.ofm.c.next = self.zero16.val();
+        self.lane.next = self.zero_h.val();
+        self.head_shifted_unused_high.next = self.zero128.val();
+        self.n_m1_head.next = self.zero_h.val();
+        self.word.next = false;
+        self.rem.next = self.zero_h.val();
+        self.room.next = self.zero_h.val();
         self.km1.next = self.zero_h.val();
-        if self.word.val() {
-            self.km1.next = self.rem.val();
-            if self.room.val() < self.rem.val() {
-                self.km1.next = self.room.val();
+        if self.q_count.q.val() != self.zero_c.val() {
+            self.ofm.enable.next = true;
+            self.ofm.y.next = self.head_y.wide.val();
+            self.ofm.x.next = self.head_x.wide.val() + self.at_column.wide.val();
+            self.ofm.c.next = self.head_c.wide.val() + self.at16.wide.val();
+            self.lane.next = self.ofm.address.val().get_bits::<3>(0);
+            self.head_shifted_unused_high.next = self.queue.read_data[0].val().get_bits::<128>(0) >> (self.at_bits.wide.val() << self.shift3.val());
+            self.n_m1_head.next = self.queue.read_data[0].val().get_bits::<3>(128);
+            // In one brick: channel c mod 16 + n - 1 <= 15 (c mod 16 below 8, or c mod 8 + n - 1 <= 7).
+            self.word.next = (self.ofm.contiguous.val() & !self.ofm.brick.val())
+                | (self.ofm.brick.val() & (!self.queue.read_data[0].val().get_bit(135) | (self.n_m1_head.val() <= (self.seven3.val() - self.queue.read_data[0].val().get_bits::<3>(132)))));
+            self.rem.next = self.n_m1_head.val() - self.at.q.val().get_bits::<3>(0);
+            self.room.next = self.seven3.val() - self.lane.val();
+            if self.word.val() {
+                self.km1.next = self.rem.val();
+                if self.room.val() < self.rem.val() {
+                    self.km1.next = self.room.val();
+                }
             }
         }
 

@@ -17,9 +17,9 @@ fn signed<const N: usize>(b: Bits<N>) -> i128 {
 }
 
 /// Stage 1's arithmetic for rust-hdl's simulator, as [`SCALED_PARTS`]: `(acc + bias) · scale`
-/// as its bits 73:16 (signed, the floor of the product / 2^16) and its bits 15:0, from two
-/// products by the 16-bit halves of `scale`, no value wider than 64 bits.
-fn scaled_parts(acc: Bits<40>, bias: Bits<40>, scale: Bits<32>) -> (Bits<64>, Bits<16>) {
+/// as its bits 73:16 (signed, the floor of the product / 2^16; 58 bits) and its bits 15:0,
+/// from two products by the 16-bit halves of `scale`, no value wider than 64 bits.
+fn scaled_parts(acc: Bits<40>, bias: Bits<40>, scale: Bits<32>) -> (Bits<58>, Bits<16>) {
     let v = signed(acc) as i64 + signed(bias) as i64;
     let scale = scale.index() as i64;
     let low = v * (scale & 0xffff);
@@ -82,7 +82,7 @@ fn requantized_parts(high: i64, low: u64, shift: u32, rounding: u64, zero_point:
 }
 
 /// [`requantized_parts`] on `Bits`, for [`RequantizeReg`].
-fn requantized_bits(high: Bits<64>, low: Bits<16>, shift: Bits<6>, rounding: Bits<2>, zero_point: Bits<16>, act_min: Bits<16>, act_max: Bits<16>) -> Bits<16> {
+fn requantized_bits(high: Bits<58>, low: Bits<16>, shift: Bits<6>, rounding: Bits<2>, zero_point: Bits<16>, act_min: Bits<16>, act_max: Bits<16>) -> Bits<16> {
     let value = requantized_parts(
         signed(high) as i64,
         low.index() as u64,
@@ -105,18 +105,24 @@ fn requantized(product: Bits<74>, shift: Bits<6>, rounding: Bits<2>, zero_point:
 /// [`SCALED`]) and the clocked [`ScaleProductReg`] share them. No value is wider than 64 bits:
 /// Verilator computes wider ones with slow helper calls (docs/ethos.md, "Verilated speed",
 /// thirteenth step). The arguments are not named as the blocks' ports (a function argument that
-/// hides a port is a lint warning).
-const SCALED_PARTS: &str = "\
+/// hides a port is a lint warning). The high part is the product's 58 bits 73:16, computed in
+/// 58-bit words (in 64-bit ones, bits 63:58 would be only the sign, unused where [`SCALED`]
+/// joins the parts: a `-Wall` warning); the register's reader, [`RequantizeReg`],
+/// sign-extends it to 64 bits at its call.
+macro_rules! scaled_parts {
+    () => {
+        "\
 // (a + b) * s, int40 + int40 times uint32, exact in 74 bits: its bits 73:16 (signed) from the
 // products of a + b by the 16-bit halves of s, each at most 58 bits.
-function automatic [63:0] scaled_high(input [39:0] a, input [39:0] b, input [31:0] s);
-    reg signed [63:0] v;
-    reg signed [63:0] low;
-    reg signed [63:0] high;
+// In 58-bit words: a + b is 41 bits, each product 57, their sum 58 (all exact).
+function automatic [57:0] scaled_high(input [39:0] a, input [39:0] b, input [31:0] s);
+    reg signed [57:0] v;
+    reg signed [57:0] low;
+    reg signed [57:0] high;
     begin
-        v = $signed({{24{a[39]}}, a}) + $signed({{24{b[39]}}, b});
-        low = v * $signed({48'd0, s[15:0]});
-        high = v * $signed({48'd0, s[31:16]}) + (low >>> 16);
+        v = $signed({{18{a[39]}}, a}) + $signed({{18{b[39]}}, b});
+        low = v * $signed({42'd0, s[15:0]});
+        high = v * $signed({42'd0, s[31:16]}) + (low >>> 16);
         scaled_high = high;
     end
 endfunction
@@ -127,19 +133,23 @@ function automatic [15:0] scaled_low(input [15:0] a, input [15:0] b, input [15:0
         v = a + b;
         scaled_low = v * s;
     end
-endfunction";
+endfunction"
+    };
+}
+const SCALED_PARTS: &str = scaled_parts!();
 
 /// Stage 1 in Verilog for the combinational [`ScaleProduct`], whose port is the 74-bit product
-/// (the elementwise datapath's; its arithmetic is [`SCALED_PARTS`]' joined, as [`scaled`] is).
-const SCALED: &str = "\
-// (a + b) * s: int40 + int40, times uint32; exact in 74 bits.
+/// (the elementwise datapath's): [`SCALED_PARTS`]' two parts joined, as [`scaled`] joins
+/// [`scaled_parts()`]', so that the product's Verilog exists once (as [`REQUANTIZED`] is over
+/// [`REQUANTIZED_PARTS`]).
+const SCALED: &str = concat!(
+    scaled_parts!(),
+    "
+// (a + b) * s: int40 + int40, times uint32; exact in 74 bits, the two parts joined.
 function automatic [73:0] scaled(input [39:0] a, input [39:0] b, input [31:0] s);
-    reg signed [41:0] v;
-    begin
-        v = {{2{a[39]}}, a} + {{2{b[39]}}, b};
-        scaled = v * $signed({1'b0, s});
-    end
-endfunction";
+    scaled = {scaled_high(a, b, s), scaled_low(a[15:0], b[15:0], s[15:0])};
+endfunction"
+);
 
 /// Stage 2 in Verilog on the product's two parts, shared as [`SCALED_PARTS`] is, no value wider
 /// than 64 bits; the arithmetic (floor divisions of `p + c`) is explained on
@@ -263,7 +273,7 @@ pub struct ScaleProductReg {
     pub scale: Signal<In, Bits<32>>,
     /// The product's bits 73:16 (signed) and 15:0, two registers of at most 64 bits (a wider
     /// one Verilator computes with slow helper calls).
-    pub product_high: Signal<Out, Bits<64>>,
+    pub product_high: Signal<Out, Bits<58>>,
     pub product_low: Signal<Out, Bits<16>>,
 }
 
@@ -287,7 +297,7 @@ impl Logic for ScaleProductReg {
     fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
             "{SCALED_PARTS}\nalways @(posedge clock) begin\n    if (reset) begin\n        \
-             product_high <= 64'd0;\n        product_low <= 16'd0;\n    end else if (enable) begin\n        \
+             product_high <= 58'd0;\n        product_low <= 16'd0;\n    end else if (enable) begin\n        \
              product_high <= scaled_high(acc, bias, scale);\n        \
              product_low <= scaled_low(acc[15:0], bias[15:0], scale[15:0]);\n    end\nend"
         ))
@@ -351,8 +361,9 @@ pub struct RequantizeReg {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub enable: Signal<In, Bit>,
-    /// The product's bits 73:16 (signed) and 15:0, as [`ScaleProductReg`] gives them.
-    pub product_high: Signal<In, Bits<64>>,
+    /// The product's bits 73:16 (signed) and 15:0, as [`ScaleProductReg`] gives them; the high
+    /// part is sign-extended to the function's 64-bit `t` at the call.
+    pub product_high: Signal<In, Bits<58>>,
     pub product_low: Signal<In, Bits<16>>,
     pub shift: Signal<In, Bits<6>>,
     pub rounding: Signal<In, Bits<2>>,
@@ -386,7 +397,7 @@ impl Logic for RequantizeReg {
     fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
             "{REQUANTIZED_PARTS}\nalways @(posedge clock) begin\n    if (reset) value <= 16'd0;\n    \
-             else if (enable) value <= requantized_parts(product_high, product_low, shift, rounding, zero_point, \
+             else if (enable) value <= requantized_parts({{{{6{{product_high[57]}}}}, product_high}}, product_low, shift, rounding, zero_point, \
              act_min, act_max);\nend"
         ))
     }

@@ -4,6 +4,7 @@
 //! STRIDE_C 1, NHCWB16 within a brick: one word, or two across an 8-byte boundary), else one
 //! strobed byte a value, at the OFM feature map's addresses.
 use super::*;
+use crate::ethos::feature_map::{brick, contiguous};
 
 impl ConvUnit {
     /// The write channel, then the datapath's OFM port into the queue (`ok`: no error at the
@@ -29,9 +30,9 @@ impl ConvUnit {
                 let map = &self.regs.maps[2];
                 let a = address(map, e.y, e.x + column, (e.c + channel) & 0xFFFF);
                 let off = (a & 7) as u8;
-                // The RTL's `word`: NHWC with STRIDE_C 1, or NHCWB16 with the channels in one brick.
-                let nhcwb16 = (map[10] >> 6) & 3 == 1;
-                let word = if nhcwb16 { (e.c & 15) + u16::from(e.n_m1) <= 15 } else { map[6] == 1 };
+                // The RTL's `word`: NHWC with STRIDE_C 1, or NHCWB16 with the channels in one
+                // brick (the map's layout as the shared feature map tells it).
+                let word = if brick(map) { (e.c & 15) + u16::from(e.n_m1) <= 15 } else { contiguous(map) };
                 let rem = e.n_m1 - self.q_at % 8;
                 let km1 = if word { rem.min(7 - off) } else { 0 };
                 self.w_addr = a & !7;
