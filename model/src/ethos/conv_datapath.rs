@@ -40,8 +40,9 @@
 //! the weight-buffer and parameter reads, and the MAC unit's accumulators; no accumulator enters
 //! the output unit, and what is in it leaves as usual (the OFM address pipeline goes on with it).
 //!
-//! Sub-modules, named after the RTL's sub-blocks: `conv_traversal` (the tap's positions and the
-//! step to the next tap), `layer_check` (CHECK), `weight_buffer` (DECODE's rows) and
+//! Sub-modules, named after the RTL's sub-blocks: `conv_control` (the phase and the error),
+//! `conv_traversal` (the tap's positions and the step to the next tap), `ifm_reads` (the four
+//! IFM read ports), `layer_check` (CHECK), `weight_buffer` (DECODE's rows) and
 //! `scale_bias_loader` (SCALE_BIAS's records); `depthwise_walk` and `depthwise_feed`, the
 //! packed depthwise mapping's walk and feed (issue 19), checked against `depthwise_packing.rs`
 //! (`tests/ethos_depthwise_packing.rs`) and run by [`ConvDatapath`] when `pack_depthwise` is
@@ -56,13 +57,17 @@ use super::weight_decoder::{self, WeightDecoder};
 use super::weight_rows::{self, Step, WeightRows};
 use crate::Block;
 
+mod conv_control;
 mod conv_traversal;
 pub mod depthwise_feed;
 pub mod depthwise_walk;
+mod ifm_reads;
 mod layer_check;
 mod scale_bias_loader;
 mod weight_buffer;
+pub use ifm_reads::IfmRead;
 pub use layer_check::check_shape;
+use conv_control::state_name;
 use conv_traversal::rows_layer;
 
 pub const WEIGHT_ROWS: usize = 4096;
@@ -190,53 +195,6 @@ pub struct Out {
     pub state: u8,
 }
 
-impl In {
-    /// IFM data of position `p`.
-    pub fn ifm_data(&self, p: usize) -> u64 {
-        [self.ifm_data0, self.ifm_data1, self.ifm_data2, self.ifm_data3][p]
-    }
-}
-
-/// One IFM read port's request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct IfmRead {
-    pub read: bool,
-    pub y: u16,
-    pub x: u16,
-    pub group: u16,
-}
-
-impl Out {
-    pub fn ifm_reads(&self) -> [IfmRead; 4] {
-        [
-            IfmRead {
-                read: self.ifm_read0,
-                y: self.ifm_y0,
-                x: self.ifm_x0,
-                group: self.ifm_group0,
-            },
-            IfmRead {
-                read: self.ifm_read1,
-                y: self.ifm_y1,
-                x: self.ifm_x1,
-                group: self.ifm_group1,
-            },
-            IfmRead {
-                read: self.ifm_read2,
-                y: self.ifm_y2,
-                x: self.ifm_x2,
-                group: self.ifm_group2,
-            },
-            IfmRead {
-                read: self.ifm_read3,
-                y: self.ifm_y3,
-                x: self.ifm_x3,
-                group: self.ifm_group3,
-            },
-        ]
-    }
-}
-
 /// The traversal's registers: counters, stream parsers and the error, all set by CHECK.
 #[derive(Clone, Debug, Default)]
 struct Walk {
@@ -319,28 +277,10 @@ impl Default for ConvDatapath {
     }
 }
 
-
-
 impl ConvDatapath {
     pub fn outputs(&self, i: &In) -> Out {
         let taps = self.taps(i);
-        // A packed block's reads come from the walk (four elements of their own rows and columns).
-        let packed = taps.packed_block.then(|| self.walk.dw.reads(&taps.shape, self.walk.origin_y, self.walk.origin_x));
-        let read = |p: usize| match packed {
-            Some(r) => IfmRead {
-                read: taps.issue && r[p].read,
-                y: (r[p].y.wrapping_sub(8) & 0xFFF) as u16,
-                x: (r[p].x.wrapping_sub(8) & 0xFFF) as u16,
-                group: taps.group as u16,
-            },
-            None => IfmRead {
-                read: taps.issue && taps.pad >> p & 1 == 0,
-                y: taps.ifm[p].0 as u16,
-                x: taps.ifm[p].1 as u16,
-                group: taps.group as u16,
-            },
-        };
-        let [r0, r1, r2, r3] = [read(0), read(1), read(2), read(3)];
+        let [r0, r1, r2, r3] = self.ifm_reads(&taps);
         let output = self.output.outputs();
         let (y, x, c) = self.ofm_pipe[2];
         Out {
@@ -375,12 +315,6 @@ impl ConvDatapath {
         }
     }
 
-    fn stop(&mut self, code: u8, detail: u32) {
-        self.walk.code = code;
-        self.walk.detail = detail;
-        self.state = STATE_DONE;
-    }
-
     fn clock(&mut self, i: &In) {
         self.events.clear();
         let taps = self.taps(i);
@@ -391,17 +325,7 @@ impl ConvDatapath {
         // The traversal, its weight reads, stage 2 and the MAC unit; the output walk and the
         // output unit go on under `hold_mac` alone.
         let mac_holding = holding || (i.hold_mac && matches!(state, STATE_DECODE | STATE_MAC));
-        let event = match state {
-            STATE_IDLE => "idle",
-            STATE_CHECK => "check",
-            STATE_DECODE => "decode",
-            STATE_SCALE_BIAS => "scale/bias",
-            STATE_MAC => "mac",
-            STATE_OUT => "out",
-            STATE_DRAIN => "drain",
-            _ => "done",
-        };
-        self.events.push(event);
+        self.events.push(state_name(state));
 
         // The blocks, with the inputs of this cycle.
         let decoded = self.decoder.step(&weight_decoder::In {
@@ -534,51 +458,7 @@ impl ConvDatapath {
             self.weight_read = self.weight_buffer[self.walk.address.row as usize % WEIGHT_ROWS];
         }
 
-        match state {
-            STATE_IDLE if i.start => self.state = STATE_CHECK,
-            STATE_CHECK => self.check(i),
-            STATE_SCALE_BIAS if i.sb_valid => self.scale_bias(i),
-            STATE_MAC | STATE_DECODE if taps.issue => {
-                if state == STATE_DECODE {
-                    self.events.push("decode overlapped with MAC");
-                }
-                self.packed_step(i, &taps);
-                self.tap(i, &taps)
-            }
-            STATE_DECODE if taps.row_wait => self.events.push("tap waits for its weight row"),
-            STATE_DECODE if taps.layer_wait => self.events.push("the layer's last tap waits for the decoder"),
-            STATE_MAC | STATE_DECODE => self.events.push("last tap waits for the output walk"),
-            STATE_OUT if finishing => {
-                self.walk.drain = 0;
-                self.state = STATE_DRAIN;
-            }
-            STATE_DRAIN => {
-                self.walk.drain = (self.walk.drain + 1) & 3;
-                if self.walk.drain == 0 {
-                    self.state = STATE_DONE;
-                }
-            }
-            STATE_DONE => self.state = STATE_IDLE,
-            _ => {}
-        }
-    }
-
-    fn check(&mut self, i: &In) {
-        let (shape, rows) = check_shape(i);
-        let o = u32::from(i.ofm_depth);
-        self.walk = Walk {
-            total_rows: rows as u32 & 0x1FFF,
-            scale_bias_limit: (10 * o + 15) & 0xFFF0,
-            origin_y: 8 - u32::from(i.pad_top),
-            origin_x: 8 - u32::from(i.pad_left),
-            first: true,
-            ..Walk::default()
-        };
-        self.walk.address.step(Step::Clear, 0, &rows_layer(i), (0, 0), (0, 0));
-        self.state = STATE_SCALE_BIAS;
-        if shape != 0 {
-            self.stop(ERROR_SHAPE, shape);
-        }
+        self.control(i, state, &taps, finishing);
     }
 }
 

@@ -34,3 +34,25 @@ pub fn check_shape(i: &In) -> (u32, u64) {
     }
     (shape, rows)
 }
+
+impl ConvDatapath {
+    /// CHECK: the traversal's registers from the layer, then SCALE_BIAS, or DONE with
+    /// `ERROR_SHAPE`.
+    pub(super) fn check(&mut self, i: &In) {
+        let (shape, rows) = check_shape(i);
+        let o = u32::from(i.ofm_depth);
+        self.walk = Walk {
+            total_rows: rows as u32 & 0x1FFF,
+            scale_bias_limit: (10 * o + 15) & 0xFFF0,
+            origin_y: 8 - u32::from(i.pad_top),
+            origin_x: 8 - u32::from(i.pad_left),
+            first: true,
+            ..Walk::default()
+        };
+        self.walk.address.step(Step::Clear, 0, &rows_layer(i), (0, 0), (0, 0));
+        self.state = STATE_SCALE_BIAS;
+        if shape != 0 {
+            self.stop(ERROR_SHAPE, shape);
+        }
+    }
+}
