@@ -70,7 +70,6 @@ pub struct WeightDecoder {
     zero4: Constant<Bits<4>>,
     zero5: Constant<Bits<5>>,
     zero6: Constant<Bits<6>>,
-    zero7: Constant<Bits<7>>,
     zero16: Constant<Bits<16>>,
     zero36: Constant<Bits<36>>,
     one2: Constant<Bits<2>>,
@@ -124,7 +123,6 @@ impl Default for WeightDecoder {
             zero4: Constant::new(0.into()),
             zero5: Constant::new(0.into()),
             zero6: Constant::new(0.into()),
-            zero7: Constant::new(0.into()),
             zero16: Constant::new(0.into()),
             zero36: Constant::new(0.into()),
             one2: Constant::new(1.into()),
@@ -146,8 +144,12 @@ impl Logic for WeightDecoder {
         self.restart.next = self.reset.val() || self.drained.val();
 
         // ---- registers hold by default; `restart` (reset, or a finished stream) clears them
+        // (`held`, `fill`, `bitpos` take the core's `kept*` every cycle, below)
+        self.held.clock.next = self.clock.val();
+        self.fill.clock.next = self.clock.val();
+        self.bitpos.clock.next = self.clock.val();
         dff_setup!(
-            self, clock, held, fill, bitpos, words, seen_last, qw_head, qw_count, qz_head, qz_count, zeros_left,
+            self, clock, words, seen_last, qw_head, qw_count, qz_head, qz_count, zeros_left,
             beat_valid, beat_count, beat_lanes, done_pulse
         );
         self.held.reset.next = self.restart.val();
@@ -197,6 +199,8 @@ impl Logic for WeightDecoder {
         if self.take_beat.val() {
             self.pop_w.next = self.core.pop_w.val();
             self.pop_z.next = self.core.pop_z.val();
+            self.qw_head.d.next = self.qw_head.q.val() + self.core.pop_w.val();
+            self.qz_head.d.next = self.qz_head.q.val() + self.core.pop_z.val();
             self.zeros_left.d.next = self.core.next_zeros_left.val();
             self.beat_valid.d.next = self.core.new_count.val() != self.zero3.val();
             self.beat_count.d.next = self.core.new_count.val();
@@ -204,8 +208,6 @@ impl Logic for WeightDecoder {
         }
 
         // ---- queues: the core pushes `field_count` entries at the tail, the emitter pops at the head
-        self.qw_head.d.next = self.qw_head.q.val() + self.pop_w.val();
-        self.qz_head.d.next = self.qz_head.q.val() + self.pop_z.val();
         self.pushed_w.narrow.next = self.zero3.val();
         self.pushed_z.narrow.next = self.zero3.val();
         if self.core.push_w.val() {
@@ -219,21 +221,18 @@ impl Logic for WeightDecoder {
         self.qw_count.d.next = self.qw_count.q.val() + self.pushed_w.wide.val() - self.popped_w.wide.val();
         self.qz_count.d.next = self.qz_count.q.val() + self.pushed_z.wide.val() - self.popped_z.wide.val();
 
-        // ---- bit buffer: drop what the step consumed, append an accepted word behind the rest
+        // ---- bit buffer: the core's buffer after the step (`kept`), an accepted word appended
+        // behind it. The shift is the core's, computed once a cycle from registers; this block
+        // reads `in_valid`, so what it computes runs in the input region, twice a cycle
+        // (docs/ethos.md, "Verilated speed", fifteenth step).
         self.accept.next = self.in_ready.val() && self.in_valid.val();
         self.word_wide.narrow.next = self.in_data.val();
-        // Only a step that takes bits moves them: the 96-bit shift, in the input region (it
-        // is beside `in_valid`), runs twice a cycle otherwise (docs/ethos.md, "Verilated
-        // speed", idle NPU step); with nothing taken the registers hold, the same values.
-        if self.core.consume.val() != self.zero7.val() {
-            self.held.d.next = self.held.q.val() >> self.core.consume.val();
-            self.fill.d.next = self.fill.q.val() - self.core.consume.val();
-            self.bitpos.d.next = self.bitpos.q.val() + self.core.consume.val().get_bits::<3>(0);
-        }
+        self.held.d.next = self.core.kept.val();
+        self.fill.d.next = self.core.kept_fill.val();
+        self.bitpos.d.next = self.core.kept_bitpos.val();
         if self.accept.val() {
-            self.held.d.next = (self.held.q.val() >> self.core.consume.val())
-                | (self.word_wide.wide.val() << (self.fill.q.val() - self.core.consume.val()));
-            self.fill.d.next = self.fill.q.val() - self.core.consume.val() + self.word_bits.val();
+            self.held.d.next = self.core.kept.val() | (self.word_wide.wide.val() << self.core.kept_fill.val());
+            self.fill.d.next = self.core.kept_fill.val() + self.word_bits.val();
             self.words.d.next = self.words.q.val() + self.one2.val();
             self.seen_last.d.next = self.in_last.val();
         }

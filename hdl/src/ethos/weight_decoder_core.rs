@@ -49,7 +49,13 @@ pub struct WeightDecoderCore {
     pub qz_count: Signal<In, Bits<6>>,
     pub zeros_left: Signal<In, Bits<16>>,
     /// Bits the parser's step takes from the bit buffer this cycle.
-    pub consume: Signal<Out, Bits<7>>,
+    consume: Signal<Local, Bits<7>>,
+    /// The bit buffer after the step took `consume` bits (`held >> consume`, `fill - consume`,
+    /// `bitpos + consume`): here, from registers, so that the 96-bit shift runs once a cycle
+    /// after the edge, not in the decoder's input region (docs/ethos.md, fifteenth step).
+    pub kept: Signal<Out, Bits<96>>,
+    pub kept_fill: Signal<Out, Bits<7>>,
+    pub kept_bitpos: Signal<Out, Bits<3>>,
     /// The step's error code (`no_fault` = 0 when none).
     pub fault: Signal<Out, Bits<4>>,
     /// Entries pushed this cycle: `field_count` onto the weight queue (`push_w`) or the zero-run queue (`push_z`).
@@ -152,6 +158,9 @@ impl Default for WeightDecoderCore {
             qz_count: Default::default(),
             zeros_left: Default::default(),
             consume: Default::default(),
+            kept: Default::default(),
+            kept_fill: Default::default(),
+            kept_bitpos: Default::default(),
             fault: Default::default(),
             push_w: Default::default(),
             push_z: Default::default(),
@@ -529,6 +538,17 @@ impl Logic for WeightDecoderCore {
         }
 
         self.state.d.next = self.next_state.val();
+
+        // ---- the bit buffer after the step (the decoder appends an accepted word behind it);
+        // only a step that takes bits shifts, so an idle cycle copies
+        self.kept.next = self.held.val();
+        self.kept_fill.next = self.fill.val();
+        self.kept_bitpos.next = self.bitpos.val();
+        if self.consume.val() != self.zero7.val() {
+            self.kept.next = self.held.val() >> self.consume.val();
+            self.kept_fill.next = self.fill.val() - self.consume.val();
+            self.kept_bitpos.next = self.bitpos.val() + self.consume.val().get_bits::<3>(0);
+        }
 
         // ---- a fault stops everything (the output beat is dropped)
         if self.fault.val() != self.no_fault.val() {
