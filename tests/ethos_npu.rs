@@ -577,7 +577,8 @@ fn legacy_core_strided_dilated_convolution_runs_as_the_executor_says() {
 /// operation shifted by one word, which Vela never writes: element e + 8 reads what element e
 /// wrote), RTL in lock step with its model over the stalling memory; memory afterwards equals
 /// the reference executor's (which computes element after element, as the NPU must). Coverage:
-/// a read waited for the OFM write of its word.
+/// a read waited for the OFM write of its word, and a READ_A missed the word into which the
+/// previous element's OFM byte was taken beside it (element e at the word's last byte).
 #[test]
 fn shifted_in_place_elementwise_reads_its_own_ofm() {
     let run = Run::from_env("shifted_in_place_elementwise_reads_its_own_ofm", 6);
@@ -623,5 +624,9 @@ fn shifted_in_place_elementwise_reads_its_own_ofm() {
         done += 1;
     }
     println!("{coverage}");
-    coverage.require(&["read waits for the OFM write of its word", "OFM word handed to the write port"]);
+    coverage.require(&[
+        "read waits for the OFM write of its word",
+        "OFM word handed to the write port",
+        "read of the word whose OFM byte is taken beside it waits",
+    ]);
 }

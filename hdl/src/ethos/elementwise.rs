@@ -23,7 +23,10 @@
 //! POOL_TAP (inside the IFM? else skipped), READ_A/WAIT_A (the IFM word at the tap), POOL_NEXT
 //! (the byte into the max or sum, the next tap). Then CALC (result, output scale, clamp; the
 //! byte gathered into its OFM word), the next element; after the last, FLUSH (the last word
-//! written), DONE. READ_A (READ_B) whose word is in the IFM (IFM2) word cache (`word_cache.rs`,
+//! written), DONE. An element with an IFM2 byte, but the last, skips CALC: READ_B (WAIT_B)
+//! goes on to the next element's READ_A, whose first cycle takes the byte beside its read
+//! (`deferred_byte`; READ_A waits while the byte cannot be taken, when it reads that byte,
+//! and on a miss of its word: issue 19, docs/ethos.md "Elementwise unit timing"). READ_A (READ_B) whose word is in the IFM (IFM2) word cache (`word_cache.rs`,
 //! in `elementwise_memory.rs`) reads nothing: the byte comes from the cache in that cycle and
 //! the state after WAIT_A (WAIT_B) follows. The OFM write runs beside the element loop
 //! (`elementwise_memory.rs`): CALC gathers bytes of one 64-bit word and hands the word, with
@@ -133,6 +136,17 @@ pub struct Elementwise {
     accept: Signal<Local, Bit>,
     /// The state after the IFM byte (READ_B, CALC for a scalar, POOL_NEXT for a pool).
     after_a: Signal<Local, Bits<4>>,
+    /// The element is the kernel's last, and the next element's coordinates (NHWC order).
+    last: Signal<Local, Bit>,
+    next_y: Signal<Local, Bits<16>>,
+    next_x: Signal<Local, Bits<16>>,
+    next_c: Signal<Local, Bits<16>>,
+    /// The IFM2 byte comes this cycle (READ_B's hit, WAIT_B's read).
+    leave_b: Signal<Local, Bit>,
+    /// The element leaves READ_B/WAIT_B for the next element's READ_A (not the last), which
+    /// takes its OFM byte (`deferred_byte`, until taken; `elementwise_memory.rs`).
+    defer: Signal<Local, Bit>,
+    deferred_byte: Reg<Bit>,
     /// Bits read nowhere (fields of registers the unit keeps whole), named as lint expects.
     unused_bits: Signal<Local, Bit>,
     // Constants.
@@ -192,6 +206,13 @@ impl Default for Elementwise {
             check: Default::default(),
             registers: Default::default(),
             after_a: Default::default(),
+            last: Default::default(),
+            next_y: Default::default(),
+            next_x: Default::default(),
+            next_c: Default::default(),
+            leave_b: Default::default(),
+            defer: Default::default(),
+            deferred_byte: Default::default(),
             state: Default::default(),
             pool: Default::default(),
             accept: Default::default(),
@@ -233,7 +254,8 @@ impl Default for Elementwise {
 impl Logic for Elementwise {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, pool, mode, mode_bad, error, y, x, c, ifm_byte, ifm2_byte);
+        dff_setup!(self, clock, state, pool, mode, mode_bad, error, y, x, c, ifm_byte, ifm2_byte, deferred_byte);
+        self.deferred_byte.reset.next = self.reset.val();
         self.registers.clock.next = self.clock.val();
         self.registers.reset.next = self.reset.val();
         self.state.reset.next = self.reset.val();
@@ -259,6 +281,8 @@ impl Logic for Elementwise {
         self.memory.clock.next = self.clock.val();
         self.memory.reset.next = self.reset.val();
         self.memory.state.next = self.state.q.val();
+        // Registers only (the memory side's outputs feed this block).
+        self.memory.deferred.next = (self.state.q.val() == self.s_read_a.val()) & self.deferred_byte.q.val();
         self.memory.ifm_load.next = self.registers.ifm_load.val();
         self.memory.ifm2_load.next = self.registers.ifm2_load.val();
         self.memory.ofm_load.next = self.registers.ofm_load.val();
@@ -280,6 +304,33 @@ impl Logic for Elementwise {
         self.memory.mem_b_valid.next = self.mem_b_valid.val();
         self.memory.mem_b_error.next = self.mem_b_error.val();
         self.memory.discard.next = self.error.q.val() != self.e_none.val();
+        // The next element in NHWC order (c innermost); y stays after the last.
+        self.last.next = (self.c.q.val() == self.registers.ofm_depth_m1.val())
+            & (self.x.q.val() == self.registers.ofm_width_m1.val())
+            & (self.y.q.val() == self.registers.ofm_height_m1.val());
+        self.next_y.next = self.y.q.val();
+        self.next_x.next = self.x.q.val();
+        self.next_c.next = self.c.q.val() + self.one16.val();
+        if self.c.q.val() == self.registers.ofm_depth_m1.val() {
+            self.next_c.next = self.zero16.val();
+            if self.x.q.val() == self.registers.ofm_width_m1.val() {
+                self.next_x.next = self.zero16.val();
+                if !self.last.val() {
+                    self.next_y.next = self.y.q.val() + self.one16.val();
+                }
+            } else {
+                self.next_x.next = self.x.q.val() + self.one16.val();
+            }
+        }
+        // An element with an IFM2 byte (not the last) goes on to the next element's READ_A,
+        // which takes this element's OFM byte beside its read (`elementwise_memory.rs`).
+        self.leave_b.next = ((self.state.q.val() == self.s_read_b.val()) & !self.memory.write_error.val() & self.memory.hit.val())
+            | ((self.state.q.val() == self.s_wait_b.val()) & self.mem_r_valid.val() & !self.mem_r_error.val());
+        self.defer.next = self.leave_b.val() & !self.last.val();
+        // Kept until READ_A takes it (dropped when the unit leaves READ_A otherwise: after a
+        // failed write).
+        self.deferred_byte.d.next = self.defer.val()
+            | ((self.state.q.val() == self.s_read_a.val()) & self.deferred_byte.q.val() & !self.memory.take.val());
         self.mem_ar_valid.next = self.memory.mem_ar_valid.val();
         self.mem_ar_addr.next = self.memory.mem_ar_addr.val();
         self.mem_aw_valid.next = self.memory.mem_aw_valid.val();
@@ -317,7 +368,8 @@ impl Logic for Elementwise {
         self.check.kernel_width_m1.next = self.registers.kernel_width_m1.val();
 
         // The arithmetic of an element: from the unit's registers and the LATCHed copies.
-        self.datapath.calc.next = self.state.q.val() == self.s_calc.val();
+        self.datapath.calc.next = (self.state.q.val() == self.s_calc.val())
+            | ((self.state.q.val() == self.s_read_a.val()) & self.deferred_byte.q.val());
         self.datapath.pool.next = self.pool.q.val();
         self.datapath.mode.next = self.mode.q.val();
         self.datapath.y.next = self.y.q.val();
@@ -433,9 +485,11 @@ impl Logic for Elementwise {
                 self.error.d.next = self.e_ofm.val();
                 self.state.d.next = self.s_flush.val();
             } else if self.memory.hit.val() {
-                // A cached word: its byte now, no read.
-                self.ifm_byte.d.next = self.memory.operand_byte.val();
-                self.state.d.next = self.after_a.val();
+                // A cached word: its byte now, no read (unless the deferred OFM byte holds it).
+                if !self.memory.hold.val() {
+                    self.ifm_byte.d.next = self.memory.operand_byte.val();
+                    self.state.d.next = self.after_a.val();
+                }
             } else if self.mem_ar_ready.val() & !self.memory.conflict.val() {
                 self.state.d.next = self.s_wait_a.val();
             }
@@ -446,6 +500,12 @@ impl Logic for Elementwise {
             } else if self.memory.hit.val() {
                 self.ifm2_byte.d.next = self.memory.operand_byte.val();
                 self.state.d.next = self.s_calc.val();
+                if !self.last.val() {
+                    self.state.d.next = self.s_read_a.val();
+                    self.y.d.next = self.next_y.val();
+                    self.x.d.next = self.next_x.val();
+                    self.c.d.next = self.next_c.val();
+                }
             } else if self.mem_ar_ready.val() & !self.memory.conflict.val() {
                 self.state.d.next = self.s_wait_b.val();
             }
@@ -467,6 +527,12 @@ impl Logic for Elementwise {
                 } else {
                     self.ifm2_byte.d.next = self.memory.operand_byte.val();
                     self.state.d.next = self.s_calc.val();
+                    if !self.last.val() {
+                        self.state.d.next = self.s_read_a.val();
+                        self.y.d.next = self.next_y.val();
+                        self.x.d.next = self.next_x.val();
+                        self.c.d.next = self.next_c.val();
+                    }
                 }
             }
         } else if self.state.q.val() == self.s_calc.val() {
@@ -476,26 +542,17 @@ impl Logic for Elementwise {
                 self.error.d.next = self.e_ofm.val();
                 self.state.d.next = self.s_flush.val();
             } else if self.memory.take.val() {
-                // The next element in NHWC order (c innermost); after the last, FLUSH.
+                // The next element; after the last, FLUSH.
                 self.state.d.next = self.s_read_a.val();
                 if self.pool.q.val() {
                     self.state.d.next = self.s_pool_tap.val();
                 }
-                if self.c.q.val() == self.registers.ofm_depth_m1.val() {
-                    self.c.d.next = self.zero16.val();
-                    if self.x.q.val() == self.registers.ofm_width_m1.val() {
-                        self.x.d.next = self.zero16.val();
-                        if self.y.q.val() == self.registers.ofm_height_m1.val() {
-                            self.state.d.next = self.s_flush.val();
-                        } else {
-                            self.y.d.next = self.y.q.val() + self.one16.val();
-                        }
-                    } else {
-                        self.x.d.next = self.x.q.val() + self.one16.val();
-                    }
-                } else {
-                    self.c.d.next = self.c.q.val() + self.one16.val();
+                if self.last.val() {
+                    self.state.d.next = self.s_flush.val();
                 }
+                self.y.d.next = self.next_y.val();
+                self.x.d.next = self.next_x.val();
+                self.c.d.next = self.next_c.val();
             }
         } else if self.state.q.val() == self.s_flush.val() {
             // The last gathered word written (dropped after an error), then DONE; a write

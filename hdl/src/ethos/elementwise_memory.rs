@@ -14,6 +14,11 @@
 //! once. A hit takes one cycle (READ_A/READ_B), a miss the read as before; a read error is
 //! reported as without the cache (a failed read fills nothing).
 //!
+//! The OFM byte is taken in CALC, or for an element with an IFM2 byte in the next element's
+//! READ_A (`deferred`, the address kept in READ_B/WAIT_B): that READ_A waits (`hold`,
+//! `conflict`) while the byte cannot be taken, when it reads that byte, and on a miss of its
+//! word.
+//!
 //! Ports: the unit's `state` (its codes, `super::elementwise::state`), the LATCH loads of the
 //! three maps, the element (`y`, `x`, `c`), the pool's tap (`iy`, `ix`), `pool`, `upscale`
 //! (IFM_UPSCALE = 1), `broadcast` (IFM2_BROADCAST[2:0]), `result` (the datapath's write word),
@@ -56,6 +61,10 @@ pub struct ElementwiseMemory {
     pub mem_b_error: Signal<In, Bit>,
     /// The unit has an error (a read's): the gathered OFM word is dropped, not written.
     pub discard: Signal<In, Bit>,
+    /// READ_A holds the previous element's OFM byte (the unit's register: the element left
+    /// READ_B/WAIT_B for this READ_A, not after the last), taken this cycle if `take`; its
+    /// address is the one kept in READ_B/WAIT_B.
+    pub deferred: Signal<In, Bit>,
     pub mem_ar_valid: Signal<Out, Bit>,
     pub mem_ar_addr: Signal<Out, Bits<40>>,
     pub mem_aw_valid: Signal<Out, Bit>,
@@ -73,6 +82,9 @@ pub struct ElementwiseMemory {
     pub write_error: Signal<Out, Bit>,
     /// No write in flight, and nothing gathered that is still to be written.
     pub drained: Signal<Out, Bit>,
+    /// READ_A may not use its cached byte: the deferred byte cannot be taken this cycle, or
+    /// it is the byte READ_A reads (the cache has it from the next cycle).
+    pub hold: Signal<Out, Bit>,
     ifm: FeatureMap,
     ifm2: FeatureMap,
     ofm: FeatureMap,
@@ -97,6 +109,10 @@ pub struct ElementwiseMemory {
     t_addr: Reg<Bits<40>>,
     t_data: Reg<Bits<64>>,
     t_strb: Reg<Bits<8>>,
+    /// The OFM byte address of the element in READ_B/WAIT_B, for the next READ_A (`deferred`).
+    p_addr: Reg<Bits<40>>,
+    /// The OFM byte address taken: the deferred one in READ_A, the element's in CALC.
+    o_addr: Signal<Local, Bits<40>>,
     read_a: Signal<Local, Bit>,
     idle: Signal<Local, Bit>,
     miss: Signal<Local, Bit>,
@@ -153,6 +169,10 @@ impl Default for ElementwiseMemory {
             mem_b_valid: Default::default(),
             mem_b_error: Default::default(),
             discard: Default::default(),
+            deferred: Default::default(),
+            hold: Default::default(),
+            p_addr: Default::default(),
+            o_addr: Default::default(),
             mem_ar_valid: Default::default(),
             mem_ar_addr: Default::default(),
             mem_aw_valid: Default::default(),
@@ -217,7 +237,8 @@ impl Default for ElementwiseMemory {
 impl Logic for ElementwiseMemory {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, g_valid, g_addr, g_data, g_strb, w_pending, w_wait, w_error, w_addr, w_data, w_strb, t_valid, t_addr, t_data, t_strb);
+        dff_setup!(self, clock, g_valid, g_addr, g_data, g_strb, w_pending, w_wait, w_error, w_addr, w_data, w_strb, t_valid, t_addr, t_data, t_strb, p_addr);
+        self.p_addr.reset.next = self.reset.val();
         self.t_valid.reset.next = self.reset.val();
         self.t_addr.reset.next = self.reset.val();
         self.t_data.reset.next = self.reset.val();
@@ -314,11 +335,8 @@ impl Logic for ElementwiseMemory {
         // A missed word whose OFM bytes are gathered or being written waits for that write
         // (memory holds the old bytes until its response).
         self.idle.next = !self.w_pending.q.val() & !self.w_wait.q.val();
-        self.conflict.next = self.miss.val()
-            & ((self.g_valid.q.val() & (self.g_addr.q.val() == self.mem_ar_addr.val()))
-                | (!self.idle.val() & (self.w_addr.q.val() == self.mem_ar_addr.val())));
-        // After a failed write the unit stops before reading: no read is offered.
-        self.mem_ar_valid.next = self.miss.val() & !self.conflict.val() & !self.w_error.q.val();
+        // So does READ_A's miss while the deferred OFM byte cannot be taken, or is taken into
+        // the word READ_A reads (`conflict`, below `take`).
         self.r_lane.next = self.ifm2.address.val() & self.seven40.val();
         if self.state.val() == self.s_wait_a.val() {
             self.r_lane.next = self.ifm.address.val() & self.seven40.val();
@@ -349,20 +367,36 @@ impl Logic for ElementwiseMemory {
         // another word hands the gathered word to the write port first, which must be idle
         // (else CALC waits). So does FLUSH (the kernel's end) and a read that misses the
         // gathered word. Nothing is handed over after a failed write or with `discard`.
-        self.ofm_word.next = self.ofm.address.val() & self.align_mask.val();
-        self.ofm_strb.next = self.one8.val() << self.ofm.address.val().get_bits::<3>(0);
-        self.ofm_mask.next = self.byte_ff.val() << ((self.ofm.address.val() & self.seven40.val()) << self.three40.val());
+        self.o_addr.next = self.ofm.address.val();
+        if self.deferred.val() {
+            self.o_addr.next = self.p_addr.q.val();
+        }
+        self.ofm_word.next = self.o_addr.val() & self.align_mask.val();
+        self.ofm_strb.next = self.one8.val() << self.o_addr.val().get_bits::<3>(0);
+        self.ofm_mask.next = self.byte_ff.val() << ((self.o_addr.val() & self.seven40.val()) << self.three40.val());
         self.write_error.next = self.w_error.q.val();
-        self.take.next = (self.state.val() == self.s_calc.val())
+        self.take.next = ((self.state.val() == self.s_calc.val()) | self.deferred.val())
             & !self.w_error.q.val()
             & (!self.g_valid.q.val() | (self.g_addr.q.val() == self.ofm_word.val()) | self.idle.val());
+        self.conflict.next = self.miss.val()
+            & ((self.g_valid.q.val() & (self.g_addr.q.val() == self.mem_ar_addr.val()))
+                | (!self.idle.val() & (self.w_addr.q.val() == self.mem_ar_addr.val()))
+                | (self.deferred.val() & (!self.take.val() | ((self.p_addr.q.val() & self.align_mask.val()) == self.mem_ar_addr.val()))));
+        self.hold.next = self.deferred.val() & (!self.take.val() | (self.p_addr.q.val() == self.ifm.address.val()));
+        // After a failed write the unit stops before reading: no read is offered.
+        self.mem_ar_valid.next = self.miss.val() & !self.conflict.val() & !self.w_error.q.val();
         self.handoff.next = self.idle.val()
             & self.g_valid.q.val()
             & !self.w_error.q.val()
             & !self.discard.val()
             & ((self.take.val() & (self.g_addr.q.val() != self.ofm_word.val()))
                 | (self.state.val() == self.s_flush.val())
-                | (self.miss.val() & (self.g_addr.q.val() == self.mem_ar_addr.val())));
+                | (self.miss.val() & !self.deferred.val() & (self.g_addr.q.val() == self.mem_ar_addr.val())));
+        // The element's OFM byte address, kept while its IFM2 byte is read (the unit's
+        // coordinates move on as that byte comes).
+        if self.read_b.val() | (self.state.val() == self.s_wait_b.val()) {
+            self.p_addr.d.next = self.ofm.address.val();
+        }
         self.drained.next = self.idle.val() & (!self.g_valid.q.val() | self.w_error.q.val() | self.discard.val());
         // The OFM byte CALC takes updates a cached word it hits, from registers in the next
         // cycle (`t_*`; the cache's inputs follow registers only, as its outputs feed this

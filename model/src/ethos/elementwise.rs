@@ -69,6 +69,9 @@ pub struct Elementwise {
     w_addr: u64,
     w_data: u64,
     w_strb: u8,
+    /// The OFM byte address of the element that left READ_B/WAIT_B for the next element's
+    /// READ_A, whose first free cycle takes its byte (`hdl/src/ethos/elementwise_memory.rs`).
+    pending: Option<u64>,
     /// The pool's tap, its running max or sum, the taps inside so far.
     ky: u16,
     kx: u16,
@@ -101,6 +104,7 @@ impl Default for Elementwise {
             w_addr: 0,
             w_data: 0,
             w_strb: 0,
+            pending: None,
             ky: 0,
             kx: 0,
             acc: 0,
@@ -170,6 +174,78 @@ impl Elementwise {
         self.g.is_some_and(|(a, _, _)| a == word) || (!self.idle() && self.w_addr == word)
     }
 
+    /// A read of `addr` (a miss) must wait: [`Self::conflict`], or READ_A's deferred OFM byte
+    /// cannot be taken this cycle or is taken into the word read.
+    fn blocked(&self, addr: u64) -> bool {
+        self.conflict(addr)
+            || (self.state == state::READ_A && self.pending.is_some_and(|p| !self.can_take(p) || p & !7 == addr & !7))
+    }
+
+    /// The OFM byte at `addr` can be gathered: into the gathered word, or a new one when the
+    /// write port is idle to take the gathered word.
+    fn can_take(&self, addr: u64) -> bool {
+        !self.g.is_some_and(|(a, _, _)| a != addr & !7) || self.idle()
+    }
+
+    /// Gathers the element's OFM byte at `addr` (the operands held now) into its word, the
+    /// gathered word of another word handed to the write port first ([`Self::can_take`]).
+    fn take(&mut self, addr: u64) -> &'static str {
+        let word = addr & !7;
+        if self.g.is_some_and(|(a, _, _)| a != word) {
+            self.handoff();
+        }
+        let v = u64::from_le_bytes([self.result(); 8]);
+        let (strb, mask) = (1u8 << (addr & 7), 0xffu64 << (8 * (addr & 7)));
+        let event = if let Some((_, d, m)) = &mut self.g {
+            (*d, *m) = (*d & !mask | v & mask, *m | strb);
+            "OFM byte gathered"
+        } else {
+            self.g = Some((word, v & mask, strb));
+            "calc"
+        };
+        // The byte updates a cached word it hits (an in-place operation).
+        for cache in &mut self.cache {
+            cache.write(word, v, strb);
+        }
+        event
+    }
+
+    /// The next element in NHWC order (c innermost) and its first state; after the last, FLUSH.
+    fn advance(&mut self) {
+        self.state = if self.pool { state::POOL_TAP } else { state::READ_A };
+        if self.c == self.param(scalar::OFM_DEPTH_M1) {
+            self.c = 0;
+            if self.x == self.param(scalar::OFM_WIDTH_M1) {
+                self.x = 0;
+                if self.y == self.param(scalar::OFM_HEIGHT_M1) {
+                    self.state = state::FLUSH;
+                } else {
+                    self.y += 1;
+                }
+            } else {
+                self.x += 1;
+            }
+        } else {
+            self.c += 1;
+        }
+    }
+
+    /// The element is the kernel's last.
+    fn last(&self) -> bool {
+        self.c == self.param(scalar::OFM_DEPTH_M1) && self.x == self.param(scalar::OFM_WIDTH_M1) && self.y == self.param(scalar::OFM_HEIGHT_M1)
+    }
+
+    /// The IFM2 byte taken: CALC for the kernel's last element; else the next element's READ_A,
+    /// which takes this element's OFM byte beside its read (the byte's address kept now).
+    fn after_b(&mut self) {
+        if self.last() {
+            self.state = state::CALC;
+        } else {
+            self.pending = Some(self.ofm_address());
+            self.advance();
+        }
+    }
+
     /// Hands the gathered word to the idle write port (none after a failed write or an error).
     fn handoff(&mut self) {
         if let Some((a, d, m)) = self.g.take() {
@@ -197,7 +273,7 @@ impl Elementwise {
             debug_index,
             debug_hold: s == state::LATCH,
             // No read when the operand's cache holds the word (the address shows all the same).
-            mem_ar_valid: read.is_some_and(|(a, b)| self.cache[b].byte(a).is_none() && !self.conflict(a) && !self.w_error),
+            mem_ar_valid: read.is_some_and(|(a, b)| self.cache[b].byte(a).is_none() && !self.blocked(a) && !self.w_error),
             mem_ar_addr: read.map_or(0, |(a, _)| a & !7),
             mem_aw_valid: self.w_pending,
             mem_aw_addr: self.w_addr,
@@ -320,6 +396,8 @@ impl Elementwise {
                 "pool: next tap"
             }
             state::READ_A | state::READ_B if self.w_error => {
+                // A deferred OFM byte is dropped with the rest.
+                self.pending = None;
                 self.error = ERROR_OFM;
                 self.state = state::FLUSH;
                 "write error"
@@ -327,11 +405,32 @@ impl Elementwise {
             state::READ_A | state::READ_B => {
                 let b = usize::from(self.state == state::READ_B);
                 let addr = if b == 0 { self.ifm_address() } else { self.ifm2_address() };
+                let hit = self.cache[b].byte(addr).is_some();
+                let conflict = self.conflict(addr);
+                if let Some(p) = self.pending.filter(|_| b == 0) {
+                    // The previous element's OFM byte first (beside this read), when the write
+                    // port lets it; a read of that byte, or a miss on its word, waits a cycle.
+                    if !self.can_take(p) {
+                        return "read waits: the previous OFM byte waits for the write port";
+                    }
+                    let event = self.take(p);
+                    self.events.push(event);
+                    self.pending = None;
+                    if hit && addr == p {
+                        return "read of the OFM byte taken beside it waits";
+                    }
+                    if !hit && (addr & !7 == p & !7) {
+                        return "read of the word whose OFM byte is taken beside it waits";
+                    }
+                    if !hit && conflict {
+                        return "read waits for the OFM write of its word";
+                    }
+                }
                 if let Some(byte) = self.cache[b].byte(addr) {
                     let written = self.cache[b].written;
                     return if b == 1 {
                         self.ifm2_byte = byte;
-                        self.state = state::CALC;
+                        self.after_b();
                         if written {
                             "IFM2 word from the cache after an OFM write into it"
                         } else {
@@ -349,7 +448,7 @@ impl Elementwise {
                         }
                     };
                 }
-                if self.conflict(addr) {
+                if conflict {
                     // The word's OFM write first: the gathered word goes to an idle port.
                     if self.idle() && self.g.is_some_and(|(a, _, _)| a == addr & !7) {
                         self.handoff();
@@ -381,7 +480,7 @@ impl Elementwise {
                     }
                 } else {
                     self.ifm2_byte = byte;
-                    self.state = state::CALC;
+                    self.after_b();
                     "ifm2"
                 }
             }
@@ -393,44 +492,12 @@ impl Elementwise {
             }
             state::CALC => {
                 let addr = self.ofm_address();
-                let word = addr & !7;
-                let other = self.g.is_some_and(|(a, _, _)| a != word);
-                if other && !self.idle() {
+                if !self.can_take(addr) {
                     return "OFM byte waits for the write port";
                 }
-                if other {
-                    self.handoff();
-                }
-                let v = u64::from_le_bytes([self.result(); 8]);
-                let (strb, mask) = (1u8 << (addr & 7), 0xffu64 << (8 * (addr & 7)));
-                let event = if let Some((_, d, m)) = &mut self.g {
-                    (*d, *m) = (*d & !mask | v & mask, *m | strb);
-                    "OFM byte gathered"
-                } else {
-                    self.g = Some((word, v & mask, strb));
-                    "calc"
-                };
-                // The byte updates a cached word it hits (an in-place operation).
-                for cache in &mut self.cache {
-                    cache.write(word, v, strb);
-                }
+                let event = self.take(addr);
                 (self.ky, self.kx, self.acc, self.count) = (0, 0, 0, 0);
-                self.state = if self.pool { state::POOL_TAP } else { state::READ_A };
-                if self.c == self.param(scalar::OFM_DEPTH_M1) {
-                    self.c = 0;
-                    if self.x == self.param(scalar::OFM_WIDTH_M1) {
-                        self.x = 0;
-                        if self.y == self.param(scalar::OFM_HEIGHT_M1) {
-                            self.state = state::FLUSH;
-                        } else {
-                            self.y += 1;
-                        }
-                    } else {
-                        self.x += 1;
-                    }
-                } else {
-                    self.c += 1;
-                }
+                self.advance();
                 event
             }
             state::FLUSH => {
