@@ -6,7 +6,7 @@
 use npu::cosim::lockstep::{Coverage, Run};
 use npu::ethos::command_stream::{decode, listing_disagreement, DriverPayload};
 use npu::ethos::executor::{execute, Memory};
-use npu::ethos::network::{random_network, Choice, Network};
+use npu::ethos::network::{random_network, Choice, CompiledModel, Network};
 use npu::ethos::operation::operations;
 use npu::ethos::tflite::{TfLite, VelaCore};
 
@@ -19,6 +19,39 @@ fn compiled_one(tflite: &TfLite, net: &Network, core: VelaCore) -> (npu::ethos::
     let model = tflite.compile_networks(std::slice::from_ref(net), core).unwrap().remove(0).unwrap();
     let ops = operations(&decode(&DriverPayload::parse(&model.cmd_data).unwrap().stream).unwrap());
     (model, ops)
+}
+
+/// `model` with its FULLY_CONNECTED scales formed as TFLite forms them. Vela forms a
+/// FULLY_CONNECTED's per-channel scale from the float32 product `ifm_scale * weight_scale`
+/// (the legacy core always, Regor where the weights have one scale: see
+/// [`Network::fully_connected_scale_records`]
+/// and docs/ethos.md, "Vela scales a FULLY_CONNECTED from a float32 product"), TFLite from the
+/// double one. Every output channel's scale/bias record must be in the read-only data in one
+/// of the two forms, else an error; each record in the float32 form (where it differs) is
+/// replaced by the double product's, so the executor runs the stream as Vela wrote it in
+/// everything else and is compared bit for bit with TFLite. Returns the model and the
+/// numbers of records found in the float32 form and in the double form (where they differ).
+fn with_double_fully_connected_scales(net: &Network, core: VelaCore, model: &CompiledModel) -> Result<(CompiledModel, usize, usize), String> {
+    let mut model = model.clone();
+    let (mut float32, mut double_form) = (0, 0);
+    let find = |data: &[u8], r: &[u8; 10]| (0..data.len().saturating_sub(9)).filter(|&i| data[i..i + 10] == *r).collect::<Vec<usize>>();
+    for (k, (legacy, double)) in net.fully_connected_scale_records().into_iter().enumerate() {
+        let (at_legacy, at_double) = (find(&model.weight_data, &legacy), find(&model.weight_data, &double));
+        if at_legacy.is_empty() && at_double.is_empty() {
+            return Err(format!("FULLY_CONNECTED record {k} is in the {} core's read-only data neither as {legacy:02x?} (float32 product) nor as {double:02x?} (double)", core.name()));
+        }
+        if legacy != double {
+            if at_legacy.is_empty() {
+                double_form += 1;
+            } else {
+                for i in at_legacy {
+                    model.weight_data[i..i + 10].copy_from_slice(&double);
+                }
+                float32 += 1;
+            }
+        }
+    }
+    Ok((model, float32, double_form))
 }
 
 /// Random networks of `choice` until `count` of them compile wholly onto the NPU with both
@@ -47,13 +80,14 @@ fn compiled_networks(run: &Run, choice: &Choice, count: usize) -> (Vec<(Network,
 
 /// What the random networks must have shown: every operator (TFLite's and the NPU's),
 /// both cores, NHCWB16 intermediates, DMA, broadcast and scalar operands, each activation,
-/// padding and saturation both ways, and Vela's listing checked.
-const REQUIRED: [&str; 38] = [
+/// padding and saturation both ways, Vela's listing checked, and a FULLY_CONNECTED scale
+/// record written from the float32 product (and replaced: `with_double_fully_connected_scales`).
+const REQUIRED: [&str; 39] = [
     "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "dilation", "dilation with stride", "sub-kernels", "MAX_POOL_2D", "AVERAGE_POOL_2D", "ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM",
     "CONV", "DEPTHWISE", "POOL max", "POOL average", "ELEMENTWISE add", "ELEMENTWISE sub", "ELEMENTWISE mul",
     "ELEMENTWISE max", "ELEMENTWISE min", "DMA", "regor core", "legacy core", "nhcwb16 ifm", "nhcwb16 ifm2",
     "nhcwb16 ofm", "broadcast", "scalar", "None", "Relu", "Relu6", "ReluN1To1", "padding", "saturated high",
-    "saturated low", "listing agrees",
+    "saturated low", "listing agrees", "fc scale from float32 product, legacy core",
 ];
 
 #[test]
@@ -151,6 +185,12 @@ fn check(run: &Run, choice: &Choice) -> Coverage {
             }
             coverage.hit("listing agrees");
             let input: Vec<u8> = net.input.iter().map(|&v| v as u8).collect();
+            let (model, replaced, double_form) = &with_double_fully_connected_scales(net, *core, model).unwrap_or_else(|e| panic!("{context}: {e}"));
+            for (n, form) in [(replaced, "float32"), (double_form, "double")] {
+                if *n > 0 {
+                    coverage.hit(&format!("fc scale from {form} product, {} core", core.name()));
+                }
+            }
             let mut memory = Memory::load(model, &input).unwrap_or_else(|e| panic!("{context}: {e}"));
             let done = match execute(&operations(&commands), &mut memory) {
                 Ok(done) => done,
@@ -170,6 +210,16 @@ fn check(run: &Run, choice: &Choice) -> Coverage {
                 coverage.hit("stripes");
             }
             let got: Vec<i8> = memory.tensor(&model.outputs[0]).unwrap_or_else(|e| panic!("{context}: {e}")).iter().map(|&b| b as i8).collect();
+            if *replaced > 0 {
+                // The stream with Vela's own records: where it differs, the float32 product
+                // changed an output (seen about once in 400 runs).
+                let original = models.iter().find(|(c, _)| c == core).unwrap().1.clone();
+                let mut as_written = Memory::load(&original, &input).unwrap_or_else(|e| panic!("{context}: {e}"));
+                execute(&operations(&commands), &mut as_written).unwrap_or_else(|e| panic!("{context}: {e}"));
+                if as_written.tensor(&original.outputs[0]).unwrap_or_else(|e| panic!("{context}: {e}")) != memory.tensor(&model.outputs[0]).unwrap() {
+                    coverage.hit(&format!("fc float32 scale changes the output, {} core", core.name()));
+                }
+            }
             if let Some(k) = (0..want.len()).find(|&k| got.get(k) != Some(&want[k])) {
                 let [_, w, c] = net.output_shape();
                 let ops: Vec<String> = done.iter().map(|d| format!("{} at {:#x}", d.kind, d.offset)).collect();
@@ -272,6 +322,59 @@ fn fully_connected_rounds_once_in_tflite_twice_on_the_npu() {
     }
 }
 
+/// The smallest network where Vela's FULLY_CONNECTED scale parts from TFLite's (found as
+/// `random_networks_equal_tflite` SEED=15905892101242518250, network 115, legacy core, output
+/// element 8): one input -124 (scale 0.004005283, zero point -128, so 4), one unit of weight
+/// 1 (scale 0.021487882) and bias 3087, so the sum is 3091; output scale 0.005068691, zero
+/// point 23. TFLite's multiplier `f64(0.004005283) * f64(0.021487882) / f64(0.005068691)`
+/// quantizes to 1166838813 with shift 36; Vela rounds the product to float32 first:
+/// 1166838839 (both cores here: Regor too where the weights have one scale, as a single
+/// unit's have; on network 115's 16 per-channel scales Regor used the double product). `3091 · m / 2^31` is 1679.49999... with TFLite's multiplier and
+/// 1679.50003... with Vela's, and TFL rounding (round, then shift 5 rounding half up) gives
+/// 52 or 53: TFLite's CONV_2D 1x1 75, the executor 76 on either core's stream as Vela wrote
+/// it, 75 once the record is replaced by the double product's.
+#[test]
+fn vela_scales_fully_connected_from_a_float32_product() {
+    use npu::ethos::network::{Kind, Op, Operand, Quant, Weights};
+    use npu::ethos::tflite::Activation;
+    let net = Network {
+        input_shape: [1, 1, 1],
+        input_quant: Quant { scale: 0.004005283, zero_point: -128 },
+        input: vec![-124],
+        ops: vec![Op {
+            kind: Kind::FullyConnected,
+            inputs: vec![Operand::Tensor(0)],
+            shape: [1, 1, 1],
+            quant: Quant { scale: 0.005068691, zero_point: 23 },
+            activation: Activation::None,
+            window: None,
+            weights: Some(Weights { weights: vec![1], scales: vec![0.021487882], bias: vec![3087] }),
+        }],
+    };
+    let record = |scale: u32, shift: u8| {
+        let mut r = [0u8; 10];
+        r[..5].copy_from_slice(&3087i64.to_le_bytes()[..5]);
+        r[5..9].copy_from_slice(&scale.to_le_bytes());
+        r[9] = shift;
+        r
+    };
+    assert_eq!(net.fully_connected_scale_records(), [(record(1166838839, 36), record(1166838813, 36))]);
+    let tflite = oracle();
+    let want = tflite.run_networks(&[net.with_fully_connected_as_conv()]).unwrap().remove(0);
+    assert_eq!(want, [75], "TFLite's CONV_2D 1x1");
+    for core in VelaCore::ALL {
+        let (model, ops) = compiled_one(&tflite, &net, core);
+        let mut memory = Memory::load(&model, &[-124i8 as u8]).unwrap();
+        execute(&ops, &mut memory).unwrap();
+        assert_eq!(memory.tensor(&model.outputs[0]).unwrap(), [76], "{} core, Vela's records", core.name());
+        let (fixed, float32, double) = with_double_fully_connected_scales(&net, core, &model).unwrap();
+        assert_eq!((float32, double), (1, 0), "{} core: the record in the float32 form", core.name());
+        let mut memory = Memory::load(&fixed, &[-124i8 as u8]).unwrap();
+        execute(&ops, &mut memory).unwrap();
+        assert_eq!(memory.tensor(&fixed.outputs[0]).unwrap(), [75], "{} core, the double product's records", core.name());
+    }
+}
+
 /// Why random dilated convolutions have stride 1 (docs/ethos.md, "Vela's legacy core and
 /// strided dilated convolutions"): the legacy core's `fixup_strided_conv` folds x pairs of the
 /// first layer's IFM into depth to make stride 2 a stride 1, reshaping the kernel as if it
@@ -370,6 +473,7 @@ fn tflite_files_compile_or_give_their_ethos_u_operator() {
             let places = |m: &npu::ethos::network::CompiledModel| m.inputs.iter().chain(&m.outputs).map(|p| (p.region, p.offset, p.bytes())).collect::<Vec<_>>();
             assert_eq!(places(from_vela), places(raw), "{context}: input and output places");
             let input: Vec<u8> = net.input.iter().map(|&v| v as u8).collect();
+            let (from_vela, _, _) = &with_double_fully_connected_scales(net, core, from_vela).unwrap_or_else(|e| panic!("{context}: {e}"));
             let mut memory = Memory::load(from_vela, &input).unwrap();
             let commands = decode(&DriverPayload::parse(&from_vela.cmd_data).unwrap().stream).unwrap();
             execute(&operations(&commands), &mut memory).unwrap_or_else(|e| panic!("{context}: {e}"));

@@ -25,7 +25,7 @@ use rand::Rng;
 
 /// `x = significand * 2^exponent` with `|significand|` in [0.5, 1), as C's `frexp`
 /// (0, infinities and NaN are returned as they are, with exponent 0).
-fn frexp(x: f64) -> (f64, i32) {
+pub(crate) fn frexp(x: f64) -> (f64, i32) {
     if x == 0.0 || !x.is_finite() {
         return (x, 0);
     }

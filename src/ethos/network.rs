@@ -274,6 +274,47 @@ impl Network {
         net
     }
 
+    /// The scale/bias record of every FULLY_CONNECTED output channel in the two forms Vela
+    /// writes: `(float32, double)`, each Vela's 10-byte record (`encode_bias`: bias int40,
+    /// scale uint32, shift 6 bits, little endian) of `quantise_scale(real)` (the significand
+    /// rounded half away from zero to 31 bits, shift `31 - exponent`, scale 0 and shift 16
+    /// outside 0..64). Vela 5.2's legacy core (`weight_compressor.py`, `_prepare_scale_and_bias`)
+    /// takes `real = f64(f32(ifm_scale * weight_scale)) / f64(ofm_scale)` for a FULLY_CONNECTED
+    /// (its comment: "TensorFlow Lite casts the scales slightly differently ... for
+    /// FullyConnected operators"), the product rounded to float32; Regor does so where the
+    /// weights have one scale (per tensor, or a single unit) and takes
+    /// `f64(ifm_scale) * f64(weight_scale) / f64(ofm_scale)` for per-channel weights, as TFLite's
+    /// CONV_2D does (the form a FULLY_CONNECTED is compared with). The multipliers differ in their low bits
+    /// (docs/ethos.md, "Vela scales a FULLY_CONNECTED from a float32 product";
+    /// `tests/ethos_network.rs`).
+    pub fn fully_connected_scale_records(&self) -> Vec<([u8; 10], [u8; 10])> {
+        fn record(bias: i32, real: f64) -> [u8; 10] {
+            let (significand, exponent) = crate::ethos::conv::frexp(real);
+            let (scale, shift) = match 31 - exponent {
+                shift @ 0..=63 => ((significand * (1u64 << 31) as f64).round() as u32, shift as u8),
+                _ => (0, 16),
+            };
+            let mut r = [0u8; 10];
+            r[..5].copy_from_slice(&i64::from(bias).to_le_bytes()[..5]);
+            r[5..9].copy_from_slice(&scale.to_le_bytes());
+            r[9] = shift;
+            r
+        }
+        let mut records = Vec::new();
+        for op in self.ops.iter().filter(|op| op.kind == Kind::FullyConnected) {
+            let Some(Operand::Tensor(t)) = op.inputs.first() else { continue };
+            let (ifm, ofm) = (self.tensor(*t).1.scale, op.quant.scale);
+            let w = op.weights.as_ref().expect("a FULLY_CONNECTED has weights");
+            for (c, &bias) in w.bias.iter().enumerate() {
+                let ws = w.scales[if w.scales.len() == 1 { 0 } else { c }];
+                let float32 = f64::from(ifm * ws) / f64::from(ofm);
+                let double = f64::from(ifm) * f64::from(ws) / f64::from(ofm);
+                records.push((record(bias, float32), record(bias, double)));
+            }
+        }
+        records
+    }
+
     /// One line per operator, for messages.
     pub fn describe(&self) -> String {
         let mut s = format!("input {:?} {:?}\n", self.input_shape, self.input_quant);
