@@ -137,12 +137,20 @@ fn reorder_params(layer: &ConvLayer, part_kernel: bool, ofm_block_depth: usize) 
 pub fn scale_bias_stream(layer: &ConvLayer) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(10 * layer.out_channels);
     for (o, (multiplier, shift)) in channel_scales(layer).into_iter().enumerate() {
-        bytes.extend_from_slice(&i64::from(layer.bias[o]).to_le_bytes()[..5]);
-        bytes.extend_from_slice(&(multiplier as u32).to_le_bytes());
-        bytes.push((31 - shift) as u8);
+        bytes.extend_from_slice(&scale_bias_record(layer.bias[o], multiplier as u32, (31 - shift) as u8));
     }
     bytes.resize(bytes.len().next_multiple_of(16), 0);
     bytes
+}
+
+/// One channel's 10-byte scale/bias record (Vela's `encode_bias`, §2.4): the bias as int40,
+/// the scale as uint32, the right shift in a byte, little endian.
+pub fn scale_bias_record(bias: i32, scale: u32, shift: u8) -> [u8; 10] {
+    let mut record = [0u8; 10];
+    record[..5].copy_from_slice(&i64::from(bias).to_le_bytes()[..5]);
+    record[5..9].copy_from_slice(&scale.to_le_bytes());
+    record[9] = shift;
+    record
 }
 
 impl Job {

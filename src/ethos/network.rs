@@ -294,11 +294,7 @@ impl Network {
                 shift @ 0..=63 => ((significand * (1u64 << 31) as f64).round() as u32, shift as u8),
                 _ => (0, 16),
             };
-            let mut r = [0u8; 10];
-            r[..5].copy_from_slice(&i64::from(bias).to_le_bytes()[..5]);
-            r[5..9].copy_from_slice(&scale.to_le_bytes());
-            r[9] = shift;
-            r
+            crate::ethos::conv_datapath::scale_bias_record(bias, scale, shift)
         }
         let mut records = Vec::new();
         for op in self.ops.iter().filter(|op| op.kind == Kind::FullyConnected) {
