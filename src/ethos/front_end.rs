@@ -269,10 +269,15 @@ impl Bench {
 }
 
 /// A cycle limit for `job` well above any run that does not hang: per command word the
-/// register-file read of a kernel, the slowest fetch and kernel answer.
+/// register-file read of a kernel, the slowest fetch and kernel answer; per byte of the data
+/// placed in memory (what a stream's DMAs may copy: the legacy core's weights) a read and a
+/// write at the slowest memory. Without the second term a legacy-core layer with many weights
+/// at slow random timing passed the limit and was reported as a hang
+/// (`vela_streams_set_the_registers_each_kernel_sees`, SEED=8353268407460261675).
 pub fn cycle_limit(job: &Job) -> u64 {
     let latency = job.timing.latency.end() + job.kernel_latency.end();
-    2_000 + job.stream.len() as u64 * (register_count() as u64 + 2 * latency + 40)
+    let data: u64 = job.data.iter().map(|(_, bytes)| bytes.len() as u64).sum();
+    2_000 + job.stream.len() as u64 * (register_count() as u64 + 2 * latency + 40) + data * (2 * latency + 4)
 }
 
 /// Runs `job` on the Verilated front end and its model in lock step (seed `run.seed`; the
