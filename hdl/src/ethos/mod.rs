@@ -27,6 +27,7 @@ mod conv_datapath;
 mod conv_mac;
 mod output_walk;
 pub mod output_lanes;
+mod block_walk;
 mod conv_traversal;
 mod depthwise_feed;
 mod depthwise_walk;
