@@ -5,8 +5,10 @@
 //! and the latched layer registers); `advance` (low while the datapath is held) is the
 //! registers' clock enable, so Verilator evaluates this block once a cycle rather than on
 //! every change of the datapath's inputs (docs/ethos.md, "Verilated speed").
-//! The sides of Vela's sub-kernels come from the sub-block `sub_kernels.rs`.
+//! The sides of Vela's sub-kernels come from the sub-block `sub_kernels.rs`, the OFM block and
+//! group from `block_walk.rs`.
 use super::conv_datapath::{DIM_BITS, STATE_CHECK, STATE_DECODE, STATE_DRAIN, STATE_DONE, STATE_MAC, STATE_OUT};
+use super::block_walk::BlockWalk;
 use super::sub_kernels::SubKernels;
 use super::weight_rows::{STEP_CLEAR, STEP_ELEMENT, STEP_GROUP, STEP_LAST, STEP_NONE, STEP_REPEAT, STEP_UNIT};
 use crate::primitives::constant as k;
@@ -32,8 +34,8 @@ use rust_hdl::prelude::*;
 /// not written yet (`row_ready` low), and the layer's last tap waits for the decoder's end
 /// (so that a stream that decodes to too many or too few weights is still refused before
 /// OUT). A group's last tap is not issued while the walk could not take the group
-/// (`drain_wait`): no IFM read, no weight step, nothing into the MAC unit. `origin_*` are the block's first IFM
-/// row/column plus 8 (so that padding above/left stays non-negative).
+/// (`drain_wait`): no IFM read, no weight step, nothing into the MAC unit. The block, its
+/// IFM origin and the OFM group are `BlockWalk`'s registers (block_walk.rs).
 #[derive(LogicBlock)]
 pub struct ConvTraversal {
     pub clock: Signal<In, Clock>,
@@ -92,11 +94,6 @@ pub struct ConvTraversal {
     pub next_first: Signal<Out, Bit>,
     pub next_row_start: Signal<Out, Bit>,
 
-    block_y_q: RegEn<Bits<13>>,
-    block_x_q: RegEn<Bits<13>>,
-    origin_y_q: RegEn<Bits<14>>,
-    origin_x_q: RegEn<Bits<14>>,
-    og_q: RegEn<Bits<9>>,
     cg_base_q: RegEn<Bits<9>>,
     u_q: RegEn<Bits<2>>,
     ky_q: RegEn<Bits<3>>,
@@ -105,18 +102,13 @@ pub struct ConvTraversal {
     sx_q: RegEn<Bits<4>>,
     first: RegEn<Bit>,
     sides: SubKernels,
+    /// The OFM block and group: `block_walk.rs`.
+    walk: BlockWalk,
     drain: RegEn<Bits<2>>,
     mac_valid2_q: RegEn<Bit>,
     clear2_q: RegEn<Bit>,
 
     ifm_depth13: ZeroExtend<12, 13>,
-    ofm_depth13: ZeroExtend<12, 13>,
-    ofm_height13: ZeroExtend<12, 13>,
-    ofm_width13: ZeroExtend<12, 13>,
-    stride_y14: ZeroExtend<2, 14>,
-    stride_x14: ZeroExtend<2, 14>,
-    pad_top14: ZeroExtend<3, 14>,
-    pad_left14: ZeroExtend<3, 14>,
     ky4: ZeroExtend<3, 4>,
     kx4: ZeroExtend<3, 4>,
     u9: ZeroExtend<2, 9>,
@@ -127,8 +119,6 @@ pub struct ConvTraversal {
     in_check: Signal<Local, Bit>,
     in_mac: Signal<Local, Bit>,
     in_decode: Signal<Local, Bit>,
-    more_x: Signal<Local, Bit>,
-    more_y: Signal<Local, Bit>,
     layer_last: Signal<Local, Bit>,
     in_out: Signal<Local, Bit>,
     in_drain: Signal<Local, Bit>,
@@ -138,8 +128,6 @@ pub struct ConvTraversal {
     ky_more: Signal<Local, Bit>,
     u_last: Signal<Local, Bits<2>>,
     more_ifm: Signal<Local, Bit>,
-    last_og: Signal<Local, Bit>,
-    og13: ZeroExtend<9, 13>,
     last_tap: Signal<Local, Bit>,
     stalled: Signal<Local, Bit>,
 
@@ -153,12 +141,10 @@ pub struct ConvTraversal {
     zero2: Constant<Bits<2>>,
     zero3: Constant<Bits<3>>,
     zero9: Constant<Bits<9>>,
-    zero13: Constant<Bits<13>>,
     one2: Constant<Bits<2>>,
     one3: Constant<Bits<3>>,
     one4: Constant<Bits<4>>,
     zero4: Constant<Bits<4>>,
-    one9: Constant<Bits<9>>,
     one13: Constant<Bits<13>>,
     step_none: Constant<Bits<3>>,
     step_group: Constant<Bits<3>>,
@@ -171,8 +157,6 @@ pub struct ConvTraversal {
     two9: Constant<Bits<9>>,
     four9: Constant<Bits<9>>,
     four13: Constant<Bits<13>>,
-    eight14: Constant<Bits<14>>,
-    shift1: Constant<Bits<4>>,
     shift3: Constant<Bits<4>>,
 }
 
@@ -223,11 +207,6 @@ impl Default for ConvTraversal {
             packed_last: Default::default(),
             next_first: Default::default(),
             next_row_start: Default::default(),
-            block_y_q: Default::default(),
-            block_x_q: Default::default(),
-            origin_y_q: Default::default(),
-            origin_x_q: Default::default(),
-            og_q: Default::default(),
             cg_base_q: Default::default(),
             u_q: Default::default(),
             ky_q: Default::default(),
@@ -236,17 +215,11 @@ impl Default for ConvTraversal {
             sx_q: Default::default(),
             first: Default::default(),
             sides: Default::default(),
+            walk: Default::default(),
             drain: Default::default(),
             mac_valid2_q: Default::default(),
             clear2_q: Default::default(),
             ifm_depth13: Default::default(),
-            ofm_depth13: Default::default(),
-            ofm_height13: Default::default(),
-            ofm_width13: Default::default(),
-            stride_y14: Default::default(),
-            stride_x14: Default::default(),
-            pad_top14: Default::default(),
-            pad_left14: Default::default(),
             ky4: Default::default(),
             kx4: Default::default(),
             u9: Default::default(),
@@ -257,8 +230,6 @@ impl Default for ConvTraversal {
             in_check: Default::default(),
             in_mac: Default::default(),
             in_decode: Default::default(),
-            more_x: Default::default(),
-            more_y: Default::default(),
             layer_last: Default::default(),
             in_out: Default::default(),
             in_drain: Default::default(),
@@ -268,8 +239,6 @@ impl Default for ConvTraversal {
             ky_more: Default::default(),
             u_last: Default::default(),
             more_ifm: Default::default(),
-            last_og: Default::default(),
-            og13: Default::default(),
             last_tap: Default::default(),
             stalled: Default::default(),
             state_check: k(STATE_CHECK),
@@ -282,12 +251,10 @@ impl Default for ConvTraversal {
             zero2: k(0),
             zero3: k(0),
             zero9: k(0),
-            zero13: k(0),
             one2: k(1),
             one3: k(1),
             one4: k(1),
             zero4: k(0),
-            one9: k(1),
             one13: k(1),
             step_none: k(STEP_NONE),
             step_group: k(STEP_GROUP),
@@ -300,8 +267,6 @@ impl Default for ConvTraversal {
             two9: k(2),
             four9: k(4),
             four13: k(4),
-            eight14: k(8),
-            shift1: k(1),
             shift3: k(3),
         }
     }
@@ -310,35 +275,7 @@ impl Default for ConvTraversal {
 impl Logic for ConvTraversal {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            block_y_q,
-            block_x_q,
-            origin_y_q,
-            origin_x_q,
-            og_q,
-            cg_base_q,
-            u_q,
-            ky_q,
-            kx_q,
-            sy_q,
-            sx_q,
-            first,
-            drain,
-            mac_valid2_q,
-            clear2_q
-        );
-        self.block_y_q.reset.next = self.reset.val();
-        self.block_y_q.enable.next = self.advance.val();
-        self.block_x_q.reset.next = self.reset.val();
-        self.block_x_q.enable.next = self.advance.val();
-        self.origin_y_q.reset.next = self.reset.val();
-        self.origin_y_q.enable.next = self.advance.val();
-        self.origin_x_q.reset.next = self.reset.val();
-        self.origin_x_q.enable.next = self.advance.val();
-        self.og_q.reset.next = self.reset.val();
-        self.og_q.enable.next = self.advance.val();
+        dff_setup!(self, clock, cg_base_q, u_q, ky_q, kx_q, sy_q, sx_q, first, drain, mac_valid2_q, clear2_q);
         self.cg_base_q.reset.next = self.reset.val();
         self.cg_base_q.enable.next = self.advance.val();
         self.u_q.reset.next = self.reset.val();
@@ -364,12 +301,21 @@ impl Logic for ConvTraversal {
         self.in_decode.next = self.phase.val() == self.state_decode.val();
         self.in_out.next = self.phase.val() == self.state_out.val();
         self.in_drain.next = self.phase.val() == self.state_drain.val();
-        self.last_og.next = ((self.og13.wide.val() + self.one13.val()) << self.shift3.val()) >= self.ofm_depth13.wide.val();
-        self.block_y.next = self.block_y_q.q.val();
-        self.block_x.next = self.block_x_q.q.val();
-        self.origin_y.next = self.origin_y_q.q.val();
-        self.origin_x.next = self.origin_x_q.q.val();
-        self.og.next = self.og_q.q.val();
+        self.walk.clock.next = self.clock.val();
+        self.walk.reset.next = self.reset.val();
+        self.walk.advance.next = self.advance.val();
+        self.walk.ofm_height.next = self.ofm_height.val();
+        self.walk.ofm_width.next = self.ofm_width.val();
+        self.walk.ofm_depth.next = self.ofm_depth.val();
+        self.walk.stride_y.next = self.stride_y.val();
+        self.walk.stride_x.next = self.stride_x.val();
+        self.walk.pad_top.next = self.pad_top.val();
+        self.walk.pad_left.next = self.pad_left.val();
+        self.block_y.next = self.walk.block_y.val();
+        self.block_x.next = self.walk.block_x.val();
+        self.origin_y.next = self.walk.origin_y.val();
+        self.origin_x.next = self.walk.origin_x.val();
+        self.og.next = self.walk.og.val();
         self.cg_base.next = self.cg_base_q.q.val();
         self.u.next = self.u_q.q.val();
         self.ky4.narrow.next = self.ky_q.q.val();
@@ -380,13 +326,6 @@ impl Logic for ConvTraversal {
         self.clear2.next = self.clear2_q.q.val();
 
         self.ifm_depth13.narrow.next = self.ifm_depth.val();
-        self.ofm_depth13.narrow.next = self.ofm_depth.val();
-        self.ofm_height13.narrow.next = self.ofm_height.val();
-        self.ofm_width13.narrow.next = self.ofm_width.val();
-        self.stride_y14.narrow.next = self.stride_y.val();
-        self.stride_x14.narrow.next = self.stride_x.val();
-        self.pad_top14.narrow.next = self.pad_top.val();
-        self.pad_left14.narrow.next = self.pad_left.val();
         self.u9.narrow.next = self.u_q.q.val();
         self.cg.next = self.cg_base_q.q.val() + self.u9.wide.val();
         self.cg13.narrow.next = self.cg.val();
@@ -419,7 +358,6 @@ impl Logic for ConvTraversal {
         self.more_ifm.next = ((self.cg_base13.wide.val() + self.groups13.val()) << self.shift3.val()) < self.ifm_depth13.wide.val();
 
         // The group's last tap waits while the output walk could not take its accumulators.
-        self.og13.narrow.next = self.og_q.q.val();
         self.last_tap.next = (self.depthwise.val() | self.last_u.val())
             & !self.kx_more.val()
             & !self.ky_more.val()
@@ -427,11 +365,9 @@ impl Logic for ConvTraversal {
             & !self.sides.more_y.val()
             & (self.depthwise.val() | !self.more_ifm.val())
             & (!self.block_packed.val() | self.packed_last.val());
-        self.more_x.next = (self.block_x_q.q.val() + self.two13.val()) < self.ofm_width13.wide.val();
-        self.more_y.next = (self.block_y_q.q.val() + self.two13.val()) < self.ofm_height13.wide.val();
-        self.next_first.next = !self.more_x.val() & !self.more_y.val();
-        self.next_row_start.next = !self.more_x.val();
-        self.layer_last.next = self.last_tap.val() & self.last_og.val() & !self.more_x.val() & !self.more_y.val();
+        self.next_first.next = !self.walk.more_x.val() & !self.walk.more_y.val();
+        self.next_row_start.next = !self.walk.more_x.val();
+        self.layer_last.next = self.last_tap.val() & self.walk.last_og.val() & !self.walk.more_x.val() & !self.walk.more_y.val();
         self.stalled.next = (self.last_tap.val() & self.drain_wait.val())
             | (self.in_decode.val() & (!self.row_ready.val() | self.layer_last.val()));
         self.issue.next = (self.in_mac.val() | self.in_decode.val()) & !self.stalled.val();
@@ -442,12 +378,12 @@ impl Logic for ConvTraversal {
         self.clear2_q.d.next = self.first.q.val();
 
         self.phase_next.next = self.phase.val();
+        self.walk.init.next = self.in_check.val();
+        self.walk.next_x.next = false;
+        self.walk.next_y.next = false;
+        self.walk.next_group.next = false;
+        self.walk.layer_end.next = false;
         if self.in_check.val() {
-            self.block_y_q.d.next = self.zero13.val();
-            self.block_x_q.d.next = self.zero13.val();
-            self.origin_y_q.d.next = self.eight14.val() - self.pad_top14.wide.val();
-            self.origin_x_q.d.next = self.eight14.val() - self.pad_left14.wide.val();
-            self.og_q.d.next = self.zero9.val();
             self.cg_base_q.d.next = self.zero9.val();
             self.u_q.d.next = self.zero2.val();
             self.ky_q.d.next = self.zero3.val();
@@ -517,24 +453,16 @@ impl Logic for ConvTraversal {
                             self.cg_base_q.d.next = self.zero9.val();
                             self.row_step.next = self.step_repeat.val();
                             self.first.d.next = true;
-                            if self.more_x.val() {
-                                self.block_x_q.d.next = self.block_x_q.q.val() + self.two13.val();
-                                self.origin_x_q.d.next = self.origin_x_q.q.val() + (self.stride_x14.wide.val() << self.shift1.val());
-                            } else if self.more_y.val() {
-                                self.block_x_q.d.next = self.zero13.val();
-                                self.block_y_q.d.next = self.block_y_q.q.val() + self.two13.val();
-                                self.origin_x_q.d.next = self.eight14.val() - self.pad_left14.wide.val();
-                                self.origin_y_q.d.next = self.origin_y_q.q.val() + (self.stride_y14.wide.val() << self.shift1.val());
-                            } else if !self.last_og.val() {
+                            if self.walk.more_x.val() {
+                                self.walk.next_x.next = true;
+                            } else if self.walk.more_y.val() {
+                                self.walk.next_y.next = true;
+                            } else if !self.walk.last_og.val() {
                                 self.row_step.next = self.step_last.val();
-                                self.og_q.d.next = self.og_q.q.val() + self.one9.val();
-                                self.block_x_q.d.next = self.zero13.val();
-                                self.block_y_q.d.next = self.zero13.val();
-                                self.origin_x_q.d.next = self.eight14.val() - self.pad_left14.wide.val();
-                                self.origin_y_q.d.next = self.eight14.val() - self.pad_top14.wide.val();
+                                self.walk.next_group.next = true;
                             } else {
                                 // Back to the first row; the layer's last tap.
-                                self.og_q.d.next = self.zero9.val();
+                                self.walk.layer_end.next = true;
                                 self.row_step.next = self.step_clear.val();
                                 self.phase_next.next = self.state_out.val();
                             }

@@ -27,10 +27,11 @@ pub struct QuotientBanks {
     pub z_slot: Signal<In, Bits<4>>,
     /// The unary step commits: its write ports (`UnaryStep`) are enabled.
     pub commit: Signal<In, Bit>,
-    pub w_write: [Signal<In, Bit>; 12],
+    /// Write enables packed, bit i for port i (`UnaryStep`).
+    pub w_write: Signal<In, Bits<12>>,
     pub w_address: [Signal<In, Bits<5>>; 12],
     pub w_data: [Signal<In, Bits<10>>; 12],
-    pub z_write: [Signal<In, Bit>; 12],
+    pub z_write: Signal<In, Bits<12>>,
     pub z_address: [Signal<In, Bits<5>>; 12],
     pub z_data: [Signal<In, Bits<16>>; 12],
     /// The quotients at the group's 4 slots (slots 12-15 hold nothing: `RemainderGroup` reads 0).
@@ -139,10 +140,10 @@ impl Logic for QuotientBanks {
         }
         if self.commit.val() {
             for i in 0..12 {
-                self.wbank.write_enable[i].next = self.w_write[i].val();
+                self.wbank.write_enable[i].next = self.w_write.val().get_bit(i);
                 self.wbank.write_address[i].next = self.w_address[i].val();
                 self.wbank.write_data[i].next = self.w_data[i].val();
-                self.zbank.write_enable[i].next = self.z_write[i].val();
+                self.zbank.write_enable[i].next = self.z_write.val().get_bit(i);
                 self.zbank.write_address[i].next = self.z_address[i].val();
                 self.zbank.write_data[i].next = self.z_data[i].val();
             }

@@ -42,17 +42,22 @@ pub struct UnaryStep {
     pub w_done_end: Signal<Out, Bits<16>>,
     pub w_run_end: Signal<Out, Bits<10>>,
     pub z_done_end: Signal<Out, Bits<16>>,
-    pub z_run_end: Signal<Out, Bits<16>>,
+    /// The zero runs' partial quotient before position i (after the step at 12): also the
+    /// quotient written at position i, so the banks' zero-run data.
+    pub z_run: [Signal<Out, Bits<16>>; 13],
     /// Uncompressed weights in the chunk (they have no quotients).
     pub unc_count: Signal<Out, Bits<16>>,
     /// The banks' write ports: the quotient completed at position i goes to slot
     /// `w_done[i] - wq_i` (less than 12, so its low 4 bits) of bank `bank` (address bit 4).
-    pub w_write: [Signal<Out, Bit>; 12],
+    /// The enables are packed, bit i for position i, and the data are the chains' own
+    /// signals (`w_data[i]` is the sum at position i, the zero runs' data `z_run[i]`): one
+    /// store a cycle instead of 12 for each, as every signal is stored on every path, in
+    /// idle cycles too (docs/ethos.md, "Verilated speed", decoder step).
+    pub w_write: Signal<Out, Bits<12>>,
     pub w_address: [Signal<Out, Bits<5>>; 12],
     pub w_data: [Signal<Out, Bits<10>>; 12],
-    pub z_write: [Signal<Out, Bit>; 12],
+    pub z_write: Signal<Out, Bits<12>>,
     pub z_address: [Signal<Out, Bits<5>>; 12],
-    pub z_data: [Signal<Out, Bits<16>>; 12],
 
     wunary0: Signal<Local, Bits<12>>,
     zunary: Signal<Local, Bits<12>>,
@@ -67,12 +72,13 @@ pub struct UnaryStep {
     ones: [Signal<Local, Bits<7>>; 13],
     w_done: [Signal<Local, Bits<16>>; 13],
     w_run: [Signal<Local, Bits<10>>; 13],
-    w_sum: [Signal<Local, Bits<10>>; 12],
-    w_active: [Signal<Local, Bit>; 12],
-    w_complete: [Signal<Local, Bit>; 12],
     z_done: [Signal<Local, Bits<16>>; 13],
-    z_run: [Signal<Local, Bits<16>>; 13],
-    z_active: [Signal<Local, Bit>; 12],
+    /// Per position, packed (bit i): the weight quotient is read, completed; the zero run is read.
+    w_active: Signal<Local, Bits<12>>,
+    w_complete: Signal<Local, Bits<12>>,
+    z_active: Signal<Local, Bits<12>>,
+    /// Bit i alone, to set a packed flag.
+    bit12: [Constant<Bits<12>>; 12],
     k4: [Constant<Bits<4>>; 13],
     k7: [Constant<Bits<7>>; 2],
     five7: Constant<Bits<7>>,
@@ -116,14 +122,13 @@ impl Default for UnaryStep {
             w_done_end: Default::default(),
             w_run_end: Default::default(),
             z_done_end: Default::default(),
-            z_run_end: Default::default(),
+            z_run: Default::default(),
             unc_count: Default::default(),
             w_write: Default::default(),
             w_address: Default::default(),
             w_data: Default::default(),
             z_write: Default::default(),
             z_address: Default::default(),
-            z_data: Default::default(),
             wunary0: Default::default(),
             zunary: Default::default(),
             wunary1: Default::default(),
@@ -137,12 +142,11 @@ impl Default for UnaryStep {
             ones: Default::default(),
             w_done: Default::default(),
             w_run: Default::default(),
-            w_sum: Default::default(),
+            z_done: Default::default(),
             w_active: Default::default(),
             w_complete: Default::default(),
-            z_done: Default::default(),
-            z_run: Default::default(),
             z_active: Default::default(),
+            bit12: std::array::from_fn(|i| k(1 << i)),
             k4: constants(),
             k7: constants(),
             five7: k(5),
@@ -190,17 +194,15 @@ impl Logic for UnaryStep {
             self.z_done[i].next = self.zero16.val();
             self.z_run[i].next = self.zero16.val();
         }
+        self.w_active.next = self.zero12.val();
+        self.w_complete.next = self.zero12.val();
+        self.z_active.next = self.zero12.val();
+        self.w_write.next = self.zero12.val();
+        self.z_write.next = self.zero12.val();
         for i in 0..12 {
-            self.w_sum[i].next = self.k10[0].val();
-            self.w_active[i].next = false;
-            self.w_complete[i].next = false;
-            self.z_active[i].next = false;
-            self.w_write[i].next = false;
             self.w_address[i].next = self.zero5.val();
             self.w_data[i].next = self.k10[0].val();
-            self.z_write[i].next = false;
             self.z_address[i].next = self.zero5.val();
-            self.z_data[i].next = self.zero16.val();
         }
         if self.active.val() {
             self.w_en.next = (!self.alternating.val() || self.wq_i.val() < self.zq_i.val() + self.eight16.val())
@@ -234,24 +236,28 @@ impl Logic for UnaryStep {
             self.quotient_fault.next = false;
             for i in 0..12 {
                 self.ones[i + 1].next = self.ones[i].val();
-                self.w_sum[i].next = self.w_run[i].val();
+                self.w_data[i].next = self.w_run[i].val();
                 if self.wunary0.val().get_bit(i) {
                     self.ones[i + 1].next = self.ones[i].val() + self.k7[1].val();
-                    self.w_sum[i].next = self.w_run[i].val() + self.k10[1].val();
+                    self.w_data[i].next = self.w_run[i].val() + self.k10[1].val();
                     if self.wunary1.val().get_bit(self.ones[i].val().get_bits::<4>(0).index()) {
-                        self.w_sum[i].next = self.w_run[i].val() + self.k10[2].val();
+                        self.w_data[i].next = self.w_run[i].val() + self.k10[2].val();
                     }
                 }
-                self.w_active[i].next = self.w_unary.val() && self.w_done[i].val() < self.w_cnt.val();
-                self.w_complete[i].next = self.wtrunc.val() || self.w_sum[i].val() < self.w_run[i].val() + self.k10[2].val();
+                if self.w_unary.val() && self.w_done[i].val() < self.w_cnt.val() {
+                    self.w_active.next = self.w_active.val() | self.bit12[i].val();
+                }
+                if self.wtrunc.val() || self.w_data[i].val() < self.w_run[i].val() + self.k10[2].val() {
+                    self.w_complete.next = self.w_complete.val() | self.bit12[i].val();
+                }
                 self.w_done[i + 1].next = self.w_done[i].val();
                 self.w_run[i + 1].next = self.w_run[i].val();
-                if self.w_active[i].val() {
-                    if self.w_sum[i].val() > self.max_quotient.val() {
+                if self.w_active.val().get_bit(i) {
+                    if self.w_data[i].val() > self.max_quotient.val() {
                         self.quotient_fault.next = true;
                     }
-                    self.w_run[i + 1].next = self.w_sum[i].val();
-                    if self.w_complete[i].val() {
+                    self.w_run[i + 1].next = self.w_data[i].val();
+                    if self.w_complete.val().get_bit(i) {
                         self.w_done[i + 1].next = self.w_done[i].val() + self.one16.val();
                         self.w_run[i + 1].next = self.k10[0].val();
                     }
@@ -263,11 +269,12 @@ impl Logic for UnaryStep {
             self.z_run[0].next = self.zq.val();
             self.zero_run_fault.next = false;
             for i in 0..12 {
-                self.z_active[i].next =
-                    self.z_en.val() && self.z_done[i].val() < self.z_cnt.val() && self.k4[i].val() < self.zunary_len.val();
+                if self.z_en.val() && self.z_done[i].val() < self.z_cnt.val() && self.k4[i].val() < self.zunary_len.val() {
+                    self.z_active.next = self.z_active.val() | self.bit12[i].val();
+                }
                 self.z_done[i + 1].next = self.z_done[i].val();
                 self.z_run[i + 1].next = self.z_run[i].val();
-                if self.z_active[i].val() {
+                if self.z_active.val().get_bit(i) {
                     if self.zunary.val().get_bit(i) {
                         self.z_run[i + 1].next = self.z_run[i].val() + self.one16.val();
                         if self.z_run[i].val() >= self.max_zq.val() {
@@ -291,21 +298,18 @@ impl Logic for UnaryStep {
             if self.bank.val() {
                 self.write_half.next = self.sixteen5.val();
             }
+            self.w_write.next = self.w_active.val() & self.w_complete.val();
+            self.z_write.next = self.z_active.val() & !self.zunary.val();
             for i in 0..12 {
-                self.w_write[i].next = self.w_active[i].val() && self.w_complete[i].val();
                 self.w_address[i].next =
                     (self.w_done[i].val().get_bits::<5>(0) - self.wq_i.val().get_bits::<5>(0)) | self.write_half.val();
-                self.w_data[i].next = self.w_sum[i].val();
-                self.z_write[i].next = self.z_active[i].val() && !self.zunary.val().get_bit(i);
                 self.z_address[i].next =
                     (self.z_done[i].val().get_bits::<5>(0) - self.zq_i.val().get_bits::<5>(0)) | self.write_half.val();
-                self.z_data[i].next = self.z_run[i].val();
             }
         }
         self.w_done_end.next = self.w_done[12].val();
         self.w_run_end.next = self.w_run[12].val();
         self.z_done_end.next = self.z_done[12].val();
-        self.z_run_end.next = self.z_run[12].val();
     }
 }
 

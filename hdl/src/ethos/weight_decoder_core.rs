@@ -13,16 +13,20 @@
 //! (unary_step.rs: the unary part's quotients and the banks' write ports) and `RemainderGroup`
 //! (remainder_group.rs: the fields and the 4 remainder lanes); this block's `update` wires
 //! registers into them and decides the step (which state next, faults, register loads) from
-//! their outputs. Why sub-blocks fed from registers only: Verilator splits a block's `always`
+//! their outputs. The registers a slice header and end marker set (`SliceRegisters`,
+//! slice_registers.rs) and the chunk's counts and slots (`ChunkRegisters`, chunk_registers.rs)
+//! are sub-blocks that take the load this block decides. Why sub-blocks fed from registers only: Verilator splits a block's `always`
 //! only into parts that share no signal, so a sub-block fed from a value this block computes
 //! and read by its fault check would be a combinational loop (UNOPTFLAT; docs/ethos.md,
 //! "Verilated speed", tenth step).
 //! No model of its own: the decoder's lock-step tests (tests/ethos_weight_decoder.rs) cover it.
+use super::chunk_registers::ChunkRegisters;
 use super::header_step::HeaderStep;
 use super::palette::Palette;
 use super::quotient_banks::QuotientBanks;
 use super::remainder_group::RemainderGroup;
 use super::slice_params::SliceParams;
+use super::slice_registers::SliceRegisters;
 use super::unary_step::UnaryStep;
 use super::weight_emitter::WeightEmitter;
 use super::weight_queues::WeightQueues;
@@ -78,31 +82,11 @@ pub struct WeightDecoderCore {
     // Registers of the parser
     state: Reg<Bits<3>>,
     code: Reg<Bits<4>>,
-    have_palette: Reg<Bit>,
-    after_end: Reg<Bit>,
-    /// End markers since the first of a row: padding bytes (model: `MAX_PADDING_BYTES`).
-    padding: Reg<Bits<4>>,
-    zdiv: Reg<Bits<3>>,
-    wdiv: Reg<Bits<3>>,
-    wtrunc: Reg<Bit>,
-    newpal: Reg<Bit>,
-    slicelen: Reg<Bits<15>>,
-    dirofs: Reg<Bits<5>>,
-    palsize: Reg<Bits<6>>,
-    palbits: Reg<Bits<4>>,
+    /// What slice headers and end markers set: `slice_registers.rs`.
+    slice_regs: SliceRegisters,
     pal_i: Reg<Bits<6>>,
-    wq_i: Reg<Bits<16>>,
-    zq_i: Reg<Bits<16>>,
-    wr_i: Reg<Bits<16>>,
-    zr_i: Reg<Bits<16>>,
-    w_due: Reg<Bits<16>>,
-    z_due: Reg<Bits<16>>,
-    wq: Reg<Bits<10>>,
-    zq: Reg<Bits<16>>,
-    more: Reg<Bit>,
-    bank: Reg<Bit>,
-    w_slot: Reg<Bits<4>>,
-    z_slot: Reg<Bits<4>>,
+    /// The chunk's counts, partial quotients, bank and slots: `chunk_registers.rs`.
+    chunk: ChunkRegisters,
     /// Quotients of a chunk's weights and zero runs (§1.6): `quotient_banks.rs`.
     banks: QuotientBanks,
     // queues and the emitter
@@ -129,11 +113,9 @@ pub struct WeightDecoderCore {
     e_truncated: Constant<Bits<4>>,
     e_quotient: Constant<Bits<4>>,
     e_zero_run: Constant<Bits<4>>,
-    zero4: Constant<Bits<4>>,
     zero6: Constant<Bits<6>>,
     four6: Constant<Bits<6>>,
     zero7: Constant<Bits<7>>,
-    zero10: Constant<Bits<10>>,
     zero16: Constant<Bits<16>>,
 }
 
@@ -176,30 +158,9 @@ impl Default for WeightDecoderCore {
             error_code: Default::default(),
             state: Default::default(),
             code: Default::default(),
-            have_palette: Default::default(),
-            after_end: Default::default(),
-            padding: Default::default(),
-            zdiv: Default::default(),
-            wdiv: Default::default(),
-            wtrunc: Default::default(),
-            newpal: Default::default(),
-            slicelen: Default::default(),
-            dirofs: Default::default(),
-            palsize: Default::default(),
-            palbits: Default::default(),
             pal_i: Default::default(),
-            wq_i: Default::default(),
-            zq_i: Default::default(),
-            wr_i: Default::default(),
-            zr_i: Default::default(),
-            w_due: Default::default(),
-            z_due: Default::default(),
-            wq: Default::default(),
-            zq: Default::default(),
-            more: Default::default(),
-            bank: Default::default(),
-            w_slot: Default::default(),
-            z_slot: Default::default(),
+            chunk: Default::default(),
+            slice_regs: Default::default(),
             banks: Default::default(),
             queues: Default::default(),
             emitter: Default::default(),
@@ -221,11 +182,9 @@ impl Default for WeightDecoderCore {
             e_truncated: k(1),
             e_quotient: k(7),
             e_zero_run: k(11),
-            zero4: k(0),
             zero6: k(0),
             four6: k(4),
             zero7: k(0),
-            zero10: k(0),
             zero16: k(0),
         }
     }
@@ -235,42 +194,29 @@ impl Logic for WeightDecoderCore {
     #[hdl_gen]
     fn update(&mut self) {
         // ---- registers hold by default; `restart` (reset, or a finished stream) clears them
-        dff_setup!(
-            self, clock, state, code, have_palette, after_end, padding, zdiv, wdiv, wtrunc, newpal, slicelen, dirofs,
-            palsize, palbits, pal_i, wq_i, zq_i, wr_i, zr_i, w_due, z_due, wq, zq, more, bank, w_slot, z_slot
-        );
+        dff_setup!(self, clock, state, code, pal_i);
         self.palette.clock.next = self.clock.val();
         self.palette.restart.next = self.restart.val();
         // Memories: no reset, each word read only after it was written (`RegFile`).
         self.banks.clock.next = self.clock.val();
+        self.chunk.clock.next = self.clock.val();
+        self.chunk.restart.next = self.restart.val();
+        self.slice_regs.clock.next = self.clock.val();
+        self.slice_regs.restart.next = self.restart.val();
+        self.slice_regs.h_next_padding.next = self.header.next_padding.val();
+        self.slice_regs.h_zdiv.next = self.header.zdiv.val();
+        self.slice_regs.h_slicelen.next = self.header.slicelen.val();
+        self.slice_regs.h_wtrunc.next = self.header.wtrunc.val();
+        self.slice_regs.h_dirofs.next = self.header.dirofs.val();
+        self.slice_regs.h_wdiv.next = self.header.wdiv.val();
+        self.slice_regs.h_newpal.next = self.header.newpal.val();
+        self.slice_regs.h_palsize.next = self.header.palsize.val();
+        self.slice_regs.h_palbits.next = self.header.palbits.val();
         self.queues.clock.next = self.clock.val();
 
         self.state.reset.next = self.restart.val();
         self.code.reset.next = self.restart.val();
-        self.have_palette.reset.next = self.restart.val();
-        self.after_end.reset.next = self.restart.val();
-        self.padding.reset.next = self.restart.val();
-        self.zdiv.reset.next = self.restart.val();
-        self.wdiv.reset.next = self.restart.val();
-        self.wtrunc.reset.next = self.restart.val();
-        self.newpal.reset.next = self.restart.val();
-        self.slicelen.reset.next = self.restart.val();
-        self.dirofs.reset.next = self.restart.val();
-        self.palsize.reset.next = self.restart.val();
-        self.palbits.reset.next = self.restart.val();
         self.pal_i.reset.next = self.restart.val();
-        self.wq_i.reset.next = self.restart.val();
-        self.zq_i.reset.next = self.restart.val();
-        self.wr_i.reset.next = self.restart.val();
-        self.zr_i.reset.next = self.restart.val();
-        self.w_due.reset.next = self.restart.val();
-        self.z_due.reset.next = self.restart.val();
-        self.wq.reset.next = self.restart.val();
-        self.zq.reset.next = self.restart.val();
-        self.more.reset.next = self.restart.val();
-        self.bank.reset.next = self.restart.val();
-        self.w_slot.reset.next = self.restart.val();
-        self.z_slot.reset.next = self.restart.val();
 
         // ---- parser state, for the decoder's handshakes
         self.parsing.next = self.state.q.val() < self.st_drain.val();
@@ -280,12 +226,12 @@ impl Logic for WeightDecoderCore {
 
         // ---- the step's parts, each input a register, a port or another part's output (a
         // value computed below would close a loop through this block's `always`)
-        self.slice.slicelen.next = self.slicelen.q.val();
-        self.slice.newpal.next = self.newpal.q.val();
-        self.slice.zdiv.next = self.zdiv.q.val();
-        self.slice.wdiv.next = self.wdiv.q.val();
-        self.slice.palsize.next = self.palsize.q.val();
-        self.slice.palbits.next = self.palbits.q.val();
+        self.slice.slicelen.next = self.slice_regs.slicelen.val();
+        self.slice.newpal.next = self.slice_regs.newpal.val();
+        self.slice.zdiv.next = self.slice_regs.zdiv.val();
+        self.slice.wdiv.next = self.slice_regs.wdiv.val();
+        self.slice.palsize.next = self.slice_regs.palsize.val();
+        self.slice.palbits.next = self.slice_regs.palbits.val();
         self.header.active.next = self.state.q.val() == self.st_header.val()
             && (self.fill.val() != self.zero7.val() || self.seen_last.val());
         self.header.held.next = self.held.val().get_bits::<36>(0);
@@ -293,18 +239,18 @@ impl Logic for WeightDecoderCore {
         self.header.bitpos.next = self.bitpos.val();
         self.header.words.next = self.words.val();
         self.header.seen_last.next = self.seen_last.val();
-        self.header.after_end.next = self.after_end.q.val();
-        self.header.padding.next = self.padding.q.val();
-        self.header.have_palette.next = self.have_palette.q.val();
+        self.header.after_end.next = self.slice_regs.after_end.val();
+        self.header.padding.next = self.slice_regs.padding.val();
+        self.header.have_palette.next = self.slice_regs.have_palette.val();
         self.unary.active.next = self.state.q.val() == self.st_unary.val();
         self.unary.held.next = self.held.val();
-        self.unary.wq_i.next = self.wq_i.q.val();
-        self.unary.zq_i.next = self.zq_i.q.val();
-        self.unary.wq.next = self.wq.q.val();
-        self.unary.zq.next = self.zq.q.val();
-        self.unary.zdiv.next = self.zdiv.q.val();
-        self.unary.wtrunc.next = self.wtrunc.q.val();
-        self.unary.bank.next = self.bank.q.val();
+        self.unary.wq_i.next = self.chunk.wq_i.val();
+        self.unary.zq_i.next = self.chunk.zq_i.val();
+        self.unary.wq.next = self.chunk.wq.val();
+        self.unary.zq.next = self.chunk.zq.val();
+        self.unary.zdiv.next = self.slice_regs.zdiv.val();
+        self.unary.wtrunc.next = self.slice_regs.wtrunc.val();
+        self.unary.bank.next = self.chunk.bank.val();
         self.unary.w_cnt.next = self.slice.w_cnt.val();
         self.unary.z_cnt.next = self.slice.z_cnt.val();
         self.unary.alternating.next = self.slice.alternating.val();
@@ -315,20 +261,20 @@ impl Logic for WeightDecoderCore {
         self.group.in_lanes.next =
             self.state.q.val() == self.st_remainder.val() || self.state.q.val() == self.st_unary.val();
         self.group.held.next = self.held.val();
-        self.group.w_due.next = self.w_due.q.val();
-        self.group.z_due.next = self.z_due.q.val();
-        self.group.wq_i.next = self.wq_i.q.val();
-        self.group.zq_i.next = self.zq_i.q.val();
-        self.group.wr_i.next = self.wr_i.q.val();
-        self.group.zr_i.next = self.zr_i.q.val();
-        self.group.w_slot.next = self.w_slot.q.val();
-        self.group.z_slot.next = self.z_slot.q.val();
-        self.group.more.next = self.more.q.val();
+        self.group.w_due.next = self.chunk.w_due.val();
+        self.group.z_due.next = self.chunk.z_due.val();
+        self.group.wq_i.next = self.chunk.wq_i.val();
+        self.group.zq_i.next = self.chunk.zq_i.val();
+        self.group.wr_i.next = self.chunk.wr_i.val();
+        self.group.zr_i.next = self.chunk.zr_i.val();
+        self.group.w_slot.next = self.chunk.w_slot.val();
+        self.group.z_slot.next = self.chunk.z_slot.val();
+        self.group.more.next = self.chunk.more.val();
         self.group.pal_i.next = self.pal_i.q.val();
-        self.group.palsize.next = self.palsize.q.val();
-        self.group.dirofs.next = self.dirofs.q.val();
-        self.group.zdiv.next = self.zdiv.q.val();
-        self.group.wdiv.next = self.wdiv.q.val();
+        self.group.palsize.next = self.slice_regs.palsize.val();
+        self.group.dirofs.next = self.slice_regs.dirofs.val();
+        self.group.zdiv.next = self.slice_regs.zdiv.val();
+        self.group.wdiv.next = self.slice_regs.wdiv.val();
         self.group.palbits_width.next = self.slice.palbits_width.val();
         self.group.zdiv_width.next = self.slice.zdiv_width.val();
         self.group.rbits.next = self.slice.rbits.val();
@@ -337,20 +283,31 @@ impl Logic for WeightDecoderCore {
         self.group.unary_need.next = self.unary.unary_need.val();
         self.group.qw_count.next = self.qw_count.val();
         self.group.qz_count.next = self.qz_count.val();
+        self.chunk.uncompressed.next = self.unary.w_en.val() && self.slice.uncompressed.val();
+        self.chunk.unc_count.next = self.unary.unc_count.val();
+        self.chunk.w_done_end.next = self.unary.w_done_end.val();
+        self.chunk.w_run_end.next = self.unary.w_run_end.val();
+        self.chunk.z_done_end.next = self.unary.z_done_end.val();
+        self.chunk.z_run_end.next = self.unary.z_run[12].val();
+        self.chunk.more_next.next = self.unary.w_en.val() || self.unary.z_en.val();
+        self.chunk.wr_i_after.next = self.group.wr_i_after.val();
+        self.chunk.zr_i_after.next = self.group.zr_i_after.val();
+        self.chunk.w_slot_after.next = self.group.w_slot_after.val();
+        self.chunk.z_slot_after.next = self.group.z_slot_after.val();
         self.banks.in_unary.next = self.state.q.val() == self.st_unary.val();
-        self.banks.bank.next = self.bank.q.val();
-        self.banks.wr_i.next = self.wr_i.q.val();
-        self.banks.w_due.next = self.w_due.q.val();
-        self.banks.wq_i.next = self.wq_i.q.val();
-        self.banks.w_slot.next = self.w_slot.q.val();
-        self.banks.z_slot.next = self.z_slot.q.val();
+        self.banks.bank.next = self.chunk.bank.val();
+        self.banks.wr_i.next = self.chunk.wr_i.val();
+        self.banks.w_due.next = self.chunk.w_due.val();
+        self.banks.wq_i.next = self.chunk.wq_i.val();
+        self.banks.w_slot.next = self.chunk.w_slot.val();
+        self.banks.z_slot.next = self.chunk.z_slot.val();
+        self.banks.w_write.next = self.unary.w_write.val();
+        self.banks.z_write.next = self.unary.z_write.val();
         for i in 0..12 {
-            self.banks.w_write[i].next = self.unary.w_write[i].val();
             self.banks.w_address[i].next = self.unary.w_address[i].val();
             self.banks.w_data[i].next = self.unary.w_data[i].val();
-            self.banks.z_write[i].next = self.unary.z_write[i].val();
             self.banks.z_address[i].next = self.unary.z_address[i].val();
-            self.banks.z_data[i].next = self.unary.z_data[i].val();
+            self.banks.z_data[i].next = self.unary.z_run[i].val();
         }
         for j in 0..4 {
             self.group.bank_w[j].next = self.banks.w_read[j].val();
@@ -393,6 +350,10 @@ impl Logic for WeightDecoderCore {
         self.push_w.next = false;
         self.push_z.next = false;
         self.banks.commit.next = false;
+        self.chunk.clear.next = false;
+        self.slice_regs.take_end.next = false;
+        self.slice_regs.take_slice.next = false;
+        self.chunk.commit.next = false;
         self.palette.write.next = false;
         self.field_count.next = self.group.field_count.val();
         self.group_ready.next =
@@ -404,41 +365,17 @@ impl Logic for WeightDecoderCore {
             if self.header.stream_end.val() {
                 self.next_state.next = self.st_drain.val();
             }
-            if self.header.end_marker.val() {
-                self.have_palette.d.next = false;
-                self.after_end.d.next = true;
-                self.padding.d.next = self.header.next_padding.val();
-            }
+            self.slice_regs.take_end.next = self.header.end_marker.val();
+            self.slice_regs.take_slice.next = self.header.slice.val();
             if self.header.slice.val() {
-                self.zdiv.d.next = self.header.zdiv.val();
-                self.slicelen.d.next = self.header.slicelen.val();
-                self.wdiv.d.next = self.header.wdiv.val();
-                self.wtrunc.d.next = self.header.wtrunc.val();
-                self.newpal.d.next = self.header.newpal.val();
                 self.next_state.next = self.st_unary.val();
                 if self.header.newpal.val() {
-                    self.dirofs.d.next = self.header.dirofs.val();
-                    self.palsize.d.next = self.header.palsize.val();
                     if self.header.palette_follows.val() {
                         self.next_state.next = self.st_palette.val();
                     }
-                    self.palbits.d.next = self.header.palbits.val();
                 }
                 self.pal_i.d.next = self.zero6.val();
-                self.wq_i.d.next = self.zero16.val();
-                self.zq_i.d.next = self.zero16.val();
-                self.wr_i.d.next = self.zero16.val();
-                self.zr_i.d.next = self.zero16.val();
-                self.w_due.d.next = self.zero16.val();
-                self.z_due.d.next = self.zero16.val();
-                self.wq.d.next = self.zero10.val();
-                self.zq.d.next = self.zero16.val();
-                self.more.d.next = false;
-                self.bank.d.next = false;
-                self.w_slot.d.next = self.zero4.val();
-                self.z_slot.d.next = self.zero4.val();
-                self.have_palette.d.next = true;
-                self.after_end.d.next = false;
+                self.chunk.clear.next = true;
             }
         } else if self.state.q.val() == self.st_palette.val() {
             if self.fill.val() < self.group.field_need.val() {
@@ -469,22 +406,8 @@ impl Logic for WeightDecoderCore {
                 self.take_group.next = self.group_ready.val();
                 self.consume.next = self.unary.unary_need.val();
                 self.banks.commit.next = true;
-                self.wq_i.d.next = self.unary.w_done_end.val();
-                self.wq.d.next = self.unary.w_run_end.val();
-                if self.unary.w_en.val() && self.slice.uncompressed.val() {
-                    // Uncompressed weights have no quotients: the remainder steps take the
-                    // index from the field alone and never read the bank.
-                    self.wq_i.d.next = self.wq_i.q.val() + self.unary.unc_count.val();
-                }
-                self.zq_i.d.next = self.unary.z_done_end.val();
-                self.zq.d.next = self.unary.z_run_end.val();
-                self.w_due.d.next = self.wq_i.q.val();
-                self.z_due.d.next = self.zq_i.q.val();
-                self.more.d.next = self.unary.w_en.val() || self.unary.z_en.val();
-                self.bank.d.next = !self.bank.q.val();
-                self.w_slot.d.next = self.zero4.val();
-                self.z_slot.d.next = self.zero4.val();
-                if self.wr_i.q.val() < self.wq_i.q.val() || self.zr_i.q.val() < self.zq_i.q.val() {
+                self.chunk.commit.next = true;
+                if self.chunk.wr_i.val() < self.chunk.wq_i.val() || self.chunk.zr_i.val() < self.chunk.zq_i.val() {
                     self.next_state.next = self.st_remainder.val();
                 } else if !(self.unary.w_en.val() || self.unary.z_en.val()) {
                     self.next_state.next = self.st_header.val();
@@ -511,12 +434,8 @@ impl Logic for WeightDecoderCore {
             self.next_state.next = self.st_remainder.val();
             if self.group.w_phase.val() {
                 self.push_w.next = true;
-                self.wr_i.d.next = self.group.wr_i_after.val();
-                self.w_slot.d.next = self.group.w_slot_after.val();
             } else {
                 self.push_z.next = true;
-                self.zr_i.d.next = self.group.zr_i_after.val();
-                self.z_slot.d.next = self.group.z_slot_after.val();
             }
             if self.group.last_group.val() {
                 self.next_state.next = self.st_unary.val();
@@ -528,10 +447,12 @@ impl Logic for WeightDecoderCore {
 
         // ---- queue pushes
         self.queues.push_w.next = self.push_w.val();
+        self.chunk.take_w.next = self.push_w.val();
+        self.chunk.take_z.next = self.push_z.val();
         self.queues.push_z.next = self.push_z.val();
         self.queues.count.next = self.group.field_count.val();
         self.queues.paired.next = self.slice.alternating.val();
-        self.queues.lead.next = self.newpal.q.val() && self.zr_i.q.val() == self.zero16.val();
+        self.queues.lead.next = self.slice_regs.newpal.val() && self.chunk.zr_i.val() == self.zero16.val();
         for j in 0..4 {
             self.queues.value[j].next = self.group.value[j].val();
             self.queues.run[j].next = self.group.run[j].val();
