@@ -97,7 +97,8 @@ pub struct Elementwise {
     accept: Signal<Local, Bit>,
     /// The state after the IFM byte (READ_B, CALC for a scalar, POOL_NEXT for a pool).
     after_a: Signal<Local, Bits<4>>,
-    /// The IFM2 byte comes this cycle (READ_B's hit, WAIT_B's read).
+    /// The IFM2 byte comes this cycle (READ_B's hit, WAIT_B's read, READ_A's with both words
+    /// cached: `elementwise_memory.rs`, `both`).
     leave_b: Signal<Local, Bit>,
     /// The element leaves READ_B/WAIT_B for the next element's READ_A (not the last), which
     /// takes its OFM byte (the walk's `deferred`, until taken; `elementwise_memory.rs`).
@@ -231,6 +232,7 @@ impl Logic for Elementwise {
         self.memory.load_slot.next = self.registers.load_slot.val();
         self.memory.load_value.next = self.registers.load_value.val();
         self.memory.pool.next = self.pool.q.val();
+        self.memory.pair.next = !self.pool.q.val() & !self.registers.ifm2_broadcast.val().get_bit(7);
         self.memory.y.next = self.walk.y.val();
         self.memory.x.next = self.walk.x.val();
         self.memory.c.next = self.walk.c.val();
@@ -253,16 +255,17 @@ impl Logic for Elementwise {
         self.walk.ofm_height_m1.next = self.registers.ofm_height_m1.val();
         self.walk.ofm_width_m1.next = self.registers.ofm_width_m1.val();
         self.walk.ofm_depth_m1.next = self.registers.ofm_depth_m1.val();
-        self.walk.clear.next = false;
-        self.walk.step.next = false;
         self.walk.read_a.next = self.state.q.val() == self.s_read_a.val();
         self.walk.taken.next = self.memory.take.val();
         // An element with an IFM2 byte (not the last) goes on to the next element's READ_A,
         // which takes this element's OFM byte beside its read (`elementwise_memory.rs`).
         self.leave_b.next = ((self.state.q.val() == self.s_read_b.val()) & !self.memory.write_error.val() & self.memory.hit.val())
-            | ((self.state.q.val() == self.s_wait_b.val()) & self.mem_r_valid.val() & !self.mem_r_error.val());
+            | ((self.state.q.val() == self.s_wait_b.val()) & self.mem_r_valid.val() & !self.mem_r_error.val())
+            | ((self.state.q.val() == self.s_read_a.val()) & !self.memory.write_error.val() & self.memory.both.val());
         self.defer.next = self.leave_b.val() & !self.walk.last.val();
         self.walk.defer.next = self.defer.val();
+        self.walk.clear.next = false;
+        self.walk.step.next = self.defer.val();
         self.mem_ar_valid.next = self.memory.mem_ar_valid.val();
         self.mem_ar_addr.next = self.memory.mem_ar_addr.val();
         self.mem_aw_valid.next = self.memory.mem_aw_valid.val();
@@ -411,6 +414,11 @@ impl Logic for Elementwise {
                 if !self.memory.hold.val() {
                     self.ifm_byte.d.next = self.memory.operand_byte.val();
                     self.state.d.next = self.after_a.val();
+                    // The IFM2 word cached too: its byte in this cycle, the element done.
+                    if self.memory.both.val() {
+                        self.ifm2_byte.d.next = self.memory.operand2_byte.val();
+                        self.state.d.next = self.s_calc.val();
+                    }
                 }
             } else if self.mem_ar_ready.val() & !self.memory.conflict.val() {
                 self.state.d.next = self.s_wait_a.val();
@@ -422,10 +430,6 @@ impl Logic for Elementwise {
             } else if self.memory.hit.val() {
                 self.ifm2_byte.d.next = self.memory.operand_byte.val();
                 self.state.d.next = self.s_calc.val();
-                if !self.walk.last.val() {
-                    self.state.d.next = self.s_read_a.val();
-                    self.walk.step.next = true;
-                }
             } else if self.mem_ar_ready.val() & !self.memory.conflict.val() {
                 self.state.d.next = self.s_wait_b.val();
             }
@@ -447,10 +451,6 @@ impl Logic for Elementwise {
                 } else {
                     self.ifm2_byte.d.next = self.memory.operand_byte.val();
                     self.state.d.next = self.s_calc.val();
-                    if !self.walk.last.val() {
-                        self.state.d.next = self.s_read_a.val();
-                        self.walk.step.next = true;
-                    }
                 }
             }
         } else if self.state.q.val() == self.s_calc.val() {
@@ -482,6 +482,11 @@ impl Logic for Elementwise {
         } else {
             // DONE (its one cycle) and the unused codes.
             self.state.d.next = self.s_idle.val();
+        }
+        // An element that takes its IFM2 byte (but the last) goes on to the next element's
+        // READ_A, the walk stepping, rather than to CALC.
+        if self.defer.val() {
+            self.state.d.next = self.s_read_a.val();
         }
     }
 }

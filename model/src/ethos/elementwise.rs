@@ -203,6 +203,34 @@ impl Elementwise {
         }
     }
 
+    /// READ_A took its IFM byte from the cache (`ifm_event`): the IFM2 byte too when its word
+    /// is cached (the two caches are read in the same cycle, issue 19), unless it is the
+    /// deferred OFM byte `taken` in this cycle (the RTL's cache has it from the next: READ_B).
+    fn ifm2_beside(&mut self, taken: Option<u64>, ifm_event: &'static str) -> &'static str {
+        let a2 = self.ifm2_address();
+        match self.cache[1].byte(a2) {
+            Some(_) if taken == Some(a2) => {
+                self.events.push("IFM2 byte is the OFM byte taken beside: read next cycle");
+                ifm_event
+            }
+            Some(byte) => {
+                if ifm_event != "IFM word from the cache" {
+                    self.events.push(ifm_event);
+                }
+                if self.cache[1].written {
+                    self.events.push("IFM2 word from the cache after an OFM write into it");
+                }
+                self.ifm2_byte = byte;
+                self.after_b();
+                "IFM and IFM2 words from the caches in one cycle"
+            }
+            None => {
+                self.events.push("IFM word from the cache, IFM2 word missed");
+                ifm_event
+            }
+        }
+    }
+
     /// The outputs (they follow the state only).
     pub fn peek(&self) -> Out {
         self.outputs()
@@ -340,7 +368,8 @@ impl Elementwise {
                 let addr = if b == 0 { self.ifm_address() } else { self.ifm2_address() };
                 let hit = self.cache[b].byte(addr).is_some();
                 let conflict = self.out.conflict(addr);
-                if let Some(p) = self.pending.filter(|_| b == 0) {
+                let taken = self.pending.filter(|_| b == 0);
+                if let Some(p) = taken {
                     // The previous element's OFM byte first (beside this read), when the write
                     // port lets it; a read of that byte, or a miss on its word, waits a cycle.
                     if !self.out.can_take(p) {
@@ -372,12 +401,14 @@ impl Elementwise {
                     } else {
                         self.ifm_byte = byte;
                         self.state = self.after_a();
+                        let event = if written { "IFM word from the cache after an OFM write into it" } else { "IFM word from the cache" };
                         if self.pool {
                             "pool: IFM word from the cache"
-                        } else if written {
-                            "IFM word from the cache after an OFM write into it"
+                        } else if self.state == state::READ_B {
+                            self.ifm2_beside(taken, event)
                         } else {
-                            "IFM word from the cache"
+                            self.events.push("IFM word from the cache, IFM2 scalar");
+                            event
                         }
                     };
                 }
