@@ -31,16 +31,18 @@ fn oracle() -> TfLite {
 /// and OFM, both saturations, both cores, memory stalls, the arbiter granting both masters and
 /// holding the kernel unit back while the front end reads, and IFM and IFM2 bytes taken from
 /// the word caches, also from a word the unit's own OFM write changed (Vela puts an
-/// elementwise OFM in its IFM's place when the IFM dies there); OFM bytes gathered into a word,
-/// its write stalled, CALC waiting for the previous word's write, the kernel's end waiting for
-/// the last one.
-const REQUIRED: [&str; 28] = [
+/// elementwise OFM in its IFM's place when the IFM dies there); READ_A taking both bytes from
+/// the two caches in one cycle, and its other outcomes: the IFM2 word missed (read in READ_B),
+/// an IFM2 scalar; OFM bytes gathered into a word, its write stalled, CALC waiting for the
+/// previous word's write, the kernel's end waiting for the last one.
+const REQUIRED: [&str; 31] = [
     "ELEMENTWISE add", "ELEMENTWISE sub", "ELEMENTWISE mul", "ELEMENTWISE max", "ELEMENTWISE min", "broadcast", "scalar",
     "nhcwb16 ofm", "saturated high", "saturated low", "regor core", "legacy core", "bench: address stalled",
     "arbiter: kernel read", "arbiter: kernel write", "arbiter: front-end read", "read stalled",
     "nhcwb16 ifm", "nhcwb16 ifm2", "arbiter: kernel read waits", "IFM word from the cache", "IFM2 word from the cache",
     "IFM word from the cache after an OFM write into it", "OFM byte gathered", "OFM word write stalled",
-    "OFM byte waits for the write port", "flush: write in flight", "flush",
+    "OFM byte waits for the write port", "flush: write in flight", "flush", "IFM and IFM2 words from the caches in one cycle",
+    "IFM word from the cache, IFM2 word missed", "IFM word from the cache, IFM2 scalar",
 ];
 
 #[test]

@@ -14,25 +14,7 @@
 //! `command_front_end::DEBUG_BASEP`), and a memory master of the NPU's interface (one read and
 //! one write at a time) behind the NPU's arbiter.
 //!
-//! States: IDLE; LATCH, [`LATCH_STEPS`] cycles with the front end held
-//! (`kernel_registers.rs`: the registers of [`latch_table`], then the BASEPs of the IFM, IFM2
-//! and OFM regions, into the three feature-map blocks and the scalar registers; the front end
-//! goes on with the next commands afterwards: the unit keeps its own copies); CHECK; then per
-//! OFM element, in NHWC order (c innermost). ELEMENTWISE: READ_A/WAIT_A (the IFM word),
-//! READ_B/WAIT_B (the IFM2 word, skipped for a scalar). POOL, per kernel tap row by row:
-//! POOL_TAP (inside the IFM? else skipped), READ_A/WAIT_A (the IFM word at the tap), POOL_NEXT
-//! (the byte into the max or sum, the next tap). Then CALC (result, output scale, clamp; the
-//! byte gathered into its OFM word), the next element; after the last, FLUSH (the last word
-//! written), DONE. An element with an IFM2 byte, but the last, skips CALC: READ_B (WAIT_B)
-//! goes on to the next element's READ_A, whose first cycle takes the byte beside its read
-//! (`deferred_byte`; READ_A waits while the byte cannot be taken, when it reads that byte,
-//! and on a miss of its word: issue 19, docs/ethos.md "Elementwise unit timing"). READ_A (READ_B) whose word is in the IFM (IFM2) word cache (`word_cache.rs`,
-//! in `elementwise_memory.rs`) reads nothing: the byte comes from the cache in that cycle and
-//! the state after WAIT_A (WAIT_B) follows. The OFM write runs beside the element loop
-//! (`elementwise_memory.rs`): CALC gathers bytes of one 64-bit word and hands the word, with
-//! its strobes, to the write port when a byte of another word comes (CALC waits only if the
-//! previous word's write is still in flight); a read that misses a word still being written
-//! waits for that write.
+//! States: `elementwise_states.rs` (the codes, what each does, the timing of an element).
 //!
 //! Decisions (the TRM leaves these open):
 //! - CONV and DEPTHWISE answer at once with `kernel_error` = [`ERROR_UNSUPPORTED`] (no
@@ -52,38 +34,18 @@
 use super::elementwise_check::ElementwiseCheck;
 use super::elementwise_datapath::ElementwiseDatapath;
 use super::elementwise_memory::ElementwiseMemory;
+use super::elementwise_walk::ElementwiseWalk;
 use super::kernel_registers::KernelRegisters;
 use super::pool_taps::PoolTaps;
+pub use super::elementwise_states::{state, ERROR_IFM, ERROR_OFM, ERROR_UNSUPPORTED};
 pub use super::kernel_registers::{latch_table, scalar, LATCH_STEPS, MAPS};
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
 use crate::primitives::constant as k;
 
-/// `kernel_error` codes (the TRM's faulting_channel codes for the memory errors, digest §4).
-pub const ERROR_IFM: u8 = 1;
-pub const ERROR_OFM: u8 = 8;
-/// A field value or kernel the NPU does not implement (STATUS.cmd_parse_error).
-pub const ERROR_UNSUPPORTED: u8 = 15;
-
-/// States (the model names them in its events).
-pub mod state {
-    pub const IDLE: u8 = 0;
-    pub const LATCH: u8 = 1;
-    pub const CHECK: u8 = 2;
-    pub const READ_A: u8 = 3;
-    pub const WAIT_A: u8 = 4;
-    pub const READ_B: u8 = 5;
-    pub const WAIT_B: u8 = 6;
-    pub const CALC: u8 = 7;
-    /// The kernel's end: the gathered OFM word handed to the write port, its write done.
-    pub const FLUSH: u8 = 8;
-    pub const DONE: u8 = 10;
-    pub const POOL_TAP: u8 = 11;
-    pub const POOL_NEXT: u8 = 12;
-}
-
 /// The unit: the state machine and the element loop. Its sub-blocks: the LATCHed registers
-/// (`kernel_registers.rs`), the CHECK verdict (`elementwise_check.rs`), the arithmetic of an
+/// (`kernel_registers.rs`), the CHECK verdict (`elementwise_check.rs`), the element and its
+/// deferred OFM byte (`elementwise_walk.rs`), the arithmetic of an
 /// element (`elementwise_datapath.rs`: the ALUs and the output unit's two stages for the OFM
 /// scale, zero point and clamp), the pool's tap walk (`pool_taps.rs`) and the memory side
 /// (`elementwise_memory.rs`: the three feature-map addresses, the two word caches, the read
@@ -123,9 +85,8 @@ pub struct Elementwise {
     mode: Reg<Bits<3>>,
     mode_bad: Reg<Bit>,
     error: Reg<Bits<4>>,
-    y: Reg<Bits<16>>,
-    x: Reg<Bits<16>>,
-    c: Reg<Bits<16>>,
+    /// The element (`elementwise_walk.rs`).
+    walk: ElementwiseWalk,
     ifm_byte: Reg<Bits<8>>,
     ifm2_byte: Reg<Bits<8>>,
     /// The pool's tap (ky, kx), its running max or sum, and the taps inside so far.
@@ -136,17 +97,12 @@ pub struct Elementwise {
     accept: Signal<Local, Bit>,
     /// The state after the IFM byte (READ_B, CALC for a scalar, POOL_NEXT for a pool).
     after_a: Signal<Local, Bits<4>>,
-    /// The element is the kernel's last, and the next element's coordinates (NHWC order).
-    last: Signal<Local, Bit>,
-    next_y: Signal<Local, Bits<16>>,
-    next_x: Signal<Local, Bits<16>>,
-    next_c: Signal<Local, Bits<16>>,
-    /// The IFM2 byte comes this cycle (READ_B's hit, WAIT_B's read).
+    /// The IFM2 byte comes this cycle (READ_B's hit, WAIT_B's read, READ_A's with both words
+    /// cached: `elementwise_memory.rs`, `both`).
     leave_b: Signal<Local, Bit>,
     /// The element leaves READ_B/WAIT_B for the next element's READ_A (not the last), which
-    /// takes its OFM byte (`deferred_byte`, until taken; `elementwise_memory.rs`).
+    /// takes its OFM byte (the walk's `deferred`, until taken; `elementwise_memory.rs`).
     defer: Signal<Local, Bit>,
-    deferred_byte: Reg<Bit>,
     /// Bits read nowhere (fields of registers the unit keeps whole), named as lint expects.
     unused_bits: Signal<Local, Bit>,
     // Constants.
@@ -170,7 +126,6 @@ pub struct Elementwise {
     op_pool: Constant<Bits<2>>,
     mode_max: Constant<Bits<16>>,
     pool_mode_max: Constant<Bits<16>>,
-    zero16: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
 }
 
@@ -206,22 +161,15 @@ impl Default for Elementwise {
             check: Default::default(),
             registers: Default::default(),
             after_a: Default::default(),
-            last: Default::default(),
-            next_y: Default::default(),
-            next_x: Default::default(),
-            next_c: Default::default(),
             leave_b: Default::default(),
             defer: Default::default(),
-            deferred_byte: Default::default(),
             state: Default::default(),
             pool: Default::default(),
             accept: Default::default(),
             mode: Default::default(),
             mode_bad: Default::default(),
             error: Default::default(),
-            y: Default::default(),
-            x: Default::default(),
-            c: Default::default(),
+            walk: Default::default(),
             ifm_byte: Default::default(),
             ifm2_byte: Default::default(),
             unused_bits: Default::default(),
@@ -245,7 +193,6 @@ impl Default for Elementwise {
             op_pool: k(2),
             mode_max: k(4),
             pool_mode_max: k(1),
-            zero16: k(0),
             one16: k(1),
         }
     }
@@ -254,8 +201,7 @@ impl Default for Elementwise {
 impl Logic for Elementwise {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, pool, mode, mode_bad, error, y, x, c, ifm_byte, ifm2_byte, deferred_byte);
-        self.deferred_byte.reset.next = self.reset.val();
+        dff_setup!(self, clock, state, pool, mode, mode_bad, error, ifm_byte, ifm2_byte);
         self.registers.clock.next = self.clock.val();
         self.registers.reset.next = self.reset.val();
         self.state.reset.next = self.reset.val();
@@ -263,9 +209,6 @@ impl Logic for Elementwise {
         self.mode.reset.next = self.reset.val();
         self.mode_bad.reset.next = self.reset.val();
         self.error.reset.next = self.reset.val();
-        self.y.reset.next = self.reset.val();
-        self.x.reset.next = self.reset.val();
-        self.c.reset.next = self.reset.val();
         self.ifm_byte.reset.next = self.reset.val();
         self.ifm2_byte.reset.next = self.reset.val();
 
@@ -282,16 +225,17 @@ impl Logic for Elementwise {
         self.memory.reset.next = self.reset.val();
         self.memory.state.next = self.state.q.val();
         // Registers only (the memory side's outputs feed this block).
-        self.memory.deferred.next = (self.state.q.val() == self.s_read_a.val()) & self.deferred_byte.q.val();
+        self.memory.deferred.next = self.walk.deferred.val();
         self.memory.ifm_load.next = self.registers.ifm_load.val();
         self.memory.ifm2_load.next = self.registers.ifm2_load.val();
         self.memory.ofm_load.next = self.registers.ofm_load.val();
         self.memory.load_slot.next = self.registers.load_slot.val();
         self.memory.load_value.next = self.registers.load_value.val();
         self.memory.pool.next = self.pool.q.val();
-        self.memory.y.next = self.y.q.val();
-        self.memory.x.next = self.x.q.val();
-        self.memory.c.next = self.c.q.val();
+        self.memory.pair.next = !self.pool.q.val() & !self.registers.ifm2_broadcast.val().get_bit(7);
+        self.memory.y.next = self.walk.y.val();
+        self.memory.x.next = self.walk.x.val();
+        self.memory.c.next = self.walk.c.val();
         self.memory.iy.next = self.datapath.iy.val();
         self.memory.ix.next = self.datapath.ix.val();
         self.memory.upscale.next = self.registers.ifm_upscale.val() == self.one16.val();
@@ -304,33 +248,24 @@ impl Logic for Elementwise {
         self.memory.mem_b_valid.next = self.mem_b_valid.val();
         self.memory.mem_b_error.next = self.mem_b_error.val();
         self.memory.discard.next = self.error.q.val() != self.e_none.val();
-        // The next element in NHWC order (c innermost); y stays after the last.
-        self.last.next = (self.c.q.val() == self.registers.ofm_depth_m1.val())
-            & (self.x.q.val() == self.registers.ofm_width_m1.val())
-            & (self.y.q.val() == self.registers.ofm_height_m1.val());
-        self.next_y.next = self.y.q.val();
-        self.next_x.next = self.x.q.val();
-        self.next_c.next = self.c.q.val() + self.one16.val();
-        if self.c.q.val() == self.registers.ofm_depth_m1.val() {
-            self.next_c.next = self.zero16.val();
-            if self.x.q.val() == self.registers.ofm_width_m1.val() {
-                self.next_x.next = self.zero16.val();
-                if !self.last.val() {
-                    self.next_y.next = self.y.q.val() + self.one16.val();
-                }
-            } else {
-                self.next_x.next = self.x.q.val() + self.one16.val();
-            }
-        }
+        // The element (NHWC order): from (0, 0, 0) after CHECK, the next one when the state
+        // machine steps (below).
+        self.walk.clock.next = self.clock.val();
+        self.walk.reset.next = self.reset.val();
+        self.walk.ofm_height_m1.next = self.registers.ofm_height_m1.val();
+        self.walk.ofm_width_m1.next = self.registers.ofm_width_m1.val();
+        self.walk.ofm_depth_m1.next = self.registers.ofm_depth_m1.val();
+        self.walk.read_a.next = self.state.q.val() == self.s_read_a.val();
+        self.walk.taken.next = self.memory.take.val();
         // An element with an IFM2 byte (not the last) goes on to the next element's READ_A,
         // which takes this element's OFM byte beside its read (`elementwise_memory.rs`).
         self.leave_b.next = ((self.state.q.val() == self.s_read_b.val()) & !self.memory.write_error.val() & self.memory.hit.val())
-            | ((self.state.q.val() == self.s_wait_b.val()) & self.mem_r_valid.val() & !self.mem_r_error.val());
-        self.defer.next = self.leave_b.val() & !self.last.val();
-        // Kept until READ_A takes it (dropped when the unit leaves READ_A otherwise: after a
-        // failed write).
-        self.deferred_byte.d.next = self.defer.val()
-            | ((self.state.q.val() == self.s_read_a.val()) & self.deferred_byte.q.val() & !self.memory.take.val());
+            | ((self.state.q.val() == self.s_wait_b.val()) & self.mem_r_valid.val() & !self.mem_r_error.val())
+            | ((self.state.q.val() == self.s_read_a.val()) & !self.memory.write_error.val() & self.memory.both.val());
+        self.defer.next = self.leave_b.val() & !self.walk.last.val();
+        self.walk.defer.next = self.defer.val();
+        self.walk.clear.next = false;
+        self.walk.step.next = self.defer.val();
         self.mem_ar_valid.next = self.memory.mem_ar_valid.val();
         self.mem_ar_addr.next = self.memory.mem_ar_addr.val();
         self.mem_aw_valid.next = self.memory.mem_aw_valid.val();
@@ -369,11 +304,11 @@ impl Logic for Elementwise {
 
         // The arithmetic of an element: from the unit's registers and the LATCHed copies.
         self.datapath.calc.next = (self.state.q.val() == self.s_calc.val())
-            | ((self.state.q.val() == self.s_read_a.val()) & self.deferred_byte.q.val());
+            | self.walk.deferred.val();
         self.datapath.pool.next = self.pool.q.val();
         self.datapath.mode.next = self.mode.q.val();
-        self.datapath.y.next = self.y.q.val();
-        self.datapath.x.next = self.x.q.val();
+        self.datapath.y.next = self.walk.y.val();
+        self.datapath.x.next = self.walk.x.val();
         self.datapath.ky.next = self.taps.ky.val();
         self.datapath.kx.next = self.taps.kx.val();
         self.datapath.acc.next = self.taps.acc.val();
@@ -410,18 +345,10 @@ impl Logic for Elementwise {
             self.kernel_error.next = self.error.q.val();
         }
         // The convolution unit's registers (one LATCH table for every kernel).
-        self.unused_bits.next = self.registers.ifm_depth_m1.val().any()
-            | self.registers.ofm_blk_depth_m1.val().any()
-            | self.registers.weight_region.val().any()
-            | self.registers.scale_region.val().any()
-            | self.registers.weight_base.val().any()
-            | self.registers.weight_length.val().any()
-            | self.registers.scale_base.val().any()
-            | self.registers.scale_length.val().any()
-            | self.registers.ifm_stride_c.val().any()
-            | self.registers.weight_basep.val().any()
-            | self.registers.scale_basep.val().any()
-            | self.registers.ifm2_broadcast.val().get_bits::<3>(3).any();
+        self.unused_bits.next = self.registers.ifm_depth_m1.val().any() | self.registers.ofm_blk_depth_m1.val().any() | self.registers.weight_region.val().any()
+            | self.registers.scale_region.val().any() | self.registers.weight_base.val().any() | self.registers.weight_length.val().any()
+            | self.registers.scale_base.val().any() | self.registers.scale_length.val().any() | self.registers.ifm_stride_c.val().any()
+            | self.registers.weight_basep.val().any() | self.registers.scale_basep.val().any() | self.registers.ifm2_broadcast.val().get_bits::<3>(3).any();
 
         // A pool's taps (`pool_taps.rs`).
         self.taps.clock.next = self.clock.val();
@@ -459,9 +386,7 @@ impl Logic for Elementwise {
                 self.state.d.next = self.s_done.val();
             } else {
                 self.error.d.next = self.e_none.val();
-                self.y.d.next = self.zero16.val();
-                self.x.d.next = self.zero16.val();
-                self.c.d.next = self.zero16.val();
+                self.walk.clear.next = true;
                 self.state.d.next = self.s_read_a.val();
                 if self.pool.q.val() {
                     self.state.d.next = self.s_pool_tap.val();
@@ -489,6 +414,11 @@ impl Logic for Elementwise {
                 if !self.memory.hold.val() {
                     self.ifm_byte.d.next = self.memory.operand_byte.val();
                     self.state.d.next = self.after_a.val();
+                    // The IFM2 word cached too: its byte in this cycle, the element done.
+                    if self.memory.both.val() {
+                        self.ifm2_byte.d.next = self.memory.operand2_byte.val();
+                        self.state.d.next = self.s_calc.val();
+                    }
                 }
             } else if self.mem_ar_ready.val() & !self.memory.conflict.val() {
                 self.state.d.next = self.s_wait_a.val();
@@ -500,12 +430,6 @@ impl Logic for Elementwise {
             } else if self.memory.hit.val() {
                 self.ifm2_byte.d.next = self.memory.operand_byte.val();
                 self.state.d.next = self.s_calc.val();
-                if !self.last.val() {
-                    self.state.d.next = self.s_read_a.val();
-                    self.y.d.next = self.next_y.val();
-                    self.x.d.next = self.next_x.val();
-                    self.c.d.next = self.next_c.val();
-                }
             } else if self.mem_ar_ready.val() & !self.memory.conflict.val() {
                 self.state.d.next = self.s_wait_b.val();
             }
@@ -527,12 +451,6 @@ impl Logic for Elementwise {
                 } else {
                     self.ifm2_byte.d.next = self.memory.operand_byte.val();
                     self.state.d.next = self.s_calc.val();
-                    if !self.last.val() {
-                        self.state.d.next = self.s_read_a.val();
-                        self.y.d.next = self.next_y.val();
-                        self.x.d.next = self.next_x.val();
-                        self.c.d.next = self.next_c.val();
-                    }
                 }
             }
         } else if self.state.q.val() == self.s_calc.val() {
@@ -547,12 +465,10 @@ impl Logic for Elementwise {
                 if self.pool.q.val() {
                     self.state.d.next = self.s_pool_tap.val();
                 }
-                if self.last.val() {
+                if self.walk.last.val() {
                     self.state.d.next = self.s_flush.val();
                 }
-                self.y.d.next = self.next_y.val();
-                self.x.d.next = self.next_x.val();
-                self.c.d.next = self.next_c.val();
+                self.walk.step.next = true;
             }
         } else if self.state.q.val() == self.s_flush.val() {
             // The last gathered word written (dropped after an error), then DONE; a write
@@ -566,6 +482,11 @@ impl Logic for Elementwise {
         } else {
             // DONE (its one cycle) and the unused codes.
             self.state.d.next = self.s_idle.val();
+        }
+        // An element that takes its IFM2 byte (but the last) goes on to the next element's
+        // READ_A, the walk stepping, rather than to CALC.
+        if self.defer.val() {
+            self.state.d.next = self.s_read_a.val();
         }
     }
 }

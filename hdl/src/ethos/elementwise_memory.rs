@@ -15,9 +15,14 @@
 //! reported as without the cache (a failed read fills nothing).
 //!
 //! The OFM byte is taken in CALC, or for an element with an IFM2 byte in the next element's
-//! READ_A (`deferred`, the address kept in READ_B/WAIT_B): that READ_A waits (`hold`,
+//! READ_A (`deferred`, the address kept when the element leaves): that READ_A waits (`hold`,
 //! `conflict`) while the byte cannot be taken, when it reads that byte, and on a miss of its
 //! word.
+//!
+//! The two caches are separate registers with a read port each (issue 19): READ_A of an
+//! element with an IFM2 map (`pair`) whose IFM and IFM2 words are both cached takes both bytes
+//! in its one cycle (`both`, `operand2_byte`), unless the deferred OFM byte taken in that cycle
+//! is the IFM2 byte (the cache has it from the next cycle: READ_B then takes it).
 //!
 //! Ports: the unit's `state` (its codes, `super::elementwise::state`), the LATCH loads of the
 //! three maps, the element (`y`, `x`, `c`), the pool's tap (`iy`, `ix`), `pool`, `upscale`
@@ -45,6 +50,8 @@ pub struct ElementwiseMemory {
     pub load_slot: Signal<In, Bits<4>>,
     pub load_value: Signal<In, Bits<40>>,
     pub pool: Signal<In, Bit>,
+    /// The element reads an IFM2 map (an ELEMENTWISE without the scalar).
+    pub pair: Signal<In, Bit>,
     pub y: Signal<In, Bits<16>>,
     pub x: Signal<In, Bits<16>>,
     pub c: Signal<In, Bits<16>>,
@@ -85,6 +92,10 @@ pub struct ElementwiseMemory {
     /// READ_A may not use its cached byte: the deferred byte cannot be taken this cycle, or
     /// it is the byte READ_A reads (the cache has it from the next cycle).
     pub hold: Signal<Out, Bit>,
+    /// READ_A takes its IFM byte (a hit, not held) and the IFM2 byte from the IFM2 cache,
+    /// `operand2_byte`, in the same cycle.
+    pub both: Signal<Out, Bit>,
+    pub operand2_byte: Signal<Out, Bits<8>>,
     ifm: FeatureMap,
     ifm2: FeatureMap,
     ofm: FeatureMap,
@@ -171,6 +182,9 @@ impl Default for ElementwiseMemory {
             discard: Default::default(),
             deferred: Default::default(),
             hold: Default::default(),
+            pair: Default::default(),
+            both: Default::default(),
+            operand2_byte: Default::default(),
             p_addr: Default::default(),
             o_addr: Default::default(),
             mem_ar_valid: Default::default(),
@@ -352,14 +366,15 @@ impl Logic for ElementwiseMemory {
                 self.operand_byte.next = self.t_data.q.val().get_bits::<8>(0);
             }
         }
+        self.operand2_byte.next = self.cache_b.read_byte.val();
+        if self.t_valid.q.val()
+            & (self.t_addr.q.val() == (self.ifm2.address.val() & self.align_mask.val()))
+            & (self.t_strb.q.val() == (self.one8.val() << self.ifm2.address.val().get_bits::<3>(0)))
+        {
+            self.operand2_byte.next = self.t_data.q.val().get_bits::<8>(0);
+        }
         if self.read_b.val() {
-            self.operand_byte.next = self.cache_b.read_byte.val();
-            if self.t_valid.q.val()
-                & (self.t_addr.q.val() == (self.ifm2.address.val() & self.align_mask.val()))
-                & (self.t_strb.q.val() == (self.one8.val() << self.ifm2.address.val().get_bits::<3>(0)))
-            {
-                self.operand_byte.next = self.t_data.q.val().get_bits::<8>(0);
-            }
+            self.operand_byte.next = self.operand2_byte.val();
         }
         self.unused_bits.next = self.r_shifted.val().get_bits::<56>(8).any();
 
@@ -383,6 +398,12 @@ impl Logic for ElementwiseMemory {
                 | (!self.idle.val() & (self.w_addr.q.val() == self.mem_ar_addr.val()))
                 | (self.deferred.val() & (!self.take.val() | ((self.p_addr.q.val() & self.align_mask.val()) == self.mem_ar_addr.val()))));
         self.hold.next = self.deferred.val() & (!self.take.val() | (self.p_addr.q.val() == self.ifm.address.val()));
+        self.both.next = self.read_a.val()
+            & self.pair.val()
+            & self.cache_a.hit.val()
+            & self.cache_b.hit.val()
+            & !self.hold.val()
+            & !(self.deferred.val() & (self.p_addr.q.val() == self.ifm2.address.val()));
         // After a failed write the unit stops before reading: no read is offered.
         self.mem_ar_valid.next = self.miss.val() & !self.conflict.val() & !self.w_error.q.val();
         self.handoff.next = self.idle.val()
@@ -393,8 +414,8 @@ impl Logic for ElementwiseMemory {
                 | (self.state.val() == self.s_flush.val())
                 | (self.miss.val() & !self.deferred.val() & (self.g_addr.q.val() == self.mem_ar_addr.val())));
         // The element's OFM byte address, kept while its IFM2 byte is read (the unit's
-        // coordinates move on as that byte comes).
-        if self.read_b.val() | (self.state.val() == self.s_wait_b.val()) {
+        // coordinates move on as that byte comes), or as READ_A takes both bytes.
+        if self.read_b.val() | (self.state.val() == self.s_wait_b.val()) | self.both.val() {
             self.p_addr.d.next = self.ofm.address.val();
         }
         self.drained.next = self.idle.val() & (!self.g_valid.q.val() | self.w_error.q.val() | self.discard.val());

@@ -11,6 +11,8 @@ pub mod elementwise_alu;
 mod elementwise_check;
 mod elementwise_datapath;
 mod elementwise_memory;
+mod elementwise_states;
+mod elementwise_walk;
 pub mod feature_map;
 pub mod kernel_registers;
 mod latch_sequencer;

@@ -1,14 +1,14 @@
 //! The kernel unit (`hdl/src/ethos/elementwise.rs`, whose comment has the ports, states,
 //! timing and decisions: ELEMENTWISE and POOL). As in the RTL, the CHECK verdict is
-//! [`super::elementwise_check`], the addresses and word caches [`super::elementwise_memory`]
-//! and the arithmetic of an element [`super::elementwise_datapath`], whose operand arithmetic
+//! [`super::elementwise_check`], the addresses, word caches and the OFM write buffer
+//! [`super::elementwise_memory`] and the arithmetic of an element [`super::elementwise_datapath`], whose operand arithmetic
 //! [`combine`] and pooling arithmetic [`average_over_padding`], which the reference executor
 //! calls as well, are re-exported here; the pool's tap walk (the RTL's `pool_taps.rs`) is
 //! POOL_NEXT here.
 use super::kernel_registers::KernelRegisters;
 use super::elementwise_check as check;
 use super::elementwise_datapath as datapath;
-use super::elementwise_memory::{self as memory, Cache};
+use super::elementwise_memory::{self as memory, Cache, WriteBuffer};
 pub use super::elementwise_datapath::{average_over_padding, combine};
 use npu_hdl::ethos::elementwise::{scalar, state, ERROR_IFM, ERROR_OFM, ERROR_UNSUPPORTED, LATCH_STEPS};
 
@@ -58,17 +58,8 @@ pub struct Elementwise {
     c: u16,
     ifm_byte: u8,
     ifm2_byte: u8,
-    /// The OFM word being gathered (`hdl/src/ethos/elementwise_memory.rs`): valid, aligned
-    /// address, bytes, strobes.
-    g: Option<(u64, u64, u8)>,
-    /// The write port: the word handed over, its address not yet taken (`w_pending`), its
-    /// response awaited (`w_wait`), a failed response this kernel (`w_error`).
-    w_pending: bool,
-    w_wait: bool,
-    w_error: bool,
-    w_addr: u64,
-    w_data: u64,
-    w_strb: u8,
+    /// The OFM write buffer: the word being gathered, the write port.
+    out: WriteBuffer,
     /// The OFM byte address of the element that left READ_B/WAIT_B for the next element's
     /// READ_A, whose first free cycle takes its byte (`hdl/src/ethos/elementwise_memory.rs`).
     pending: Option<u64>,
@@ -97,13 +88,7 @@ impl Default for Elementwise {
             c: 0,
             ifm_byte: 0,
             ifm2_byte: 0,
-            g: None,
-            w_pending: false,
-            w_wait: false,
-            w_error: false,
-            w_addr: 0,
-            w_data: 0,
-            w_strb: 0,
+            out: WriteBuffer::default(),
             pending: None,
             ky: 0,
             kx: 0,
@@ -162,50 +147,22 @@ impl Elementwise {
         memory::ofm_address(&self.regs, (self.y, self.x, self.c))
     }
 
-    /// No write in flight.
-    fn idle(&self) -> bool {
-        !self.w_pending && !self.w_wait
-    }
-
-    /// A read of the word at `addr` (a miss) must wait: its OFM bytes are gathered or being
-    /// written, and memory holds the old bytes until the write's response.
-    fn conflict(&self, addr: u64) -> bool {
-        let word = addr & !7;
-        self.g.is_some_and(|(a, _, _)| a == word) || (!self.idle() && self.w_addr == word)
-    }
-
-    /// A read of `addr` (a miss) must wait: [`Self::conflict`], or READ_A's deferred OFM byte
+    /// A read of `addr` (a miss) must wait: [`WriteBuffer::conflict`], or READ_A's deferred OFM byte
     /// cannot be taken this cycle or is taken into the word read.
     fn blocked(&self, addr: u64) -> bool {
-        self.conflict(addr)
-            || (self.state == state::READ_A && self.pending.is_some_and(|p| !self.can_take(p) || p & !7 == addr & !7))
+        self.out.conflict(addr)
+            || (self.state == state::READ_A && self.pending.is_some_and(|p| !self.out.can_take(p) || p & !7 == addr & !7))
     }
 
-    /// The OFM byte at `addr` can be gathered: into the gathered word, or a new one when the
-    /// write port is idle to take the gathered word.
-    fn can_take(&self, addr: u64) -> bool {
-        !self.g.is_some_and(|(a, _, _)| a != addr & !7) || self.idle()
-    }
-
-    /// Gathers the element's OFM byte at `addr` (the operands held now) into its word, the
-    /// gathered word of another word handed to the write port first ([`Self::can_take`]).
+    /// Gathers the element's OFM byte at `addr` (the operands held now) into its word
+    /// ([`WriteBuffer::gather`]).
     fn take(&mut self, addr: u64) -> &'static str {
         let word = addr & !7;
-        if self.g.is_some_and(|(a, _, _)| a != word) {
-            self.handoff();
-        }
         let v = u64::from_le_bytes([self.result(); 8]);
-        let (strb, mask) = (1u8 << (addr & 7), 0xffu64 << (8 * (addr & 7)));
-        let event = if let Some((_, d, m)) = &mut self.g {
-            (*d, *m) = (*d & !mask | v & mask, *m | strb);
-            "OFM byte gathered"
-        } else {
-            self.g = Some((word, v & mask, strb));
-            "calc"
-        };
+        let event = self.out.gather(addr, v, &mut self.events);
         // The byte updates a cached word it hits (an in-place operation).
         for cache in &mut self.cache {
-            cache.write(word, v, strb);
+            cache.write(word, v, 1 << (addr & 7));
         }
         event
     }
@@ -246,11 +203,31 @@ impl Elementwise {
         }
     }
 
-    /// Hands the gathered word to the idle write port (none after a failed write or an error).
-    fn handoff(&mut self) {
-        if let Some((a, d, m)) = self.g.take() {
-            (self.w_pending, self.w_addr, self.w_data, self.w_strb) = (true, a, d, m);
-            self.events.push("OFM word handed to the write port");
+    /// READ_A took its IFM byte from the cache (`ifm_event`): the IFM2 byte too when its word
+    /// is cached (the two caches are read in the same cycle, issue 19), unless it is the
+    /// deferred OFM byte `taken` in this cycle (the RTL's cache has it from the next: READ_B).
+    fn ifm2_beside(&mut self, taken: Option<u64>, ifm_event: &'static str) -> &'static str {
+        let a2 = self.ifm2_address();
+        match self.cache[1].byte(a2) {
+            Some(_) if taken == Some(a2) => {
+                self.events.push("IFM2 byte is the OFM byte taken beside: read next cycle");
+                ifm_event
+            }
+            Some(byte) => {
+                if ifm_event != "IFM word from the cache" {
+                    self.events.push(ifm_event);
+                }
+                if self.cache[1].written {
+                    self.events.push("IFM2 word from the cache after an OFM write into it");
+                }
+                self.ifm2_byte = byte;
+                self.after_b();
+                "IFM and IFM2 words from the caches in one cycle"
+            }
+            None => {
+                self.events.push("IFM word from the cache, IFM2 word missed");
+                ifm_event
+            }
         }
     }
 
@@ -273,12 +250,12 @@ impl Elementwise {
             debug_index,
             debug_hold: s == state::LATCH,
             // No read when the operand's cache holds the word (the address shows all the same).
-            mem_ar_valid: read.is_some_and(|(a, b)| self.cache[b].byte(a).is_none() && !self.blocked(a) && !self.w_error),
+            mem_ar_valid: read.is_some_and(|(a, b)| self.cache[b].byte(a).is_none() && !self.blocked(a) && !self.out.error),
             mem_ar_addr: read.map_or(0, |(a, _)| a & !7),
-            mem_aw_valid: self.w_pending,
-            mem_aw_addr: self.w_addr,
-            mem_w_data: self.w_data,
-            mem_w_strb: self.w_strb,
+            mem_aw_valid: self.out.pending,
+            mem_aw_addr: self.out.addr,
+            mem_w_data: self.out.data,
+            mem_w_strb: self.out.strb,
         }
     }
 
@@ -291,26 +268,10 @@ impl Elementwise {
         }
         // The write port moves on what it held before this edge (a word handed over now is
         // offered from the next cycle).
-        let (pending, wait) = (self.w_pending, self.w_wait);
+        let held = (self.out.pending, self.out.wait);
         let event = self.fsm(i);
         self.events.push(event);
-        if pending {
-            if i.mem_aw_ready {
-                (self.w_pending, self.w_wait) = (false, true);
-                self.events.push("OFM word write");
-            } else {
-                self.events.push("OFM word write stalled");
-            }
-        }
-        if wait && i.mem_b_valid {
-            self.w_wait = false;
-            if i.mem_b_error {
-                self.w_error = true;
-                self.events.push("OFM word write error");
-            } else {
-                self.events.push("OFM word written");
-            }
-        }
+        self.out.port(held, i.mem_aw_ready, i.mem_b_valid, i.mem_b_error, &mut self.events);
     }
 
     /// The state machine's edge; the write port's part of it is [`Self::clock`]'s.
@@ -351,7 +312,7 @@ impl Elementwise {
             }
             state::CHECK => {
                 self.cache = [Cache::default(); 2];
-                (self.g, self.w_error) = (None, false);
+                (self.out.g, self.out.error) = (None, false);
                 if check::unsupported(&self.regs, self.pool, self.mode, self.mode_bad) {
                     self.error = ERROR_UNSUPPORTED;
                     self.state = state::DONE;
@@ -395,7 +356,7 @@ impl Elementwise {
                 }
                 "pool: next tap"
             }
-            state::READ_A | state::READ_B if self.w_error => {
+            state::READ_A | state::READ_B if self.out.error => {
                 // A deferred OFM byte is dropped with the rest.
                 self.pending = None;
                 self.error = ERROR_OFM;
@@ -406,11 +367,12 @@ impl Elementwise {
                 let b = usize::from(self.state == state::READ_B);
                 let addr = if b == 0 { self.ifm_address() } else { self.ifm2_address() };
                 let hit = self.cache[b].byte(addr).is_some();
-                let conflict = self.conflict(addr);
-                if let Some(p) = self.pending.filter(|_| b == 0) {
+                let conflict = self.out.conflict(addr);
+                let taken = self.pending.filter(|_| b == 0);
+                if let Some(p) = taken {
                     // The previous element's OFM byte first (beside this read), when the write
                     // port lets it; a read of that byte, or a miss on its word, waits a cycle.
-                    if !self.can_take(p) {
+                    if !self.out.can_take(p) {
                         return "read waits: the previous OFM byte waits for the write port";
                     }
                     let event = self.take(p);
@@ -439,19 +401,21 @@ impl Elementwise {
                     } else {
                         self.ifm_byte = byte;
                         self.state = self.after_a();
+                        let event = if written { "IFM word from the cache after an OFM write into it" } else { "IFM word from the cache" };
                         if self.pool {
                             "pool: IFM word from the cache"
-                        } else if written {
-                            "IFM word from the cache after an OFM write into it"
+                        } else if self.state == state::READ_B {
+                            self.ifm2_beside(taken, event)
                         } else {
-                            "IFM word from the cache"
+                            self.events.push("IFM word from the cache, IFM2 scalar");
+                            event
                         }
                     };
                 }
                 if conflict {
                     // The word's OFM write first: the gathered word goes to an idle port.
-                    if self.idle() && self.g.is_some_and(|(a, _, _)| a == addr & !7) {
-                        self.handoff();
+                    if self.out.idle() && self.out.g.is_some_and(|(a, _, _)| a == addr & !7) {
+                        self.out.handoff(&mut self.events);
                     }
                     "read waits for the OFM write of its word"
                 } else if i.mem_ar_ready {
@@ -485,14 +449,14 @@ impl Elementwise {
                 }
             }
             state::WAIT_A | state::WAIT_B => "read wait",
-            state::CALC if self.w_error => {
+            state::CALC if self.out.error => {
                 self.error = ERROR_OFM;
                 self.state = state::FLUSH;
                 "write error"
             }
             state::CALC => {
                 let addr = self.ofm_address();
-                if !self.can_take(addr) {
+                if !self.out.can_take(addr) {
                     return "OFM byte waits for the write port";
                 }
                 let event = self.take(addr);
@@ -502,13 +466,13 @@ impl Elementwise {
             }
             state::FLUSH => {
                 // The last gathered word written (dropped after an error), then DONE.
-                if !self.idle() {
+                if !self.out.idle() {
                     "flush: write in flight"
-                } else if self.g.is_some() && !self.w_error && self.error == 0 {
-                    self.handoff();
+                } else if self.out.g.is_some() && !self.out.error && self.error == 0 {
+                    self.out.handoff(&mut self.events);
                     "flush"
                 } else {
-                    if self.w_error && self.error == 0 {
+                    if self.out.error && self.error == 0 {
                         self.error = ERROR_OFM;
                     }
                     self.state = state::DONE;

@@ -1,0 +1,47 @@
+//! The kernel unit's state codes and `kernel_error` codes ([`super::Elementwise`]; the model
+//! `model/src/ethos/elementwise.rs` names the states in its events), apart so that the state
+//! machine's file stays a readable size; re-exported by `elementwise.rs`.
+//!
+//! States: IDLE; LATCH, `LATCH_STEPS` cycles with the front end held
+//! (`kernel_registers.rs`: the registers of `latch_table`, then the BASEPs of the IFM, IFM2
+//! and OFM regions, into the three feature-map blocks and the scalar registers; the front end
+//! goes on with the next commands afterwards: the unit keeps its own copies); CHECK; then per
+//! OFM element, in NHWC order (c innermost). ELEMENTWISE: READ_A/WAIT_A (the IFM word),
+//! READ_B/WAIT_B (the IFM2 word, skipped for a scalar). POOL, per kernel tap row by row:
+//! POOL_TAP (inside the IFM? else skipped), READ_A/WAIT_A (the IFM word at the tap), POOL_NEXT
+//! (the byte into the max or sum, the next tap). Then CALC (result, output scale, clamp; the
+//! byte gathered into its OFM word), the next element; after the last, FLUSH (the last word
+//! written), DONE. An element with an IFM2 byte, but the last, skips CALC: READ_B (WAIT_B)
+//! goes on to the next element's READ_A, whose first cycle takes the byte beside its read
+//! (`deferred_byte`; READ_A waits while the byte cannot be taken, when it reads that byte,
+//! and on a miss of its word: issue 19, docs/ethos.md "Elementwise unit timing"). READ_A (READ_B) whose word is in the IFM (IFM2) word cache (`word_cache.rs`,
+//! in `elementwise_memory.rs`) reads nothing: the byte comes from the cache in that cycle and
+//! the state after WAIT_A (WAIT_B) follows. The OFM write runs beside the element loop
+//! (`elementwise_memory.rs`): CALC gathers bytes of one 64-bit word and hands the word, with
+//! its strobes, to the write port when a byte of another word comes (CALC waits only if the
+//! previous word's write is still in flight); a read that misses a word still being written
+//! waits for that write.
+//!
+
+/// `kernel_error` codes (the TRM's faulting_channel codes for the memory errors, digest §4).
+pub const ERROR_IFM: u8 = 1;
+pub const ERROR_OFM: u8 = 8;
+/// A field value or kernel the NPU does not implement (STATUS.cmd_parse_error).
+pub const ERROR_UNSUPPORTED: u8 = 15;
+
+/// States (the model names them in its events).
+pub mod state {
+    pub const IDLE: u8 = 0;
+    pub const LATCH: u8 = 1;
+    pub const CHECK: u8 = 2;
+    pub const READ_A: u8 = 3;
+    pub const WAIT_A: u8 = 4;
+    pub const READ_B: u8 = 5;
+    pub const WAIT_B: u8 = 6;
+    pub const CALC: u8 = 7;
+    /// The kernel's end: the gathered OFM word handed to the write port, its write done.
+    pub const FLUSH: u8 = 8;
+    pub const DONE: u8 = 10;
+    pub const POOL_TAP: u8 = 11;
+    pub const POOL_NEXT: u8 = 12;
+}
