@@ -6,11 +6,12 @@
 //! [`LANES`](super::output_lanes::LANES) (16) entries a cycle, one OFM row of the 2x2 block. Model:
 //! `model/src/ethos/conv_mac.rs`.
 use super::output_lanes::LANES;
-use super::DotProduct;
+use super::DotPair;
 use crate::primitives::{PackedOperands, RegEn};
 use rust_hdl::prelude::*;
 
-/// `dots[8p + o]` for OFM position `p` and channel `o`, fed as [`super::MacUnit`]'s. `load`
+/// Accumulator `8p + o` for OFM position `p` and channel `o`, fed as [`super::MacUnit`]'s and
+/// paired as its are: `pairs[8p + o]` (p 0, 1) holds `8p + o` and `8(p + 2) + o`. `load`
 /// (with `advance`) copies every accumulator into the bank at the clock edge, the same edge at
 /// which the units may clear for the next group (the bank takes the old values). `acc_out[i]`
 /// are registers: bank entries `16 * read_index + i` of the previous `advance` cycle (the 16
@@ -43,7 +44,7 @@ pub struct ConvMac {
     pub read_index: Signal<In, Bit>,
     pub acc_out: [Signal<Out, Bits<40>>; LANES],
     /// Stage 2 runs a packed depthwise cycle (docs/ethos.md, "Depthwise tap packing"): unit
-    /// (a, b, o), `dots[8 * (2a + b) + o]`, takes its operands from the second feed
+    /// (a, b, o), accumulator `8 * (2a + b) + o`, takes its operands from the second feed
     /// (`depthwise_feed.rs`) instead: act lane `3j + kx` is lane `o` of `win{j}{b + kx}`,
     /// weight lane `3j + kx` lane `o` of `k{a}{j}{kx}`, lanes 6 and 7 zero, no padding (the
     /// feed's words are 0 there); the caller sets the conv mode.
@@ -68,8 +69,12 @@ pub struct ConvMac {
     pub k110: Signal<In, Bits<72>>,
     pub k111: Signal<In, Bits<72>>,
     pub k112: Signal<In, Bits<72>>,
-    operands: [PackedOperands; 32],
-    dots: [DotProduct; 32],
+    /// Packed words: `operands[8b + o]` gives the window of column b (`act`, shared by both
+    /// units of pair `8b + o`) and kernel row b's weights of channel o (`w`; row a's words are
+    /// the same for both columns, so each pair takes row 0 from `operands[o]` and row 1 from
+    /// `operands[8 + o]`).
+    operands: [PackedOperands; 16],
+    pairs: [DotPair; 16],
     bank: [RegEn<Bits<40>>; 32],
     acc_q: [RegEn<Bits<40>>; LANES],
     weights: [Signal<Local, Bits<72>>; 8],
@@ -122,7 +127,7 @@ impl Default for ConvMac {
             k111: Default::default(),
             k112: Default::default(),
             operands: Default::default(),
-            dots: std::array::from_fn(|k| DotProduct::new(k % 8)),
+            pairs: std::array::from_fn(|k| DotPair::new(k % 8)),
             bank: Default::default(),
             acc_q: Default::default(),
             weights: Default::default(),
@@ -151,89 +156,74 @@ impl Logic for ConvMac {
             }
             self.acc_out[i].next = self.acc_q[i].q.val();
         }
+        for k in 0..16 {
+            self.pairs[k].clock.next = self.clock.val();
+            self.pairs[k].reset.next = self.reset.val();
+            self.pairs[k].enable.next = self.enable.val();
+            self.pairs[k].clear.next = self.clear.val();
+            self.pairs[k].mode.next = self.mode.val();
+            self.pairs[k].act16_high.next = false;
+        }
         for k in 0..32 {
-            self.dots[k].clock.next = self.clock.val();
-            self.dots[k].reset.next = self.reset.val();
-            self.dots[k].enable.next = self.enable.val();
-            self.dots[k].clear.next = self.clear.val();
-            self.dots[k].mode.next = self.mode.val();
-            self.dots[k].act16_high.next = false;
             self.bank[k].clock.next = self.clock.val();
             self.bank[k].reset.next = self.reset.val();
             self.bank[k].enable.next = self.load.val() & self.advance.val();
-            self.bank[k].d.next = self.dots[k].acc.val();
+        }
+        for k in 0..16 {
+            self.bank[k].d.next = self.pairs[k].acc_lo.val();
+            self.bank[16 + k].d.next = self.pairs[k].acc_hi.val();
         }
         for o in 0..8 {
-            self.dots[o].act.next = self.act0.val();
-            self.dots[o].pad.next = self.pad.val().get_bit(0);
-            self.dots[o].w.next = self.weights[o].val();
-            self.dots[8 + o].act.next = self.act1.val();
-            self.dots[8 + o].pad.next = self.pad.val().get_bit(1);
-            self.dots[8 + o].w.next = self.weights[o].val();
-            self.dots[16 + o].act.next = self.act2.val();
-            self.dots[16 + o].pad.next = self.pad.val().get_bit(2);
-            self.dots[16 + o].w.next = self.weights[o].val();
-            self.dots[24 + o].act.next = self.act3.val();
-            self.dots[24 + o].pad.next = self.pad.val().get_bit(3);
-            self.dots[24 + o].w.next = self.weights[o].val();
+            self.pairs[o].act_lo.next = self.act0.val();
+            self.pairs[o].act_hi.next = self.act2.val();
+            self.pairs[o].pad_lo.next = self.pad.val().get_bit(0);
+            self.pairs[o].pad_hi.next = self.pad.val().get_bit(2);
+            self.pairs[o].w.next = self.weights[o].val();
+            self.pairs[8 + o].act_lo.next = self.act1.val();
+            self.pairs[8 + o].act_hi.next = self.act3.val();
+            self.pairs[8 + o].pad_lo.next = self.pad.val().get_bit(1);
+            self.pairs[8 + o].pad_hi.next = self.pad.val().get_bit(3);
+            self.pairs[8 + o].w.next = self.weights[o].val();
         }
-        // The second feed: unit (a, b, o) in a packed cycle (the `packed_cycle` doc above).
+        // The second feed (the `packed_cycle` doc above): column b's window and kernel row b's
+        // weights of channel o in `operands[8b + o]`.
         for o in 0..8 {
-            self.operands[0 + o].a0.next = self.win00.val().get_bits::<9>(9 * o);
-            self.operands[0 + o].k0.next = self.k000.val().get_bits::<9>(9 * o);
-            self.operands[0 + o].a1.next = self.win01.val().get_bits::<9>(9 * o);
-            self.operands[0 + o].k1.next = self.k001.val().get_bits::<9>(9 * o);
-            self.operands[0 + o].a2.next = self.win02.val().get_bits::<9>(9 * o);
-            self.operands[0 + o].k2.next = self.k002.val().get_bits::<9>(9 * o);
-            self.operands[0 + o].a3.next = self.win10.val().get_bits::<9>(9 * o);
-            self.operands[0 + o].k3.next = self.k010.val().get_bits::<9>(9 * o);
-            self.operands[0 + o].a4.next = self.win11.val().get_bits::<9>(9 * o);
-            self.operands[0 + o].k4.next = self.k011.val().get_bits::<9>(9 * o);
-            self.operands[0 + o].a5.next = self.win12.val().get_bits::<9>(9 * o);
-            self.operands[0 + o].k5.next = self.k012.val().get_bits::<9>(9 * o);
+            self.operands[o].a0.next = self.win00.val().get_bits::<9>(9 * o);
+            self.operands[o].a1.next = self.win01.val().get_bits::<9>(9 * o);
+            self.operands[o].a2.next = self.win02.val().get_bits::<9>(9 * o);
+            self.operands[o].a3.next = self.win10.val().get_bits::<9>(9 * o);
+            self.operands[o].a4.next = self.win11.val().get_bits::<9>(9 * o);
+            self.operands[o].a5.next = self.win12.val().get_bits::<9>(9 * o);
+            self.operands[o].k0.next = self.k000.val().get_bits::<9>(9 * o);
+            self.operands[o].k1.next = self.k001.val().get_bits::<9>(9 * o);
+            self.operands[o].k2.next = self.k002.val().get_bits::<9>(9 * o);
+            self.operands[o].k3.next = self.k010.val().get_bits::<9>(9 * o);
+            self.operands[o].k4.next = self.k011.val().get_bits::<9>(9 * o);
+            self.operands[o].k5.next = self.k012.val().get_bits::<9>(9 * o);
             self.operands[8 + o].a0.next = self.win01.val().get_bits::<9>(9 * o);
-            self.operands[8 + o].k0.next = self.k000.val().get_bits::<9>(9 * o);
             self.operands[8 + o].a1.next = self.win02.val().get_bits::<9>(9 * o);
-            self.operands[8 + o].k1.next = self.k001.val().get_bits::<9>(9 * o);
             self.operands[8 + o].a2.next = self.win03.val().get_bits::<9>(9 * o);
-            self.operands[8 + o].k2.next = self.k002.val().get_bits::<9>(9 * o);
             self.operands[8 + o].a3.next = self.win11.val().get_bits::<9>(9 * o);
-            self.operands[8 + o].k3.next = self.k010.val().get_bits::<9>(9 * o);
             self.operands[8 + o].a4.next = self.win12.val().get_bits::<9>(9 * o);
-            self.operands[8 + o].k4.next = self.k011.val().get_bits::<9>(9 * o);
             self.operands[8 + o].a5.next = self.win13.val().get_bits::<9>(9 * o);
-            self.operands[8 + o].k5.next = self.k012.val().get_bits::<9>(9 * o);
-            self.operands[16 + o].a0.next = self.win00.val().get_bits::<9>(9 * o);
-            self.operands[16 + o].k0.next = self.k100.val().get_bits::<9>(9 * o);
-            self.operands[16 + o].a1.next = self.win01.val().get_bits::<9>(9 * o);
-            self.operands[16 + o].k1.next = self.k101.val().get_bits::<9>(9 * o);
-            self.operands[16 + o].a2.next = self.win02.val().get_bits::<9>(9 * o);
-            self.operands[16 + o].k2.next = self.k102.val().get_bits::<9>(9 * o);
-            self.operands[16 + o].a3.next = self.win10.val().get_bits::<9>(9 * o);
-            self.operands[16 + o].k3.next = self.k110.val().get_bits::<9>(9 * o);
-            self.operands[16 + o].a4.next = self.win11.val().get_bits::<9>(9 * o);
-            self.operands[16 + o].k4.next = self.k111.val().get_bits::<9>(9 * o);
-            self.operands[16 + o].a5.next = self.win12.val().get_bits::<9>(9 * o);
-            self.operands[16 + o].k5.next = self.k112.val().get_bits::<9>(9 * o);
-            self.operands[24 + o].a0.next = self.win01.val().get_bits::<9>(9 * o);
-            self.operands[24 + o].k0.next = self.k100.val().get_bits::<9>(9 * o);
-            self.operands[24 + o].a1.next = self.win02.val().get_bits::<9>(9 * o);
-            self.operands[24 + o].k1.next = self.k101.val().get_bits::<9>(9 * o);
-            self.operands[24 + o].a2.next = self.win03.val().get_bits::<9>(9 * o);
-            self.operands[24 + o].k2.next = self.k102.val().get_bits::<9>(9 * o);
-            self.operands[24 + o].a3.next = self.win11.val().get_bits::<9>(9 * o);
-            self.operands[24 + o].k3.next = self.k110.val().get_bits::<9>(9 * o);
-            self.operands[24 + o].a4.next = self.win12.val().get_bits::<9>(9 * o);
-            self.operands[24 + o].k4.next = self.k111.val().get_bits::<9>(9 * o);
-            self.operands[24 + o].a5.next = self.win13.val().get_bits::<9>(9 * o);
-            self.operands[24 + o].k5.next = self.k112.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].k0.next = self.k100.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].k1.next = self.k101.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].k2.next = self.k102.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].k3.next = self.k110.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].k4.next = self.k111.val().get_bits::<9>(9 * o);
+            self.operands[8 + o].k5.next = self.k112.val().get_bits::<9>(9 * o);
         }
-        // The unit chooses between its two feeds in its clocked process (`DotProduct`).
-        for k in 0..32 {
+        // The pair chooses between its two feeds in its clocked process (`DotPair`).
+        for k in 0..16 {
             self.operands[k].enable.next = self.packed_cycle.val();
-            self.dots[k].packed_cycle.next = self.packed_cycle.val();
-            self.dots[k].pact.next = self.operands[k].act.val();
-            self.dots[k].pw.next = self.operands[k].w.val();
+            self.pairs[k].packed_cycle.next = self.packed_cycle.val();
+            self.pairs[k].pact.next = self.operands[k].act.val();
+        }
+        for o in 0..8 {
+            self.pairs[o].pw_lo.next = self.operands[o].w.val();
+            self.pairs[o].pw_hi.next = self.operands[8 + o].w.val();
+            self.pairs[8 + o].pw_lo.next = self.operands[o].w.val();
+            self.pairs[8 + o].pw_hi.next = self.operands[8 + o].w.val();
         }
     }
 }

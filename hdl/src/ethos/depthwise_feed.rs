@@ -59,26 +59,10 @@ pub struct DepthwiseFeed {
     pub dilation_y: Signal<In, Bit>,
     pub kernel_height: Signal<In, Bits<4>>,
     pub kernel_width: Signal<In, Bits<4>>,
-    pub win00: Signal<Out, Bits<72>>,
-    pub win01: Signal<Out, Bits<72>>,
-    pub win02: Signal<Out, Bits<72>>,
-    pub win03: Signal<Out, Bits<72>>,
-    pub win10: Signal<Out, Bits<72>>,
-    pub win11: Signal<Out, Bits<72>>,
-    pub win12: Signal<Out, Bits<72>>,
-    pub win13: Signal<Out, Bits<72>>,
-    pub k000: Signal<Out, Bits<72>>,
-    pub k001: Signal<Out, Bits<72>>,
-    pub k002: Signal<Out, Bits<72>>,
-    pub k010: Signal<Out, Bits<72>>,
-    pub k011: Signal<Out, Bits<72>>,
-    pub k012: Signal<Out, Bits<72>>,
-    pub k100: Signal<Out, Bits<72>>,
-    pub k101: Signal<Out, Bits<72>>,
-    pub k102: Signal<Out, Bits<72>>,
-    pub k110: Signal<Out, Bits<72>>,
-    pub k111: Signal<Out, Bits<72>>,
-    pub k112: Signal<Out, Bits<72>>,
+    /// `win{j}{c}` (module docs) is `win[4j + c]`.
+    pub win: [Signal<Out, Bits<72>>; 8],
+    /// `k{a}{j}{kx}` (module docs) is `k[6a + 3j + kx]`.
+    pub k: [Signal<Out, Bits<72>>; 12],
 
     kernel: [RegEn<Bits<72>>; 9],
     store: [RegEn<Bits<72>>; 8],
@@ -89,14 +73,12 @@ pub struct DepthwiseFeed {
     element: Signal<Local, Bits<4>>,
     diagonal: Signal<Local, Bits<72>>,
     port: [Signal<Local, Bits<72>>; 4],
-    window: [Signal<Local, Bits<72>>; 8],
     window_row: [Signal<Local, Bits<4>>; 2],
     taken: [Signal<Local, Bit>; 2],
     distance: [Signal<Local, Bits<4>>; 4],
     reached: [Signal<Local, Bit>; 4],
     kernel_row: [Signal<Local, Bits<4>>; 4],
     tap_row: [Signal<Local, Bit>; 4],
-    selected: [Signal<Local, Bits<72>>; 12],
     elements: [Constant<Bits<4>>; 9],
     rows4: [Constant<Bits<4>>; 4],
     zero72: Constant<Bits<72>>,
@@ -135,26 +117,8 @@ impl Default for DepthwiseFeed {
             dilation_y: Default::default(),
             kernel_height: Default::default(),
             kernel_width: Default::default(),
-            win00: Default::default(),
-            win01: Default::default(),
-            win02: Default::default(),
-            win03: Default::default(),
-            win10: Default::default(),
-            win11: Default::default(),
-            win12: Default::default(),
-            win13: Default::default(),
-            k000: Default::default(),
-            k001: Default::default(),
-            k002: Default::default(),
-            k010: Default::default(),
-            k011: Default::default(),
-            k012: Default::default(),
-            k100: Default::default(),
-            k101: Default::default(),
-            k102: Default::default(),
-            k110: Default::default(),
-            k111: Default::default(),
-            k112: Default::default(),
+            win: Default::default(),
+            k: Default::default(),
             kernel: Default::default(),
             store: Default::default(),
             row4: Default::default(),
@@ -164,14 +128,12 @@ impl Default for DepthwiseFeed {
             element: Default::default(),
             diagonal: Default::default(),
             port: Default::default(),
-            window: Default::default(),
             window_row: Default::default(),
             taken: Default::default(),
             distance: Default::default(),
             reached: Default::default(),
             kernel_row: Default::default(),
             tap_row: Default::default(),
-            selected: Default::default(),
             elements: std::array::from_fn(|e| k(e as u64)),
             rows4: std::array::from_fn(|r| k(r as u64)),
             zero72: Constant::new(0u64.into()),
@@ -214,8 +176,8 @@ impl Logic for DepthwiseFeed {
         self.taken[1].next = self.rows.val() == self.two2.val();
         for c in 0..4 {
             self.port[c].next = self.zero72.val();
-            self.window[c].next = self.zero72.val();
-            self.window[4 + c].next = self.zero72.val();
+            self.win[c].next = self.zero72.val();
+            self.win[4 + c].next = self.zero72.val();
         }
         if self.take.val() {
             self.port[0].next = self.act0.val();
@@ -227,36 +189,27 @@ impl Logic for DepthwiseFeed {
                     self.port[p].next = self.zero72.val();
                 }
             }
-            for c in 0..4 {
-                self.window[c].next = self.port[c].val();
-            }
-        }
-        if self.take.val() & self.reuse.val() {
-            for j in 0..2 {
-                self.window[4 * j].next = self.zero72.val();
-                self.window[4 * j + 1].next = self.zero72.val();
-                self.window[4 * j + 2].next = self.zero72.val();
-                self.window[4 * j + 3].next = self.zero72.val();
-                if self.taken[j].val() {
-                    for r in 0..4 {
-                        if self.window_row[j].val() == self.rows4[r].val() {
-                            self.window[4 * j].next = self.store[2 * r].q.val();
-                            self.window[4 * j + 1].next = self.store[2 * r + 1].q.val();
+            // Written straight into the outputs (sixteenth step): fresh, the four ports of
+            // row `row`; reuse, columns 0-1 from the store and 2-3 from the ports.
+            if self.reuse.val() {
+                for j in 0..2 {
+                    if self.taken[j].val() {
+                        for r in 0..4 {
+                            if self.window_row[j].val() == self.rows4[r].val() {
+                                self.win[4 * j].next = self.store[2 * r].q.val();
+                                self.win[4 * j + 1].next = self.store[2 * r + 1].q.val();
+                            }
                         }
+                        self.win[4 * j + 2].next = self.port[2 * j].val();
+                        self.win[4 * j + 3].next = self.port[2 * j + 1].val();
                     }
-                    self.window[4 * j + 2].next = self.port[2 * j].val();
-                    self.window[4 * j + 3].next = self.port[2 * j + 1].val();
+                }
+            } else {
+                for c in 0..4 {
+                    self.win[c].next = self.port[c].val();
                 }
             }
         }
-        self.win00.next = self.window[0].val();
-        self.win01.next = self.window[1].val();
-        self.win02.next = self.window[2].val();
-        self.win03.next = self.window[3].val();
-        self.win10.next = self.window[4].val();
-        self.win11.next = self.window[5].val();
-        self.win12.next = self.window[6].val();
-        self.win13.next = self.window[7].val();
 
         // The column store: columns 2 and 3 of the rows taken.
         for r in 0..4 {
@@ -266,8 +219,8 @@ impl Logic for DepthwiseFeed {
             self.store[2 * r + 1].reset.next = self.reset.val();
             self.store[2 * r].enable.next = false;
             self.store[2 * r + 1].enable.next = false;
-            self.store[2 * r].d.next = self.window[2].val();
-            self.store[2 * r + 1].d.next = self.window[3].val();
+            self.store[2 * r].d.next = self.win[2].val();
+            self.store[2 * r + 1].d.next = self.win[3].val();
             if self.advance.val() & self.take.val() {
                 if self.window_row[0].val() == self.rows4[r].val() {
                     self.store[2 * r].enable.next = true;
@@ -276,56 +229,56 @@ impl Logic for DepthwiseFeed {
                 if self.taken[1].val() & (self.window_row[1].val() == self.rows4[r].val()) {
                     self.store[2 * r].enable.next = true;
                     self.store[2 * r + 1].enable.next = true;
-                    self.store[2 * r].d.next = self.window[6].val();
-                    self.store[2 * r + 1].d.next = self.window[7].val();
+                    self.store[2 * r].d.next = self.win[6].val();
+                    self.store[2 * r + 1].d.next = self.win[7].val();
                 }
             }
         }
 
         // The kernel rows: OFM row a of the block reads window row r as kernel row
-        // (r - a·sy) / dy, when whole, below the kernel's height, and the row is taken.
+        // (r - a·sy) / dy, when whole, below the kernel's height, and the row is taken;
+        // computed in a packed cycle alone, the only one that reads them (sixteenth step of
+        // "Verilated speed").
         self.stride4.narrow.next = self.stride_y.val();
-        for a in 0..2 {
-            for j in 0..2 {
-                self.distance[2 * a + j].next = self.window_row[j].val();
-                self.reached[2 * a + j].next = true;
-                if a == 1 {
-                    self.distance[2 * a + j].next = self.window_row[j].val() - self.stride4.wide.val();
-                    self.reached[2 * a + j].next = self.window_row[j].val() >= self.stride4.wide.val();
-                }
-                self.kernel_row[2 * a + j].next = self.distance[2 * a + j].val();
-                if self.dilation_y.val() {
-                    self.kernel_row[2 * a + j].next = self.distance[2 * a + j].val() >> self.shift1.val();
-                    if self.distance[2 * a + j].val().get_bit(0) {
-                        self.reached[2 * a + j].next = false;
+        for i in 0..4 {
+            self.distance[i].next = self.rows4[0].val();
+            self.reached[i].next = false;
+            self.kernel_row[i].next = self.rows4[0].val();
+            self.tap_row[i].next = false;
+        }
+        for i in 0..12 {
+            self.k[i].next = self.zero72.val();
+        }
+        if self.take.val() {
+            for a in 0..2 {
+                for j in 0..2 {
+                    self.distance[2 * a + j].next = self.window_row[j].val();
+                    self.reached[2 * a + j].next = true;
+                    if a == 1 {
+                        self.distance[2 * a + j].next = self.window_row[j].val() - self.stride4.wide.val();
+                        self.reached[2 * a + j].next = self.window_row[j].val() >= self.stride4.wide.val();
                     }
-                }
-                self.tap_row[2 * a + j].next =
-                    self.taken[j].val() & self.reached[2 * a + j].val() & (self.kernel_row[2 * a + j].val() < self.kernel_height.val());
-                for kx in 0..3 {
-                    self.selected[6 * a + 3 * j + kx].next = self.zero72.val();
-                    if self.take.val() & self.tap_row[2 * a + j].val() & (self.rows4[kx].val() < self.kernel_width.val()) {
-                        for ky in 0..3 {
-                            if self.kernel_row[2 * a + j].val() == self.rows4[ky].val() {
-                                self.selected[6 * a + 3 * j + kx].next = self.kernel[3 * ky + kx].q.val();
+                    self.kernel_row[2 * a + j].next = self.distance[2 * a + j].val();
+                    if self.dilation_y.val() {
+                        self.kernel_row[2 * a + j].next = self.distance[2 * a + j].val() >> self.shift1.val();
+                        if self.distance[2 * a + j].val().get_bit(0) {
+                            self.reached[2 * a + j].next = false;
+                        }
+                    }
+                    self.tap_row[2 * a + j].next =
+                        self.taken[j].val() & self.reached[2 * a + j].val() & (self.kernel_row[2 * a + j].val() < self.kernel_height.val());
+                    for kx in 0..3 {
+                        if self.tap_row[2 * a + j].val() & (self.rows4[kx].val() < self.kernel_width.val()) {
+                            for ky in 0..3 {
+                                if self.kernel_row[2 * a + j].val() == self.rows4[ky].val() {
+                                    self.k[6 * a + 3 * j + kx].next = self.kernel[3 * ky + kx].q.val();
+                                }
                             }
                         }
                     }
                 }
             }
         }
-        self.k000.next = self.selected[0].val();
-        self.k001.next = self.selected[1].val();
-        self.k002.next = self.selected[2].val();
-        self.k010.next = self.selected[3].val();
-        self.k011.next = self.selected[4].val();
-        self.k012.next = self.selected[5].val();
-        self.k100.next = self.selected[6].val();
-        self.k101.next = self.selected[7].val();
-        self.k102.next = self.selected[8].val();
-        self.k110.next = self.selected[9].val();
-        self.k111.next = self.selected[10].val();
-        self.k112.next = self.selected[11].val();
     }
 }
 

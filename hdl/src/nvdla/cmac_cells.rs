@@ -2,7 +2,7 @@
 //! the dot product of one pixel's 8 int8 channels with the cell's 8 int8 weights, exact in
 //! 18 bits (at most 8 x 128 x 128 = 2^17), carried in [`super::PSUM_BITS`] = 20. Verilog for
 //! its signed 8 x 8 products and part-selects, which rust-hdl cannot write (as
-//! [`crate::ethos::DotProduct`]). Model: `npu_model::nvdla::cmac::dot`.
+//! [`crate::ethos::DotPair`]). Model: `npu_model::nvdla::cmac::dot`.
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]

@@ -28,7 +28,7 @@
 //! - In a cycle over window rows `r_0` (and `r_1 = r_0 + 1`), unit (a, b, o) takes lane
 //!   `3j + kx` = activation (window row `r_j`, column `b + kx`, channel `o`) times kernel
 //!   register (`ky(a, r_j)`, `kx`, `o`), 0 where `ky` is not a kernel row; lanes 6 and 7 are 0.
-//!   The unit sums its 8 lanes (the conv mode of `dot_product.rs`: no new arithmetic).
+//!   The unit sums its 8 lanes (the conv mode of `dot_pair.rs`: no new arithmetic).
 //!   Activations outside the IFM, and channels beyond its depth, are 0 (as the IFM lanes
 //!   zero them today), so padding needs no per-unit `pad`.
 //!

@@ -1,5 +1,5 @@
 //! Ethos-U65 MAC unit, U65-256 shape (TRM L1033-1076, Tables 4-126..129; digest §0, §5.1). RTL:
-//! `hdl/src/ethos/mac_unit.rs` (32 `dot_product.rs` units).
+//! `hdl/src/ethos/mac_unit.rs` (32 units as 16 `dot_pair.rs` pairs).
 //!
 //! Each cycle with `enable`, for each OFM position `p` of the 2x2 block and OFM channel `o` of
 //! the group of 8, the accumulator `acc[8p + o]` (40 bits, wrapping) takes:
