@@ -72,6 +72,16 @@ impl Logic for FeatureMap {
     }
 }
 
+/// The slot file and the address computed only while `enable` (0 otherwise), the Verilog
+/// [`super::feature_map_enabled::FeatureMapEnabled`] and [`FeatureMapLayout`] share.
+pub(super) fn gated_address() -> String {
+    format!(
+        "{SLOT_FILE}always @(*) begin\n    if (enable) begin\n{ADDRESS}    end else begin\n        \
+         base = 40'd0;\n        ty = 16'd0;\n        tx = 16'd0;\n        channel = 40'd0;\n        address = 40'd0;\n    \
+         end\nend"
+    )
+}
+
 /// [`FeatureMap`] that also tells the map's layout from its slots, for a user that writes
 /// runs of channels (the convolution unit's OFM queue): `contiguous` is STRIDE_C = 1 (NHWC
 /// channels in consecutive bytes), `brick` is NHCWB16 (`PRECISION[7:6] = 1`, 16 channels a
@@ -81,45 +91,6 @@ impl Logic for FeatureMap {
 /// unit's memory side) do not read them, and an output nobody reads is a `-Wall` warning
 /// (`UNUSEDSIGNAL`) in the exported Verilog; the address is the same Verilog ([`ADDRESS`]).
 /// The model is `npu_model::ethos::feature_map::{contiguous, brick}`.
-/// The slot file and the address computed only while `enable` (0 otherwise), the Verilog
-/// [`FeatureMapEnabled`] and [`FeatureMapLayout`] share.
-fn gated_address() -> String {
-    format!(
-        "{SLOT_FILE}always @(*) begin\n    if (enable) begin\n{ADDRESS}    end else begin\n        \
-         base = 40'd0;\n        ty = 16'd0;\n        tx = 16'd0;\n        channel = 40'd0;\n        address = 40'd0;\n    \
-         end\nend"
-    )
-}
-
-/// [`FeatureMap`] whose `address` is computed only while `enable` (a branch, so that Verilator
-/// skips the four 16 x 40-bit products in the cycles its user does not read it; 0 otherwise),
-/// as [`FeatureMapLayout`]'s is: the convolution unit's IFM server, which reads the address
-/// only while it serves a tap (docs/ethos.md, "Verilated speed", NPU step 3). Decision: a
-/// block of its own rather than an `enable` on [`FeatureMap`], whose other user (the kernel
-/// unit's memory side) reads its three maps' addresses in most cycles of a kernel.
-#[derive(LogicBlock, Default)]
-pub struct FeatureMapEnabled {
-    pub clock: Signal<In, Clock>,
-    pub load: Signal<In, Bit>,
-    pub load_slot: Signal<In, Bits<4>>,
-    pub load_value: Signal<In, Bits<40>>,
-    pub enable: Signal<In, Bit>,
-    pub y: Signal<In, Bits<16>>,
-    pub x: Signal<In, Bits<16>>,
-    pub c: Signal<In, Bits<16>>,
-    pub address: Signal<Out, Bits<40>>,
-}
-
-impl Logic for FeatureMapEnabled {
-    fn update(&mut self) {}
-    fn connect(&mut self) {
-        self.address.connect();
-    }
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(gated_address())
-    }
-}
-
 #[derive(LogicBlock, Default)]
 pub struct FeatureMapLayout {
     pub clock: Signal<In, Clock>,
@@ -154,6 +125,5 @@ impl Logic for FeatureMapLayout {
 #[test]
 fn synthesizes() {
     crate::synth_check::assert_synthesizes(FeatureMap::default, "feature_map");
-    crate::synth_check::assert_synthesizes(FeatureMapEnabled::default, "feature_map_enabled");
     crate::synth_check::assert_synthesizes(FeatureMapLayout::default, "feature_map_layout");
 }

@@ -23,7 +23,7 @@
 //! The unit owns the read channel: the server asks (`request`, with `address`) when the
 //! channel is free for it (`free`: idle and not taken by the stream reader, which goes
 //! first); the answer comes back as `response` with `response_data`.
-use super::feature_map::FeatureMapEnabled;
+use super::feature_map_enabled::FeatureMapEnabled;
 use crate::primitives::constant as k;
 use crate::primitives::{Concat, Reg, RegFile, ZeroExtend};
 use rust_hdl::prelude::*;

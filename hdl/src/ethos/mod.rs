@@ -14,6 +14,7 @@ mod elementwise_check;
 mod elementwise_datapath;
 mod elementwise_memory;
 pub mod feature_map;
+pub mod feature_map_enabled;
 pub mod kernel_registers;
 mod latch_sequencer;
 mod latch_table;
