@@ -13,9 +13,17 @@
 //! `kernel_failed`. `reg_write`, `reg_index`, `reg_data`: a SET's register-file write. The
 //! `dma_*` ports are the DMA's side of the read channel and its DMA_START; `mem_*` the front
 //! end's read channel, `kernel_*` and `debug_hold` its kernel handshake.
-use super::command_set::{Action, Kind, COMMANDS, CMD1_CONTROL};
+//!
+//! This block keeps the registers and applies only what depends on the top's inputs: the
+//! read channel (`mem_ar_ready`, `mem_r_*`) and `start` (the APB's CMD write). The decode and
+//! execution are computed from registers alone in [`CommandProcessorCore`]
+//! (command_processor_core.rs), so that the Verilated model evaluates them once a cycle
+//! after the edge rather than also twice in its input region (docs/ethos.md, "Verilated
+//! speed", NPU step 3).
+use super::command_processor_core::CommandProcessorCore;
+use super::command_set::{Action, Kind, COMMANDS};
 use crate::primitives::constant as k;
-use crate::primitives::{Concat, Reg, ZeroExtend};
+use crate::primitives::Reg;
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
 
@@ -98,7 +106,7 @@ pub struct CommandProcessor {
     pub kernel_start: Signal<Out, Bit>,
     pub kernel_op: Signal<Out, Bits<2>>,
     pub kernel_mode: Signal<Out, Bits<16>>,
-    rom: ROM<Bits<11>, 11>,
+    core: CommandProcessorCore,
     // Registers.
     qread_reg: Reg<Bits<32>>,
     /// A cmd1's payload is the word needed next.
@@ -116,53 +124,11 @@ pub struct CommandProcessor {
     kernel_busy: Reg<Bit>,
     /// The read in flight is the DMA's (else the command fetch's).
     r_owner: Reg<Bit>,
-    // Width helpers.
-    qbase: Concat<8, 32, 40>,
-    fetch_offset: ZeroExtend<32, 40>,
-    rom_address: Concat<1, 10, 11>,
-    param48: ZeroExtend<16, 48>,
-    value48: Concat<16, 32, 48>,
-    // Decode, in the order computed.
-    offset_now: Signal<Local, Bits<32>>,
-    word_lane: Signal<Local, Bit>,
-    word_copy: Signal<Local, Bits<32>>,
-    address: Signal<Local, Bits<40>>,
-    aligned: Signal<Local, Bits<40>>,
-    hit: Signal<Local, Bit>,
-    word: Signal<Local, Bits<22>>,
-    control_ok: Signal<Local, Bit>,
-    cmd_class: Signal<Local, Bits<4>>,
-    index: Signal<Local, Bits<7>>,
-    param: Signal<Local, Bits<16>>,
-    no_payload: Signal<Local, Bit>,
-    execute: Signal<Local, Bit>,
-    first: Signal<Local, Bit>,
-    advance4: Signal<Local, Bit>,
-    set_write: Signal<Local, Bit>,
-    quiet: Signal<Local, Bit>,
-    // Constants.
-    align_mask: Constant<Bits<40>>,
-    four: Constant<Bits<32>>,
-    eight: Constant<Bits<32>>,
     zero32: Constant<Bits<32>>,
-    zero16: Constant<Bits<16>>,
-    zero6: Constant<Bits<6>>,
-    zero4: Constant<Bits<4>>,
-    cmd1_control: Constant<Bits<6>>,
-    c_set0: Constant<Bits<4>>,
-    c_set1: Constant<Bits<4>>,
-    c_stop: Constant<Bits<4>>,
-    c_irq: Constant<Bits<4>>,
-    c_kernel: Constant<Bits<4>>,
-    c_dma_start: Constant<Bits<4>>,
-    c_dma_wait: Constant<Bits<4>>,
-    c_kernel_wait: Constant<Bits<4>>,
-    c_pmu_mask: Constant<Bits<4>>,
 }
 
 impl Default for CommandProcessor {
     fn default() -> Self {
-        assert_eq!(CMD1_CONTROL >> 10, 0x10);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -202,7 +168,7 @@ impl Default for CommandProcessor {
             kernel_start: Default::default(),
             kernel_op: Default::default(),
             kernel_mode: Default::default(),
-            rom: ROM::new(decode_rom()),
+            core: Default::default(),
             qread_reg: Default::default(),
             phase: Default::default(),
             pend_param: Default::default(),
@@ -216,45 +182,7 @@ impl Default for CommandProcessor {
             discard: Default::default(),
             kernel_busy: Default::default(),
             r_owner: Default::default(),
-            qbase: Default::default(),
-            fetch_offset: Default::default(),
-            rom_address: Default::default(),
-            param48: Default::default(),
-            value48: Default::default(),
-            offset_now: Default::default(),
-            word_lane: Default::default(),
-            word_copy: Default::default(),
-            address: Default::default(),
-            aligned: Default::default(),
-            hit: Default::default(),
-            word: Default::default(),
-            control_ok: Default::default(),
-            cmd_class: Default::default(),
-            index: Default::default(),
-            param: Default::default(),
-            no_payload: Default::default(),
-            execute: Default::default(),
-            first: Default::default(),
-            advance4: Default::default(),
-            set_write: Default::default(),
-            quiet: Default::default(),
-            align_mask: k(((1u64 << 40) - 1) & !7),
-            four: k(4),
-            eight: k(8),
             zero32: k(0),
-            zero16: k(0),
-            zero6: k(0),
-            zero4: k(0),
-            cmd1_control: k(u64::from(CMD1_CONTROL >> 10)),
-            c_set0: k(class::SET0),
-            c_set1: k(class::SET1),
-            c_stop: k(class::STOP),
-            c_irq: k(class::IRQ),
-            c_kernel: k(class::KERNEL),
-            c_dma_start: k(class::DMA_START),
-            c_dma_wait: k(class::DMA_WAIT),
-            c_kernel_wait: k(class::KERNEL_WAIT),
-            c_pmu_mask: k(class::PMU_MASK),
         }
     }
 }
@@ -279,135 +207,57 @@ impl Logic for CommandProcessor {
         self.discard.reset.next = self.reset.val();
         self.kernel_busy.reset.next = self.reset.val();
         self.r_owner.reset.next = self.reset.val();
-        self.quiet.next = !self.kernel_busy.q.val() & self.dma_idle.val();
         self.qread.next = self.qread_reg.q.val();
 
-        // Fetch address of the word needed now: the command, or a cmd1's payload after it.
-        self.offset_now.next = self.qread_reg.q.val();
-        if self.phase.q.val() {
-            self.offset_now.next = self.qread_reg.q.val() + self.four.val();
-        }
-        self.qbase.high.next = self.qbase1.val();
-        self.qbase.low.next = self.qbase0.val();
-        self.fetch_offset.narrow.next = self.offset_now.val();
-        self.address.next = self.qbase.joined.val() + self.fetch_offset.wide.val();
-        self.aligned.next = self.address.val() & self.align_mask.val();
-        self.hit.next = self.line_valid.q.val() & (self.aligned.val() == self.line_addr.q.val());
-        // Bits 31:10 of the word: control field and parameter.
-        self.word.next = self.line.q.val().get_bits::<22>(10);
-        if self.address.val().get_bit(2) {
-            self.word.next = self.line.q.val().get_bits::<22>(42);
-        }
+        // ---- the core sees registers only (each line below reads nothing written here)
+        self.core.qbase0.next = self.qbase0.val();
+        self.core.qbase1.next = self.qbase1.val();
+        self.core.qsize.next = self.qsize.val();
+        self.core.running.next = self.running.val();
+        self.core.debug_hold.next = self.debug_hold.val();
+        self.core.kernel_done.next = self.kernel_done.val();
+        self.core.kernel_error.next = self.kernel_error.val();
+        self.core.dma_idle.next = self.dma_idle.val();
+        self.core.dma_fields_bad.next = self.dma_fields_bad.val();
+        self.core.dma_wants_read.next = self.dma_wants_read.val();
+        self.core.dma_read_addr.next = self.dma_read_addr.val();
+        self.core.qread.next = self.qread_reg.q.val();
+        self.core.phase.next = self.phase.q.val();
+        self.core.pend_param.next = self.pend_param.q.val();
+        self.core.pend_index.next = self.pend_index.q.val();
+        self.core.line.next = self.line.q.val();
+        self.core.line_addr.next = self.line_addr.q.val();
+        self.core.line_valid.next = self.line_valid.q.val();
+        self.core.kernel_busy.next = self.kernel_busy.q.val();
+        self.core.ar_pending.next = self.ar_pending.q.val();
+        self.core.r_pending.next = self.r_pending.q.val();
 
-        // The inputs of the sub-blocks whose outputs the decode reads (ROM, width helpers) come
-        // from a second copy of the fetch-line word: a statement that drives a sub-block's input
-        // must share no local with those that read its output, or Verilator sees a
-        // combinational loop through the one always block (UNOPTFLAT).
-        // Bit 2 of QBASE + offset, from the registers (bits 1:0 of both are 0: no carry).
-        self.word_lane.next = self.qbase0.val().get_bit(2) ^ self.qread_reg.q.val().get_bit(2) ^ self.phase.q.val();
-        self.word_copy.next = self.line.q.val().get_bits::<32>(0);
-        if self.word_lane.val() {
-            self.word_copy.next = self.line.q.val().get_bits::<32>(32);
-        }
-        self.rom_address.high.next = self.word_copy.val().get_bits::<1>(14);
-        self.rom_address.low.next = self.word_copy.val().get_bits::<10>(0);
-        self.param48.narrow.next = self.word_copy.val().get_bits::<16>(16);
-        self.value48.high.next = self.pend_param.q.val();
-        self.value48.low.next = self.word_copy.val();
-        self.history.next = self.word_copy.val().get_bits::<16>(16);
-
-        // Decode: the control field, then the ROM generated from the command table.
-        self.control_ok.next = (self.word.val().get_bits::<6>(0) == self.zero6.val())
-            | (self.word.val().get_bits::<6>(0) == self.cmd1_control.val());
-        self.rom.address.next = self.rom_address.joined.val();
-        self.cmd_class.next = self.rom.data.val().get_bits::<4>(7);
-        if !self.control_ok.val() {
-            self.cmd_class.next = self.zero4.val();
-        }
-        self.index.next = self.rom.data.val().get_bits::<7>(0);
-        self.param.next = self.word.val().get_bits::<16>(6);
-
-        // Execution of the command word (phase 0) or a cmd1's payload (phase 1).
-        self.at_end.next = !self.phase.q.val() & (self.qread_reg.q.val() >= self.qsize.val());
-        self.no_payload.next = (self.qread_reg.q.val() + self.four.val()) >= self.qsize.val();
-        self.execute.next = self.running.val() & !self.at_end.val() & self.hit.val() & !self.debug_hold.val();
-        self.first.next = self.execute.val() & !self.phase.q.val();
-        self.parse_error.next = false;
-        self.dma_go.next = false;
-        self.signal.next = false;
-        self.stop.next = false;
-        self.advance4.next = false;
-        self.set_write.next = false;
-        self.kernel_start.next = false;
-        if self.first.val() {
-            if self.cmd_class.val() == self.c_set0.val() {
-                self.set_write.next = true;
-                self.advance4.next = true;
-            } else if self.cmd_class.val() == self.c_set1.val() {
-                self.parse_error.next = self.no_payload.val();
-            } else if self.cmd_class.val() == self.c_stop.val() {
-                self.signal.next = self.quiet.val();
-                self.stop.next = self.quiet.val();
-                self.advance4.next = self.quiet.val();
-            } else if self.cmd_class.val() == self.c_irq.val() {
-                self.signal.next = self.quiet.val();
-                self.advance4.next = self.quiet.val();
-            } else if self.cmd_class.val() == self.c_kernel.val() {
-                self.kernel_start.next = !self.kernel_busy.q.val();
-                self.advance4.next = !self.kernel_busy.q.val();
-            } else if self.cmd_class.val() == self.c_pmu_mask.val() {
-                self.advance4.next = true;
-            } else if self.cmd_class.val() == self.c_dma_wait.val() {
-                self.advance4.next = !(!self.dma_idle.val() & (self.param.val() == self.zero16.val()));
-            } else if self.cmd_class.val() == self.c_dma_start.val() {
-                if self.dma_idle.val() {
-                    self.parse_error.next = self.dma_fields_bad.val();
-                    self.dma_go.next = !self.dma_fields_bad.val();
-                    self.advance4.next = !self.dma_fields_bad.val();
-                }
-            } else if self.cmd_class.val() == self.c_kernel_wait.val() {
-                self.advance4.next = !(self.kernel_busy.q.val() & (self.param.val() == self.zero16.val()));
-            } else {
-                // Reserved control field or opcode.
-                self.parse_error.next = true;
-            }
-        }
-        self.kernel_op.next = self.index.val().get_bits::<2>(0);
-        self.kernel_mode.next = self.param.val();
-        if self.first.val() & (self.cmd_class.val() == self.c_set1.val()) & !self.no_payload.val() {
-            self.phase.d.next = true;
-            self.pend_param.d.next = self.param.val();
-            self.pend_index.d.next = self.index.val();
-        }
-        if self.advance4.val() {
-            self.qread_reg.d.next = self.qread_reg.q.val() + self.four.val();
-        }
-        if self.execute.val() & self.phase.q.val() {
-            self.phase.d.next = false;
-            self.qread_reg.d.next = self.qread_reg.q.val() + self.eight.val();
-        }
-
-        // The register-file write of a SET: a cmd0's parameter, or a cmd1's with its payload.
-        self.reg_write.next = self.set_write.val();
-        self.reg_index.next = self.index.val();
-        self.reg_data.next = self.param48.wide.val();
-        if self.execute.val() & self.phase.q.val() {
-            self.reg_write.next = true;
-            self.reg_index.next = self.pend_index.q.val();
-            self.reg_data.next = self.value48.joined.val();
-        }
+        // ---- the core's outputs: the decode, the executed command, the read to issue
+        self.signal.next = self.core.signal.val();
+        self.history.next = self.core.history.val();
+        self.stop.next = self.core.stop.val();
+        self.parse_error.next = self.core.parse_error.val();
+        self.at_end.next = self.core.at_end.val();
+        self.kernel_failed.next = self.core.kernel_failed.val();
+        self.reg_write.next = self.core.reg_write.val();
+        self.reg_index.next = self.core.reg_index.val();
+        self.reg_data.next = self.core.reg_data.val();
+        self.dma_go.next = self.core.dma_go.val();
+        self.dma_read_issued.next = self.core.dma_read_issued.val();
+        self.kernel_start.next = self.core.kernel_start.val();
+        self.kernel_op.next = self.core.kernel_op.val();
+        self.kernel_mode.next = self.core.kernel_mode.val();
+        self.qread_reg.d.next = self.core.qread_next.val();
+        self.phase.d.next = self.core.phase_next.val();
+        self.pend_param.d.next = self.core.pend_param_next.val();
+        self.pend_index.d.next = self.core.pend_index_next.val();
+        self.kernel_busy.d.next = self.core.kernel_busy_next.val();
 
         // Reads: one in flight, the DMA's first, then the command fetch's (one 64-bit line).
-        if !self.ar_pending.q.val() & !self.r_pending.q.val() {
-            if self.dma_wants_read.val() {
-                self.ar_pending.d.next = true;
-                self.ar_addr.d.next = self.dma_read_addr.val();
-                self.r_owner.d.next = true;
-            } else if self.running.val() & !self.at_end.val() & !self.hit.val() {
-                self.ar_pending.d.next = true;
-                self.ar_addr.d.next = self.aligned.val();
-                self.r_owner.d.next = false;
-            }
+        if self.core.issue.val() {
+            self.ar_pending.d.next = true;
+            self.ar_addr.d.next = self.core.issue_addr.val();
+            self.r_owner.d.next = self.core.issue_dma.val();
         }
         if self.ar_pending.q.val() & self.mem_ar_ready.val() {
             self.ar_pending.d.next = false;
@@ -415,7 +265,6 @@ impl Logic for CommandProcessor {
         }
         self.fetch_error.next = false;
         self.dma_read_error.next = false;
-        self.dma_read_issued.next = !self.ar_pending.q.val() & !self.r_pending.q.val() & self.dma_wants_read.val();
         self.dma_r_valid.next = self.r_pending.q.val() & self.mem_r_valid.val() & self.r_owner.q.val();
         if self.r_pending.q.val() & self.mem_r_valid.val() {
             self.r_pending.d.next = false;
@@ -433,16 +282,6 @@ impl Logic for CommandProcessor {
         }
         self.mem_ar_valid.next = self.ar_pending.q.val();
         self.mem_ar_addr.next = self.ar_addr.q.val();
-
-        // Kernels.
-        self.kernel_failed.next = false;
-        if self.kernel_start.val() {
-            self.kernel_busy.d.next = true;
-        }
-        if self.kernel_busy.q.val() & self.kernel_done.val() {
-            self.kernel_busy.d.next = false;
-            self.kernel_failed.next = self.kernel_error.val() != self.zero4.val();
-        }
 
         // CMD.transition_to_running: the stream starts again at QREAD = 0, and a fetch in
         // flight is dropped.

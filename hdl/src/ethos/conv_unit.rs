@@ -7,9 +7,9 @@
 //!
 //! Sub-blocks, one a file: the LATCH registers, CHECK and the datapath's layer registers
 //! (`conv_layer.rs`), the datapath, the stream reader (`stream_reader.rs`), the IFM server
-//! (`ifm_server.rs`), the OFM queue (`ofm_queue.rs`) and the hold (`conv_ports.rs`); this
-//! block keeps the states, the error and the read channel that the stream reader and the IFM
-//! server share.
+//! (`ifm_server.rs`), the OFM queue (`ofm_queue.rs`), the hold (`conv_ports.rs`) and the read
+//! channel that the stream reader and the IFM server share (`conv_read_channel.rs`); this
+//! block keeps the states and the error.
 //!
 //! Verilator loops (UNOPTFLAT): Verilator evaluates the datapath's combinational block as one
 //! node, every input before every output, and splits this block's `always` only into groups
@@ -98,6 +98,7 @@ pub mod state {
 use super::conv_datapath::ConvDatapath;
 use super::conv_layer::ConvLayer;
 use super::conv_ports::ConvHold;
+use super::conv_read_channel::ConvReadChannel;
 use super::ifm_server::IfmServer;
 use super::ifm_upscale::IfmUpscale;
 use super::ofm_queue::OfmQueue;
@@ -149,17 +150,12 @@ pub struct ConvUnit {
     state: Reg<Bits<3>>,
     depthwise: Reg<Bit>,
     error: Reg<Bits<4>>,
-    /// The read channel: 0 idle, 1 address, 2 data; its address, what it is for (0 weights,
-    /// 1 scales, 2 IFM) and whether the stream's last word.
-    rd: Reg<Bits<2>>,
-    rd_addr: Reg<Bits<40>>,
-    rd_for: Reg<Bits<2>>,
-    rd_last: Reg<Bit>,
+    /// The read channel the stream reader and the IFM server share.
+    channel: ConvReadChannel,
     // Combinational.
     running: Signal<Local, Bit>,
     ok: Signal<Local, Bit>,
     start: Signal<Local, Bit>,
-    answer: Signal<Local, Bit>,
     unused_bits: Signal<Local, Bit>,
     s_idle: Constant<Bits<3>>,
     s_latch: Constant<Bits<3>>,
@@ -169,14 +165,9 @@ pub struct ConvUnit {
     s_done: Constant<Bits<3>>,
     dp_scale_bias: Constant<Bits<3>>,
     e_none: Constant<Bits<4>>,
-    e_ifm: Constant<Bits<4>>,
-    e_weights: Constant<Bits<4>>,
-    e_scale: Constant<Bits<4>>,
     e_ofm: Constant<Bits<4>>,
     e_unsupported: Constant<Bits<4>>,
     zero2: Constant<Bits<2>>,
-    one2: Constant<Bits<2>>,
-    two2: Constant<Bits<2>>,
     three2: Constant<Bits<2>>,
     zero9: Constant<Bits<9>>,
     zero5: Constant<Bits<5>>,
@@ -218,14 +209,10 @@ impl Default for ConvUnit {
             state: Default::default(),
             depthwise: Default::default(),
             error: Default::default(),
-            rd: Default::default(),
-            rd_addr: Default::default(),
-            rd_for: Default::default(),
-            rd_last: Default::default(),
+            channel: Default::default(),
             running: Default::default(),
             ok: Default::default(),
             start: Default::default(),
-            answer: Default::default(),
             unused_bits: Default::default(),
             s_idle: k(state::IDLE.into()),
             s_latch: k(state::LATCH.into()),
@@ -235,14 +222,9 @@ impl Default for ConvUnit {
             s_done: k(state::DONE.into()),
             dp_scale_bias: k(DP_SCALE_BIAS),
             e_none: k(0),
-            e_ifm: k(ERROR_IFM.into()),
-            e_weights: k(ERROR_WEIGHTS.into()),
-            e_scale: k(ERROR_SCALE.into()),
             e_ofm: k(ERROR_OFM.into()),
             e_unsupported: k(ERROR_UNSUPPORTED.into()),
             zero2: k(0),
-            one2: k(1),
-            two2: k(2),
             three2: k(3),
             zero9: k(0),
             zero5: k(0),
@@ -253,15 +235,13 @@ impl Default for ConvUnit {
 impl Logic for ConvUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, dp_start, depthwise, error, rd, rd_addr, rd_for, rd_last);
+        dff_setup!(self, clock, state, dp_start, depthwise, error);
         self.state.reset.next = self.reset.val();
         self.depthwise.reset.next = self.reset.val();
         self.dp_start.reset.next = self.reset.val();
         self.error.reset.next = self.reset.val();
-        self.rd.reset.next = self.reset.val();
-        self.rd_addr.reset.next = self.reset.val();
-        self.rd_for.reset.next = self.reset.val();
-        self.rd_last.reset.next = self.reset.val();
+        self.channel.clock.next = self.clock.val();
+        self.channel.reset.next = self.reset.val();
         self.datapath.clock.next = self.clock.val();
         self.reader.clock.next = self.clock.val();
         self.reader.reset.next = self.reset.val();
@@ -361,6 +341,8 @@ impl Logic for ConvUnit {
         // The IFM server (`ifm_server.rs`) on the datapath's IFM ports.
         self.server.clear.next = self.state.q.val() == self.s_check.val();
         self.server.active.next = self.running.val() & self.ok.val() & self.ports.tap_reads.val();
+        self.server.active_copy.next =
+            (self.state.q.val() == self.s_run.val()) & (self.error.q.val() == self.e_none.val()) & self.ports.tap_reads.val();
         self.server.tap_release.next = self.ports.tap_release.val();
         self.server.ifm_depth_m1.next = self.layer.ifm_depth_m1.val();
         // Through the IFM upscale (`ifm_upscale.rs`): an upscaled position to its IFM element.
@@ -406,49 +388,37 @@ impl Logic for ConvUnit {
 
         // The read channel: a release first (no read), then the stream reader, then the IFM
         // server (from the registers at the cycle's start).
-        self.mem_ar_valid.next = self.rd.q.val() == self.one2.val();
-        self.mem_ar_addr.next = self.rd_addr.q.val();
-        self.answer.next = (self.rd.q.val() == self.two2.val()) & self.mem_r_valid.val() & !self.mem_r_error.val();
-        self.reader.can_read.next = self.running.val() & self.ok.val() & (self.rd.q.val() == self.zero2.val());
+        // (`conv_read_channel.rs`).
+        self.channel.ar_ready.next = self.mem_ar_ready.val();
+        self.channel.r_valid.next = self.mem_r_valid.val();
+        self.channel.r_error.next = self.mem_r_error.val();
+        self.mem_ar_valid.next = self.channel.ar_valid.val();
+        self.mem_ar_addr.next = self.channel.ar_addr.val();
+        self.reader.can_read.next = self.running.val() & self.ok.val() & (self.channel.state.val() == self.zero2.val());
         self.reader.grant.next = self.reader.wants.val() & !self.ports.tap_release.val();
-        self.reader.response.next = self.answer.val() & (self.rd_for.q.val() != self.two2.val());
+        self.reader.response.next = self.channel.reader_response.val();
         self.reader.response_data.next = self.mem_r_data.val();
-        self.reader.response_scale.next = self.rd_for.q.val() == self.one2.val();
-        self.reader.response_last.next = self.rd_last.q.val();
-        self.server.free.next = (self.rd.q.val() == self.zero2.val()) & !self.reader.wants.val();
-        self.server.response.next = self.answer.val() & (self.rd_for.q.val() == self.two2.val());
+        self.reader.response_scale.next = self.channel.response_scale.val();
+        self.reader.response_last.next = self.channel.response_last.val();
+        self.server.free.next = (self.channel.state.val() == self.zero2.val()) & !self.reader.wants.val();
+        self.server.response.next = self.channel.server_response.val();
         self.server.response_data.next = self.mem_r_data.val();
-        if (self.rd.q.val() == self.one2.val()) & self.mem_ar_ready.val() {
-            self.rd.d.next = self.two2.val();
+        if self.channel.read_error.val() & self.ok.val() {
+            self.error.d.next = self.channel.error_code.val();
         }
-        if (self.rd.q.val() == self.two2.val()) & self.mem_r_valid.val() {
-            self.rd.d.next = self.zero2.val();
-            if self.mem_r_error.val() & self.ok.val() {
-                self.error.d.next = self.e_ifm.val();
-                if self.rd_for.q.val() == self.zero2.val() {
-                    self.error.d.next = self.e_weights.val();
-                }
-                if self.rd_for.q.val() == self.one2.val() {
-                    self.error.d.next = self.e_scale.val();
-                }
-            }
-        }
-        if self.reader.grant.val() {
-            self.rd.d.next = self.one2.val();
-            self.rd_addr.d.next = self.reader.addr.val();
-            self.rd_for.d.next = self.reader.stream.val();
-            self.rd_last.d.next = self.reader.last_word.val();
-        } else if self.server.request.val() {
-            self.rd.d.next = self.one2.val();
-            self.rd_addr.d.next = self.server.address.val();
-            self.rd_for.d.next = self.two2.val();
-        }
+        self.channel.grant.next = self.reader.grant.val();
+        self.channel.reader_addr.next = self.reader.addr.val();
+        self.channel.reader_stream.next = self.reader.stream.val();
+        self.channel.reader_last.next = self.reader.last_word.val();
+        self.channel.request.next = self.server.request.val();
+        self.channel.server_addr.next = self.server.address.val();
 
         // The OFM queue (`ofm_queue.rs`) and the write channel.
         self.ofm_queue.clear.next = self.state.q.val() == self.s_check.val();
-        self.ofm_queue.ok.next = self.ok.val();
+        // From the registers directly (not the locals `ok`, `running`), as `server.active_copy`.
+        self.ofm_queue.ok.next = self.error.q.val() == self.e_none.val();
         self.ofm_queue.lanes.next = self.datapath.ofm_valid.val().get_bits::<9>(0);
-        if !self.running.val() {
+        if self.state.q.val() != self.s_run.val() {
             self.ofm_queue.lanes.next = self.zero9.val();
         }
         self.ofm_queue.ofm_y.next = self.datapath.ofm_y.val();
@@ -499,7 +469,7 @@ impl Logic for ConvUnit {
                 self.state.d.next = self.s_finish.val();
             }
         } else if self.state.q.val() == self.s_finish.val() {
-            if (self.rd.q.val() == self.zero2.val())
+            if (self.channel.state.val() == self.zero2.val())
                 & self.ofm_queue.idle.val()
                 & ((self.ofm_queue.count.val() == self.zero5.val()) | !self.ok.val())
             {

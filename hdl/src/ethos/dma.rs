@@ -18,6 +18,7 @@
 //! `read_issued` from them in the same cycle, and an output that depended on an input would
 //! close a combinational loop through the two blocks (Verilator's UNOPTFLAT).
 use crate::primitives::constant as k;
+use super::dma_step::DmaStep;
 use crate::primitives::{Ram, Reg, ZeroExtend};
 use rust_hdl::prelude::*;
 
@@ -84,13 +85,8 @@ pub struct Dma {
     remaining: Reg<Bits<40>>,
     write_data: Reg<Bits<64>>,
     write_strb: Reg<Bits<8>>,
-    src_twice: Signal<Local, Bits<4>>,
-    dst_twice: Signal<Local, Bits<4>>,
-    src_twice1: Signal<Local, Bits<4>>,
-    dst_twice1: Signal<Local, Bits<4>>,
-    src_off: Signal<Local, Bits<40>>,
-    dst_off: Signal<Local, Bits<40>>,
-    chunk: Signal<Local, Bits<40>>,
+    /// The step's arithmetic, from the registers alone.
+    step_math: DmaStep,
     i_src_region: Constant<Bits<7>>,
     i_dst_region: Constant<Bits<7>>,
     i_src: Constant<Bits<7>>,
@@ -100,15 +96,10 @@ pub struct Dma {
     len_bad: Constant<Bits<48>>,
     zero16: Constant<Bits<16>>,
     zero48: Constant<Bits<48>>,
-    one4: Constant<Bits<4>>,
     zero40: Constant<Bits<40>>,
-    seven40: Constant<Bits<40>>,
-    eight40: Constant<Bits<40>>,
-    three40: Constant<Bits<40>>,
     byte40: Constant<Bits<40>>,
     thirty_two40: Constant<Bits<40>>,
     align_mask: Constant<Bits<40>>,
-    ff8: Constant<Bits<8>>,
     s_idle: Constant<Bits<3>>,
     s_base: Constant<Bits<3>>,
     s_addr: Constant<Bits<3>>,
@@ -170,13 +161,7 @@ impl Default for Dma {
             remaining: Default::default(),
             write_data: Default::default(),
             write_strb: Default::default(),
-            src_twice: Default::default(),
-            dst_twice: Default::default(),
-            src_twice1: Default::default(),
-            dst_twice1: Default::default(),
-            src_off: Default::default(),
-            dst_off: Default::default(),
-            chunk: Default::default(),
+            step_math: Default::default(),
             i_src_region: index("NPU_SET_DMA0_SRC_REGION"),
             i_dst_region: index("NPU_SET_DMA0_DST_REGION"),
             i_src: index("NPU_SET_DMA0_SRC"),
@@ -186,15 +171,10 @@ impl Default for Dma {
             len_bad: k(0xffff_0000_0000),
             zero16: k(0),
             zero48: k(0),
-            one4: k(1),
             zero40: k(0),
-            seven40: k(7),
-            eight40: k(8),
-            three40: k(3),
             byte40: k(0xff),
             thirty_two40: k(32),
             align_mask: k(((1u64 << 40) - 1) & !7),
-            ff8: k(0xff),
             s_idle: k(state::IDLE),
             s_base: k(state::BASE),
             s_addr: k(state::ADDR),
@@ -273,16 +253,13 @@ impl Logic for Dma {
         }
 
         // A step: the bytes from the source address to the end of its word, of the
-        // destination's word, or what is left, whichever is least.
-        self.src_off.next = self.src_addr.q.val() & self.seven40.val();
-        self.dst_off.next = self.dst_addr.q.val() & self.seven40.val();
-        self.chunk.next = self.eight40.val() - self.src_off.val();
-        if (self.eight40.val() - self.dst_off.val()) < self.chunk.val() {
-            self.chunk.next = self.eight40.val() - self.dst_off.val();
-        }
-        if self.remaining.q.val() < self.chunk.val() {
-            self.chunk.next = self.remaining.q.val();
-        }
+        // destination's word, or what is left, whichever is least (`DmaStep`, from the
+        // registers alone, so that Verilator computes it once a cycle, not in its input region).
+        self.step_math.src_addr.next = self.src_addr.q.val();
+        self.step_math.dst_addr.next = self.dst_addr.q.val();
+        self.step_math.remaining.next = self.remaining.q.val();
+        self.step_math.src_region.next = self.src_region.q.val();
+        self.step_math.dst_region.next = self.dst_region.q.val();
         if self.read_issued.val() {
             self.state.d.next = self.s_read_wait.val();
         }
@@ -291,8 +268,8 @@ impl Logic for Dma {
                 self.state.d.next = self.s_idle.val();
             } else {
                 self.write_data.d.next =
-                    (self.r_data.val() >> (self.src_off.val() << self.three40.val())) << (self.dst_off.val() << self.three40.val());
-                self.write_strb.d.next = (self.ff8.val() >> (self.eight40.val() - self.chunk.val())) << self.dst_off.val();
+                    (self.r_data.val() >> self.step_math.read_shift.val()) << self.step_math.write_shift.val();
+                self.write_strb.d.next = self.step_math.strb.val();
                 self.state.d.next = self.s_write.val();
             }
         }
@@ -306,27 +283,23 @@ impl Logic for Dma {
             self.remaining.d.next = self.len_set.q.val().get_bits::<40>(0);
         }
         // BASEP index 2r and 2r + 1 of region r (< 8: checked at DMA_START).
-        self.src_twice.next = self.src_region.q.val() + self.src_region.q.val();
-        self.dst_twice.next = self.dst_region.q.val() + self.dst_region.q.val();
-        self.src_twice1.next = self.src_twice.val() + self.one4.val();
-        self.dst_twice1.next = self.dst_twice.val() + self.one4.val();
         self.basep.read_enable.next = false;
-        self.basep.read_address.next = self.src_twice.val();
+        self.basep.read_address.next = self.step_math.src_twice.val();
         self.base_ext.narrow.next = self.basep.read_data.val();
         if self.state.q.val() == self.s_base.val() {
             self.step.d.next = self.step.q.val() + self.step1.val();
             self.basep.read_enable.next = true;
             if self.step.q.val() == self.step1.val() {
-                self.basep.read_address.next = self.src_twice1.val();
+                self.basep.read_address.next = self.step_math.src_twice1.val();
                 self.src_base.d.next = self.base_ext.wide.val();
             }
             if self.step.q.val() == self.step2.val() {
-                self.basep.read_address.next = self.dst_twice.val();
+                self.basep.read_address.next = self.step_math.dst_twice.val();
                 self.src_base.d.next =
                     self.src_base.q.val() | ((self.base_ext.wide.val() & self.byte40.val()) << self.thirty_two40.val());
             }
             if self.step.q.val() == self.step3.val() {
-                self.basep.read_address.next = self.dst_twice1.val();
+                self.basep.read_address.next = self.step_math.dst_twice1.val();
                 self.dst_base.d.next = self.base_ext.wide.val();
             }
             if self.step.q.val() == self.step4.val() {
@@ -347,11 +320,11 @@ impl Logic for Dma {
             self.state.d.next = self.s_write_wait.val();
         }
         if (self.state.q.val() == self.s_write_wait.val()) & self.b_valid.val() {
-            self.src_addr.d.next = self.src_addr.q.val() + self.chunk.val();
-            self.dst_addr.d.next = self.dst_addr.q.val() + self.chunk.val();
-            self.remaining.d.next = self.remaining.q.val() - self.chunk.val();
+            self.src_addr.d.next = self.step_math.src_after.val();
+            self.dst_addr.d.next = self.step_math.dst_after.val();
+            self.remaining.d.next = self.step_math.remaining_after.val();
             self.state.d.next = self.s_read.val();
-            if (self.remaining.q.val() == self.chunk.val()) | self.b_error.val() {
+            if self.step_math.last.val() | self.b_error.val() {
                 self.state.d.next = self.s_idle.val();
             }
         }

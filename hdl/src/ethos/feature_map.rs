@@ -72,6 +72,16 @@ impl Logic for FeatureMap {
     }
 }
 
+/// The slot file and the address computed only while `enable` (0 otherwise), the Verilog
+/// [`super::feature_map_enabled::FeatureMapEnabled`] and [`FeatureMapLayout`] share.
+pub(super) fn gated_address() -> String {
+    format!(
+        "{SLOT_FILE}always @(*) begin\n    if (enable) begin\n{ADDRESS}    end else begin\n        \
+         base = 40'd0;\n        ty = 16'd0;\n        tx = 16'd0;\n        channel = 40'd0;\n        address = 40'd0;\n    \
+         end\nend"
+    )
+}
+
 /// [`FeatureMap`] that also tells the map's layout from its slots, for a user that writes
 /// runs of channels (the convolution unit's OFM queue): `contiguous` is STRIDE_C = 1 (NHWC
 /// channels in consecutive bytes), `brick` is NHCWB16 (`PRECISION[7:6] = 1`, 16 channels a
@@ -105,9 +115,8 @@ impl Logic for FeatureMapLayout {
     }
     fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
-            "{SLOT_FILE}always @(*) begin\n    if (enable) begin\n{ADDRESS}    end else begin\n        \
-             base = 40'd0;\n        ty = 16'd0;\n        tx = 16'd0;\n        channel = 40'd0;\n        address = 40'd0;\n    \
-             end\nend\nalways @(*) begin\n    contiguous = slot[6] == 40'd1;\n    brick = slot[10][7:6] == 2'd1;\nend"
+            "{}\nalways @(*) begin\n    contiguous = slot[6] == 40'd1;\n    brick = slot[10][7:6] == 2'd1;\nend",
+            gated_address()
         ))
     }
 }

@@ -23,7 +23,7 @@
 //! The unit owns the read channel: the server asks (`request`, with `address`) when the
 //! channel is free for it (`free`: idle and not taken by the stream reader, which goes
 //! first); the answer comes back as `response` with `response_data`.
-use super::feature_map::FeatureMap;
+use super::feature_map_enabled::FeatureMapEnabled;
 use crate::primitives::constant as k;
 use crate::primitives::{Concat, Reg, RegFile, ZeroExtend};
 use rust_hdl::prelude::*;
@@ -36,6 +36,11 @@ pub struct IfmServer {
     pub clear: Signal<In, Bit>,
     /// The unit runs without error and the datapath is in MAC with a tap that reads.
     pub active: Signal<In, Bit>,
+    /// `active` again, computed by the unit from registers alone in a statement of its own,
+    /// for the IFM map's `enable`: Verilator runs what `active` feeds in its input region (the
+    /// unit's statement that computes it is grouped with those that read the read channel),
+    /// and the map's address with it, three times a cycle.
+    pub active_copy: Signal<In, Bit>,
     /// The read channel is idle and not taken by the stream reader this cycle.
     pub free: Signal<In, Bit>,
     /// The gathered tap goes to the datapath this cycle.
@@ -81,7 +86,7 @@ pub struct IfmServer {
     /// Issue a read of `address` now.
     pub request: Signal<Out, Bit>,
     pub address: Signal<Out, Bits<40>>,
-    ifm: FeatureMap,
+    ifm: FeatureMapEnabled,
     /// Gathered words: address {bank, position}.
     words: RegFile<64, 3, 1, 4>,
     ifm_y: ZeroExtend<12, 16>,
@@ -124,6 +129,8 @@ pub struct IfmServer {
     eight17: Constant<Bits<17>>,
     eight40: Constant<Bits<40>>,
     align40: Constant<Bits<40>>,
+    zero40: Constant<Bits<40>>,
+    zero64: Constant<Bits<64>>,
 }
 
 impl Default for IfmServer {
@@ -133,6 +140,7 @@ impl Default for IfmServer {
             reset: Default::default(),
             clear: Default::default(),
             active: Default::default(),
+            active_copy: Default::default(),
             free: Default::default(),
             tap_release: Default::default(),
             response: Default::default(),
@@ -209,6 +217,8 @@ impl Default for IfmServer {
             eight17: k(8),
             eight40: k(8),
             align40: k(((1u64 << 40) - 1) & !7),
+            zero40: k(0),
+            zero64: k(0),
         }
     }
 }
@@ -280,6 +290,15 @@ impl Logic for IfmServer {
         self.ifm.y.next = self.ifm_y.wide.val();
         self.ifm.x.next = self.ifm_x.wide.val();
         self.ifm.c.next = self.ifm_g.wide.val() << self.three3.val();
+        // The element's address only while a tap is served (0 otherwise), and the word written
+        // and the address asked for only then too: the only cycles that read them (`request`,
+        // a word in, an inserted zero's word). Branches, so that Verilator skips the map's
+        // products and the 64-bit shifts in the other cycles (docs/ethos.md, "Verilated speed",
+        // NPU step 3). The map's `enable` is `serving` from `active_copy`, and the width helpers'
+        // statements stay outside the branch: a statement that drives a sub-block's input
+        // shares no local with those that read its output (Verilator's UNOPTFLAT otherwise).
+        self.ifm.enable.next = self.active_copy.val() & !self.ifs_ready.q.val();
+        self.serving.next = self.active.val() & !self.ifs_ready.q.val();
         // The group's bytes cross into a second word when offset + min(8, depth - 8g) > 8.
         self.off.next = self.ifm.address.val().get_bits::<3>(0);
         self.rem17.narrow.next = self.ifm_depth_m1.val() + self.one16.val() - (self.ifm_g.wide.val() << self.three3.val());
@@ -291,24 +310,28 @@ impl Logic for IfmServer {
         self.two_words.next = (self.bytes17.val() + self.off17.wide.val()) > self.eight17.val();
         self.off7.narrow.next = self.off.val();
         self.shift.next = self.off7.wide.val() << self.three7.val();
+        self.words.write_data[0].next = self.zero64.val();
+        self.address.next = self.zero40.val();
+        if self.serving.val() {
+            self.words.write_data[0].next = self.response_data.val() >> self.shift.val();
+            if self.ifs_word.q.val() {
+                self.words.write_data[0].next =
+                    self.first.q.val() | (self.response_data.val() << (self.sixty_four7.val() - self.shift.val()));
+            }
+            if self.sel_zero.val() {
+                self.words.write_data[0].next = self.zero_word.val();
+            }
+            self.address.next = self.ifm.address.val() & self.align40.val();
+            if self.ifs_word.q.val() {
+                self.address.next = (self.ifm.address.val() & self.align40.val()) + self.eight40.val();
+            }
+        }
         self.write_at.high.next = !self.bank.q.val();
         self.write_at.low.next = self.ifs_p.q.val();
         self.words.write_address[0].next = self.write_at.joined.val();
         self.words.write_enable[0].next = false;
-        self.words.write_data[0].next = self.response_data.val() >> self.shift.val();
-        if self.ifs_word.q.val() {
-            self.words.write_data[0].next = self.first.q.val() | (self.response_data.val() << (self.sixty_four7.val() - self.shift.val()));
-        }
-        if self.sel_zero.val() {
-            self.words.write_data[0].next = self.zero_word.val();
-        }
-        self.address.next = self.ifm.address.val() & self.align40.val();
-        if self.ifs_word.q.val() {
-            self.address.next = (self.ifm.address.val() & self.align40.val()) + self.eight40.val();
-        }
 
         // A word in: the first of two, or the position's last.
-        self.serving.next = self.active.val() & !self.ifs_ready.q.val();
         if self.response.val() & self.serving.val() {
             if !self.ifs_word.q.val() & self.two_words.val() {
                 self.first.d.next = self.response_data.val() >> self.shift.val();

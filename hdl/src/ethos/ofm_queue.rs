@@ -22,6 +22,7 @@
 //! (`write_error`), the unit keeps the error code. `clear` (the unit's CHECK) empties the
 //! queue.
 use super::feature_map::FeatureMapLayout;
+use super::ofm_write_channel::OfmWriteChannel;
 use crate::primitives::constant as k;
 use crate::primitives::{Concat, Reg, RegFile, ZeroExtend};
 use rust_hdl::prelude::*;
@@ -97,7 +98,7 @@ pub struct OfmQueue {
     q_head: Reg<Bits<3>>,
     q_count: Reg<Bits<5>>,
     /// The write channel: 0 idle, 1 address, 2 response.
-    wr: Reg<Bits<2>>,
+    channel: OfmWriteChannel,
     w_addr: Reg<Bits<40>>,
     w_data: Reg<Bits<64>>,
     w_strb: Reg<Bits<8>>,
@@ -107,7 +108,6 @@ pub struct OfmQueue {
     tail: Signal<Local, Bits<3>>,
     zero2: Constant<Bits<2>>,
     one2: Constant<Bits<2>>,
-    two2: Constant<Bits<2>>,
     zero_h: Constant<Bits<3>>,
     zero_at: Constant<Bits<4>>,
     lane_no: [Constant<Bits<3>>; 8],
@@ -179,7 +179,7 @@ impl Default for OfmQueue {
             row_end: Default::default(),
             q_head: Default::default(),
             q_count: Default::default(),
-            wr: Default::default(),
+            channel: Default::default(),
             w_addr: Default::default(),
             w_data: Default::default(),
             w_strb: Default::default(),
@@ -189,7 +189,6 @@ impl Default for OfmQueue {
             tail: Default::default(),
             zero2: k(0),
             one2: k(1),
-            two2: k(2),
             zero_h: k(0),
             zero_at: k(0),
             lane_no: std::array::from_fn(|i| k(i as u64)),
@@ -213,11 +212,12 @@ impl Default for OfmQueue {
 impl Logic for OfmQueue {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, q_head, q_count, wr, w_addr, w_data, w_strb, at);
+        dff_setup!(self, clock, q_head, q_count, w_addr, w_data, w_strb, at);
         self.at.reset.next = self.reset.val();
         self.q_head.reset.next = self.reset.val();
         self.q_count.reset.next = self.reset.val();
-        self.wr.reset.next = self.reset.val();
+        self.channel.clock.next = self.clock.val();
+        self.channel.reset.next = self.reset.val();
         self.w_addr.reset.next = self.reset.val();
         self.w_data.reset.next = self.reset.val();
         self.w_strb.reset.next = self.reset.val();
@@ -272,21 +272,21 @@ impl Logic for OfmQueue {
             }
         }
 
-        // The write channel.
-        self.mem_aw_valid.next = self.wr.q.val() == self.one2.val();
+        // The write channel: its handshake in `OfmWriteChannel` (the only part that reads the
+        // channel's inputs, so that Verilator runs the rest once a cycle after the edge;
+        // docs/ethos.md, "Verilated speed", NPU step 3).
+        self.channel.aw_ready.next = self.mem_aw_ready.val();
+        self.channel.b_valid.next = self.mem_b_valid.val();
+        self.channel.b_error.next = self.mem_b_error.val();
+        self.write_error.next = self.channel.write_error.val();
+        self.mem_aw_valid.next = self.channel.state.val() == self.one2.val();
         self.mem_aw_addr.next = self.w_addr.q.val();
         self.mem_w_data.next = self.w_data.q.val();
         self.mem_w_strb.next = self.w_strb.q.val();
         self.count.next = self.q_count.q.val();
-        self.idle.next = self.wr.q.val() == self.zero2.val();
-        self.write_error.next = (self.wr.q.val() == self.two2.val()) & self.mem_b_valid.val() & self.mem_b_error.val();
-        if (self.wr.q.val() == self.one2.val()) & self.mem_aw_ready.val() {
-            self.wr.d.next = self.two2.val();
-        }
-        if (self.wr.q.val() == self.two2.val()) & self.mem_b_valid.val() {
-            self.wr.d.next = self.zero2.val();
-        }
-        self.pop.next = (self.wr.q.val() == self.zero2.val()) & self.ok.val() & (self.q_count.q.val() != self.zero_c.val());
+        self.idle.next = self.channel.state.val() == self.zero2.val();
+        self.pop.next = (self.channel.state.val() == self.zero2.val()) & self.ok.val() & (self.q_count.q.val() != self.zero_c.val());
+        self.channel.start.next = self.pop.val();
         // The write takes the column's last channel: the entry leaves, or its second column
         // follows.
         self.row_end.next = self.km1.val() == self.rem.val();
@@ -304,7 +304,6 @@ impl Logic for OfmQueue {
                     self.at.d.next = self.at.q.val() + self.lane_step[j].val();
                 }
             }
-            self.wr.d.next = self.one2.val();
             if self.row_end.val() {
                 self.at.d.next = self.second_lane.val();
             }
