@@ -277,6 +277,10 @@ impl Logic for ElementwiseMemory {
         self.ifm.load.next = self.ifm_load.val();
         self.ifm2.load.next = self.ifm2_load.val();
         self.ofm.load.next = self.ofm_load.val();
+        // The unit reads its maps' addresses in most cycles of a kernel: always computed.
+        self.ifm.enable.next = true;
+        self.ifm2.enable.next = true;
+        self.ofm.enable.next = true;
         self.ifm.load_slot.next = self.load_slot.val();
         self.ifm2.load_slot.next = self.load_slot.val();
         self.ofm.load_slot.next = self.load_slot.val();

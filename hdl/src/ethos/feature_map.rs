@@ -49,13 +49,17 @@ const ADDRESS: &str = "    if (x <= slot[9][15:0]) begin\n        \
 
 /// Ports: `load` writes `load_value` (a register-file value, 40 bits kept) into slot
 /// `load_slot` at the clock edge; `address` is element (`y`, `x`, `c`)'s byte address from the
-/// slots as they are.
+/// slots as they are while `enable`, 0 otherwise: a branch, so that Verilator skips the four
+/// 16 x 40-bit products in the cycles a user does not read the address (the IFM server reads
+/// it only while it serves a tap; the kernel unit, in most cycles of a kernel, ties `enable`
+/// high; docs/ethos.md, "Verilated speed", NPU step 3).
 #[derive(LogicBlock, Default)]
 pub struct FeatureMap {
     pub clock: Signal<In, Clock>,
     pub load: Signal<In, Bit>,
     pub load_slot: Signal<In, Bits<4>>,
     pub load_value: Signal<In, Bits<40>>,
+    pub enable: Signal<In, Bit>,
     pub y: Signal<In, Bits<16>>,
     pub x: Signal<In, Bits<16>>,
     pub c: Signal<In, Bits<16>>,
@@ -68,13 +72,13 @@ impl Logic for FeatureMap {
         self.address.connect();
     }
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!("{SLOT_FILE}always @(*) begin\n{ADDRESS}end"))
+        Verilog::Custom(gated_address())
     }
 }
 
 /// The slot file and the address computed only while `enable` (0 otherwise), the Verilog
-/// [`super::feature_map_enabled::FeatureMapEnabled`] and [`FeatureMapLayout`] share.
-pub(super) fn gated_address() -> String {
+/// [`FeatureMap`] and [`FeatureMapLayout`] share.
+fn gated_address() -> String {
     format!(
         "{SLOT_FILE}always @(*) begin\n    if (enable) begin\n{ADDRESS}    end else begin\n        \
          base = 40'd0;\n        ty = 16'd0;\n        tx = 16'd0;\n        channel = 40'd0;\n        address = 40'd0;\n    \

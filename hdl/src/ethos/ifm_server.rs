@@ -23,7 +23,7 @@
 //! The unit owns the read channel: the server asks (`request`, with `address`) when the
 //! channel is free for it (`free`: idle and not taken by the stream reader, which goes
 //! first); the answer comes back as `response` with `response_data`.
-use super::feature_map_enabled::FeatureMapEnabled;
+use super::feature_map::FeatureMap;
 use crate::primitives::constant as k;
 use crate::primitives::{Concat, Reg, RegFile, ZeroExtend};
 use rust_hdl::prelude::*;
@@ -86,7 +86,7 @@ pub struct IfmServer {
     /// Issue a read of `address` now.
     pub request: Signal<Out, Bit>,
     pub address: Signal<Out, Bits<40>>,
-    ifm: FeatureMapEnabled,
+    ifm: FeatureMap,
     /// Gathered words: address {bank, position}.
     words: RegFile<64, 3, 1, 4>,
     ifm_y: ZeroExtend<12, 16>,

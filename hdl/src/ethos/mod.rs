@@ -16,7 +16,6 @@ mod elementwise_memory;
 mod elementwise_states;
 mod elementwise_walk;
 pub mod feature_map;
-pub mod feature_map_enabled;
 pub mod kernel_registers;
 mod latch_sequencer;
 mod latch_table;
