@@ -5,13 +5,42 @@
 //! in it too: decode overlapped with MAC), MAC. `hold` (in DECODE, MAC, OUT and DRAIN) is the
 //! registers' clock enable, and `holding` tells the other blocks; in DECODE the decoder's
 //! verdicts still move these registers (the decoder has no clock enable).
-use super::conv_datapath::{
-    ERROR_NONE, ERROR_SCALE_BIAS_LONG, ERROR_SCALE_BIAS_RESERVED, ERROR_SCALE_BIAS_SHORT, ERROR_SHAPE, ERROR_WEIGHT_COUNT,
-    ERROR_WEIGHT_STREAM, STATE_CHECK, STATE_DECODE, STATE_DONE, STATE_DRAIN, STATE_IDLE, STATE_MAC, STATE_OUT, STATE_SCALE_BIAS,
-};
 use crate::primitives::constant as k;
 use crate::primitives::{RegEn, ZeroExtend};
 use rust_hdl::prelude::*;
+
+/// `state` values.
+pub const STATE_IDLE: u64 = 0;
+pub const STATE_CHECK: u64 = 1;
+pub const STATE_DECODE: u64 = 2;
+pub const STATE_SCALE_BIAS: u64 = 3;
+pub const STATE_MAC: u64 = 4;
+pub const STATE_OUT: u64 = 5;
+pub const STATE_DRAIN: u64 = 6;
+pub const STATE_DONE: u64 = 7;
+
+/// `error_code` values; `error_detail` says more.
+pub const ERROR_NONE: u64 = 0;
+/// A layer register out of range; detail: [`SHAPE_DIMS`] | [`SHAPE_KERNEL`] | ...
+pub const ERROR_SHAPE: u64 = 1;
+/// The weight decoder found the stream malformed; detail: its error code.
+pub const ERROR_WEIGHT_STREAM: u64 = 2;
+/// The stream decoded to more or fewer weights than the layer has; detail: weights decoded
+/// when the unit stopped (when the first row beyond the layer's completes, or at the stream's end).
+pub const ERROR_WEIGHT_COUNT: u64 = 3;
+/// `sb_last` before one record per OFM channel; detail: bytes received.
+pub const ERROR_SCALE_BIAS_SHORT: u64 = 4;
+/// More bytes than the records padded to 16 bytes; detail: bytes received.
+pub const ERROR_SCALE_BIAS_LONG: u64 = 5;
+/// A record's shift byte has its reserved bits 7:6 set; detail: the OFM channel.
+pub const ERROR_SCALE_BIAS_RESERVED: u64 = 6;
+
+/// `ERROR_SHAPE` detail bits.
+pub const SHAPE_DIMS: u64 = 1;
+pub const SHAPE_KERNEL: u64 = 2;
+pub const SHAPE_STRIDE: u64 = 4;
+pub const SHAPE_DEPTHWISE: u64 = 8;
+pub const SHAPE_WEIGHT_ROWS: u64 = 16;
 
 #[derive(LogicBlock)]
 pub struct ConvControl {

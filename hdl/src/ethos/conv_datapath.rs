@@ -28,8 +28,8 @@
 //! handshakes, the MAC and output units' inputs), so that Verilator evaluates the rest once a
 //! cycle (docs/ethos.md, "Verilated speed").
 use super::conv_control::ConvControl;
-use super::conv_traversal::ConvTraversal;
 use super::conv_mac::ConvMac;
+use super::conv_traversal::ConvTraversal;
 use super::depthwise_feed::DepthwiseFeed;
 use super::depthwise_walk::DepthwiseWalk;
 use super::ifm_reads::IfmReads;
@@ -41,7 +41,6 @@ use super::scale_bias_loader::ScaleBiasLoader;
 use super::weight_buffer::WeightBuffer;
 use super::weight_rows::WeightRows;
 use super::WeightDecoder;
-use crate::primitives::constant as k;
 use crate::primitives::{IfmLanes, RegEn};
 use rust_hdl::prelude::*;
 
@@ -52,40 +51,10 @@ const WEIGHT_ADDRESS_BITS: usize = 12;
 /// Width of the IFM/OFM height, width and depth registers: each is 1..=4095.
 pub const DIM_BITS: usize = 12;
 
-/// `state` values.
-pub const STATE_IDLE: u64 = 0;
-pub const STATE_CHECK: u64 = 1;
-pub const STATE_DECODE: u64 = 2;
-pub const STATE_SCALE_BIAS: u64 = 3;
-pub const STATE_MAC: u64 = 4;
-pub const STATE_OUT: u64 = 5;
-pub const STATE_DRAIN: u64 = 6;
-pub const STATE_DONE: u64 = 7;
+// The `state` and `error_code` values and the CHECK detail bits are beside the state machine.
+pub use super::conv_control::{SHAPE_DEPTHWISE, SHAPE_DIMS, SHAPE_KERNEL, SHAPE_STRIDE, SHAPE_WEIGHT_ROWS};
 
-/// `error_code` values; `error_detail` says more.
-pub const ERROR_NONE: u64 = 0;
-/// A layer register out of range; detail: [`SHAPE_DIMS`] | [`SHAPE_KERNEL`] | ...
-pub const ERROR_SHAPE: u64 = 1;
-/// The weight decoder found the stream malformed; detail: its error code.
-pub const ERROR_WEIGHT_STREAM: u64 = 2;
-/// The stream decoded to more or fewer weights than the layer has; detail: weights decoded
-/// when the unit stopped (when the first row beyond the layer's completes, or at the stream's end).
-pub const ERROR_WEIGHT_COUNT: u64 = 3;
-/// `sb_last` before one record per OFM channel; detail: bytes received.
-pub const ERROR_SCALE_BIAS_SHORT: u64 = 4;
-/// More bytes than the records padded to 16 bytes; detail: bytes received.
-pub const ERROR_SCALE_BIAS_LONG: u64 = 5;
-/// A record's shift byte has its reserved bits 7:6 set; detail: the OFM channel.
-pub const ERROR_SCALE_BIAS_RESERVED: u64 = 6;
-
-/// `ERROR_SHAPE` detail bits.
-pub const SHAPE_DIMS: u64 = 1;
-pub const SHAPE_KERNEL: u64 = 2;
-pub const SHAPE_STRIDE: u64 = 4;
-pub const SHAPE_DEPTHWISE: u64 = 8;
-pub const SHAPE_WEIGHT_ROWS: u64 = 16;
-
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct ConvDatapath {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -216,104 +185,6 @@ pub struct ConvDatapath {
 
     pad2: RegEn<Bits<4>>,
     live2: RegEn<Bits<4>>,
-    zero2: Constant<Bits<2>>,
-    zero8: Constant<Bits<8>>,
-    zero16: Constant<Bits<16>>,
-    one2: Constant<Bits<2>>,
-}
-
-impl Default for ConvDatapath {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            start: Default::default(),
-            hold: Default::default(),
-            hold_mac: Default::default(),
-            ifm_height: Default::default(),
-            ifm_width: Default::default(),
-            ifm_depth: Default::default(),
-            ofm_height: Default::default(),
-            ofm_width: Default::default(),
-            ofm_depth: Default::default(),
-            kernel_height: Default::default(),
-            kernel_width: Default::default(),
-            stride_y: Default::default(),
-            stride_x: Default::default(),
-            pad_top: Default::default(),
-            pad_left: Default::default(),
-            depthwise: Default::default(),
-            part_kernel: Default::default(),
-            dilation_y: Default::default(),
-            dilation_x: Default::default(),
-            pack_depthwise: Default::default(),
-            block_groups_m1: Default::default(),
-            ifm_zero_point: Default::default(),
-            ofm_zero_point: Default::default(),
-            act_min: Default::default(),
-            act_max: Default::default(),
-            w_valid: Default::default(),
-            w_data: Default::default(),
-            w_last: Default::default(),
-            w_ready: Default::default(),
-            sb_valid: Default::default(),
-            sb_data: Default::default(),
-            sb_bytes_m1: Default::default(),
-            sb_last: Default::default(),
-            sb_ready: Default::default(),
-            ifm_read0: Default::default(),
-            ifm_y0: Default::default(),
-            ifm_x0: Default::default(),
-            ifm_group0: Default::default(),
-            ifm_data0: Default::default(),
-            ifm_read1: Default::default(),
-            ifm_y1: Default::default(),
-            ifm_x1: Default::default(),
-            ifm_group1: Default::default(),
-            ifm_data1: Default::default(),
-            ifm_read2: Default::default(),
-            ifm_y2: Default::default(),
-            ifm_x2: Default::default(),
-            ifm_group2: Default::default(),
-            ifm_data2: Default::default(),
-            ifm_read3: Default::default(),
-            ifm_y3: Default::default(),
-            ifm_x3: Default::default(),
-            ifm_group3: Default::default(),
-            ifm_data3: Default::default(),
-            ofm_valid: Default::default(),
-            ofm_y: Default::default(),
-            ofm_x: Default::default(),
-            ofm_channel: Default::default(),
-            ofm_data: Default::default(),
-            busy: Default::default(),
-            done: Default::default(),
-            error_code: Default::default(),
-            error_detail: Default::default(),
-            state: Default::default(),
-            decoder: Default::default(),
-            mac: Default::default(),
-            walk: Default::default(),
-            out_lanes: Default::default(),
-            lanes: Default::default(),
-            layer: Default::default(),
-            check: Default::default(),
-            weights: Default::default(),
-            scale_bias: Default::default(),
-            traversal: Default::default(),
-            rows: Default::default(),
-            control: Default::default(),
-            reads: Default::default(),
-            packed_walk: Default::default(),
-            feed: Default::default(),
-            pad2: Default::default(),
-            live2: Default::default(),
-            zero2: k(0),
-            zero8: k(0),
-            zero16: k(0),
-            one2: k(1),
-        }
-    }
 }
 
 impl Logic for ConvDatapath {
@@ -323,22 +194,17 @@ impl Logic for ConvDatapath {
         // registers; the OFM address pipeline beside the output unit (in the output walk)
         // goes on with it.
         dff_setup!(self, clock, pad2, live2);
+        clock!(self, clock, decoder, mac, out_lanes, layer, weights, scale_bias, traversal, rows);
+        clock!(self, clock, packed_walk, walk, feed, control);
         self.pad2.reset.next = self.reset.val();
         self.live2.reset.next = self.reset.val();
         self.pad2.enable.next = !self.control.mac_holding.val();
         self.live2.enable.next = !self.control.mac_holding.val();
-        self.decoder.clock.next = self.clock.val();
-        self.mac.clock.next = self.clock.val();
         self.mac.reset.next = self.reset.val();
-        self.out_lanes.clock.next = self.clock.val();
         self.out_lanes.reset.next = self.reset.val();
-        self.layer.clock.next = self.clock.val();
         self.layer.reset.next = self.reset.val();
-        self.weights.clock.next = self.clock.val();
         self.weights.reset.next = self.reset.val();
-        self.scale_bias.clock.next = self.clock.val();
         self.scale_bias.reset.next = self.reset.val();
-        self.traversal.clock.next = self.clock.val();
         self.traversal.reset.next = self.reset.val();
         self.busy.next = !self.control.in_idle.val();
         self.done.next = self.control.in_done.val();
@@ -430,7 +296,6 @@ impl Logic for ConvDatapath {
         self.traversal.part_kernel.next = self.layer.part_kernel.val();
         self.traversal.dilation_y.next = self.layer.dilation_y.val();
         self.traversal.dilation_x.next = self.layer.dilation_x.val();
-        self.rows.clock.next = self.clock.val();
         self.rows.reset.next = self.reset.val();
         self.rows.advance.next = !self.control.mac_holding.val();
         self.rows.step.next = self.traversal.row_step.val();
@@ -449,7 +314,6 @@ impl Logic for ConvDatapath {
 
         // The packed depthwise walk beside the traversal: the block's mapping and, in a
         // packed block, the cycle's window rows and IFM reads.
-        self.packed_walk.clock.next = self.clock.val();
         self.packed_walk.reset.next = self.reset.val();
         self.packed_walk.advance.next = !self.control.mac_holding.val();
         self.packed_walk.check.next = self.control.in_check.val();
@@ -474,7 +338,6 @@ impl Logic for ConvDatapath {
         self.traversal.packed_last.next = self.packed_walk.last.val();
 
         // The output walk drains the bank while the traversal walks the next group.
-        self.walk.clock.next = self.clock.val();
         self.walk.reset.next = self.reset.val();
         self.walk.advance.next = !self.control.holding.val();
         self.walk.traverse.next = !self.control.mac_holding.val();
@@ -486,12 +349,7 @@ impl Logic for ConvDatapath {
         self.walk.ofm_height.next = self.layer.ofm_height.val();
         self.walk.ofm_width.next = self.layer.ofm_width.val();
         self.walk.ofm_depth.next = self.layer.ofm_depth.val();
-        // Memory j serves lanes j and j + 8 (the same channel at the row's two positions).
-        self.out_lanes.read_enable.next =
-            self.walk.out_valid1.val().get_bits::<8>(0) | self.walk.out_valid1.val().get_bits::<8>(8);
-        if self.control.holding.val() {
-            self.out_lanes.read_enable.next = self.zero8.val();
-        }
+        self.out_lanes.read_enable.next = self.walk.param_read.val();
         self.out_lanes.read_address.next = self.walk.param_address.val();
 
         // The tap's IFM reads, from the ports as the model computes them in every state.
@@ -561,83 +419,44 @@ impl Logic for ConvDatapath {
             // Only a MAC or packed cycle of stage 2 reads the lanes (registers alone, so that
             // Verilator skips them in the other cycles; fourteenth step).
             self.lanes[p].enable.next = self.traversal.mac_valid2.val() | self.packed_walk.packed2.val();
+            self.mac.act[p].next = self.lanes[p].lanes.val();
+            self.feed.act[p].next = self.lanes[p].lanes.val();
         }
         self.mac.enable.next = self.traversal.mac_valid2.val() & !self.control.mac_holding.val();
         self.mac.clear.next = self.traversal.clear2.val();
-        self.mac.mode.next = self.zero2.val();
-        if self.layer.depthwise.val() & !self.packed_walk.packed2.val() {
-            self.mac.mode.next = self.one2.val();
-        }
+        self.mac.depthwise.next = self.layer.depthwise.val();
         // The packed feed (stage 2): the kernel register, the column store, the second
         // feed's words (`depthwise_feed.rs`), into the MAC unit in the conv mode.
-        self.feed.clock.next = self.clock.val();
         self.feed.reset.next = self.reset.val();
         self.feed.advance.next = self.traversal.mac_valid2.val() & !self.control.mac_holding.val();
         self.feed.load.next = self.packed_walk.load2.val();
         self.feed.ky.next = self.packed_walk.ky2.val();
         self.feed.kx.next = self.packed_walk.kx2.val();
-        self.feed.w0.next = self.weights.w0.val();
-        self.feed.w1.next = self.weights.w1.val();
-        self.feed.w2.next = self.weights.w2.val();
-        self.feed.w3.next = self.weights.w3.val();
-        self.feed.w4.next = self.weights.w4.val();
-        self.feed.w5.next = self.weights.w5.val();
-        self.feed.w6.next = self.weights.w6.val();
-        self.feed.w7.next = self.weights.w7.val();
         self.feed.take.next = self.packed_walk.packed2.val();
         self.feed.reuse.next = self.packed_walk.reuse2.val();
         self.feed.row.next = self.packed_walk.row2.val();
         self.feed.rows.next = self.packed_walk.rows2.val();
         self.feed.pad.next = self.packed_walk.pad2.val();
-        self.feed.act0.next = self.lanes[0].lanes.val();
-        self.feed.act1.next = self.lanes[1].lanes.val();
-        self.feed.act2.next = self.lanes[2].lanes.val();
-        self.feed.act3.next = self.lanes[3].lanes.val();
         self.feed.stride_y.next = self.layer.stride_y.val();
         self.feed.dilation_y.next = self.layer.dilation_y.val();
         self.feed.kernel_height.next = self.layer.kernel_height.val();
         self.feed.kernel_width.next = self.layer.kernel_width.val();
         self.mac.packed_cycle.next = self.packed_walk.packed2.val();
         self.mac.pad.next = self.pad2.q.val();
-        self.mac.act0.next = self.lanes[0].lanes.val();
-        self.mac.act1.next = self.lanes[1].lanes.val();
-        self.mac.act2.next = self.lanes[2].lanes.val();
-        self.mac.act3.next = self.lanes[3].lanes.val();
-        self.mac.w0.next = self.weights.w0.val();
-        self.mac.w1.next = self.weights.w1.val();
-        self.mac.w2.next = self.weights.w2.val();
-        self.mac.w3.next = self.weights.w3.val();
-        self.mac.w4.next = self.weights.w4.val();
-        self.mac.w5.next = self.weights.w5.val();
-        self.mac.w6.next = self.weights.w6.val();
-        self.mac.w7.next = self.weights.w7.val();
-        self.mac.win00.next = self.feed.win[0].val();
-        self.mac.win01.next = self.feed.win[1].val();
-        self.mac.win02.next = self.feed.win[2].val();
-        self.mac.win03.next = self.feed.win[3].val();
-        self.mac.win10.next = self.feed.win[4].val();
-        self.mac.win11.next = self.feed.win[5].val();
-        self.mac.win12.next = self.feed.win[6].val();
-        self.mac.win13.next = self.feed.win[7].val();
-        self.mac.k000.next = self.feed.k[0].val();
-        self.mac.k001.next = self.feed.k[1].val();
-        self.mac.k002.next = self.feed.k[2].val();
-        self.mac.k010.next = self.feed.k[3].val();
-        self.mac.k011.next = self.feed.k[4].val();
-        self.mac.k012.next = self.feed.k[5].val();
-        self.mac.k100.next = self.feed.k[6].val();
-        self.mac.k101.next = self.feed.k[7].val();
-        self.mac.k102.next = self.feed.k[8].val();
-        self.mac.k110.next = self.feed.k[9].val();
-        self.mac.k111.next = self.feed.k[10].val();
-        self.mac.k112.next = self.feed.k[11].val();
+        for o in 0..8 {
+            self.feed.w[o].next = self.weights.w[o].val();
+            self.mac.w[o].next = self.weights.w[o].val();
+        }
+        for i in 0..8 {
+            self.mac.win[i].next = self.feed.win[i].val();
+        }
+        for i in 0..12 {
+            self.mac.kernel[i].next = self.feed.k[i].val();
+        }
         self.mac.advance.next = !self.control.holding.val();
         self.mac.load.next = self.walk.load.val() & !self.control.mac_holding.val();
         self.mac.read_index.next = self.walk.read_index.val();
         self.out_lanes.in_valid.next = self.walk.out_valid2.val();
-        if self.control.holding.val() {
-            self.out_lanes.in_valid.next = self.zero16.val();
-        }
         for i in 0..16 {
             self.out_lanes.acc[i].next = self.mac.acc_out[i].val();
         }
@@ -651,7 +470,6 @@ impl Logic for ConvDatapath {
         self.ofm_data.next = self.out_lanes.out_data.val();
 
         // The state machine.
-        self.control.clock.next = self.clock.val();
         self.control.reset.next = self.reset.val();
         self.control.start.next = self.start.val();
         self.control.hold.next = self.hold.val();

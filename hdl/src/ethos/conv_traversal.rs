@@ -7,7 +7,8 @@
 //! every change of the datapath's inputs (docs/ethos.md, "Verilated speed").
 //! The sides of Vela's sub-kernels come from the sub-block `sub_kernels.rs`, the OFM block and
 //! group from `block_walk.rs`.
-use super::conv_datapath::{DIM_BITS, STATE_CHECK, STATE_DECODE, STATE_DRAIN, STATE_DONE, STATE_MAC, STATE_OUT};
+use super::conv_control::{STATE_CHECK, STATE_DECODE, STATE_DONE, STATE_DRAIN, STATE_MAC, STATE_OUT};
+use super::conv_datapath::DIM_BITS;
 use super::block_walk::BlockWalk;
 use super::sub_kernels::SubKernels;
 use super::weight_rows::{STEP_CLEAR, STEP_ELEMENT, STEP_GROUP, STEP_LAST, STEP_NONE, STEP_REPEAT, STEP_UNIT};

@@ -38,23 +38,13 @@ pub struct DepthwiseFeed {
     pub load: Signal<In, Bit>,
     pub ky: Signal<In, Bits<2>>,
     pub kx: Signal<In, Bits<2>>,
-    pub w0: Signal<In, Bits<72>>,
-    pub w1: Signal<In, Bits<72>>,
-    pub w2: Signal<In, Bits<72>>,
-    pub w3: Signal<In, Bits<72>>,
-    pub w4: Signal<In, Bits<72>>,
-    pub w5: Signal<In, Bits<72>>,
-    pub w6: Signal<In, Bits<72>>,
-    pub w7: Signal<In, Bits<72>>,
+    pub w: [Signal<In, Bits<72>>; 8],
     pub take: Signal<In, Bit>,
     pub reuse: Signal<In, Bit>,
     pub row: Signal<In, Bits<2>>,
     pub rows: Signal<In, Bits<2>>,
     pub pad: Signal<In, Bits<4>>,
-    pub act0: Signal<In, Bits<72>>,
-    pub act1: Signal<In, Bits<72>>,
-    pub act2: Signal<In, Bits<72>>,
-    pub act3: Signal<In, Bits<72>>,
+    pub act: [Signal<In, Bits<72>>; 4],
     pub stride_y: Signal<In, Bits<2>>,
     pub dilation_y: Signal<In, Bit>,
     pub kernel_height: Signal<In, Bits<4>>,
@@ -96,23 +86,13 @@ impl Default for DepthwiseFeed {
             load: Default::default(),
             ky: Default::default(),
             kx: Default::default(),
-            w0: Default::default(),
-            w1: Default::default(),
-            w2: Default::default(),
-            w3: Default::default(),
-            w4: Default::default(),
-            w5: Default::default(),
-            w6: Default::default(),
-            w7: Default::default(),
+            w: Default::default(),
             take: Default::default(),
             reuse: Default::default(),
             row: Default::default(),
             rows: Default::default(),
             pad: Default::default(),
-            act0: Default::default(),
-            act1: Default::default(),
-            act2: Default::default(),
-            act3: Default::default(),
+            act: Default::default(),
             stride_y: Default::default(),
             dilation_y: Default::default(),
             kernel_height: Default::default(),
@@ -155,7 +135,7 @@ impl Logic for DepthwiseFeed {
         // "Verilated speed", twelfth step).
         self.diagonal.next = self.zero72.val();
         if self.load.val() {
-            self.diagonal.next = self.w0.val() | self.w1.val() | self.w2.val() | self.w3.val() | self.w4.val() | self.w5.val() | self.w6.val() | self.w7.val();
+            self.diagonal.next = self.w[0].val() | self.w[1].val() | self.w[2].val() | self.w[3].val() | self.w[4].val() | self.w[5].val() | self.w[6].val() | self.w[7].val();
         }
         for e in 0..9 {
             self.kernel[e].clock.next = self.clock.val();
@@ -180,10 +160,10 @@ impl Logic for DepthwiseFeed {
             self.win[4 + c].next = self.zero72.val();
         }
         if self.take.val() {
-            self.port[0].next = self.act0.val();
-            self.port[1].next = self.act1.val();
-            self.port[2].next = self.act2.val();
-            self.port[3].next = self.act3.val();
+            self.port[0].next = self.act[0].val();
+            self.port[1].next = self.act[1].val();
+            self.port[2].next = self.act[2].val();
+            self.port[3].next = self.act[3].val();
             for p in 0..4 {
                 if self.pad.val().get_bit(p) {
                     self.port[p].next = self.zero72.val();

@@ -24,7 +24,7 @@ const GATHER_BITS: u64 = 67 * 9;
 /// (`rows`) unless the layer's `total_rows` are all written: `beyond` says so, in that cycle.
 /// `short`: the rows and the gather after this cycle are not exactly the layer's (read when
 /// the decoder says `done`). `weights_seen`: weights decoded, this cycle's beat included.
-/// Read side: `read_enable`/`read_address` read a row for the next cycle, as `w0..w7` (OFM
+/// Read side: `read_enable`/`read_address` read a row for the next cycle, as `w[0..8]` (OFM
 /// channel o's 8 IFM-channel weights; depthwise: the row's 8 weights on the diagonal).
 /// `row_ready`: row `want_row` is written (in an earlier cycle), for the traversal, which runs
 /// while DECODE goes on.
@@ -47,14 +47,7 @@ pub struct WeightBuffer {
     pub beyond: Signal<Out, Bit>,
     pub short: Signal<Out, Bit>,
     pub weights_seen: Signal<Out, Bits<20>>,
-    pub w0: Signal<Out, Bits<72>>,
-    pub w1: Signal<Out, Bits<72>>,
-    pub w2: Signal<Out, Bits<72>>,
-    pub w3: Signal<Out, Bits<72>>,
-    pub w4: Signal<Out, Bits<72>>,
-    pub w5: Signal<Out, Bits<72>>,
-    pub w6: Signal<Out, Bits<72>>,
-    pub w7: Signal<Out, Bits<72>>,
+    pub w: [Signal<Out, Bits<72>>; 8],
 
     memory: Ram<576, WEIGHT_ADDRESS_BITS>,
     diagonal: Diagonal,
@@ -110,14 +103,7 @@ impl Default for WeightBuffer {
             beyond: Default::default(),
             short: Default::default(),
             weights_seen: Default::default(),
-            w0: Default::default(),
-            w1: Default::default(),
-            w2: Default::default(),
-            w3: Default::default(),
-            w4: Default::default(),
-            w5: Default::default(),
-            w6: Default::default(),
-            w7: Default::default(),
+            w: Default::default(),
             memory: Default::default(),
             diagonal: Default::default(),
             gather: Default::default(),
@@ -235,24 +221,24 @@ impl Logic for WeightBuffer {
         self.row_ready.next = self.want13.wide.val() < self.rows.q.val();
         self.memory.read_enable.next = self.read_enable.val();
         self.memory.read_address.next = self.read_address.val();
-        self.w0.next = self.memory.read_data.val().get_bits::<72>(0);
-        self.w1.next = self.memory.read_data.val().get_bits::<72>(72);
-        self.w2.next = self.memory.read_data.val().get_bits::<72>(144);
-        self.w3.next = self.memory.read_data.val().get_bits::<72>(216);
-        self.w4.next = self.memory.read_data.val().get_bits::<72>(288);
-        self.w5.next = self.memory.read_data.val().get_bits::<72>(360);
-        self.w6.next = self.memory.read_data.val().get_bits::<72>(432);
-        self.w7.next = self.memory.read_data.val().get_bits::<72>(504);
+        self.w[0].next = self.memory.read_data.val().get_bits::<72>(0);
+        self.w[1].next = self.memory.read_data.val().get_bits::<72>(72);
+        self.w[2].next = self.memory.read_data.val().get_bits::<72>(144);
+        self.w[3].next = self.memory.read_data.val().get_bits::<72>(216);
+        self.w[4].next = self.memory.read_data.val().get_bits::<72>(288);
+        self.w[5].next = self.memory.read_data.val().get_bits::<72>(360);
+        self.w[6].next = self.memory.read_data.val().get_bits::<72>(432);
+        self.w[7].next = self.memory.read_data.val().get_bits::<72>(504);
         self.diagonal.lanes.next = self.memory.read_data.val().get_bits::<72>(504);
         if self.depthwise.val() {
-            self.w0.next = self.diagonal.matrix.val().get_bits::<72>(0);
-            self.w1.next = self.diagonal.matrix.val().get_bits::<72>(72);
-            self.w2.next = self.diagonal.matrix.val().get_bits::<72>(144);
-            self.w3.next = self.diagonal.matrix.val().get_bits::<72>(216);
-            self.w4.next = self.diagonal.matrix.val().get_bits::<72>(288);
-            self.w5.next = self.diagonal.matrix.val().get_bits::<72>(360);
-            self.w6.next = self.diagonal.matrix.val().get_bits::<72>(432);
-            self.w7.next = self.diagonal.matrix.val().get_bits::<72>(504);
+            self.w[0].next = self.diagonal.matrix.val().get_bits::<72>(0);
+            self.w[1].next = self.diagonal.matrix.val().get_bits::<72>(72);
+            self.w[2].next = self.diagonal.matrix.val().get_bits::<72>(144);
+            self.w[3].next = self.diagonal.matrix.val().get_bits::<72>(216);
+            self.w[4].next = self.diagonal.matrix.val().get_bits::<72>(288);
+            self.w[5].next = self.diagonal.matrix.val().get_bits::<72>(360);
+            self.w[6].next = self.diagonal.matrix.val().get_bits::<72>(432);
+            self.w[7].next = self.diagonal.matrix.val().get_bits::<72>(504);
         }
     }
 }
