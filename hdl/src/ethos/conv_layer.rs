@@ -20,6 +20,10 @@ pub struct ConvLayer {
     pub reset: Signal<In, Bit>,
     /// Starts LATCH (`kernel_registers.rs`).
     pub latch: Signal<In, Bit>,
+    /// The unit is in CHECK, the one state that reads `bad` and `scale_start` (a register's
+    /// value: both are computed only then, so that the Verilated model skips CHECK's
+    /// comparisons in every other cycle; docs/ethos.md, "Verilated speed", NPU step 4).
+    pub check: Signal<In, Bit>,
     pub debug_value: Signal<In, Bits<48>>,
     pub debug_index: Signal<Out, Bits<7>>,
     pub debug_hold: Signal<Out, Bit>,
@@ -29,9 +33,11 @@ pub struct ConvLayer {
     pub ofm_load: Signal<Out, Bit>,
     pub load_slot: Signal<Out, Bits<4>>,
     pub load_value: Signal<Out, Bits<40>>,
-    /// CHECK: the latched layer is one the unit does not walk.
+    /// CHECK: the latched layer is one the unit does not walk (valid with `check`; 0 otherwise).
     pub bad: Signal<Out, Bit>,
-    /// The streams: first byte address and 64-bit words.
+    /// The streams: first byte address and 64-bit words (`scale_start` valid with `check`,
+    /// 0 otherwise: the stream reader takes it at `start`, in CHECK; `weight_start` always,
+    /// as the reader takes it when the scale stream ends, in RUN).
     pub weight_start: Signal<Out, Bits<40>>,
     pub weight_words: Signal<Out, Bits<29>>,
     pub scale_start: Signal<Out, Bits<40>>,
@@ -112,6 +118,7 @@ impl Default for ConvLayer {
             clock: Default::default(),
             reset: Default::default(),
             latch: Default::default(),
+            check: Default::default(),
             debug_value: Default::default(),
             debug_index: Default::default(),
             debug_hold: Default::default(),
@@ -245,58 +252,65 @@ impl Logic for ConvLayer {
         self.h.next = self.oh.wide.val() + self.h1.val() + self.h2.val() + self.kh.wide.val() + self.one20.val() - self.pt.wide.val() - self.pb.wide.val();
         self.w.next = self.ow.wide.val() + self.w1.val() + self.w2.val() + self.kw.wide.val() + self.one20.val() - self.pl.wide.val() - self.pr.wide.val();
         self.weight_start.next = self.registers.weight_basep.val() + self.registers.weight_base.val();
-        self.scale_start.next = self.registers.scale_basep.val() + self.registers.scale_base.val();
 
-        // CHECK: what the unit does not walk (the module's decisions).
-        self.bad.next = !self.registers.ifm_precision.val().get_bit(0)
-            | (self.registers.ifm_precision.val().get_bits::<2>(2) != self.zero2.val())
-            | (self.registers.ifm_precision.val().get_bits::<2>(6) > self.one2.val())
-            | !self.registers.ofm_precision.val().get_bit(0)
-            | (self.registers.ofm_precision.val().get_bits::<2>(1) != self.zero2.val())
-            | (self.registers.ofm_precision.val().get_bits::<2>(6) > self.one2.val())
-            | (self.registers.ofm_precision.val().get_bits::<2>(14) != self.zero2.val())
-            | ((self.registers.ifm_precision.val().get_bits::<2>(6) == self.zero2.val()) & (self.registers.ifm_stride_c.val() != self.one40.val()))
-            | (self.registers.activation.val() != self.zero5.val())
-            | (self.registers.acc_format.val() > self.one16.val())
-            | (self.registers.ifm_upscale.val() > self.two16.val())
-            | (self.registers.ifm_region.val() > self.seven16.val())
-            | (self.registers.ofm_region.val() > self.seven16.val())
-            | (self.registers.weight_region.val() > self.seven16.val())
-            | (self.registers.scale_region.val() > self.seven16.val())
-            | ((self.registers.ifm_zero_point.val().get_bits::<9>(7) != self.z9.val()) & (self.registers.ifm_zero_point.val().get_bits::<9>(7) != self.o9.val()))
-            | ((self.registers.ofm_zero_point.val().get_bits::<9>(7) != self.z9.val()) & (self.registers.ofm_zero_point.val().get_bits::<9>(7) != self.o9.val()))
-            | ((self.registers.activation_min.val().get_bits::<9>(7) != self.z9.val()) & (self.registers.activation_min.val().get_bits::<9>(7) != self.o9.val()))
-            | ((self.registers.activation_max.val().get_bits::<9>(7) != self.z9.val()) & (self.registers.activation_max.val().get_bits::<9>(7) != self.o9.val()))
-            | (self.registers.kernel_stride.val().get_bit(4) & self.registers.kernel_height_m1.val().get_bit(0))
-            | (self.registers.kernel_stride.val().get_bit(3) & self.registers.kernel_width_m1.val().get_bit(0))
-            | (self.registers.kernel_height_m1.val() > self.twenty_eight16.val())
-            | (self.registers.kernel_width_m1.val() > self.twenty_eight16.val())
-            | (!self.registers.kernel_stride.val().get_bit(4) & (self.registers.kernel_height_m1.val() > self.fourteen16.val()))
-            | (!self.registers.kernel_stride.val().get_bit(3) & (self.registers.kernel_width_m1.val() > self.fourteen16.val()))
-            | self.registers.kernel_stride.val().get_bits::<2>(10).any()
-            | self.registers.kernel_stride.val().get_bits::<2>(7).any()
-            | (self.registers.kernel_stride.val().get_bit(9) & self.registers.kernel_stride.val().get_bit(1))
-            | (self.registers.kernel_stride.val().get_bit(6) & self.registers.kernel_stride.val().get_bit(0))
-            | (self.registers.ifm_pad_top.val() > self.seven16.val())
-            | (self.registers.ifm_pad_left.val() > self.seven16.val())
-            | (self.registers.ofm_blk_depth_m1.val().get_bits::<3>(0) != self.seven3.val())
-            | (self.registers.ofm_blk_depth_m1.val() > self.max_block_m1.val())
-            | (self.registers.ofm_height_m1.val() > self.max_m1.val())
-            | (self.registers.ofm_width_m1.val() > self.max_m1.val())
-            | (self.registers.ofm_depth_m1.val() > self.max_m1.val())
-            | (self.registers.ifm_depth_m1.val() > self.max_m1.val())
-            | (self.h.val() < self.one20.val())
-            | (self.h.val() > self.max20.val())
-            | (self.w.val() < self.one20.val())
-            | (self.w.val() > self.max20.val())
-            | ((self.weight_start.val() & self.fifteen40.val()) != self.zero40.val())
-            | ((self.scale_start.val() & self.fifteen40.val()) != self.zero40.val())
-            | ((self.registers.weight_length.val() & self.fifteen40.val()) != self.zero40.val())
-            | (self.registers.weight_length.val() == self.zero40.val())
-            | self.registers.weight_length.val().get_bits::<8>(32).any()
-            | ((self.registers.scale_length.val() & self.fifteen40.val()) != self.zero40.val())
-            | (self.registers.scale_length.val() == self.zero40.val())
-            | self.registers.scale_length.val().get_bits::<8>(32).any();
+        // CHECK: what the unit does not walk (the module's decisions). Decision: `bad` and
+        // `scale_start` only in CHECK, 0 otherwise: nothing reads them in another state
+        // (`start` is CHECK's), and in the other cycles, most of a network's, the Verilated
+        // model skips these 50 comparisons (docs/ethos.md, "Verilated speed", NPU step 4).
+        self.bad.next = false;
+        self.scale_start.next = self.zero40.val();
+        if self.check.val() {
+            self.scale_start.next = self.registers.scale_basep.val() + self.registers.scale_base.val();
+            self.bad.next = !self.registers.ifm_precision.val().get_bit(0)
+                | (self.registers.ifm_precision.val().get_bits::<2>(2) != self.zero2.val())
+                | (self.registers.ifm_precision.val().get_bits::<2>(6) > self.one2.val())
+                | !self.registers.ofm_precision.val().get_bit(0)
+                | (self.registers.ofm_precision.val().get_bits::<2>(1) != self.zero2.val())
+                | (self.registers.ofm_precision.val().get_bits::<2>(6) > self.one2.val())
+                | (self.registers.ofm_precision.val().get_bits::<2>(14) != self.zero2.val())
+                | ((self.registers.ifm_precision.val().get_bits::<2>(6) == self.zero2.val()) & (self.registers.ifm_stride_c.val() != self.one40.val()))
+                | (self.registers.activation.val() != self.zero5.val())
+                | (self.registers.acc_format.val() > self.one16.val())
+                | (self.registers.ifm_upscale.val() > self.two16.val())
+                | (self.registers.ifm_region.val() > self.seven16.val())
+                | (self.registers.ofm_region.val() > self.seven16.val())
+                | (self.registers.weight_region.val() > self.seven16.val())
+                | (self.registers.scale_region.val() > self.seven16.val())
+                | ((self.registers.ifm_zero_point.val().get_bits::<9>(7) != self.z9.val()) & (self.registers.ifm_zero_point.val().get_bits::<9>(7) != self.o9.val()))
+                | ((self.registers.ofm_zero_point.val().get_bits::<9>(7) != self.z9.val()) & (self.registers.ofm_zero_point.val().get_bits::<9>(7) != self.o9.val()))
+                | ((self.registers.activation_min.val().get_bits::<9>(7) != self.z9.val()) & (self.registers.activation_min.val().get_bits::<9>(7) != self.o9.val()))
+                | ((self.registers.activation_max.val().get_bits::<9>(7) != self.z9.val()) & (self.registers.activation_max.val().get_bits::<9>(7) != self.o9.val()))
+                | (self.registers.kernel_stride.val().get_bit(4) & self.registers.kernel_height_m1.val().get_bit(0))
+                | (self.registers.kernel_stride.val().get_bit(3) & self.registers.kernel_width_m1.val().get_bit(0))
+                | (self.registers.kernel_height_m1.val() > self.twenty_eight16.val())
+                | (self.registers.kernel_width_m1.val() > self.twenty_eight16.val())
+                | (!self.registers.kernel_stride.val().get_bit(4) & (self.registers.kernel_height_m1.val() > self.fourteen16.val()))
+                | (!self.registers.kernel_stride.val().get_bit(3) & (self.registers.kernel_width_m1.val() > self.fourteen16.val()))
+                | self.registers.kernel_stride.val().get_bits::<2>(10).any()
+                | self.registers.kernel_stride.val().get_bits::<2>(7).any()
+                | (self.registers.kernel_stride.val().get_bit(9) & self.registers.kernel_stride.val().get_bit(1))
+                | (self.registers.kernel_stride.val().get_bit(6) & self.registers.kernel_stride.val().get_bit(0))
+                | (self.registers.ifm_pad_top.val() > self.seven16.val())
+                | (self.registers.ifm_pad_left.val() > self.seven16.val())
+                | (self.registers.ofm_blk_depth_m1.val().get_bits::<3>(0) != self.seven3.val())
+                | (self.registers.ofm_blk_depth_m1.val() > self.max_block_m1.val())
+                | (self.registers.ofm_height_m1.val() > self.max_m1.val())
+                | (self.registers.ofm_width_m1.val() > self.max_m1.val())
+                | (self.registers.ofm_depth_m1.val() > self.max_m1.val())
+                | (self.registers.ifm_depth_m1.val() > self.max_m1.val())
+                | (self.h.val() < self.one20.val())
+                | (self.h.val() > self.max20.val())
+                | (self.w.val() < self.one20.val())
+                | (self.w.val() > self.max20.val())
+                | ((self.weight_start.val() & self.fifteen40.val()) != self.zero40.val())
+                | ((self.scale_start.val() & self.fifteen40.val()) != self.zero40.val())
+                | ((self.registers.weight_length.val() & self.fifteen40.val()) != self.zero40.val())
+                | (self.registers.weight_length.val() == self.zero40.val())
+                | self.registers.weight_length.val().get_bits::<8>(32).any()
+                | ((self.registers.scale_length.val() & self.fifteen40.val()) != self.zero40.val())
+                | (self.registers.scale_length.val() == self.zero40.val())
+                | self.registers.scale_length.val().get_bits::<8>(32).any();
+        }
 
         // The datapath's layer registers.
         self.h_q.d.next = self.h.val().get_bits::<12>(0);

@@ -265,6 +265,7 @@ impl Logic for ConvUnit {
         // The layer registers and CHECK (`conv_layer.rs`).
         self.layer.clock.next = self.clock.val();
         self.layer.reset.next = self.reset.val();
+        self.layer.check.next = self.state.q.val() == self.s_check.val();
         // IFM_UPSCALE 2 (zero insertion) is a CONV's (Vela's TRANSPOSE_CONV), 1 (nearest) a
         // DEPTHWISE's (Vela's RESIZE_NEAREST_NEIGHBOR with align_corners): each refused on the
         // other, as the executor does (`conv_layer.rs` refuses 3).
@@ -321,7 +322,12 @@ impl Logic for ConvUnit {
 
         // The stream reader (`stream_reader.rs`) on the datapath's stream ports.
         self.reader.check.next = self.state.q.val() == self.s_check.val();
-        self.reader.start.next = self.start.val();
+        // `start` and `can_read` from the registers, not the locals shared with the input-reading
+        // error: the reader's request leaves the input region (docs/ethos.md, NPU step 4).
+        self.reader.start.next = (self.state.q.val() == self.s_check.val())
+            & !self.layer.bad.val()
+            & !(self.depthwise.q.val() & self.layer.upscale.val().get_bit(1))
+            & !(!self.depthwise.q.val() & self.layer.upscale.val().get_bit(0));
         self.reader.weight_start.next = self.layer.weight_start.val();
         self.reader.weight_words.next = self.layer.weight_words.val();
         self.reader.scale_start.next = self.layer.scale_start.val();
@@ -394,7 +400,8 @@ impl Logic for ConvUnit {
         self.channel.r_error.next = self.mem_r_error.val();
         self.mem_ar_valid.next = self.channel.ar_valid.val();
         self.mem_ar_addr.next = self.channel.ar_addr.val();
-        self.reader.can_read.next = self.running.val() & self.ok.val() & (self.channel.state.val() == self.zero2.val());
+        self.reader.can_read.next =
+            (self.state.q.val() == self.s_run.val()) & (self.error.q.val() == self.e_none.val()) & (self.channel.state.val() == self.zero2.val());
         self.reader.grant.next = self.reader.wants.val() & !self.ports.tap_release.val();
         self.reader.response.next = self.channel.reader_response.val();
         self.reader.response_data.next = self.mem_r_data.val();
