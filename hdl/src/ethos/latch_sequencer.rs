@@ -59,6 +59,11 @@ pub struct LatchSequencer {
     kind_ofm: Constant<Bits<2>>,
     debug_basep_high: Constant<Bits<3>>,
     one3: Constant<Bits<3>>,
+    zero1: Constant<Bits<1>>,
+    zero3: Constant<Bits<3>>,
+    zero4: Constant<Bits<4>>,
+    zero6: Constant<Bits<6>>,
+    zero8: Constant<Bits<8>>,
     two3: Constant<Bits<3>>,
     three3: Constant<Bits<3>>,
     four3: Constant<Bits<3>>,
@@ -109,6 +114,11 @@ impl Default for LatchSequencer {
             kind_ofm: k(3),
             debug_basep_high: k((super::command_front_end::DEBUG_BASEP >> 4) as u64),
             one3: k(1),
+            zero1: k(0),
+            zero3: k(0),
+            zero4: k(0),
+            zero6: k(0),
+            zero8: k(0),
             two3: k(2),
             three3: k(3),
             four3: k(4),
@@ -135,50 +145,75 @@ impl Logic for LatchSequencer {
                 self.k.d.next = self.k.q.val() + self.one7.val();
             }
         }
-        self.latched.next = self.busy.q.val() & (self.k.q.val() == self.last_step.val());
-        self.index_rom.address.next = self.k.q.val();
-        self.entry.next = self.k.q.val() - self.one7.val();
-        self.target_rom.address.next = self.entry.val();
-        self.target.next = self.target_rom.data.val();
-        self.loading.next = self.busy.q.val() & (self.k.q.val() != self.zero7.val());
-        self.ifm_load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ifm.val());
-        self.ifm2_load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ifm2.val());
-        self.ofm_load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ofm.val());
-        self.load_slot.next = self.target.val().get_bits::<4>(0);
-        // Scalar id `target[5:0]` (the ids of module `scalar`, in order).
-        self.scalar_write.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_scalar.val());
-        self.scalar_id.next = self.target.val().get_bits::<6>(0);
-
-        // The debug port: the table's reads, then BASEP 2r and 2r + 1 of region r of the
-        // IFM, IFM2, OFM, weights, scales (step[3:1]; checked by the unit only: a bad region
-        // reads some BASEP, unused).
-        self.step.next = self.k.q.val() - self.table_len.val();
-        self.region.next = self.ifm_region.val();
-        if self.step.val().get_bits::<3>(1) == self.one3.val() {
-            self.region.next = self.ifm2_region.val();
-        }
-        if self.step.val().get_bits::<3>(1) == self.two3.val() {
-            self.region.next = self.ofm_region.val();
-        }
-        if self.step.val().get_bits::<3>(1) == self.three3.val() {
-            self.region.next = self.weight_region.val();
-        }
-        if self.step.val().get_bits::<3>(1) == self.four3.val() {
-            self.region.next = self.scale_region.val();
-        }
-        self.basep_slot.high.next = self.region.val();
-        self.basep_slot.low.next = self.step.val().get_bits::<1>(0);
-        self.basep_index.high.next = self.debug_basep_high.val();
-        self.basep_index.low.next = self.basep_slot.joined.val();
         self.debug_hold.next = self.busy.q.val();
+        // Decision: the sequence's outputs only while busy (a register), 0 otherwise: each is
+        // read only with a load or write enable, 0 when not busy, or was 0 then already
+        // (`latched`, `debug_index`), so the Verilated model skips the ROMs' decode between
+        // LATCHes, most of a kernel's cycles (docs/ethos.md, "Verilated speed", NPU step 4).
+        self.latched.next = false;
+        self.index_rom.address.next = self.zero7.val();
+        self.entry.next = self.zero7.val();
+        self.target_rom.address.next = self.zero7.val();
+        self.target.next = self.zero8.val();
+        self.loading.next = false;
+        self.ifm_load.next = false;
+        self.ifm2_load.next = false;
+        self.ofm_load.next = false;
+        self.load_slot.next = self.zero4.val();
+        self.scalar_write.next = false;
+        self.scalar_id.next = self.zero6.val();
+        self.step.next = self.zero7.val();
+        self.region.next = self.zero3.val();
+        self.basep_slot.high.next = self.zero3.val();
+        self.basep_slot.low.next = self.zero1.val();
+        self.basep_index.high.next = self.zero3.val();
+        self.basep_index.low.next = self.zero4.val();
         self.debug_index.next = self.zero7.val();
-        if self.busy.q.val() & (self.k.q.val() < self.table_len.val()) {
-            self.debug_index.next = self.index_rom.data.val();
+        self.unused_bits.next = false;
+        if self.busy.q.val() {
+            self.latched.next = self.k.q.val() == self.last_step.val();
+            self.index_rom.address.next = self.k.q.val();
+            self.entry.next = self.k.q.val() - self.one7.val();
+            self.target_rom.address.next = self.entry.val();
+            self.target.next = self.target_rom.data.val();
+            self.loading.next = self.k.q.val() != self.zero7.val();
+            self.ifm_load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ifm.val());
+            self.ifm2_load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ifm2.val());
+            self.ofm_load.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_ofm.val());
+            self.load_slot.next = self.target.val().get_bits::<4>(0);
+            // Scalar id `target[5:0]` (the ids of module `scalar`, in order).
+            self.scalar_write.next = self.loading.val() & (self.target.val().get_bits::<2>(6) == self.kind_scalar.val());
+            self.scalar_id.next = self.target.val().get_bits::<6>(0);
+
+            // The debug port: the table's reads, then BASEP 2r and 2r + 1 of region r of the
+            // IFM, IFM2, OFM, weights, scales (step[3:1]; checked by the unit only: a bad region
+            // reads some BASEP, unused).
+            self.step.next = self.k.q.val() - self.table_len.val();
+            self.region.next = self.ifm_region.val();
+            if self.step.val().get_bits::<3>(1) == self.one3.val() {
+                self.region.next = self.ifm2_region.val();
+            }
+            if self.step.val().get_bits::<3>(1) == self.two3.val() {
+                self.region.next = self.ofm_region.val();
+            }
+            if self.step.val().get_bits::<3>(1) == self.three3.val() {
+                self.region.next = self.weight_region.val();
+            }
+            if self.step.val().get_bits::<3>(1) == self.four3.val() {
+                self.region.next = self.scale_region.val();
+            }
+            self.basep_slot.high.next = self.region.val();
+            self.basep_slot.low.next = self.step.val().get_bits::<1>(0);
+            self.basep_index.high.next = self.debug_basep_high.val();
+            self.basep_index.low.next = self.basep_slot.joined.val();
+            if self.k.q.val() < self.table_len.val() {
+                self.debug_index.next = self.index_rom.data.val();
+            }
+            if (self.k.q.val() >= self.table_len.val()) & (self.k.q.val() < self.last_step.val()) {
+                self.debug_index.next = self.basep_index.joined.val();
+            }
+            self.unused_bits.next = self.step.val().get_bits::<3>(4).any();
         }
-        if self.busy.q.val() & (self.k.q.val() >= self.table_len.val()) & (self.k.q.val() < self.last_step.val()) {
-            self.debug_index.next = self.basep_index.joined.val();
-        }
-        self.unused_bits.next = self.step.val().get_bits::<3>(4).any();
     }
 }
 
