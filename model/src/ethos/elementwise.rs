@@ -63,11 +63,13 @@ pub struct Elementwise {
     /// The OFM byte address of the element that left READ_B/WAIT_B for the next element's
     /// READ_A, whose first free cycle takes its byte (`hdl/src/ethos/elementwise_memory.rs`).
     pending: Option<u64>,
-    /// The pool's tap, its running max or sum, the taps inside so far.
+    /// The pool's tap, its running max or sum in 8 lanes, the taps inside so far, and the IFM
+    /// word of the tap (shifted so that its byte is lane 0; `hdl/src/ethos/pool_taps.rs`).
     ky: u16,
     kx: u16,
-    acc: i32,
+    acc: [i32; 8],
     count: u32,
+    ifm_word: u64,
     /// The IFM and IFM2 word caches.
     cache: [Cache; 2],
     events: Vec<&'static str>,
@@ -90,10 +92,7 @@ impl Default for Elementwise {
             ifm2_byte: 0,
             out: WriteBuffer::default(),
             pending: None,
-            ky: 0,
-            kx: 0,
-            acc: 0,
-            count: 0,
+            ky: 0, kx: 0, acc: [0; 8], count: 0, ifm_word: 0,
             cache: [Cache::default(); 2],
             events: Vec::new(),
         }
@@ -122,7 +121,8 @@ impl Elementwise {
     /// The OFM byte of the operands now held, or of a pool's taps ([`datapath`]).
     fn result(&self) -> u8 {
         if self.pool {
-            datapath::pool_value(&self.regs, self.mode, self.acc, self.count)
+            let lane = if memory::word_lanes(&self.regs) { usize::from(self.c & 7) } else { 0 };
+            datapath::pool_value(&self.regs, self.mode, self.acc[lane], self.count)
         } else {
             datapath::value(&self.regs, self.mode, self.ifm_byte, self.ifm2_byte)
         }
@@ -279,7 +279,7 @@ impl Elementwise {
         // A pool's taps start afresh outside its tap loop (the RTL clears them in every other
         // state and at the end of a CALC that takes its byte; CALC reads them).
         if !matches!(self.state, state::POOL_TAP | state::POOL_NEXT | state::READ_A | state::WAIT_A | state::CALC) {
-            (self.ky, self.kx, self.acc, self.count) = (0, 0, 0, 0);
+            (self.ky, self.kx, self.acc, self.count) = (0, 0, [0; 8], 0);
         }
         match self.state {
             state::IDLE if i.kernel_start => {
@@ -319,6 +319,9 @@ impl Elementwise {
                     "unsupported"
                 } else {
                     self.error = 0;
+                    if self.pool {
+                        self.events.push(if memory::word_lanes(&self.regs) { "pool: word lanes" } else { "pool: element at a time" });
+                    }
                     (self.y, self.x, self.c) = (0, 0, 0);
                     self.state = if self.pool { state::POOL_TAP } else { state::READ_A };
                     "check"
@@ -335,12 +338,7 @@ impl Elementwise {
             }
             state::POOL_NEXT => {
                 if self.tap().2 {
-                    let a = i32::from(self.ifm_byte as i8) - i32::from(self.param(scalar::IFM_ZERO_POINT) as i16);
-                    self.acc = match (self.count, self.mode) {
-                        (0, _) => a,
-                        (_, 0) => self.acc.max(a),
-                        _ => self.acc.wrapping_add(a),
-                    };
+                    datapath::accumulate_lanes(&self.regs, self.mode, &mut self.acc, self.count, self.ifm_word);
                     self.count += 1;
                 }
                 self.state = state::POOL_TAP;
@@ -400,6 +398,7 @@ impl Elementwise {
                         }
                     } else {
                         self.ifm_byte = byte;
+                        self.ifm_word = self.cache[0].data >> (8 * (addr & 7));
                         self.state = self.after_a();
                         let event = if written { "IFM word from the cache after an OFM write into it" } else { "IFM word from the cache" };
                         if self.pool {
@@ -436,6 +435,7 @@ impl Elementwise {
                 self.cache[usize::from(self.state == state::WAIT_B)] = Cache { valid: true, tag: addr & !7, data: i.mem_r_data, written: false };
                 if self.state == state::WAIT_A {
                     self.ifm_byte = byte;
+                    self.ifm_word = i.mem_r_data >> (8 * (addr & 7));
                     self.state = self.after_a();
                     if self.pool {
                         "pool: ifm"
@@ -460,7 +460,16 @@ impl Elementwise {
                     return "OFM byte waits for the write port";
                 }
                 let event = self.take(addr);
-                (self.ky, self.kx, self.acc, self.count) = (0, 0, 0, 0);
+                if self.pool && memory::more_lanes(&self.regs, self.c) {
+                    // The next lane of the word: the taps kept (`hdl/src/ethos/pool_taps.rs`).
+                    self.c += 1;
+                    self.events.push("pool: next lane of the word");
+                    return event;
+                }
+                if self.pool && memory::word_lanes(&self.regs) && self.c & 7 != 7 {
+                    self.events.push("pool: last lanes of a partial word");
+                }
+                (self.ky, self.kx, self.acc, self.count) = (0, 0, [0; 8], 0);
                 self.advance();
                 event
             }
