@@ -95,7 +95,7 @@ pub struct Elementwise {
     registers: KernelRegisters,
     // Combinational.
     accept: Signal<Local, Bit>,
-    /// The state after the IFM byte (READ_B, CALC for a scalar, POOL_NEXT for a pool).
+    /// The state after the IFM byte (READ_B, CALC for a scalar, a pool's next tap or CALC).
     after_a: Signal<Local, Bits<4>>,
     /// The IFM2 byte comes this cycle (READ_B's hit, WAIT_B's read, READ_A's with both words
     /// cached: `elementwise_memory.rs`, `both`).
@@ -117,7 +117,6 @@ pub struct Elementwise {
     s_flush: Constant<Bits<4>>,
     s_done: Constant<Bits<4>>,
     s_pool_tap: Constant<Bits<4>>,
-    s_pool_next: Constant<Bits<4>>,
     e_none: Constant<Bits<4>>,
     e_ifm: Constant<Bits<4>>,
     e_ofm: Constant<Bits<4>>,
@@ -154,7 +153,6 @@ impl Default for Elementwise {
             s_flush: k(state::FLUSH.into()),
             s_done: k(state::DONE.into()),
             s_pool_tap: k(state::POOL_TAP.into()),
-            s_pool_next: k(state::POOL_NEXT.into()),
             e_none: k(0),
             e_ifm: k(ERROR_IFM.into()),
             e_ofm: k(ERROR_OFM.into()),
@@ -247,7 +245,11 @@ impl Logic for Elementwise {
             self.after_a.next = self.s_calc.val();
         }
         if self.pool.q.val() {
-            self.after_a.next = self.s_pool_next.val();
+            // A pool's tap counts as its byte comes (`pool_taps.rs`): the next tap, or CALC.
+            self.after_a.next = self.s_pool_tap.val();
+            if self.taps.last.val() {
+                self.after_a.next = self.s_calc.val();
+            }
         }
 
         // CHECK: the field values the unit does not implement (`elementwise_check.rs`).
@@ -375,16 +377,12 @@ impl Logic for Elementwise {
                 }
             }
         } else if self.state.q.val() == self.s_pool_tap.val() {
-            // A tap in the padding is skipped.
-            self.state.d.next = self.s_pool_next.val();
-            if self.datapath.in_ifm.val() {
-                self.state.d.next = self.s_read_a.val();
-            }
-        } else if self.state.q.val() == self.s_pool_next.val() {
-            // The tap just read counted (`pool_taps.rs`); after the last, the result.
-            self.state.d.next = self.s_pool_tap.val();
-            if self.taps.last.val() {
+            // A tap in the padding is skipped (the walk steps here); after the last, the result.
+            self.state.d.next = self.s_read_a.val();
+            if !self.datapath.in_ifm.val() & self.taps.last.val() {
                 self.state.d.next = self.s_calc.val();
+            } else if !self.datapath.in_ifm.val() {
+                self.state.d.next = self.s_pool_tap.val();
             }
         } else if self.state.q.val() == self.s_read_a.val() {
             // A failed OFM write stops the kernel before the next read.
@@ -395,7 +393,7 @@ impl Logic for Elementwise {
                 // A cached word: its byte now, no read (unless the deferred OFM byte holds it).
                 if !self.memory.hold.val() {
                     self.ifm_byte.d.next = self.memory.operand_byte.val();
-                    self.taps.word_load.next = true;
+                    self.taps.word_load.next = self.pool.q.val();
                     self.state.d.next = self.after_a.val();
                     // The IFM2 word cached too: its byte in this cycle, the element done.
                     if self.memory.both.val() {
@@ -423,7 +421,7 @@ impl Logic for Elementwise {
                     self.state.d.next = self.s_flush.val();
                 } else {
                     self.ifm_byte.d.next = self.memory.operand_byte.val();
-                    self.taps.word_load.next = true;
+                    self.taps.word_load.next = self.pool.q.val();
                     self.state.d.next = self.after_a.val();
                 }
             }

@@ -2,10 +2,9 @@
 //! `shared/spec/ethos-u65.md` §2.2): the tap (`ky`, `kx`), row by row, the running max or sum
 //! of the taps inside the IFM in 8 lanes (`pool_lanes.rs`: lane i from byte i of the IFM word
 //! `word`, taken with `word_load`) and their number (`count`). A sub-block of
-//! [`super::Elementwise`] (its states POOL_TAP and POOL_NEXT); the arithmetic (the tap's IFM
-//! position, whether it is inside, the next max or sum) is the datapath's
-//! (`elementwise_datapath.rs`, `pooling_alu.rs`). The model is part of
-//! `model/src/ethos/elementwise.rs` (its POOL_NEXT).
+//! [`super::Elementwise`] (its tap loop POOL_TAP, READ_A, WAIT_A); the tap's IFM position and
+//! whether it is inside are the datapath's (`elementwise_datapath.rs`, `pooling_alu.rs`). The
+//! model is part of `model/src/ethos/elementwise.rs` (`tap_taken`, `next_tap`).
 //!
 //! Word lanes (issue 19, docs/ethos.md "Pooling timing", decision): when the IFM and OFM both
 //! lay channel c at lane c mod 8 of its word (`lanes`, from the maps' LATCH loads:
@@ -20,8 +19,9 @@
 //! Out: the registers (`acc`: the 8 lanes; the datapath picks the element's, c mod 8 with
 //! `word_lanes`, else lane 0), `word_lanes`, `more_lanes` and `last` (the tap is the kernel's
 //! last). The outputs follow registers only (Verilator then splits them from `hold`, which the
-//! OFM byte's `take` drives: no loop through the datapath). In POOL_NEXT the tap just read counts when inside, then the walk steps;
-//! outside the tap loop (POOL_TAP, READ_A, WAIT_A, POOL_NEXT) everything starts afresh at 0
+//! OFM byte's `take` drives: no loop through the datapath). The tap's word counts in the cycle
+//! it comes (issue 19: no cycle of its own), then the walk steps; a tap in the padding steps
+//! in POOL_TAP. Outside the tap loop (POOL_TAP, READ_A, WAIT_A) everything starts afresh at 0
 //! (CALC still reads the registers: they are cleared at its end; `hold` keeps them while CALC
 //! waits for the OFM write port).
 use super::elementwise::state;
@@ -39,8 +39,8 @@ pub struct PoolTaps {
     /// CALC waits (the OFM write port is busy): the taps it reads are kept.
     pub hold: Signal<In, Bit>,
     pub in_ifm: Signal<In, Bit>,
-    /// The IFM word of the tap (the element's byte in lane 0 unless `lanes`), kept when
-    /// `word_load` (the unit takes its IFM byte).
+    /// The IFM word of the tap (the element's byte in lane 0 unless `lanes`), taken into the
+    /// lanes when `word_load` (a pool's READ_A or WAIT_A takes its IFM byte).
     pub word: Signal<In, Bits<64>>,
     pub word_load: Signal<In, Bit>,
     pub zero_point: Signal<In, Bits<16>>,
@@ -66,7 +66,8 @@ pub struct PoolTaps {
     kx_reg: Reg<Bits<16>>,
     acc_reg: Reg<Bits<256>>,
     count_reg: Reg<Bits<17>>,
-    word_reg: Reg<Bits<64>>,
+    /// The tap moves on: its word taken, or it lies in the padding (POOL_TAP skips it).
+    step: Signal<Local, Bit>,
     lanes: PoolLanes,
     ifm_layout: LaneLayout,
     ofm_layout: LaneLayout,
@@ -75,7 +76,6 @@ pub struct PoolTaps {
     s_wait_a: Constant<Bits<4>>,
     s_calc: Constant<Bits<4>>,
     s_pool_tap: Constant<Bits<4>>,
-    s_pool_next: Constant<Bits<4>>,
     zero3: Constant<Bits<3>>,
     seven3: Constant<Bits<3>>,
     zero16: Constant<Bits<16>>,
@@ -116,7 +116,7 @@ impl Default for PoolTaps {
             kx_reg: Default::default(),
             acc_reg: Default::default(),
             count_reg: Default::default(),
-            word_reg: Default::default(),
+            step: Default::default(),
             lanes: Default::default(),
             ifm_layout: Default::default(),
             ofm_layout: Default::default(),
@@ -125,7 +125,6 @@ impl Default for PoolTaps {
             s_wait_a: k(state::WAIT_A.into()),
             s_calc: k(state::CALC.into()),
             s_pool_tap: k(state::POOL_TAP.into()),
-            s_pool_next: k(state::POOL_NEXT.into()),
             zero3: k(0),
             seven3: k(7),
             zero16: k(0),
@@ -140,12 +139,11 @@ impl Default for PoolTaps {
 impl Logic for PoolTaps {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ky_reg, kx_reg, acc_reg, count_reg, word_reg);
+        dff_setup!(self, clock, ky_reg, kx_reg, acc_reg, count_reg);
         self.ky_reg.reset.next = self.reset.val();
         self.kx_reg.reset.next = self.reset.val();
         self.acc_reg.reset.next = self.reset.val();
         self.count_reg.reset.next = self.reset.val();
-        self.word_reg.reset.next = self.reset.val();
         // The layout of the IFM and the OFM (LATCH): word lanes when both allow them.
         self.ifm_layout.clock.next = self.clock.val();
         self.ifm_layout.reset.next = self.reset.val();
@@ -158,12 +156,9 @@ impl Logic for PoolTaps {
         self.ofm_layout.load_slot.next = self.load_slot.val();
         self.ofm_layout.load_value.next = self.load_value.val();
         self.word_lanes.next = self.ifm_layout.lanes.val() & self.ofm_layout.lanes.val();
-        if self.word_load.val() {
-            self.word_reg.d.next = self.word.val();
-        }
         // The lanes' next max or sum, and the element's lane for CALC.
         self.lanes.acc.next = self.acc_reg.q.val();
-        self.lanes.word.next = self.word_reg.q.val();
+        self.lanes.word.next = self.word.val();
         self.lanes.zero_point.next = self.zero_point.val();
         self.lanes.first.next = self.count_reg.q.val() == self.zero17.val();
         self.lanes.max.next = self.mode.val() == self.zero3.val();
@@ -174,7 +169,6 @@ impl Logic for PoolTaps {
         self.count.next = self.count_reg.q.val();
         self.last.next = (self.kx_reg.q.val() == self.kernel_width_m1.val()) & (self.ky_reg.q.val() == self.kernel_height_m1.val());
         self.in_taps.next = (self.state.val() == self.s_pool_tap.val())
-            | (self.state.val() == self.s_pool_next.val())
             | (self.state.val() == self.s_read_a.val())
             | (self.state.val() == self.s_wait_a.val())
             | ((self.state.val() == self.s_calc.val()) & self.more_lanes.val())
@@ -185,13 +179,15 @@ impl Logic for PoolTaps {
             self.acc_reg.d.next = self.zero256.val();
             self.count_reg.d.next = self.zero17.val();
         }
-        if self.state.val() == self.s_pool_next.val() {
-            // The tap just read (it is inside) counts in every lane; then the next tap, row by
-            // row (after the last, the unit goes to CALC and the walk starts afresh).
-            if self.in_ifm.val() {
-                self.acc_reg.d.next = self.lanes.accumulated.val();
-                self.count_reg.d.next = self.count_reg.q.val() + self.one17.val();
-            }
+        // The tap's word taken (READ_A from the cache, WAIT_A from memory): it counts in every
+        // lane. Then, as for a tap in the padding, the next tap, row by row (after the last,
+        // the unit goes to CALC and the walk starts afresh).
+        self.step.next = self.word_load.val() | ((self.state.val() == self.s_pool_tap.val()) & !self.in_ifm.val());
+        if self.word_load.val() {
+            self.acc_reg.d.next = self.lanes.accumulated.val();
+            self.count_reg.d.next = self.count_reg.q.val() + self.one17.val();
+        }
+        if self.step.val() {
             if self.kx_reg.q.val() == self.kernel_width_m1.val() {
                 self.kx_reg.d.next = self.zero16.val();
                 if self.ky_reg.q.val() != self.kernel_height_m1.val() {

@@ -4,7 +4,7 @@
 //! [`super::elementwise_memory`] and the arithmetic of an element [`super::elementwise_datapath`], whose operand arithmetic
 //! [`combine`] and pooling arithmetic [`average_over_padding`], which the reference executor
 //! calls as well, are re-exported here; the pool's tap walk (the RTL's `pool_taps.rs`) is
-//! POOL_NEXT here.
+//! `tap_taken` and `next_tap` here.
 use super::kernel_registers::KernelRegisters;
 use super::elementwise_check as check;
 use super::elementwise_datapath as datapath;
@@ -63,13 +63,12 @@ pub struct Elementwise {
     /// The OFM byte address of the element that left READ_B/WAIT_B for the next element's
     /// READ_A, whose first free cycle takes its byte (`hdl/src/ethos/elementwise_memory.rs`).
     pending: Option<u64>,
-    /// The pool's tap, its running max or sum in 8 lanes, the taps inside so far, and the IFM
-    /// word of the tap (shifted so that its byte is lane 0; `hdl/src/ethos/pool_taps.rs`).
+    /// The pool's tap, its running max or sum in 8 lanes, the taps inside so far
+    /// (`hdl/src/ethos/pool_taps.rs`).
     ky: u16,
     kx: u16,
     acc: [i32; 8],
     count: u32,
-    ifm_word: u64,
     /// The IFM and IFM2 word caches.
     cache: [Cache; 2],
     events: Vec<&'static str>,
@@ -92,7 +91,7 @@ impl Default for Elementwise {
             ifm2_byte: 0,
             out: WriteBuffer::default(),
             pending: None,
-            ky: 0, kx: 0, acc: [0; 8], count: 0, ifm_word: 0,
+            ky: 0, kx: 0, acc: [0; 8], count: 0,
             cache: [Cache::default(); 2],
             events: Vec::new(),
         }
@@ -132,10 +131,26 @@ impl Elementwise {
         memory::ifm2_address(&self.regs, (self.y, self.x, self.c))
     }
 
-    /// The state after the IFM byte.
+    /// A pool's tap took its IFM `word` (shifted so that the tap's byte is lane 0): it counts
+    /// in every lane as it comes (issue 19: no cycle of its own), then the next tap.
+    fn tap_taken(&mut self, word: u64) {
+        datapath::accumulate_lanes(&self.regs, self.mode, &mut self.acc, self.count, word);
+        self.count += 1;
+        self.next_tap();
+    }
+
+    /// The pool's next tap, row by row (POOL_TAP); after the last, CALC.
+    fn next_tap(&mut self) {
+        let (row_end, last_row) = (self.kx == self.param(scalar::KERNEL_WIDTH_M1), self.ky == self.param(scalar::KERNEL_HEIGHT_M1));
+        self.kx = if row_end { 0 } else { self.kx + 1 };
+        self.ky += u16::from(row_end && !last_row);
+        self.state = if row_end && last_row { state::CALC } else { state::POOL_TAP };
+    }
+
+    /// The state after the IFM byte (a pool's: [`Self::tap_taken`]).
     fn after_a(&self) -> u8 {
         if self.pool {
-            state::POOL_NEXT
+            state::POOL_TAP
         } else if self.broadcast() & 0x80 != 0 {
             state::CALC
         } else {
@@ -278,7 +293,7 @@ impl Elementwise {
     fn fsm(&mut self, i: &In) -> &'static str {
         // A pool's taps start afresh outside its tap loop (the RTL clears them in every other
         // state and at the end of a CALC that takes its byte; CALC reads them).
-        if !matches!(self.state, state::POOL_TAP | state::POOL_NEXT | state::READ_A | state::WAIT_A | state::CALC) {
+        if !matches!(self.state, state::POOL_TAP | state::READ_A | state::WAIT_A | state::CALC) {
             (self.ky, self.kx, self.acc, self.count) = (0, 0, [0; 8], 0);
         }
         match self.state {
@@ -332,27 +347,9 @@ impl Elementwise {
                     self.state = state::READ_A;
                     "pool: tap"
                 } else {
-                    self.state = state::POOL_NEXT;
+                    self.next_tap();
                     "pool: padding skipped"
                 }
-            }
-            state::POOL_NEXT => {
-                if self.tap().2 {
-                    datapath::accumulate_lanes(&self.regs, self.mode, &mut self.acc, self.count, self.ifm_word);
-                    self.count += 1;
-                }
-                self.state = state::POOL_TAP;
-                if self.kx == self.param(scalar::KERNEL_WIDTH_M1) {
-                    self.kx = 0;
-                    if self.ky == self.param(scalar::KERNEL_HEIGHT_M1) {
-                        self.state = state::CALC;
-                    } else {
-                        self.ky += 1;
-                    }
-                } else {
-                    self.kx += 1;
-                }
-                "pool: next tap"
             }
             state::READ_A | state::READ_B if self.out.error => {
                 // A deferred OFM byte is dropped with the rest.
@@ -398,10 +395,10 @@ impl Elementwise {
                         }
                     } else {
                         self.ifm_byte = byte;
-                        self.ifm_word = self.cache[0].data >> (8 * (addr & 7));
                         self.state = self.after_a();
                         let event = if written { "IFM word from the cache after an OFM write into it" } else { "IFM word from the cache" };
                         if self.pool {
+                            self.tap_taken(self.cache[0].data >> (8 * (addr & 7)));
                             "pool: IFM word from the cache"
                         } else if self.state == state::READ_B {
                             self.ifm2_beside(taken, event)
@@ -435,9 +432,9 @@ impl Elementwise {
                 self.cache[usize::from(self.state == state::WAIT_B)] = Cache { valid: true, tag: addr & !7, data: i.mem_r_data, written: false };
                 if self.state == state::WAIT_A {
                     self.ifm_byte = byte;
-                    self.ifm_word = i.mem_r_data >> (8 * (addr & 7));
                     self.state = self.after_a();
                     if self.pool {
+                        self.tap_taken(i.mem_r_data >> (8 * (addr & 7)));
                         "pool: ifm"
                     } else {
                         "ifm"
