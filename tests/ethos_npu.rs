@@ -63,11 +63,14 @@ fn elementwise_networks_run_on_the_npu() {
 /// What the pool runs must show: both pools, average with and without padding (OFM_SCALE or
 /// the count of taps inside), taps in the padding skipped, strides, kernels up to 5, NHCWB16
 /// in and out, the activation clamp saturating both ways, both cores, stalls, taps from the
-/// IFM word cache, OFM bytes gathered into words.
-const POOL_REQUIRED: [&str; 19] = [
+/// IFM word cache, OFM bytes gathered into words; pools a word of channels at a time (issue
+/// 19: their lanes' results one a cycle, a map's last word partly filled) and one channel at
+/// a time (maps whose channels do not lie at lane c mod 8).
+const POOL_REQUIRED: [&str; 23] = [
     "POOL max", "POOL average", "average with padding", "average without padding", "pool: padding skipped", "pool stride 2",
     "pool kernel 5", "pool kernel 1x1", "nhcwb16 ifm", "nhcwb16 ofm", "saturated high", "saturated low", "regor core", "legacy core",
     "bench: address stalled", "ELEMENTWISE add", "pool: IFM word from the cache", "OFM byte gathered", "flush",
+    "pool: word lanes", "pool: next lane of the word", "pool: last lanes of a partial word", "pool: element at a time",
 ];
 
 #[test]
@@ -87,13 +90,21 @@ fn pool_networks_run_on_the_npu() {
 /// Pools with kernels of 9-12 taps a side on inputs of 9-12 (above the 8 x 8 Vela takes for
 /// SAME padding: such networks are compiled for the CPU and drawn again), as Vela lowers them;
 /// half of them max pools, half average pools (drawn apart, so that neither kind can be missed).
+/// Of each half, one network has 8 channels (NHWC, 8 bytes a pixel: a word of channels at a
+/// time, issue 19) and the others 1-4 (one channel at a time).
 #[test]
 fn large_pool_kernels_run_on_the_npu() {
     let run = Run::from_env("large_pool_kernels_run_on_the_npu", 6);
-    let choice = |kind| Choice { kinds: vec![kind], ops: 1..=1, side: 9..=12, channels: 1..=4, pool_kernel: 9..=12, dilated: 0.2 };
-    let half = Run { cycles: run.cycles.div_ceil(2), ..run.clone() };
-    run_networks(&half, &choice(Kind::MaxPool2d), &|_: &Network| true, &["POOL max", "pool kernel above 8"]);
-    run_networks(&half, &choice(Kind::AveragePool2d), &|_: &Network| true, &["POOL average", "pool kernel above 8", "average without padding"]);
+    let choice = |kind, channels| Choice { kinds: vec![kind], ops: 1..=1, side: 9..=12, channels, pool_kernel: 9..=12, dilated: 0.2 };
+    let narrow = Run { cycles: run.cycles.div_ceil(2).saturating_sub(1).max(1), ..run.clone() };
+    let wide = Run { cycles: 1, ..run.clone() };
+    let max: &[&str] = &["POOL max", "pool kernel above 8"];
+    let average: &[&str] = &["POOL average", "pool kernel above 8", "average without padding"];
+    for (kind, required) in [(Kind::MaxPool2d, max), (Kind::AveragePool2d, average)] {
+        let mut coverage = run_networks(&narrow, &choice(kind, 1..=4), &|_: &Network| true, &["pool: element at a time"]);
+        coverage.merge(&run_networks(&wide, &choice(kind, 8..=8), &|_: &Network| true, &["pool: word lanes", "pool: next lane of the word"]));
+        coverage.require(required);
+    }
 }
 
 /// What the resize runs must show: both resizes, Vela's POOLs over the IFM upscaled 2x2 by

@@ -95,7 +95,7 @@ pub struct Elementwise {
     registers: KernelRegisters,
     // Combinational.
     accept: Signal<Local, Bit>,
-    /// The state after the IFM byte (READ_B, CALC for a scalar, POOL_NEXT for a pool).
+    /// The state after the IFM byte (READ_B, CALC for a scalar, a pool's next tap or CALC).
     after_a: Signal<Local, Bits<4>>,
     /// The IFM2 byte comes this cycle (READ_B's hit, WAIT_B's read, READ_A's with both words
     /// cached: `elementwise_memory.rs`, `both`).
@@ -117,7 +117,6 @@ pub struct Elementwise {
     s_flush: Constant<Bits<4>>,
     s_done: Constant<Bits<4>>,
     s_pool_tap: Constant<Bits<4>>,
-    s_pool_next: Constant<Bits<4>>,
     e_none: Constant<Bits<4>>,
     e_ifm: Constant<Bits<4>>,
     e_ofm: Constant<Bits<4>>,
@@ -132,46 +131,16 @@ pub struct Elementwise {
 impl Default for Elementwise {
     fn default() -> Self {
         Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            kernel_start: Default::default(),
-            kernel_op: Default::default(),
-            kernel_mode: Default::default(),
-            debug_value: Default::default(),
-            mem_ar_ready: Default::default(),
-            mem_r_valid: Default::default(),
-            mem_r_data: Default::default(),
-            mem_r_error: Default::default(),
-            mem_aw_ready: Default::default(),
-            mem_b_valid: Default::default(),
-            mem_b_error: Default::default(),
-            kernel_done: Default::default(),
-            kernel_error: Default::default(),
-            debug_index: Default::default(),
-            debug_hold: Default::default(),
-            mem_ar_valid: Default::default(),
-            mem_ar_addr: Default::default(),
-            mem_aw_valid: Default::default(),
-            mem_aw_addr: Default::default(),
-            mem_w_data: Default::default(),
-            mem_w_strb: Default::default(),
-            datapath: Default::default(),
-            taps: Default::default(),
-            memory: Default::default(),
-            check: Default::default(),
-            registers: Default::default(),
-            after_a: Default::default(),
-            leave_b: Default::default(),
-            defer: Default::default(),
-            state: Default::default(),
-            pool: Default::default(),
-            accept: Default::default(),
-            mode: Default::default(),
-            mode_bad: Default::default(),
-            error: Default::default(),
-            walk: Default::default(),
-            ifm_byte: Default::default(),
-            ifm2_byte: Default::default(),
+            clock: Default::default(), reset: Default::default(), kernel_start: Default::default(), kernel_op: Default::default(),
+            kernel_mode: Default::default(), debug_value: Default::default(), mem_ar_ready: Default::default(), mem_r_valid: Default::default(),
+            mem_r_data: Default::default(), mem_r_error: Default::default(), mem_aw_ready: Default::default(), mem_b_valid: Default::default(),
+            mem_b_error: Default::default(), kernel_done: Default::default(), kernel_error: Default::default(), debug_index: Default::default(),
+            debug_hold: Default::default(), mem_ar_valid: Default::default(), mem_ar_addr: Default::default(), mem_aw_valid: Default::default(),
+            mem_aw_addr: Default::default(), mem_w_data: Default::default(), mem_w_strb: Default::default(), datapath: Default::default(),
+            taps: Default::default(), memory: Default::default(), check: Default::default(), registers: Default::default(),
+            after_a: Default::default(), leave_b: Default::default(), defer: Default::default(), state: Default::default(),
+            pool: Default::default(), accept: Default::default(), mode: Default::default(), mode_bad: Default::default(),
+            error: Default::default(), walk: Default::default(), ifm_byte: Default::default(), ifm2_byte: Default::default(),
             unused_bits: Default::default(),
             s_idle: k(state::IDLE.into()),
             s_latch: k(state::LATCH.into()),
@@ -184,7 +153,6 @@ impl Default for Elementwise {
             s_flush: k(state::FLUSH.into()),
             s_done: k(state::DONE.into()),
             s_pool_tap: k(state::POOL_TAP.into()),
-            s_pool_next: k(state::POOL_NEXT.into()),
             e_none: k(0),
             e_ifm: k(ERROR_IFM.into()),
             e_ofm: k(ERROR_OFM.into()),
@@ -277,7 +245,11 @@ impl Logic for Elementwise {
             self.after_a.next = self.s_calc.val();
         }
         if self.pool.q.val() {
-            self.after_a.next = self.s_pool_next.val();
+            // A pool's tap counts as its byte comes (`pool_taps.rs`): the next tap, or CALC.
+            self.after_a.next = self.s_pool_tap.val();
+            if self.taps.last.val() {
+                self.after_a.next = self.s_calc.val();
+            }
         }
 
         // CHECK: the field values the unit does not implement (`elementwise_check.rs`).
@@ -312,6 +284,8 @@ impl Logic for Elementwise {
         self.datapath.ky.next = self.taps.ky.val();
         self.datapath.kx.next = self.taps.kx.val();
         self.datapath.acc.next = self.taps.acc.val();
+        self.datapath.lane.next = self.walk.c.val().get_bits::<3>(0);
+        self.datapath.word_lanes.next = self.taps.word_lanes.val();
         self.datapath.count.next = self.taps.count.val();
         self.datapath.ifm_byte.next = self.ifm_byte.q.val();
         self.datapath.ifm2_byte.next = self.ifm2_byte.q.val();
@@ -356,7 +330,17 @@ impl Logic for Elementwise {
         self.taps.state.next = self.state.q.val();
         self.taps.hold.next = (self.state.q.val() == self.s_calc.val()) & !self.memory.take.val();
         self.taps.in_ifm.next = self.datapath.in_ifm.val();
-        self.taps.accumulated.next = self.datapath.accumulated.val();
+        // The tap's IFM word, taken with its byte (below), into the lanes (`pool_lanes.rs`).
+        self.taps.word.next = self.memory.operand_word.val();
+        self.taps.word_load.next = false;
+        self.taps.zero_point.next = self.registers.ifm_zero_point.val();
+        self.taps.mode.next = self.mode.q.val();
+        self.taps.c.next = self.walk.c.val();
+        self.taps.ofm_depth_m1.next = self.registers.ofm_depth_m1.val();
+        self.taps.ifm_load.next = self.registers.ifm_load.val();
+        self.taps.ofm_load.next = self.registers.ofm_load.val();
+        self.taps.load_slot.next = self.registers.load_slot.val();
+        self.taps.load_value.next = self.registers.load_value.val();
         self.taps.kernel_height_m1.next = self.registers.kernel_height_m1.val();
         self.taps.kernel_width_m1.next = self.registers.kernel_width_m1.val();
 
@@ -393,16 +377,12 @@ impl Logic for Elementwise {
                 }
             }
         } else if self.state.q.val() == self.s_pool_tap.val() {
-            // A tap in the padding is skipped.
-            self.state.d.next = self.s_pool_next.val();
-            if self.datapath.in_ifm.val() {
-                self.state.d.next = self.s_read_a.val();
-            }
-        } else if self.state.q.val() == self.s_pool_next.val() {
-            // The tap just read counted (`pool_taps.rs`); after the last, the result.
-            self.state.d.next = self.s_pool_tap.val();
-            if self.taps.last.val() {
+            // A tap in the padding is skipped (the walk steps here); after the last, the result.
+            self.state.d.next = self.s_read_a.val();
+            if !self.datapath.in_ifm.val() & self.taps.last.val() {
                 self.state.d.next = self.s_calc.val();
+            } else if !self.datapath.in_ifm.val() {
+                self.state.d.next = self.s_pool_tap.val();
             }
         } else if self.state.q.val() == self.s_read_a.val() {
             // A failed OFM write stops the kernel before the next read.
@@ -413,6 +393,7 @@ impl Logic for Elementwise {
                 // A cached word: its byte now, no read (unless the deferred OFM byte holds it).
                 if !self.memory.hold.val() {
                     self.ifm_byte.d.next = self.memory.operand_byte.val();
+                    self.taps.word_load.next = self.pool.q.val();
                     self.state.d.next = self.after_a.val();
                     // The IFM2 word cached too: its byte in this cycle, the element done.
                     if self.memory.both.val() {
@@ -440,6 +421,7 @@ impl Logic for Elementwise {
                     self.state.d.next = self.s_flush.val();
                 } else {
                     self.ifm_byte.d.next = self.memory.operand_byte.val();
+                    self.taps.word_load.next = self.pool.q.val();
                     self.state.d.next = self.after_a.val();
                 }
             }
@@ -460,10 +442,14 @@ impl Logic for Elementwise {
                 self.error.d.next = self.e_ofm.val();
                 self.state.d.next = self.s_flush.val();
             } else if self.memory.take.val() {
-                // The next element; after the last, FLUSH.
+                // The next element (a pool's next lane of the word: `pool_taps.rs`); after
+                // the last, FLUSH.
                 self.state.d.next = self.s_read_a.val();
                 if self.pool.q.val() {
                     self.state.d.next = self.s_pool_tap.val();
+                    if self.taps.more_lanes.val() {
+                        self.state.d.next = self.s_calc.val();
+                    }
                 }
                 if self.walk.last.val() {
                     self.state.d.next = self.s_flush.val();

@@ -1,16 +1,15 @@
 //! The kernel unit's arithmetic for one OFM element (TRM §4.6; digest
 //! `shared/spec/ethos-u65.md` §2.2-§2.3): the operands minus their zero points (the IFM2
 //! operand, or its scalar, swapped with the IFM's by IFM2_BROADCAST bit 6) into the elementwise
-//! ALU (`elementwise_alu.rs`), or a POOL's tap, running max or sum and average through the
-//! pooling ALU (`pooling_alu.rs`), then the output unit's two stages for the OFM scale, zero
+//! ALU (`elementwise_alu.rs`), or a POOL's tap and average through the pooling ALU
+//! (`pooling_alu.rs`; the running max or sum is `pool_taps.rs`'s), then the output unit's two stages for the OFM scale, zero
 //! point and clamp (`requantize.rs`), the byte repeated over the 64-bit write word. A sub-block
 //! of [`super::Elementwise`], whose documentation has the decisions; the model is
 //! `model/src/ethos/elementwise_datapath.rs`.
 //!
 //! Ports: the unit's registers (`pool`, `mode`, the element `y`, `x`, the tap `ky`, `kx`, the
 //! pool's `acc` and `count`, the bytes read `ifm_byte`, `ifm2_byte`) and the LATCHed
-//! `NPU_SET_*` copies it reads; out: the tap's IFM position (`iy`, `ix`, `in_ifm`), the pool's
-//! next `accumulated`, and `w_data`, the result byte in every lane. Combinational: its inputs
+//! `NPU_SET_*` copies it reads; out: the tap's IFM position (`iy`, `ix`, `in_ifm`) and `w_data`, the result byte in every lane. Combinational: its inputs
 //! are all registers of the unit, so the unit's state machine reads the outputs in the same
 //! cycle without a loop.
 use super::elementwise_alu::ElementwiseAlu;
@@ -32,7 +31,10 @@ pub struct ElementwiseDatapath {
     pub x: Signal<In, Bits<16>>,
     pub ky: Signal<In, Bits<16>>,
     pub kx: Signal<In, Bits<16>>,
-    pub acc: Signal<In, Bits<32>>,
+    pub acc: Signal<In, Bits<256>>,
+    /// The element's lane of `acc` (its channel mod 8) when the pool runs `word_lanes`.
+    pub lane: Signal<In, Bits<3>>,
+    pub word_lanes: Signal<In, Bit>,
     pub count: Signal<In, Bits<17>>,
     pub ifm_byte: Signal<In, Bits<8>>,
     pub ifm2_byte: Signal<In, Bits<8>>,
@@ -66,7 +68,6 @@ pub struct ElementwiseDatapath {
     pub iy: Signal<Out, Bits<16>>,
     pub ix: Signal<Out, Bits<16>>,
     pub in_ifm: Signal<Out, Bit>,
-    pub accumulated: Signal<Out, Bits<32>>,
     pub w_data: Signal<Out, Bits<64>>,
     alu: ElementwiseAlu,
     scale_product: ScaleProduct,
@@ -90,7 +91,6 @@ pub struct ElementwiseDatapath {
     unused_bits: Signal<Local, Bit>,
     zero3: Constant<Bits<3>>,
     zero6: Constant<Bits<6>>,
-    zero17: Constant<Bits<17>>,
     zero40: Constant<Bits<40>>,
     one_scale: Constant<Bits<32>>,
 }
@@ -106,6 +106,8 @@ impl Default for ElementwiseDatapath {
             ky: Default::default(),
             kx: Default::default(),
             acc: Default::default(),
+            lane: Default::default(),
+            word_lanes: Default::default(),
             count: Default::default(),
             ifm_byte: Default::default(),
             ifm2_byte: Default::default(),
@@ -135,7 +137,6 @@ impl Default for ElementwiseDatapath {
             iy: Default::default(),
             ix: Default::default(),
             in_ifm: Default::default(),
-            accumulated: Default::default(),
             w_data: Default::default(),
             alu: Default::default(),
             scale_product: Default::default(),
@@ -157,7 +158,6 @@ impl Default for ElementwiseDatapath {
             unused_bits: Default::default(),
             zero3: k(0),
             zero6: k(0),
-            zero17: k(0),
             zero40: k(0),
             one_scale: k(1),
         }
@@ -214,15 +214,13 @@ impl Logic for ElementwiseDatapath {
         self.pooling.pad_bottom.next = self.ifm_pad_bottom.val();
         self.pooling.pad_right.next = self.ifm_pad_right.val();
         self.pooling.acc.next = self.acc.val();
-        self.pooling.a.next = self.first.val();
-        self.pooling.first.next = self.count.val() == self.zero17.val();
-        self.pooling.max.next = self.mode.val() == self.zero3.val();
+        self.pooling.lane.next = self.lane.val();
+        self.pooling.word_lanes.next = self.word_lanes.val();
         self.pooling.count.next = self.count.val();
         self.pooling.divide.next = (self.mode.val() != self.zero3.val()) & self.padded.val();
         self.iy.next = self.pooling.iy.val();
         self.ix.next = self.pooling.ix.val();
         self.in_ifm.next = self.pooling.in_ifm.val();
-        self.accumulated.next = self.pooling.accumulated.val();
         // The OFM scale, zero point and clamp: a max, or an average over padding, passes
         // unscaled (scale 1, shift 0: exact in every rounding mode).
         self.scale_product.acc.next = self.alu.result.val();

@@ -80,6 +80,9 @@ pub struct ElementwiseMemory {
     pub mem_w_strb: Signal<Out, Bits<8>>,
     pub hit: Signal<Out, Bit>,
     pub operand_byte: Signal<Out, Bits<8>>,
+    /// The IFM word of the cycle shifted so that `operand_byte` is its lane 0 (a pool's lanes,
+    /// `pool_taps.rs`; a pool's own OFM write reaches the cache before its next READ_A).
+    pub operand_word: Signal<Out, Bits<64>>,
     /// READ_A/READ_B misses a word whose OFM write is gathered or in flight: the read waits.
     pub conflict: Signal<Out, Bit>,
     /// CALC takes the element's OFM byte into the gathered word (else it waits for the write
@@ -134,7 +137,7 @@ pub struct ElementwiseMemory {
     read_b: Signal<Local, Bit>,
     r_lane: Signal<Local, Bits<40>>,
     r_shifted: Signal<Local, Bits<64>>,
-    /// Bits read nowhere (the read word's other lanes), named as lint expects.
+    /// Bits read nowhere (the IFM2 cache's word: its byte is enough), named as lint expects.
     unused_bits: Signal<Local, Bit>,
     s_check: Constant<Bits<4>>,
     s_read_a: Constant<Bits<4>>,
@@ -195,6 +198,7 @@ impl Default for ElementwiseMemory {
             mem_w_strb: Default::default(),
             hit: Default::default(),
             operand_byte: Default::default(),
+            operand_word: Default::default(),
             conflict: Default::default(),
             take: Default::default(),
             write_error: Default::default(),
@@ -361,6 +365,10 @@ impl Logic for ElementwiseMemory {
         }
         self.r_shifted.next = self.mem_r_data.val() >> (self.r_lane.val() << self.three40.val());
         self.operand_byte.next = self.r_shifted.val().get_bits::<8>(0);
+        self.operand_word.next = self.r_shifted.val();
+        if self.read_a.val() {
+            self.operand_word.next = self.cache_a.read_word.val();
+        }
         if self.read_a.val() {
             self.operand_byte.next = self.cache_a.read_byte.val();
             if self.t_valid.q.val()
@@ -371,6 +379,7 @@ impl Logic for ElementwiseMemory {
             }
         }
         self.operand2_byte.next = self.cache_b.read_byte.val();
+        self.unused_bits.next = self.cache_b.read_word.val().any();
         if self.t_valid.q.val()
             & (self.t_addr.q.val() == (self.ifm2.address.val() & self.align_mask.val()))
             & (self.t_strb.q.val() == (self.one8.val() << self.ifm2.address.val().get_bits::<3>(0)))
@@ -380,7 +389,6 @@ impl Logic for ElementwiseMemory {
         if self.read_b.val() {
             self.operand_byte.next = self.operand2_byte.val();
         }
-        self.unused_bits.next = self.r_shifted.val().get_bits::<56>(8).any();
 
         // The OFM: CALC gathers the element's byte into the word being gathered; a byte of
         // another word hands the gathered word to the write port first, which must be idle

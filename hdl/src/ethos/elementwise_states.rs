@@ -8,8 +8,8 @@
 //! goes on with the next commands afterwards: the unit keeps its own copies); CHECK; then per
 //! OFM element, in NHWC order (c innermost). ELEMENTWISE: READ_A/WAIT_A (the IFM word),
 //! READ_B/WAIT_B (the IFM2 word, skipped for a scalar). POOL, per kernel tap row by row:
-//! POOL_TAP (inside the IFM? else skipped), READ_A/WAIT_A (the IFM word at the tap), POOL_NEXT
-//! (the byte into the max or sum, the next tap). Then CALC (result, output scale, clamp; the
+//! POOL_TAP (inside the IFM? else skipped: the next tap), READ_A/WAIT_A (the IFM word at the
+//! tap, into the max or sum as it comes; then the next tap: issue 19, no cycle of its own). Then CALC (result, output scale, clamp; the
 //! byte gathered into its OFM word), the next element; after the last, FLUSH (the last word
 //! written), DONE. An element with an IFM2 byte, but the last, skips CALC: READ_B (WAIT_B)
 //! goes on to the next element's READ_A, whose first cycle takes the byte beside its read
@@ -43,5 +43,4 @@ pub mod state {
     pub const FLUSH: u8 = 8;
     pub const DONE: u8 = 10;
     pub const POOL_TAP: u8 = 11;
-    pub const POOL_NEXT: u8 = 12;
 }

@@ -1,18 +1,32 @@
 //! The kernel unit's walk over a POOL's kernel taps (TRM §4.6; digest
 //! `shared/spec/ethos-u65.md` §2.2): the tap (`ky`, `kx`), row by row, the running max or sum
-//! of the taps inside the IFM (`acc`) and their number (`count`). A sub-block of
-//! [`super::Elementwise`] (its states POOL_TAP and POOL_NEXT); the arithmetic (the tap's IFM
-//! position, whether it is inside, the next max or sum) is the datapath's
-//! (`elementwise_datapath.rs`, `pooling_alu.rs`). The model is part of
-//! `model/src/ethos/elementwise.rs` (its POOL_NEXT).
+//! of the taps inside the IFM in 8 lanes (`pool_lanes.rs`: lane i from byte i of the IFM word
+//! `word`, taken with `word_load`) and their number (`count`). A sub-block of
+//! [`super::Elementwise`] (its tap loop POOL_TAP, READ_A, WAIT_A); the tap's IFM position and
+//! whether it is inside are the datapath's (`elementwise_datapath.rs`, `pooling_alu.rs`). The
+//! model is part of `model/src/ethos/elementwise.rs` (`tap_taken`, `next_tap`).
 //!
-//! Ports: the unit's `state`; `in_ifm` and `accumulated`, the datapath's verdict on the tap
-//! and the next max or sum; the kernel's sides. Out: the registers and `last` (the tap is the
-//! kernel's last). In POOL_NEXT the tap just read counts when inside, then the walk steps;
-//! outside the tap loop (POOL_TAP, READ_A, WAIT_A, POOL_NEXT) everything starts afresh at 0
+//! Word lanes (issue 19, docs/ethos.md "Pooling timing", decision): when the IFM and OFM both
+//! lay channel c at lane c mod 8 of its word (`lanes`, from the maps' LATCH loads:
+//! `lane_layout.rs`), one read of the IFM word at a tap feeds the 8 lanes of channels c..c+7
+//! (the element's c a multiple of 8, the tap, whether it is inside and the count shared),
+//! and CALC takes the lanes' results one a cycle (`more_lanes`: the taps are kept while CALC
+//! goes on with the next channel of the word, up to lane 7 or the last channel); else one
+//! channel at a time, in lane 0 (the memory side shifts the element's byte there).
+//!
+//! Ports: the unit's `state`; `in_ifm`, the datapath's verdict on the tap; the IFM zero point
+//! and `mode` (0 max); the element's channel `c` and the OFM depth; the maps' LATCH loads.
+//! Out: the registers (`acc`: the 8 lanes; the datapath picks the element's, c mod 8 with
+//! `word_lanes`, else lane 0), `word_lanes`, `more_lanes` and `last` (the tap is the kernel's
+//! last). The outputs follow registers only (Verilator then splits them from `hold`, which the
+//! OFM byte's `take` drives: no loop through the datapath). The tap's word counts in the cycle
+//! it comes (issue 19: no cycle of its own), then the walk steps; a tap in the padding steps
+//! in POOL_TAP. Outside the tap loop (POOL_TAP, READ_A, WAIT_A) everything starts afresh at 0
 //! (CALC still reads the registers: they are cleared at its end; `hold` keeps them while CALC
 //! waits for the OFM write port).
 use super::elementwise::state;
+use super::lane_layout::LaneLayout;
+use super::pool_lanes::PoolLanes;
 use crate::primitives::constant as k;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
@@ -25,28 +39,50 @@ pub struct PoolTaps {
     /// CALC waits (the OFM write port is busy): the taps it reads are kept.
     pub hold: Signal<In, Bit>,
     pub in_ifm: Signal<In, Bit>,
-    pub accumulated: Signal<In, Bits<32>>,
+    /// The IFM word of the tap (the element's byte in lane 0 unless `lanes`), taken into the
+    /// lanes when `word_load` (a pool's READ_A or WAIT_A takes its IFM byte).
+    pub word: Signal<In, Bits<64>>,
+    pub word_load: Signal<In, Bit>,
+    pub zero_point: Signal<In, Bits<16>>,
+    pub mode: Signal<In, Bits<3>>,
     pub kernel_height_m1: Signal<In, Bits<16>>,
     pub kernel_width_m1: Signal<In, Bits<16>>,
+    pub c: Signal<In, Bits<16>>,
+    pub ofm_depth_m1: Signal<In, Bits<16>>,
+    pub ifm_load: Signal<In, Bit>,
+    pub ofm_load: Signal<In, Bit>,
+    pub load_slot: Signal<In, Bits<4>>,
+    pub load_value: Signal<In, Bits<40>>,
     pub ky: Signal<Out, Bits<16>>,
     pub kx: Signal<Out, Bits<16>>,
-    pub acc: Signal<Out, Bits<32>>,
+    pub acc: Signal<Out, Bits<256>>,
+    /// The IFM and OFM allow word lanes (`lane_layout.rs`).
+    pub word_lanes: Signal<Out, Bit>,
     pub count: Signal<Out, Bits<17>>,
     pub last: Signal<Out, Bit>,
+    /// CALC's element is not its word's last lane: CALC goes on with the next channel.
+    pub more_lanes: Signal<Out, Bit>,
     ky_reg: Reg<Bits<16>>,
     kx_reg: Reg<Bits<16>>,
-    acc_reg: Reg<Bits<32>>,
+    acc_reg: Reg<Bits<256>>,
     count_reg: Reg<Bits<17>>,
+    /// The tap moves on: its word taken, or it lies in the padding (POOL_TAP skips it).
+    step: Signal<Local, Bit>,
+    lanes: PoolLanes,
+    ifm_layout: LaneLayout,
+    ofm_layout: LaneLayout,
     in_taps: Signal<Local, Bit>,
     s_read_a: Constant<Bits<4>>,
     s_wait_a: Constant<Bits<4>>,
+    s_calc: Constant<Bits<4>>,
     s_pool_tap: Constant<Bits<4>>,
-    s_pool_next: Constant<Bits<4>>,
+    zero3: Constant<Bits<3>>,
+    seven3: Constant<Bits<3>>,
     zero16: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
     zero17: Constant<Bits<17>>,
     one17: Constant<Bits<17>>,
-    zero32: Constant<Bits<32>>,
+    zero256: Constant<Bits<256>>,
 }
 
 impl Default for PoolTaps {
@@ -57,28 +93,45 @@ impl Default for PoolTaps {
             state: Default::default(),
             hold: Default::default(),
             in_ifm: Default::default(),
-            accumulated: Default::default(),
+            word: Default::default(),
+            word_load: Default::default(),
+            zero_point: Default::default(),
+            mode: Default::default(),
             kernel_height_m1: Default::default(),
             kernel_width_m1: Default::default(),
+            c: Default::default(),
+            ofm_depth_m1: Default::default(),
+            ifm_load: Default::default(),
+            ofm_load: Default::default(),
+            load_slot: Default::default(),
+            load_value: Default::default(),
             ky: Default::default(),
             kx: Default::default(),
             acc: Default::default(),
+            word_lanes: Default::default(),
             count: Default::default(),
             last: Default::default(),
+            more_lanes: Default::default(),
             ky_reg: Default::default(),
             kx_reg: Default::default(),
             acc_reg: Default::default(),
             count_reg: Default::default(),
+            step: Default::default(),
+            lanes: Default::default(),
+            ifm_layout: Default::default(),
+            ofm_layout: Default::default(),
             in_taps: Default::default(),
             s_read_a: k(state::READ_A.into()),
             s_wait_a: k(state::WAIT_A.into()),
+            s_calc: k(state::CALC.into()),
             s_pool_tap: k(state::POOL_TAP.into()),
-            s_pool_next: k(state::POOL_NEXT.into()),
+            zero3: k(0),
+            seven3: k(7),
             zero16: k(0),
             one16: k(1),
             zero17: k(0),
             one17: k(1),
-            zero32: k(0),
+            zero256: Constant::new(0u64.into()),
         }
     }
 }
@@ -91,29 +144,50 @@ impl Logic for PoolTaps {
         self.kx_reg.reset.next = self.reset.val();
         self.acc_reg.reset.next = self.reset.val();
         self.count_reg.reset.next = self.reset.val();
+        // The layout of the IFM and the OFM (LATCH): word lanes when both allow them.
+        self.ifm_layout.clock.next = self.clock.val();
+        self.ifm_layout.reset.next = self.reset.val();
+        self.ifm_layout.load.next = self.ifm_load.val();
+        self.ifm_layout.load_slot.next = self.load_slot.val();
+        self.ifm_layout.load_value.next = self.load_value.val();
+        self.ofm_layout.clock.next = self.clock.val();
+        self.ofm_layout.reset.next = self.reset.val();
+        self.ofm_layout.load.next = self.ofm_load.val();
+        self.ofm_layout.load_slot.next = self.load_slot.val();
+        self.ofm_layout.load_value.next = self.load_value.val();
+        self.word_lanes.next = self.ifm_layout.lanes.val() & self.ofm_layout.lanes.val();
+        // The lanes' next max or sum, and the element's lane for CALC.
+        self.lanes.acc.next = self.acc_reg.q.val();
+        self.lanes.word.next = self.word.val();
+        self.lanes.zero_point.next = self.zero_point.val();
+        self.lanes.first.next = self.count_reg.q.val() == self.zero17.val();
+        self.lanes.max.next = self.mode.val() == self.zero3.val();
+        self.more_lanes.next = self.ifm_layout.lanes.val() & self.ofm_layout.lanes.val() & (self.c.val().get_bits::<3>(0) != self.seven3.val()) & (self.c.val() != self.ofm_depth_m1.val());
         self.ky.next = self.ky_reg.q.val();
         self.kx.next = self.kx_reg.q.val();
         self.acc.next = self.acc_reg.q.val();
         self.count.next = self.count_reg.q.val();
         self.last.next = (self.kx_reg.q.val() == self.kernel_width_m1.val()) & (self.ky_reg.q.val() == self.kernel_height_m1.val());
         self.in_taps.next = (self.state.val() == self.s_pool_tap.val())
-            | (self.state.val() == self.s_pool_next.val())
             | (self.state.val() == self.s_read_a.val())
             | (self.state.val() == self.s_wait_a.val())
+            | ((self.state.val() == self.s_calc.val()) & self.more_lanes.val())
             | self.hold.val();
         if !self.in_taps.val() {
             self.ky_reg.d.next = self.zero16.val();
             self.kx_reg.d.next = self.zero16.val();
-            self.acc_reg.d.next = self.zero32.val();
+            self.acc_reg.d.next = self.zero256.val();
             self.count_reg.d.next = self.zero17.val();
         }
-        if self.state.val() == self.s_pool_next.val() {
-            // The tap just read (it is inside) counts; then the next tap, row by row (after
-            // the last, the unit goes to CALC and the walk starts afresh).
-            if self.in_ifm.val() {
-                self.acc_reg.d.next = self.accumulated.val();
-                self.count_reg.d.next = self.count_reg.q.val() + self.one17.val();
-            }
+        // The tap's word taken (READ_A from the cache, WAIT_A from memory): it counts in every
+        // lane. Then, as for a tap in the padding, the next tap, row by row (after the last,
+        // the unit goes to CALC and the walk starts afresh).
+        self.step.next = self.word_load.val() | ((self.state.val() == self.s_pool_tap.val()) & !self.in_ifm.val());
+        if self.word_load.val() {
+            self.acc_reg.d.next = self.lanes.accumulated.val();
+            self.count_reg.d.next = self.count_reg.q.val() + self.one17.val();
+        }
+        if self.step.val() {
             if self.kx_reg.q.val() == self.kernel_width_m1.val() {
                 self.kx_reg.d.next = self.zero16.val();
                 if self.ky_reg.q.val() != self.kernel_height_m1.val() {

@@ -1,13 +1,12 @@
 //! The kernel unit's pooling arithmetic (NPU_OP_POOL, TRM §4.6; digest §2.3 gives no formula,
 //! the formulas are the reference executor's, `npu::ethos::executor`, proven equal to TFLite):
-//! where a kernel tap lies in the IFM and whether it is inside it, the running max or sum, and
-//! the result before the OFM scale. The model is `npu_model::ethos::elementwise` (`tap`,
+//! where a kernel tap lies in the IFM and whether it is inside it, and the result before the
+//! OFM scale (the running max or sum is `pool_lanes.rs`'s, 8 channels at once). The model is `npu_model::ethos::elementwise` (`tap`,
 //! `accumulate`, `pool_value`); docs/ethos.md, "Kernel unit".
 //!
 //! ```text
 //! tap (ky, kx) of OFM element (y, x):  iy = y·stride_y + ky - PAD_TOP,  ix = x·stride_x + kx - PAD_LEFT
 //! inside:  0 <= iy < h, 0 <= ix < w,  h = OFM_HEIGHT·stride_y + KERNEL_HEIGHT - stride_y - PAD_TOP - PAD_BOTTOM (w alike)
-//! accumulate:  the first tap's a, then max(acc, a) or acc + a   (a = IFM byte - IFM zero point)
 //! value:  max, or the sum; average over padding: sum / count rounded half away from zero
 //! ```
 //! Strides come from KERNEL_STRIDE (`{[11:9], [1]} + 1` for y, `{[8:6], [0]} + 1` for x).
@@ -15,8 +14,7 @@
 //! CHECK), so the sum fits in 32 bits and the count in 17.
 //!
 //! Written as a Verilog leaf (like `elementwise_alu.rs`): the tap position is a signed
-//! 16 x 5-bit product and signed comparisons, the running max a signed comparison, the
-//! average a signed division rounded half away from zero; rust-hdl's `Bits` are unsigned,
+//! 16 x 5-bit product and signed comparisons, the average a signed division rounded half away from zero; rust-hdl's `Bits` are unsigned,
 //! multiply only 16 x 16 bits and do not divide. The control around it is rust-hdl.
 use rust_hdl::prelude::*;
 
@@ -24,8 +22,7 @@ use rust_hdl::prelude::*;
 pub const MAX_KERNEL_M1: u16 = 255;
 
 /// Ports: the tap (`y`, `x`, `ky`, `kx`) and the registers it needs give `iy`, `ix`, `in_ifm`;
-/// `acc` with operand `a` (`first` for the first tap inside, `max` for max pooling) gives
-/// `accumulated`; `acc` with `count` taps (`divide`: average over padding) gives `value`.
+/// the element's lane of the running max or sum `acc` of `count` taps (`divide`: average over padding) gives `value`.
 #[derive(LogicBlock, Default)]
 pub struct PoolingAlu {
     pub y: Signal<In, Bits<16>>,
@@ -41,16 +38,16 @@ pub struct PoolingAlu {
     pub pad_left: Signal<In, Bits<16>>,
     pub pad_bottom: Signal<In, Bits<16>>,
     pub pad_right: Signal<In, Bits<16>>,
-    pub acc: Signal<In, Bits<32>>,
-    pub a: Signal<In, Bits<18>>,
-    pub first: Signal<In, Bit>,
-    pub max: Signal<In, Bit>,
+    /// The pool's 8 lanes of running max or sum (`pool_lanes.rs`): lane `lane` with
+    /// `word_lanes`, else lane 0, is the element's.
+    pub acc: Signal<In, Bits<256>>,
+    pub lane: Signal<In, Bits<3>>,
+    pub word_lanes: Signal<In, Bit>,
     pub count: Signal<In, Bits<17>>,
     pub divide: Signal<In, Bit>,
     pub iy: Signal<Out, Bits<16>>,
     pub ix: Signal<Out, Bits<16>>,
     pub in_ifm: Signal<Out, Bit>,
-    pub accumulated: Signal<Out, Bits<32>>,
     pub value: Signal<Out, Bits<40>>,
 }
 
@@ -60,7 +57,6 @@ impl Logic for PoolingAlu {
         self.iy.connect();
         self.ix.connect();
         self.in_ifm.connect();
-        self.accumulated.connect();
         self.value.connect();
     }
     fn hdl(&self) -> Verilog {
@@ -71,7 +67,6 @@ impl Logic for PoolingAlu {
              reg signed [23:0] tx;\n\
              reg signed [23:0] h;\n\
              reg signed [23:0] w;\n\
-             reg signed [31:0] ea;\n\
              reg signed [31:0] sum;\n\
              reg signed [31:0] n;\n\
              reg signed [31:0] q;\n\
@@ -87,11 +82,7 @@ impl Logic for PoolingAlu {
                  iy = ty[15:0];\n    \
                  ix = tx[15:0];\n    \
                  unused_high = ^{ty[23:16], tx[23:16], kernel_stride[15:12], kernel_stride[5:2]};\n    \
-                 ea = {{14{a[17]}}, a};\n    \
-                 if (first) accumulated = ea;\n    \
-                 else if (max) accumulated = ($signed(acc) > ea) ? acc : ea;\n    \
-                 else accumulated = $signed(acc) + ea;\n    \
-                 sum = $signed(acc);\n    \
+                 sum = word_lanes ? $signed(acc[{lane, 5'd0} +: 32]) : $signed(acc[31:0]);\n    \
                  n = $signed({15'd0, count});\n    \
                  q = sum;\n    \
                  if (divide) begin\n        \

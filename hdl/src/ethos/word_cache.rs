@@ -6,7 +6,7 @@
 //! `Cache`; docs/ethos.md, "NPU top and the kernel unit", has the argument why it stays
 //! coherent with memory.
 //!
-//! Ports: `hit` and `read_byte` follow `address` (a byte address) combinationally: the word
+//! Ports: `hit`, `read_byte` and `read_word` follow `address` (a byte address) combinationally: the word
 //! holding it is the cached one, and its byte there. At the clock edge, in this order of
 //! priority:
 //! `clear` forgets the word (a kernel starts); `fill` takes `fill_data`, the word read at
@@ -30,6 +30,8 @@ pub struct WordCache {
     pub write_strb: Signal<In, Bits<8>>,
     pub hit: Signal<Out, Bit>,
     pub read_byte: Signal<Out, Bits<8>>,
+    /// The cached word shifted right so that `address`'s byte is its lane 0 (a pool's lanes).
+    pub read_word: Signal<Out, Bits<64>>,
     valid: Reg<Bit>,
     tag: Reg<Bits<40>>,
     data: Reg<Bits<64>>,
@@ -67,6 +69,7 @@ impl Default for WordCache {
             write_strb: Default::default(),
             hit: Default::default(),
             read_byte: Default::default(),
+            read_word: Default::default(),
             valid: Default::default(),
             tag: Default::default(),
             data: Default::default(),
@@ -100,7 +103,8 @@ impl Logic for WordCache {
         self.hit.next = self.valid.q.val() & (self.tag.q.val() == (self.address.val() & self.align_mask.val()));
         self.shifted.next = self.data.q.val() >> ((self.address.val() & self.seven40.val()) << self.three40.val());
         self.read_byte.next = self.shifted.val().get_bits::<8>(0);
-        self.unused_bits.next = self.shifted.val().get_bits::<56>(8).any() | self.write_strb.val().get_bit(0);
+        self.read_word.next = self.shifted.val();
+        self.unused_bits.next = self.write_strb.val().get_bit(0);
         // The written byte's lane (the strobe is one-hot) and its mask.
         self.write_lane.next = self.lane0.val();
         if self.write_strb.val().get_bit(1) {

@@ -4,7 +4,7 @@
 //! [`super::elementwise_memory`] and the arithmetic of an element [`super::elementwise_datapath`], whose operand arithmetic
 //! [`combine`] and pooling arithmetic [`average_over_padding`], which the reference executor
 //! calls as well, are re-exported here; the pool's tap walk (the RTL's `pool_taps.rs`) is
-//! POOL_NEXT here.
+//! `tap_taken` and `next_tap` here.
 use super::kernel_registers::KernelRegisters;
 use super::elementwise_check as check;
 use super::elementwise_datapath as datapath;
@@ -63,10 +63,11 @@ pub struct Elementwise {
     /// The OFM byte address of the element that left READ_B/WAIT_B for the next element's
     /// READ_A, whose first free cycle takes its byte (`hdl/src/ethos/elementwise_memory.rs`).
     pending: Option<u64>,
-    /// The pool's tap, its running max or sum, the taps inside so far.
+    /// The pool's tap, its running max or sum in 8 lanes, the taps inside so far
+    /// (`hdl/src/ethos/pool_taps.rs`).
     ky: u16,
     kx: u16,
-    acc: i32,
+    acc: [i32; 8],
     count: u32,
     /// The IFM and IFM2 word caches.
     cache: [Cache; 2],
@@ -90,10 +91,7 @@ impl Default for Elementwise {
             ifm2_byte: 0,
             out: WriteBuffer::default(),
             pending: None,
-            ky: 0,
-            kx: 0,
-            acc: 0,
-            count: 0,
+            ky: 0, kx: 0, acc: [0; 8], count: 0,
             cache: [Cache::default(); 2],
             events: Vec::new(),
         }
@@ -122,7 +120,8 @@ impl Elementwise {
     /// The OFM byte of the operands now held, or of a pool's taps ([`datapath`]).
     fn result(&self) -> u8 {
         if self.pool {
-            datapath::pool_value(&self.regs, self.mode, self.acc, self.count)
+            let lane = if memory::word_lanes(&self.regs) { usize::from(self.c & 7) } else { 0 };
+            datapath::pool_value(&self.regs, self.mode, self.acc[lane], self.count)
         } else {
             datapath::value(&self.regs, self.mode, self.ifm_byte, self.ifm2_byte)
         }
@@ -132,10 +131,26 @@ impl Elementwise {
         memory::ifm2_address(&self.regs, (self.y, self.x, self.c))
     }
 
-    /// The state after the IFM byte.
+    /// A pool's tap took its IFM `word` (shifted so that the tap's byte is lane 0): it counts
+    /// in every lane as it comes (issue 19: no cycle of its own), then the next tap.
+    fn tap_taken(&mut self, word: u64) {
+        datapath::accumulate_lanes(&self.regs, self.mode, &mut self.acc, self.count, word);
+        self.count += 1;
+        self.next_tap();
+    }
+
+    /// The pool's next tap, row by row (POOL_TAP); after the last, CALC.
+    fn next_tap(&mut self) {
+        let (row_end, last_row) = (self.kx == self.param(scalar::KERNEL_WIDTH_M1), self.ky == self.param(scalar::KERNEL_HEIGHT_M1));
+        self.kx = if row_end { 0 } else { self.kx + 1 };
+        self.ky += u16::from(row_end && !last_row);
+        self.state = if row_end && last_row { state::CALC } else { state::POOL_TAP };
+    }
+
+    /// The state after the IFM byte (a pool's: [`Self::tap_taken`]).
     fn after_a(&self) -> u8 {
         if self.pool {
-            state::POOL_NEXT
+            state::POOL_TAP
         } else if self.broadcast() & 0x80 != 0 {
             state::CALC
         } else {
@@ -278,8 +293,8 @@ impl Elementwise {
     fn fsm(&mut self, i: &In) -> &'static str {
         // A pool's taps start afresh outside its tap loop (the RTL clears them in every other
         // state and at the end of a CALC that takes its byte; CALC reads them).
-        if !matches!(self.state, state::POOL_TAP | state::POOL_NEXT | state::READ_A | state::WAIT_A | state::CALC) {
-            (self.ky, self.kx, self.acc, self.count) = (0, 0, 0, 0);
+        if !matches!(self.state, state::POOL_TAP | state::READ_A | state::WAIT_A | state::CALC) {
+            (self.ky, self.kx, self.acc, self.count) = (0, 0, [0; 8], 0);
         }
         match self.state {
             state::IDLE if i.kernel_start => {
@@ -319,6 +334,9 @@ impl Elementwise {
                     "unsupported"
                 } else {
                     self.error = 0;
+                    if self.pool {
+                        self.events.push(if memory::word_lanes(&self.regs) { "pool: word lanes" } else { "pool: element at a time" });
+                    }
                     (self.y, self.x, self.c) = (0, 0, 0);
                     self.state = if self.pool { state::POOL_TAP } else { state::READ_A };
                     "check"
@@ -329,32 +347,9 @@ impl Elementwise {
                     self.state = state::READ_A;
                     "pool: tap"
                 } else {
-                    self.state = state::POOL_NEXT;
+                    self.next_tap();
                     "pool: padding skipped"
                 }
-            }
-            state::POOL_NEXT => {
-                if self.tap().2 {
-                    let a = i32::from(self.ifm_byte as i8) - i32::from(self.param(scalar::IFM_ZERO_POINT) as i16);
-                    self.acc = match (self.count, self.mode) {
-                        (0, _) => a,
-                        (_, 0) => self.acc.max(a),
-                        _ => self.acc.wrapping_add(a),
-                    };
-                    self.count += 1;
-                }
-                self.state = state::POOL_TAP;
-                if self.kx == self.param(scalar::KERNEL_WIDTH_M1) {
-                    self.kx = 0;
-                    if self.ky == self.param(scalar::KERNEL_HEIGHT_M1) {
-                        self.state = state::CALC;
-                    } else {
-                        self.ky += 1;
-                    }
-                } else {
-                    self.kx += 1;
-                }
-                "pool: next tap"
             }
             state::READ_A | state::READ_B if self.out.error => {
                 // A deferred OFM byte is dropped with the rest.
@@ -403,6 +398,7 @@ impl Elementwise {
                         self.state = self.after_a();
                         let event = if written { "IFM word from the cache after an OFM write into it" } else { "IFM word from the cache" };
                         if self.pool {
+                            self.tap_taken(self.cache[0].data >> (8 * (addr & 7)));
                             "pool: IFM word from the cache"
                         } else if self.state == state::READ_B {
                             self.ifm2_beside(taken, event)
@@ -438,6 +434,7 @@ impl Elementwise {
                     self.ifm_byte = byte;
                     self.state = self.after_a();
                     if self.pool {
+                        self.tap_taken(i.mem_r_data >> (8 * (addr & 7)));
                         "pool: ifm"
                     } else {
                         "ifm"
@@ -460,7 +457,16 @@ impl Elementwise {
                     return "OFM byte waits for the write port";
                 }
                 let event = self.take(addr);
-                (self.ky, self.kx, self.acc, self.count) = (0, 0, 0, 0);
+                if self.pool && memory::more_lanes(&self.regs, self.c) {
+                    // The next lane of the word: the taps kept (`hdl/src/ethos/pool_taps.rs`).
+                    self.c += 1;
+                    self.events.push("pool: next lane of the word");
+                    return event;
+                }
+                if self.pool && memory::word_lanes(&self.regs) && self.c & 7 != 7 {
+                    self.events.push("pool: last lanes of a partial word");
+                }
+                (self.ky, self.kx, self.acc, self.count) = (0, 0, [0; 8], 0);
                 self.advance();
                 event
             }

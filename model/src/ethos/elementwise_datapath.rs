@@ -2,7 +2,8 @@
 //! `shared/spec/ethos-u65.md` §2.2-§2.3; RTL `hdl/src/ethos/elementwise_datapath.rs`): the
 //! operands minus their zero points combined by the elementwise ALU ([`combine`],
 //! `hdl/src/ethos/elementwise_alu.rs`), a pool's tap and its max, sum or average over padding
-//! ([`tap`], [`average_over_padding`], `hdl/src/ethos/pooling_alu.rs`), then the OFM scale,
+//! ([`tap`], [`accumulate_lanes`], [`average_over_padding`], `hdl/src/ethos/pooling_alu.rs`,
+//! `pool_lanes.rs`), then the OFM scale,
 //! zero point and clamp. Functions of the LATCHed registers and the unit's registers; a part
 //! of the [`super::elementwise`] model. The reference executor calls [`combine`] and
 //! [`average_over_padding`] as well.
@@ -77,6 +78,23 @@ pub fn value(regs: &KernelRegisters, mode: u8, ifm_byte: u8, ifm2_byte: u8) -> u
     let opa = ((regs.scalar[scalar::OPA_SCALE] >> 32) as u16, regs.scalar[scalar::OPA_SCALE] as u32);
     let r = combine(u16::from(mode), (p(scalar::IFM_PRECISION) >> 8) & 3, wrap18(a), wrap18(b), opa, regs.scalar[scalar::OPB_SCALE] as u32);
     output(regs, (r << 24) >> 24, false) // the ALU's 40 bits
+}
+
+/// A pool's running max or sum of 8 lanes after a tap inside the IFM (`hdl/src/ethos/pool_lanes.rs`):
+/// lane i takes byte i of `word` minus the IFM zero point; the first tap inside (`count` 0)
+/// starts every lane afresh, mode 0 keeps the max, mode 1 sums. An element-at-a-time pool
+/// uses lane 0 (its byte shifted there); lanes beyond a map's last channel are computed and
+/// never read.
+pub fn accumulate_lanes(regs: &KernelRegisters, mode: u8, acc: &mut [i32; 8], count: u32, word: u64) {
+    let zero_point = i32::from(regs.param(scalar::IFM_ZERO_POINT) as i16);
+    for (i, lane) in acc.iter_mut().enumerate() {
+        let a = i32::from((word >> (8 * i)) as u8 as i8) - zero_point;
+        *lane = match (count, mode) {
+            (0, _) => a,
+            (_, 0) => (*lane).max(a),
+            _ => lane.wrapping_add(a),
+        };
+    }
 }
 
 /// The OFM byte of a pool (`mode` 0 max, 1 average) over its taps: the max or sum `acc` of

@@ -3,7 +3,7 @@
 //! and one operand's word cache ([`Cache`], `hdl/src/ethos/word_cache.rs`), and the OFM write
 //! buffer ([`WriteBuffer`]). A part of the [`super::elementwise`] model, which drives the read
 //! and write ports from these.
-use super::feature_map::address;
+use super::feature_map::{address, brick, Slots, BASEP_LOW};
 use super::kernel_registers::{scalar, KernelRegisters};
 
 /// The IFM address of element (y, x, c), or for a pool (`pool`) of its `tap` (the tap's IFM
@@ -29,6 +29,27 @@ pub fn ifm2_address(regs: &KernelRegisters, (y, x, c): (u16, u16, u16)) -> u64 {
 /// The OFM address of element (y, x, c).
 pub fn ofm_address(regs: &KernelRegisters, (y, x, c): (u16, u16, u16)) -> u64 {
     address(&regs.maps[2], y, x, c)
+}
+
+/// The map lays channel c of every element at byte lane c mod 8 of its word
+/// (`hdl/src/ethos/lane_layout.rs`, whose comment has the decision): the four tile bases,
+/// STRIDE_X, STRIDE_Y and the region's BASEP multiples of 8, and STRIDE_C 1 in NHWC or a
+/// multiple of 8 in NHCWB16. A pool whose IFM and OFM both do runs a word of channels at a
+/// time.
+pub fn lanes(slot: &Slots) -> bool {
+    let aligned = |k: usize| slot[k] & 7 == 0;
+    [0, 1, 2, 3, 4, 5, BASEP_LOW].into_iter().all(aligned) && if brick(slot) { aligned(6) } else { slot[6] == 1 }
+}
+
+/// A pool runs a word of channels at a time: the IFM and the OFM lay channel c at lane c mod 8.
+pub fn word_lanes(regs: &KernelRegisters) -> bool {
+    lanes(&regs.maps[0]) && lanes(&regs.maps[2])
+}
+
+/// With word lanes, CALC's channel `c` is not its word's last lane: CALC goes on with the next
+/// channel (`hdl/src/ethos/pool_taps.rs`, `more_lanes`).
+pub fn more_lanes(regs: &KernelRegisters, c: u16) -> bool {
+    word_lanes(regs) && c & 7 != 7 && c != regs.param(scalar::OFM_DEPTH_M1)
 }
 
 /// One operand's word cache (`hdl/src/ethos/word_cache.rs`): the aligned address and the
