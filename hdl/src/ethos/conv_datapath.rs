@@ -182,7 +182,6 @@ pub struct ConvDatapath {
     reads: IfmReads,
     packed_walk: DepthwiseWalk,
     feed: DepthwiseFeed,
-
     pad2: RegEn<Bits<4>>,
     live2: RegEn<Bits<4>>,
 }
@@ -350,6 +349,7 @@ impl Logic for ConvDatapath {
         self.walk.ofm_width.next = self.layer.ofm_width.val();
         self.walk.ofm_depth.next = self.layer.ofm_depth.val();
         self.out_lanes.read_enable.next = self.walk.param_read.val();
+        self.out_lanes.hold.next = self.control.holding.val();
         self.out_lanes.read_address.next = self.walk.param_address.val();
 
         // The tap's IFM reads, from the ports as the model computes them in every state.

@@ -37,6 +37,11 @@ pub struct OutputLanes {
     /// Memory j reads the parameters of channel `8 * read_address + j` (bit j), for lanes j
     /// and j + 8.
     pub read_enable: Signal<In, Bits<8>>,
+    /// The datapath is held: no parameter is read, whatever `read_enable` says. Each memory's
+    /// gate is a statement of its own on this input (in the output walk the gate shared its
+    /// lane mask with the walk's step and took that step into Verilator's input region:
+    /// docs/ethos.md, "Verilated speed", seventeenth step).
+    pub hold: Signal<In, Bit>,
     pub read_address: Signal<In, Bits<9>>,
     /// Lane i's accumulator enters its output unit (bit i), with the parameters read in the
     /// previous cycle.
@@ -75,6 +80,7 @@ impl Default for OutputLanes {
             write_channel: Default::default(),
             write_data: Default::default(),
             read_enable: Default::default(),
+            hold: Default::default(),
             read_address: Default::default(),
             in_valid: Default::default(),
             acc: Default::default(),
@@ -113,7 +119,7 @@ impl Logic for OutputLanes {
                 self.write_enable.val() & (self.write_channel.val().get_bits::<3>(0) == self.memory[j].val());
             self.parameters[j].write_address.next = self.write_channel.val().get_bits::<9>(3);
             self.parameters[j].write_data.next = self.write_data.val();
-            self.parameters[j].read_enable.next = self.read_enable.val().get_bit(j);
+            self.parameters[j].read_enable.next = self.read_enable.val().get_bit(j) & !self.hold.val();
             self.parameters[j].read_address.next = self.read_address.val();
         }
         for i in 0..16 {

@@ -52,10 +52,9 @@ pub struct OutputWalk {
     /// The parameters' address of the step's channels, 8·og / 8.
     pub param_address: Signal<Out, Bits<9>>,
     /// The 8 parameter memories' read enables: memory j serves lanes j and j + 8 (the same
-    /// channel at the row's two positions); none without `advance`.
+    /// channel at the row's two positions).
     pub param_read: Signal<Out, Bits<8>>,
-    /// The elements entering the output lanes (stage 2); none without `advance`. Both gates
-    /// are here rather than in the datapath, which then needs no constants of its own.
+    /// Stage 2's lane mask, none without `advance`.
     pub out_valid2: Signal<Out, Bits<16>>,
     /// The element leaving the output unit (stage 2 three cycles on, as its value, never held).
     pub ofm_y: Signal<Out, Bits<12>>,
@@ -94,7 +93,6 @@ pub struct OutputWalk {
     /// Lanes 0..n-1, and the same with lanes 8..8+n-1, for n = 1..=8 (index n - 1).
     masks: [Constant<Bits<16>>; 8],
     both_masks: [Constant<Bits<16>>; 8],
-    zero8: Constant<Bits<8>>,
     zero16: Constant<Bits<16>>,
     one12: Constant<Bits<12>>,
     one13: Constant<Bits<13>>,
@@ -156,7 +154,6 @@ impl Default for OutputWalk {
             lane_index: std::array::from_fn(|j| k(j as u64)),
             masks: std::array::from_fn(|n| k((2u64 << n) - 1)),
             both_masks: std::array::from_fn(|n| k(((2u64 << n) - 1) * 0x101)),
-            zero8: k(0),
             zero16: k(0),
             one12: k(1),
             one13: k(1),
@@ -202,6 +199,9 @@ impl Logic for OutputWalk {
         self.finishing.next = self.busy.q.val() & self.k.q.val() & !self.pend2.q.val() & !self.pend3.q.val();
         self.load.next = self.pend3.q.val();
         self.read_index.next = self.k.q.val();
+        // Held, no element enters the output lanes: this gate reads a register and `advance`
+        // alone, so it takes nothing of the walk into Verilator's input region (the parameters'
+        // read enables, which would share the lane mask, are gated in `output_lanes.rs`).
         self.out_valid2.next = self.zero16.val();
         if self.advance.val() {
             self.out_valid2.next = self.out_valid2_q.q.val();
@@ -259,10 +259,7 @@ impl Logic for OutputWalk {
             }
         }
 
-        self.param_read.next = self.zero8.val();
-        if self.advance.val() {
-            self.param_read.next = self.out_valid1.val().get_bits::<8>(0) | self.out_valid1.val().get_bits::<8>(8);
-        }
+        self.param_read.next = self.out_valid1.val().get_bits::<8>(0) | self.out_valid1.val().get_bits::<8>(8);
 
         // Stage 2, beside the bank's registered read.
         self.out_valid2_q.d.next = self.out_valid1.val();
