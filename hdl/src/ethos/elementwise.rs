@@ -116,7 +116,6 @@ pub struct Elementwise {
     s_calc: Constant<Bits<4>>,
     s_flush: Constant<Bits<4>>,
     s_done: Constant<Bits<4>>,
-    s_pool_tap: Constant<Bits<4>>,
     e_none: Constant<Bits<4>>,
     e_ifm: Constant<Bits<4>>,
     e_ofm: Constant<Bits<4>>,
@@ -152,7 +151,6 @@ impl Default for Elementwise {
             s_calc: k(state::CALC.into()),
             s_flush: k(state::FLUSH.into()),
             s_done: k(state::DONE.into()),
-            s_pool_tap: k(state::POOL_TAP.into()),
             e_none: k(0),
             e_ifm: k(ERROR_IFM.into()),
             e_ofm: k(ERROR_OFM.into()),
@@ -194,6 +192,9 @@ impl Logic for Elementwise {
         self.memory.state.next = self.state.q.val();
         // Registers only (the memory side's outputs feed this block).
         self.memory.deferred.next = self.walk.deferred.val();
+        // A pool's tap in the padding: READ_A reads nothing (issue 19). From the datapath, as
+        // `iy`/`ix`, not through a local the state machine reads (Verilator would see a loop).
+        self.memory.padding.next = self.pool.q.val() & !self.datapath.in_ifm.val();
         self.memory.ifm_load.next = self.registers.ifm_load.val();
         self.memory.ifm2_load.next = self.registers.ifm2_load.val();
         self.memory.ofm_load.next = self.registers.ofm_load.val();
@@ -246,7 +247,7 @@ impl Logic for Elementwise {
         }
         if self.pool.q.val() {
             // A pool's tap counts as its byte comes (`pool_taps.rs`): the next tap, or CALC.
-            self.after_a.next = self.s_pool_tap.val();
+            self.after_a.next = self.s_read_a.val();
             if self.taps.last.val() {
                 self.after_a.next = self.s_calc.val();
             }
@@ -329,7 +330,8 @@ impl Logic for Elementwise {
         self.taps.reset.next = self.reset.val();
         self.taps.state.next = self.state.q.val();
         self.taps.hold.next = (self.state.q.val() == self.s_calc.val()) & !self.memory.take.val();
-        self.taps.in_ifm.next = self.datapath.in_ifm.val();
+        // A pool's tap in the padding: READ_A reads nothing and steps past it (issue 19).
+        self.taps.skip.next = (self.state.q.val() == self.s_read_a.val()) & !self.memory.write_error.val() & self.pool.q.val() & !self.datapath.in_ifm.val();
         // The tap's IFM word, taken with its byte (below), into the lanes (`pool_lanes.rs`).
         self.taps.word.next = self.memory.operand_word.val();
         self.taps.word_load.next = false;
@@ -372,23 +374,18 @@ impl Logic for Elementwise {
                 self.error.d.next = self.e_none.val();
                 self.walk.clear.next = true;
                 self.state.d.next = self.s_read_a.val();
-                if self.pool.q.val() {
-                    self.state.d.next = self.s_pool_tap.val();
-                }
-            }
-        } else if self.state.q.val() == self.s_pool_tap.val() {
-            // A tap in the padding is skipped (the walk steps here); after the last, the result.
-            self.state.d.next = self.s_read_a.val();
-            if !self.datapath.in_ifm.val() & self.taps.last.val() {
-                self.state.d.next = self.s_calc.val();
-            } else if !self.datapath.in_ifm.val() {
-                self.state.d.next = self.s_pool_tap.val();
             }
         } else if self.state.q.val() == self.s_read_a.val() {
             // A failed OFM write stops the kernel before the next read.
             if self.memory.write_error.val() {
                 self.error.d.next = self.e_ofm.val();
                 self.state.d.next = self.s_flush.val();
+            } else if self.pool.q.val() & !self.datapath.in_ifm.val() {
+                // A pool's tap in the padding: no read, the walk steps (`pool_taps.rs`); after
+                // the last tap, the result (issue 19: no POOL_TAP cycle before each tap).
+                if self.taps.last.val() {
+                    self.state.d.next = self.s_calc.val();
+                }
             } else if self.memory.hit.val() {
                 // A cached word: its byte now, no read (unless the deferred OFM byte holds it).
                 if !self.memory.hold.val() {
@@ -445,11 +442,8 @@ impl Logic for Elementwise {
                 // The next element (a pool's next lane of the word: `pool_taps.rs`); after
                 // the last, FLUSH.
                 self.state.d.next = self.s_read_a.val();
-                if self.pool.q.val() {
-                    self.state.d.next = self.s_pool_tap.val();
-                    if self.taps.more_lanes.val() {
-                        self.state.d.next = self.s_calc.val();
-                    }
+                if self.pool.q.val() & self.taps.more_lanes.val() {
+                    self.state.d.next = self.s_calc.val();
                 }
                 if self.walk.last.val() {
                     self.state.d.next = self.s_flush.val();

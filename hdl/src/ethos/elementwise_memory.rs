@@ -25,7 +25,8 @@
 //! is the IFM2 byte (the cache has it from the next cycle: READ_B then takes it).
 //!
 //! Ports: the unit's `state` (its codes, `super::elementwise::state`), the LATCH loads of the
-//! three maps, the element (`y`, `x`, `c`), the pool's tap (`iy`, `ix`), `pool`, `upscale`
+//! three maps, the element (`y`, `x`, `c`), the pool's tap (`iy`, `ix`; `padding`: no read),
+//! `pool`, `upscale`
 //! (IFM_UPSCALE = 1), `broadcast` (IFM2_BROADCAST[2:0]), `result` (the datapath's write word),
 //! and the memory master's read response; out: the read and write requests, `hit` (READ_A or
 //! READ_B finds its word in the operand's cache: no read) and `operand_byte`, the byte of the
@@ -72,6 +73,9 @@ pub struct ElementwiseMemory {
     /// READ_B/WAIT_B for this READ_A, not after the last), taken this cycle if `take`; its
     /// address is the one kept in READ_B/WAIT_B.
     pub deferred: Signal<In, Bit>,
+    /// A pool's READ_A whose tap lies in the padding: no read, no hit (the unit steps past it;
+    /// issue 19, no POOL_TAP cycle).
+    pub padding: Signal<In, Bit>,
     pub mem_ar_valid: Signal<Out, Bit>,
     pub mem_ar_addr: Signal<Out, Bits<40>>,
     pub mem_aw_valid: Signal<Out, Bit>,
@@ -184,6 +188,7 @@ impl Default for ElementwiseMemory {
             mem_b_error: Default::default(),
             discard: Default::default(),
             deferred: Default::default(),
+            padding: Default::default(),
             hold: Default::default(),
             pair: Default::default(),
             both: Default::default(),
@@ -271,7 +276,7 @@ impl Logic for ElementwiseMemory {
         self.w_addr.reset.next = self.reset.val();
         self.w_data.reset.next = self.reset.val();
         self.w_strb.reset.next = self.reset.val();
-        self.read_a.next = self.state.val() == self.s_read_a.val();
+        self.read_a.next = (self.state.val() == self.s_read_a.val()) & !self.padding.val();
         self.read_b.next = self.state.val() == self.s_read_b.val();
 
         // The maps, loaded in LATCH.

@@ -8,8 +8,9 @@
 //! goes on with the next commands afterwards: the unit keeps its own copies); CHECK; then per
 //! OFM element, in NHWC order (c innermost). ELEMENTWISE: READ_A/WAIT_A (the IFM word),
 //! READ_B/WAIT_B (the IFM2 word, skipped for a scalar). POOL, per kernel tap row by row:
-//! POOL_TAP (inside the IFM? else skipped: the next tap), READ_A/WAIT_A (the IFM word at the
-//! tap, into the max or sum as it comes; then the next tap: issue 19, no cycle of its own). Then CALC (result, output scale, clamp; the
+//! READ_A/WAIT_A (the IFM word at the tap, into the max or sum as it comes; then the next tap:
+//! issue 19, no cycle of its own); READ_A of a tap in the padding reads nothing and steps to
+//! the next tap (issue 19: no POOL_TAP cycle before each tap, code 11 is free). Then CALC (result, output scale, clamp; the
 //! byte gathered into its OFM word), the next element; after the last, FLUSH (the last word
 //! written), DONE. An element with an IFM2 byte, but the last, skips CALC: READ_B (WAIT_B)
 //! goes on to the next element's READ_A, whose first cycle takes the byte beside its read
@@ -42,5 +43,4 @@ pub mod state {
     /// The kernel's end: the gathered OFM word handed to the write port, its write done.
     pub const FLUSH: u8 = 8;
     pub const DONE: u8 = 10;
-    pub const POOL_TAP: u8 = 11;
 }

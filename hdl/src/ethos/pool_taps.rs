@@ -2,7 +2,7 @@
 //! `shared/spec/ethos-u65.md` §2.2): the tap (`ky`, `kx`), row by row, the running max or sum
 //! of the taps inside the IFM in 8 lanes (`pool_lanes.rs`: lane i from byte i of the IFM word
 //! `word`, taken with `word_load`) and their number (`count`). A sub-block of
-//! [`super::Elementwise`] (its tap loop POOL_TAP, READ_A, WAIT_A); the tap's IFM position and
+//! [`super::Elementwise`] (its tap loop READ_A, WAIT_A); the tap's IFM position and
 //! whether it is inside are the datapath's (`elementwise_datapath.rs`, `pooling_alu.rs`). The
 //! model is part of `model/src/ethos/elementwise.rs` (`tap_taken`, `next_tap`).
 //!
@@ -14,14 +14,16 @@
 //! goes on with the next channel of the word, up to lane 7 or the last channel); else one
 //! channel at a time, in lane 0 (the memory side shifts the element's byte there).
 //!
-//! Ports: the unit's `state`; `in_ifm`, the datapath's verdict on the tap; the IFM zero point
+//! Ports: the unit's `state`; `skip`, READ_A steps past a tap in the padding (the
+//! datapath's verdict on the tap, `elementwise_datapath.rs`); the IFM zero point
 //! and `mode` (0 max); the element's channel `c` and the OFM depth; the maps' LATCH loads.
 //! Out: the registers (`acc`: the 8 lanes; the datapath picks the element's, c mod 8 with
 //! `word_lanes`, else lane 0), `word_lanes`, `more_lanes` and `last` (the tap is the kernel's
 //! last). The outputs follow registers only (Verilator then splits them from `hold`, which the
 //! OFM byte's `take` drives: no loop through the datapath). The tap's word counts in the cycle
 //! it comes (issue 19: no cycle of its own), then the walk steps; a tap in the padding steps
-//! in POOL_TAP. Outside the tap loop (POOL_TAP, READ_A, WAIT_A) everything starts afresh at 0
+//! in READ_A, which reads nothing then (issue 19: no POOL_TAP cycle before each tap). Outside
+//! the tap loop (READ_A, WAIT_A) everything starts afresh at 0
 //! (CALC still reads the registers: they are cleared at its end; `hold` keeps them while CALC
 //! waits for the OFM write port).
 use super::elementwise::state;
@@ -38,7 +40,8 @@ pub struct PoolTaps {
     pub state: Signal<In, Bits<4>>,
     /// CALC waits (the OFM write port is busy): the taps it reads are kept.
     pub hold: Signal<In, Bit>,
-    pub in_ifm: Signal<In, Bit>,
+    /// READ_A's tap lies in the padding: the walk steps past it, nothing taken.
+    pub skip: Signal<In, Bit>,
     /// The IFM word of the tap (the element's byte in lane 0 unless `lanes`), taken into the
     /// lanes when `word_load` (a pool's READ_A or WAIT_A takes its IFM byte).
     pub word: Signal<In, Bits<64>>,
@@ -66,7 +69,7 @@ pub struct PoolTaps {
     kx_reg: Reg<Bits<16>>,
     acc_reg: Reg<Bits<256>>,
     count_reg: Reg<Bits<17>>,
-    /// The tap moves on: its word taken, or it lies in the padding (POOL_TAP skips it).
+    /// The tap moves on: its word taken, or it lies in the padding (`skip`).
     step: Signal<Local, Bit>,
     lanes: PoolLanes,
     ifm_layout: LaneLayout,
@@ -75,7 +78,6 @@ pub struct PoolTaps {
     s_read_a: Constant<Bits<4>>,
     s_wait_a: Constant<Bits<4>>,
     s_calc: Constant<Bits<4>>,
-    s_pool_tap: Constant<Bits<4>>,
     zero3: Constant<Bits<3>>,
     seven3: Constant<Bits<3>>,
     zero16: Constant<Bits<16>>,
@@ -92,7 +94,7 @@ impl Default for PoolTaps {
             reset: Default::default(),
             state: Default::default(),
             hold: Default::default(),
-            in_ifm: Default::default(),
+            skip: Default::default(),
             word: Default::default(),
             word_load: Default::default(),
             zero_point: Default::default(),
@@ -124,7 +126,6 @@ impl Default for PoolTaps {
             s_read_a: k(state::READ_A.into()),
             s_wait_a: k(state::WAIT_A.into()),
             s_calc: k(state::CALC.into()),
-            s_pool_tap: k(state::POOL_TAP.into()),
             zero3: k(0),
             seven3: k(7),
             zero16: k(0),
@@ -168,8 +169,7 @@ impl Logic for PoolTaps {
         self.acc.next = self.acc_reg.q.val();
         self.count.next = self.count_reg.q.val();
         self.last.next = (self.kx_reg.q.val() == self.kernel_width_m1.val()) & (self.ky_reg.q.val() == self.kernel_height_m1.val());
-        self.in_taps.next = (self.state.val() == self.s_pool_tap.val())
-            | (self.state.val() == self.s_read_a.val())
+        self.in_taps.next = (self.state.val() == self.s_read_a.val())
             | (self.state.val() == self.s_wait_a.val())
             | ((self.state.val() == self.s_calc.val()) & self.more_lanes.val())
             | self.hold.val();
@@ -182,7 +182,7 @@ impl Logic for PoolTaps {
         // The tap's word taken (READ_A from the cache, WAIT_A from memory): it counts in every
         // lane. Then, as for a tap in the padding, the next tap, row by row (after the last,
         // the unit goes to CALC and the walk starts afresh).
-        self.step.next = self.word_load.val() | ((self.state.val() == self.s_pool_tap.val()) & !self.in_ifm.val());
+        self.step.next = self.word_load.val() | self.skip.val();
         if self.word_load.val() {
             self.acc_reg.d.next = self.lanes.accumulated.val();
             self.count_reg.d.next = self.count_reg.q.val() + self.one17.val();

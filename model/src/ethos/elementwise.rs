@@ -139,18 +139,18 @@ impl Elementwise {
         self.next_tap();
     }
 
-    /// The pool's next tap, row by row (POOL_TAP); after the last, CALC.
+    /// The pool's next tap, row by row (READ_A); after the last, CALC.
     fn next_tap(&mut self) {
         let (row_end, last_row) = (self.kx == self.param(scalar::KERNEL_WIDTH_M1), self.ky == self.param(scalar::KERNEL_HEIGHT_M1));
         self.kx = if row_end { 0 } else { self.kx + 1 };
         self.ky += u16::from(row_end && !last_row);
-        self.state = if row_end && last_row { state::CALC } else { state::POOL_TAP };
+        self.state = if row_end && last_row { state::CALC } else { state::READ_A };
     }
 
     /// The state after the IFM byte (a pool's: [`Self::tap_taken`]).
     fn after_a(&self) -> u8 {
         if self.pool {
-            state::POOL_TAP
+            state::READ_A
         } else if self.broadcast() & 0x80 != 0 {
             state::CALC
         } else {
@@ -184,7 +184,7 @@ impl Elementwise {
 
     /// The next element in NHWC order (c innermost) and its first state; after the last, FLUSH.
     fn advance(&mut self) {
-        self.state = if self.pool { state::POOL_TAP } else { state::READ_A };
+        self.state = state::READ_A;
         if self.c == self.param(scalar::OFM_DEPTH_M1) {
             self.c = 0;
             if self.x == self.param(scalar::OFM_WIDTH_M1) {
@@ -255,6 +255,8 @@ impl Elementwise {
         let s = self.state;
         let debug_index = if s == state::LATCH { self.regs.debug_index(usize::from(self.k)) } else { 0 };
         let read = match s {
+            // A pool's tap in the padding reads nothing.
+            state::READ_A if self.pool && !self.tap().2 => None,
             state::READ_A => Some((self.ifm_address(), 0)),
             state::READ_B => Some((self.ifm2_address(), 1)),
             _ => None,
@@ -293,7 +295,7 @@ impl Elementwise {
     fn fsm(&mut self, i: &In) -> &'static str {
         // A pool's taps start afresh outside its tap loop (the RTL clears them in every other
         // state and at the end of a CALC that takes its byte; CALC reads them).
-        if !matches!(self.state, state::POOL_TAP | state::READ_A | state::WAIT_A | state::CALC) {
+        if !matches!(self.state, state::READ_A | state::WAIT_A | state::CALC) {
             (self.ky, self.kx, self.acc, self.count) = (0, 0, [0; 8], 0);
         }
         match self.state {
@@ -338,17 +340,8 @@ impl Elementwise {
                         self.events.push(if memory::word_lanes(&self.regs) { "pool: word lanes" } else { "pool: element at a time" });
                     }
                     (self.y, self.x, self.c) = (0, 0, 0);
-                    self.state = if self.pool { state::POOL_TAP } else { state::READ_A };
-                    "check"
-                }
-            }
-            state::POOL_TAP => {
-                if self.tap().2 {
                     self.state = state::READ_A;
-                    "pool: tap"
-                } else {
-                    self.next_tap();
-                    "pool: padding skipped"
+                    "check"
                 }
             }
             state::READ_A | state::READ_B if self.out.error => {
@@ -357,6 +350,12 @@ impl Elementwise {
                 self.error = ERROR_OFM;
                 self.state = state::FLUSH;
                 "write error"
+            }
+            state::READ_A if self.pool && !self.tap().2 => {
+                // A tap in the padding: no read, the walk steps (issue 19: an inside tap costs
+                // READ_A and its data cycle alone, no POOL_TAP).
+                self.next_tap();
+                "pool: padding skipped"
             }
             state::READ_A | state::READ_B => {
                 let b = usize::from(self.state == state::READ_B);
