@@ -221,24 +221,13 @@ impl Logic for WeightBuffer {
         self.row_ready.next = self.want13.wide.val() < self.rows.q.val();
         self.memory.read_enable.next = self.read_enable.val();
         self.memory.read_address.next = self.read_address.val();
-        self.w[0].next = self.memory.read_data.val().get_bits::<72>(0);
-        self.w[1].next = self.memory.read_data.val().get_bits::<72>(72);
-        self.w[2].next = self.memory.read_data.val().get_bits::<72>(144);
-        self.w[3].next = self.memory.read_data.val().get_bits::<72>(216);
-        self.w[4].next = self.memory.read_data.val().get_bits::<72>(288);
-        self.w[5].next = self.memory.read_data.val().get_bits::<72>(360);
-        self.w[6].next = self.memory.read_data.val().get_bits::<72>(432);
-        self.w[7].next = self.memory.read_data.val().get_bits::<72>(504);
         self.diagonal.lanes.next = self.memory.read_data.val().get_bits::<72>(504);
-        if self.depthwise.val() {
-            self.w[0].next = self.diagonal.matrix.val().get_bits::<72>(0);
-            self.w[1].next = self.diagonal.matrix.val().get_bits::<72>(72);
-            self.w[2].next = self.diagonal.matrix.val().get_bits::<72>(144);
-            self.w[3].next = self.diagonal.matrix.val().get_bits::<72>(216);
-            self.w[4].next = self.diagonal.matrix.val().get_bits::<72>(288);
-            self.w[5].next = self.diagonal.matrix.val().get_bits::<72>(360);
-            self.w[6].next = self.diagonal.matrix.val().get_bits::<72>(432);
-            self.w[7].next = self.diagonal.matrix.val().get_bits::<72>(504);
+        // Word j is the row's OFM channel j (depthwise: the diagonal's row j).
+        for j in 0..8 {
+            self.w[j].next = self.memory.read_data.val().get_bits::<72>(72 * j);
+            if self.depthwise.val() {
+                self.w[j].next = self.diagonal.matrix.val().get_bits::<72>(72 * j);
+            }
         }
     }
 }
