@@ -413,13 +413,14 @@ impl Logic for ConvDatapath {
         self.lanes[1].data.next = self.ifm_data1.val();
         self.lanes[2].data.next = self.ifm_data2.val();
         self.lanes[3].data.next = self.ifm_data3.val();
+        self.mac.zero_point.next = self.ifm_zero_point.val();
+        self.mac.live.next = self.live2.q.val();
         for p in 0..4 {
+            self.mac.data[p].next = self.lanes[p].data.val();
             self.lanes[p].zero_point.next = self.ifm_zero_point.val();
             self.lanes[p].live.next = self.live2.q.val();
-            // Only a MAC or packed cycle of stage 2 reads the lanes (registers alone, so that
-            // Verilator skips them in the other cycles; fourteenth step).
-            self.lanes[p].enable.next = self.traversal.mac_valid2.val() | self.packed_walk.packed2.val();
-            self.mac.act[p].next = self.lanes[p].lanes.val();
+            // Only the packed feed reads these lanes (the MAC unit forms its own: eighteenth step).
+            self.lanes[p].enable.next = self.packed_walk.packed2.val();
             self.feed.act[p].next = self.lanes[p].lanes.val();
         }
         self.mac.enable.next = self.traversal.mac_valid2.val() & !self.control.mac_holding.val();

@@ -7,6 +7,7 @@ pub mod command_processor;
 mod command_processor_core;
 pub mod dma;
 mod dma_step;
+mod dot_array;
 mod dot_pair;
 pub mod elementwise;
 pub mod elementwise_alu;

@@ -7,8 +7,11 @@ use rust_hdl::prelude::*;
 /// convolution datapath reads the lanes only in a MAC or packed cycle of its stage 2, and the
 /// lanes, a function of its IFM ports, ran in Verilator's input region twice a cycle in every
 /// phase (docs/ethos.md, "Verilated speed", fourteenth step). Verilog: rust-hdl has no signed
-/// part-select or concatenation; the word is one concatenation of the 8 lanes, not 8
-/// part-select writes (each a read-modify-write of the 72-bit word in Verilator's C++).
+/// part-select or concatenation. The lanes are 8 part-select writes inside `if (enable)`
+/// after a default of 0, not `if (enable) lanes = {...}; else lanes = 0;`: Verilator turned
+/// that into one conditional expression and computed the 72-bit concatenation into a
+/// temporary before it, whatever `enable` said, in the input region twice a cycle (eighteenth
+/// step).
 #[derive(LogicBlock, Default)]
 pub struct IfmLanes {
     pub enable: Signal<In, Bit>,
@@ -38,12 +41,14 @@ impl Logic for IfmLanes {
     fn hdl(&self) -> Verilog {
         let lane = |i: usize| {
             format!(
-                "((live > 4'd{i}) ? {{data[{top}], data[{top}:{bottom}]}} - {{zero_point[7], zero_point}} : 9'd0)",
+                "        lanes[{hi}:{lo}] = (live > 4'd{i}) ? {{data[{top}], data[{top}:{bottom}]}} - {{zero_point[7], zero_point}} : 9'd0;\n",
+                hi = 9 * i + 8,
+                lo = 9 * i,
                 top = 8 * i + 7,
                 bottom = 8 * i,
             )
         };
-        let word = (0..8).rev().map(lane).collect::<Vec<_>>().join(",\n                 ");
-        Verilog::Custom(format!("always @(*) begin\n    if (enable) lanes = {{{word}}};\n    else lanes = 72'd0;\nend"))
+        let lanes: String = (0..8).map(lane).collect();
+        Verilog::Custom(format!("always @(*) begin\n    lanes = 72'd0;\n    if (enable) begin\n{lanes}    end\nend"))
     }
 }

@@ -1,0 +1,232 @@
+//! The convolution datapath's 16 dot-product pairs in one clocked process, with the IFM lanes
+//! formed inside it (Ethos-U65, TRM L1033-1076, L5425-5462; digest §0, §5.1): the same units,
+//! pairing and arithmetic as 16 [`super::DotPair`]s (which `MacUnit`, the unit the MAC tests
+//! drive, keeps), in the conv (0) and depthwise (1) modes and the packed depthwise cycle that
+//! `ConvMac` uses. Model: `model/src/ethos/conv_mac.rs` (unchanged: same registers, cycles).
+//!
+//! Why one process (docs/ethos.md, "Verilated speed", eighteenth step): the IFM lanes
+//! (`primitives/ifm_lanes.rs`, each `data[8i+7:8i] - zero_point` below `live`) are a function
+//! of the datapath's IFM ports, so as an `always @(*)` before the pairs they ran in Verilator's
+//! input region, twice a cycle, and once more after the edge, and the 72-bit words they formed
+//! recomputed the lanes that straddle a 32-bit word: about a fifth of the Verilated datapath.
+//! Here each lane is a 9-bit local computed once, at the clock edge, only when the units are
+//! enabled; each lane pair's 64-bit operand (`pair9` of positions p and p + 2) is formed once
+//! for the 8 pairs that share it, and each weight lane's sign extension once for its 2 pairs.
+use super::pair_dots;
+use rust_hdl::prelude::*;
+
+/// Pair `8g + o` (g 0, 1; o 0..8) holds accumulators `8g + o` (`acc_lo`, OFM position g) and
+/// `8(g + 2) + o` (`acc_hi`, position g + 2) of OFM channel `o`, as `ConvMac`'s pairs: `acc
+/// (+)= Σ_i lane_i(data[p]) · w[o]_i` (conv), `lane_o(data[p]) · w[o]_o` (depthwise), with
+/// `lane_i(d) = d[8i+7:8i] - zero_point` (int8, exact in 9 bits) for `i < live`, else 0;
+/// `pad[p]` adds nothing to position p. A packed cycle (`ConvMac`'s `packed_cycle`) sums
+/// `Σ_l win[WIN[l] + g]_o · kernel[l]_o` (lo) and `· kernel[6 + l]_o` (hi) over six lanes l,
+/// no padding (lane o of each word: the operands that `PackedOperands` blocks formed before).
+/// `clear` starts a new accumulation; changes only when `enable`; 40-bit wrapping
+/// accumulators, cleared by reset.
+#[derive(LogicBlock, Default)]
+pub struct DotArray {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub enable: Signal<In, Bit>,
+    pub clear: Signal<In, Bit>,
+    pub depthwise: Signal<In, Bit>,
+    pub pad: Signal<In, Bits<4>>,
+    pub data: [Signal<In, Bits<64>>; 4],
+    pub zero_point: Signal<In, Bits<8>>,
+    /// Live lanes, 0..=8.
+    pub live: Signal<In, Bits<4>>,
+    pub w: [Signal<In, Bits<72>>; 8],
+    pub packed_cycle: Signal<In, Bit>,
+    /// The packed feed's window and kernel words (`ConvMac::win`, `ConvMac::kernel`).
+    pub win: [Signal<In, Bits<72>>; 8],
+    pub kernel: [Signal<In, Bits<72>>; 12],
+    pub acc_lo: [Signal<Out, Bits<40>>; 16],
+    pub acc_hi: [Signal<Out, Bits<40>>; 16],
+}
+
+/// The window word of packed lane l for kernel column 0 (column 1: one more).
+const WIN: [usize; 6] = [0, 1, 2, 4, 5, 6];
+
+/// Lane `i` of a word of 9-bit lanes, sign-extended.
+fn lane9<const N: usize>(word: Bits<N>, i: usize) -> i64 {
+    let raw = (0..9).fold(0i64, |x, k| x | (i64::from(word.get_bit(9 * i + k)) << k));
+    (raw << 55) >> 55
+}
+
+impl DotArray {
+    /// IFM lane `i` of position `p` (the module docs' `lane_i`).
+    fn ifm_lane(&self, p: usize, i: usize) -> i64 {
+        if (i as u64) >= self.live.val().to_u64() {
+            return 0;
+        }
+        let byte = |v: u64| i64::from(v as u8 as i8);
+        byte(self.data[p].val().to_u64() >> (8 * i)) - byte(self.zero_point.val().to_u64())
+    }
+
+    /// Pair k's accumulators after an enabled edge (mirrors the Verilog below).
+    fn next(&self, k: usize) -> (u64, u64) {
+        let (g, o) = (k / 8, k % 8);
+        let wrap = |v: u64| (v as i64) << 24 >> 24;
+        let (acc_lo, acc_hi) = (wrap(self.acc_lo[k].val().to_u64()), wrap(self.acc_hi[k].val().to_u64()));
+        let clear = self.clear.val();
+        let (lo, hi, pad_lo, pad_hi) = if self.packed_cycle.val() {
+            let x: Vec<i64> = (0..6).map(|l| lane9(self.win[WIN[l] + g].val(), o)).collect();
+            let lo: Vec<i64> = (0..6).map(|l| lane9(self.kernel[l].val(), o)).collect();
+            let hi: Vec<i64> = (0..6).map(|l| lane9(self.kernel[6 + l].val(), o)).collect();
+            let (lo, hi) = pair_dots(&x, &lo, &hi);
+            (lo, hi, false, false)
+        } else {
+            let which: Vec<usize> = if self.depthwise.val() { vec![o] } else { (0..8).collect() };
+            let w: Vec<i64> = which.iter().map(|&i| lane9(self.w[o].val(), i)).collect();
+            let lo: Vec<i64> = which.iter().map(|&i| self.ifm_lane(g, i)).collect();
+            let hi: Vec<i64> = which.iter().map(|&i| self.ifm_lane(g + 2, i)).collect();
+            let (lo, hi) = pair_dots(&w, &lo, &hi);
+            (lo, hi, self.pad.val().get_bit(g), self.pad.val().get_bit(g + 2))
+        };
+        let next = |acc: i64, dot: i64, pad: bool| match (clear, pad) {
+            (true, true) => 0,
+            (false, true) => acc,
+            (true, false) => dot,
+            (false, false) => acc + dot,
+        };
+        let mask = |v: i64| (v as u64) & ((1 << 40) - 1);
+        (mask(next(acc_lo, lo, pad_lo)), mask(next(acc_hi, hi, pad_hi)))
+    }
+
+    fn verilog() -> String {
+        let sel = |word: String, i: usize| format!("{word}[{}:{}]", 9 * i + 8, 9 * i);
+        let mut t = String::from(
+            "// A 9-bit lane sign-extended to 64 bits.
+function automatic [63:0] sx(input [8:0] v);
+    sx = {{55{v[8]}}, v};
+endfunction
+// Two 9-bit lanes as one 64-bit operand, lo + hi * 2^32 (each sign-extended).
+function automatic [63:0] pair9(input [8:0] lo, input [8:0] hi);
+    pair9 = {{23{hi[8]}}, hi, 32'd0} + sx(lo);
+endfunction
+// An IFM lane: a byte minus the zero point (both int8, exact in 9 bits), 0 at and above live.
+function automatic [8:0] ifm(input [7:0] b, input [7:0] zp, input [3:0] n, input [3:0] i);
+    ifm = (n > i) ? {b[7], b} - {zp[7], zp} : 9'd0;
+endfunction
+always @(posedge clock) begin : pairs
+    // A pair's sums in one word: s = lo + hi * 2^32 (`DotPair`).
+    reg [63:0] s;
+    reg [31:0] lo;
+    reg [31:0] hi;
+",
+        );
+        for i in 0..8 {
+            t += &format!("    reg [8:0] x0_{i}, x1_{i}, x2_{i}, x3_{i};\n    reg [63:0] a0_{i}, a1_{i};\n");
+        }
+        for o in 0..8 {
+            t += &format!("    reg [63:0] {};\n", (0..8).map(|i| format!("w{o}_{i}")).collect::<Vec<_>>().join(", "));
+        }
+        t += "    if (reset) begin\n";
+        for k in 0..16 {
+            t += &format!("        acc_lo${k} <= 40'd0;\n        acc_hi${k} <= 40'd0;\n");
+        }
+        t += "    end\n    else if (enable) begin\n        if (!packed_cycle) begin\n";
+        // The IFM lanes, each lane pair's operand (positions g and g + 2), the weight lanes.
+        for i in 0..8 {
+            for p in 0..4 {
+                t += &format!("            x{p}_{i} = ifm(data${p}[{}:{}], zero_point, live, 4'd{i});\n", 8 * i + 7, 8 * i);
+            }
+            t += &format!("            a0_{i} = pair9(x0_{i}, x2_{i});\n            a1_{i} = pair9(x1_{i}, x3_{i});\n");
+        }
+        for o in 0..8 {
+            for i in 0..8 {
+                t += &format!("            w{o}_{i} = sx({});\n", sel(format!("w${o}"), i));
+            }
+        }
+        t += "        end\n";
+        for k in 0..16 {
+            let (g, o) = (k / 8, k % 8);
+            let packed = (0..6)
+                .map(|l| format!("sx({}) * pair9({}, {})", sel(format!("win${}", WIN[l] + g), o), sel(format!("kernel${l}"), o), sel(format!("kernel${}", 6 + l), o)))
+                .collect::<Vec<_>>()
+                .join("\n                  + ");
+            let sum = (0..8).map(|i| format!("w{o}_{i} * a{g}_{i}")).collect::<Vec<_>>().join(" + ");
+            let (plo, phi) = (g, g + 2);
+            t += &format!(
+                "        // Pair {k}: OFM channel {o}, positions {plo} and {phi}.
+        if (packed_cycle) begin
+            s = {packed};
+            lo = s[31:0];
+            hi = s[63:32] + {{31'd0, s[31]}};
+            acc_lo${k} <= (clear ? 40'd0 : acc_lo${k}) + {{{{8{{lo[31]}}}}, lo}};
+            acc_hi${k} <= (clear ? 40'd0 : acc_hi${k}) + {{{{8{{hi[31]}}}}, hi}};
+        end
+        else if (pad[{plo}] && pad[{phi}]) begin
+            if (clear) begin
+                acc_lo${k} <= 40'd0;
+                acc_hi${k} <= 40'd0;
+            end
+        end
+        else begin
+            s = depthwise ? w{o}_{o} * a{g}_{o} : {sum};
+            lo = s[31:0];
+            hi = s[63:32] + {{31'd0, s[31]}};
+            if (!pad[{plo}]) acc_lo${k} <= (clear ? 40'd0 : acc_lo${k}) + {{{{8{{lo[31]}}}}, lo}};
+            else if (clear) acc_lo${k} <= 40'd0;
+            if (!pad[{phi}]) acc_hi${k} <= (clear ? 40'd0 : acc_hi${k}) + {{{{8{{hi[31]}}}}, hi}};
+            else if (clear) acc_hi${k} <= 40'd0;
+        end
+"
+            );
+        }
+        t += "    end\nend";
+        t
+    }
+}
+
+impl Logic for DotArray {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            if self.reset.val() {
+                for k in 0..16 {
+                    self.acc_lo[k].next = 0.into();
+                    self.acc_hi[k].next = 0.into();
+                }
+            } else if self.enable.val() {
+                for k in 0..16 {
+                    let (lo, hi) = self.next(k);
+                    self.acc_lo[k].next = lo.into();
+                    self.acc_hi[k].next = hi.into();
+                }
+            }
+        }
+    }
+    fn connect(&mut self) {
+        for k in 0..16 {
+            self.acc_lo[k].connect();
+            self.acc_hi[k].connect();
+        }
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(Self::verilog())
+    }
+    fn timing(&self) -> Vec<TimingInfo> {
+        let mut inputs: Vec<String> = ["reset", "enable", "clear", "depthwise", "pad", "zero_point", "live", "packed_cycle"].map(String::from).to_vec();
+        for p in 0..4 {
+            inputs.push(format!("data${p}"));
+        }
+        for o in 0..8 {
+            inputs.push(format!("w${o}"));
+        }
+        for i in 0..8 {
+            inputs.push(format!("win${i}"));
+        }
+        for i in 0..12 {
+            inputs.push(format!("kernel${i}"));
+        }
+        let outputs = (0..16).flat_map(|k| [format!("acc_lo${k}"), format!("acc_hi${k}")]).collect();
+        vec![TimingInfo { name: "dot_array".into(), clock: "clock".into(), inputs, outputs }]
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn synthesizes() {
+    crate::synth_check::assert_synthesizes(DotArray::default, "dot_array");
+}
