@@ -21,7 +21,7 @@ use rust_hdl::prelude::*;
 /// `lane_i(d) = d[8i+7:8i] - zero_point` (int8, exact in 9 bits) for `i < live`, else 0;
 /// `pad[p]` adds nothing to position p. A packed cycle (`ConvMac`'s `packed_cycle`) sums
 /// `Σ_l win[WIN[l] + g]_o · kernel[l]_o` (lo) and `· kernel[6 + l]_o` (hi) over six lanes l,
-/// no padding (lane o of each word: the operands that `PackedOperands` blocks formed before).
+/// no padding (lane o of each word).
 /// `clear` starts a new accumulation; changes only when `enable`; 40-bit wrapping
 /// accumulators, cleared by reset.
 #[derive(LogicBlock, Default)]
