@@ -352,6 +352,8 @@ impl Logic for ConvUnit {
         self.server.tap_release.next = self.ports.tap_release.val();
         self.server.ifm_depth_m1.next = self.layer.ifm_depth_m1.val();
         // Through the IFM upscale (`ifm_upscale.rs`): an upscaled position to its IFM element.
+        self.upscale.enable.next =
+            (self.state.q.val() == self.s_run.val()) & (self.error.q.val() == self.e_none.val()) & self.ports.tap_reads.val();
         self.upscale.mode.next = self.layer.upscale.val();
         self.upscale.zero_point.next = self.layer.ifm_zero_point.val();
         self.server.zero_word.next = self.upscale.zero_word.val();

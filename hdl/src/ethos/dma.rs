@@ -255,6 +255,7 @@ impl Logic for Dma {
         // A step: the bytes from the source address to the end of its word, of the
         // destination's word, or what is left, whichever is least (`DmaStep`, from the
         // registers alone, so that Verilator computes it once a cycle, not in its input region).
+        self.step_math.busy.next = self.state.q.val() != self.s_idle.val();
         self.step_math.src_addr.next = self.src_addr.q.val();
         self.step_math.dst_addr.next = self.dst_addr.q.val();
         self.step_math.remaining.next = self.remaining.q.val();

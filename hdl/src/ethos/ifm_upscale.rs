@@ -17,12 +17,20 @@
 //! address for Verilator, UNOPTFLAT on `off7`/`off17`). Its inputs are the datapath's ports and
 //! latched registers; no server output reaches it. The model is inside
 //! `npu_model::ethos::conv_unit` (`ConvUnit::ifm_read`).
+//!
+//! `enable` (the server's `active_copy`: the unit runs, without an error, in a tap's reads):
+//! the four positions are mapped only while enabled, 0 otherwise, a branch that Verilator
+//! skips in the other cycles, all of them in a network without a convolution (docs/ethos.md,
+//! "Verilated speed", NPU step 5). Decision: the server reads a position only while it serves
+//! (`active` and not `ready`) and its map's address only with that `enable`; `zero_word`,
+//! from a latched register, stays unconditional.
 use crate::primitives::constant as k;
 use crate::primitives::ZeroExtend;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
 pub struct IfmUpscale {
+    pub enable: Signal<In, Bit>,
     /// IFM_UPSCALE's low two bits (CHECK refuses a layer whose register is above 3).
     pub mode: Signal<In, Bits<2>>,
     pub zero_point: Signal<In, Bits<8>>,
@@ -71,11 +79,13 @@ pub struct IfmUpscale {
     eight7: Constant<Bits<7>>,
     sixteen7: Constant<Bits<7>>,
     thirty_two7: Constant<Bits<7>>,
+    zero12: Constant<Bits<12>>,
 }
 
 impl Default for IfmUpscale {
     fn default() -> Self {
         Self {
+            enable: Default::default(),
             mode: Default::default(),
             zero_point: Default::default(),
             read_in0: Default::default(),
@@ -122,6 +132,7 @@ impl Default for IfmUpscale {
             eight7: k(8),
             sixteen7: k(16),
             thirty_two7: k(32),
+            zero12: k(0),
         }
     }
 }
@@ -134,37 +145,61 @@ impl Logic for IfmUpscale {
         self.word32.next = self.word16.val() | (self.word16.val() << self.sixteen7.val());
         self.zero_word.next = self.word32.val() | (self.word32.val() << self.thirty_two7.val());
 
-        self.halve.next = self.mode.val() != self.none2.val();
-        self.insert.next = self.mode.val() == self.zeros2.val();
-        self.odd0.next = self.insert.val() & (self.y_in0.val().get_bit(0) | self.x_in0.val().get_bit(0));
-        self.odd1.next = self.insert.val() & (self.y_in1.val().get_bit(0) | self.x_in1.val().get_bit(0));
-        self.odd2.next = self.insert.val() & (self.y_in2.val().get_bit(0) | self.x_in2.val().get_bit(0));
-        self.odd3.next = self.insert.val() & (self.y_in3.val().get_bit(0) | self.x_in3.val().get_bit(0));
-        self.read0.next = self.read_in0.val() & !self.odd0.val();
-        self.read1.next = self.read_in1.val() & !self.odd1.val();
-        self.read2.next = self.read_in2.val() & !self.odd2.val();
-        self.read3.next = self.read_in3.val() & !self.odd3.val();
-        self.zero0.next = self.read_in0.val() & self.odd0.val();
-        self.zero1.next = self.read_in1.val() & self.odd1.val();
-        self.zero2.next = self.read_in2.val() & self.odd2.val();
-        self.zero3.next = self.read_in3.val() & self.odd3.val();
-        self.y0.next = self.y_in0.val();
-        self.x0.next = self.x_in0.val();
-        self.y1.next = self.y_in1.val();
-        self.x1.next = self.x_in1.val();
-        self.y2.next = self.y_in2.val();
-        self.x2.next = self.x_in2.val();
-        self.y3.next = self.y_in3.val();
-        self.x3.next = self.x_in3.val();
-        if self.halve.val() {
-            self.y0.next = self.y_in0.val() >> self.one12.val();
-            self.x0.next = self.x_in0.val() >> self.one12.val();
-            self.y1.next = self.y_in1.val() >> self.one12.val();
-            self.x1.next = self.x_in1.val() >> self.one12.val();
-            self.y2.next = self.y_in2.val() >> self.one12.val();
-            self.x2.next = self.x_in2.val() >> self.one12.val();
-            self.y3.next = self.y_in3.val() >> self.one12.val();
-            self.x3.next = self.x_in3.val() >> self.one12.val();
+        self.halve.next = false;
+        self.insert.next = false;
+        self.odd0.next = false;
+        self.odd1.next = false;
+        self.odd2.next = false;
+        self.odd3.next = false;
+        self.read0.next = false;
+        self.read1.next = false;
+        self.read2.next = false;
+        self.read3.next = false;
+        self.zero0.next = false;
+        self.zero1.next = false;
+        self.zero2.next = false;
+        self.zero3.next = false;
+        self.y0.next = self.zero12.val();
+        self.x0.next = self.zero12.val();
+        self.y1.next = self.zero12.val();
+        self.x1.next = self.zero12.val();
+        self.y2.next = self.zero12.val();
+        self.x2.next = self.zero12.val();
+        self.y3.next = self.zero12.val();
+        self.x3.next = self.zero12.val();
+        if self.enable.val() {
+            self.halve.next = self.mode.val() != self.none2.val();
+            self.insert.next = self.mode.val() == self.zeros2.val();
+            self.odd0.next = self.insert.val() & (self.y_in0.val().get_bit(0) | self.x_in0.val().get_bit(0));
+            self.odd1.next = self.insert.val() & (self.y_in1.val().get_bit(0) | self.x_in1.val().get_bit(0));
+            self.odd2.next = self.insert.val() & (self.y_in2.val().get_bit(0) | self.x_in2.val().get_bit(0));
+            self.odd3.next = self.insert.val() & (self.y_in3.val().get_bit(0) | self.x_in3.val().get_bit(0));
+            self.read0.next = self.read_in0.val() & !self.odd0.val();
+            self.read1.next = self.read_in1.val() & !self.odd1.val();
+            self.read2.next = self.read_in2.val() & !self.odd2.val();
+            self.read3.next = self.read_in3.val() & !self.odd3.val();
+            self.zero0.next = self.read_in0.val() & self.odd0.val();
+            self.zero1.next = self.read_in1.val() & self.odd1.val();
+            self.zero2.next = self.read_in2.val() & self.odd2.val();
+            self.zero3.next = self.read_in3.val() & self.odd3.val();
+            self.y0.next = self.y_in0.val();
+            self.x0.next = self.x_in0.val();
+            self.y1.next = self.y_in1.val();
+            self.x1.next = self.x_in1.val();
+            self.y2.next = self.y_in2.val();
+            self.x2.next = self.x_in2.val();
+            self.y3.next = self.y_in3.val();
+            self.x3.next = self.x_in3.val();
+            if self.halve.val() {
+                self.y0.next = self.y_in0.val() >> self.one12.val();
+                self.x0.next = self.x_in0.val() >> self.one12.val();
+                self.y1.next = self.y_in1.val() >> self.one12.val();
+                self.x1.next = self.x_in1.val() >> self.one12.val();
+                self.y2.next = self.y_in2.val() >> self.one12.val();
+                self.x2.next = self.x_in2.val() >> self.one12.val();
+                self.y3.next = self.y_in3.val() >> self.one12.val();
+                self.x3.next = self.x_in3.val() >> self.one12.val();
+            }
         }
     }
 }

@@ -22,6 +22,7 @@ mod latch_sequencer;
 mod lane_layout;
 mod latch_table;
 mod scalar_registers;
+mod status_events;
 mod npu;
 mod mac_unit;
 mod output_unit;

@@ -20,8 +20,16 @@
 //! it, so `start` is computed twice (the output and `starting`, which STATUS reads), or the
 //! command processor, which reads `start` where it computes its events, and this block would
 //! be one loop for Verilator (UNOPTFLAT).
+//!
+//! Verilated speed (docs/ethos.md, NPU step 5): the APB and the memory port's responses are
+//! the top's inputs, so everything in this block runs in Verilator's input region, twice a
+//! cycle and once more after the edge. The APB's decode is under `apb_sel`, and STATUS's next
+//! value in a cycle without an access or a response's error comes from
+//! [`super::status_events::StatusEvents`], from registers alone; the full update below runs
+//! only in a cycle with such an event. Same bits in every cycle.
 use crate::primitives::constant as k;
 use crate::primitives::{Concat, Ram, Reg, ZeroExtend};
+use super::status_events::StatusEvents;
 use rust_hdl::prelude::*;
 
 /// ID register value (digest §4: Ethos-U65 r0p0, architecture 1.0.6).
@@ -106,6 +114,8 @@ pub struct RegisterPort {
     qsize_reg: Reg<Bits<32>>,
     rdata: Reg<Bits<32>>,
     rd_basep: Reg<Bit>,
+    events: StatusEvents,
+    bus_event: Signal<Local, Bit>,
     qbase1_32: ZeroExtend<8, 32>,
     history32: Concat<16, 16, 32>,
     channel32: ZeroExtend<4, 32>,
@@ -197,6 +207,8 @@ impl Default for RegisterPort {
             qsize_reg: Default::default(),
             rdata: Default::default(),
             rd_basep: Default::default(),
+            events: Default::default(),
+            bus_event: Default::default(),
             qbase1_32: Default::default(),
             history32: Default::default(),
             channel32: Default::default(),
@@ -269,13 +281,15 @@ impl Logic for RegisterPort {
         self.qbase1.next = self.qbase1_reg.q.val();
         self.qsize.next = self.qsize_reg.q.val();
         self.clear_index.next = self.clear_count.q.val();
-        self.start.next = self.apb_sel.val()
-            & self.apb_enable.val()
-            & self.apb_write.val()
-            & (self.apb_addr.val() == self.o_cmd.val())
-            & self.apb_wdata.val().get_bit(0)
-            & self.dma_idle.val()
-            & ((self.status.q.val() & (self.s_state_bits.val() | self.s_bus.val() | self.s_parse.val())) == self.zero32.val());
+        self.start.next = false;
+        if self.apb_sel.val() {
+            self.start.next = self.apb_enable.val()
+                & self.apb_write.val()
+                & (self.apb_addr.val() == self.o_cmd.val())
+                & self.apb_wdata.val().get_bit(0)
+                & self.dma_idle.val()
+                & ((self.status.q.val() & (self.s_state_bits.val() | self.s_bus.val() | self.s_parse.val())) == self.zero32.val());
+        }
 
         self.in_running.next = (self.status.q.val() & self.s_running.val()) != self.zero32.val();
         self.in_clear.next = (self.status.q.val() & self.s_resetting.val()) != self.zero32.val();
@@ -283,34 +297,79 @@ impl Logic for RegisterPort {
             self.clear_count.d.next = self.clear_count.q.val() + self.one7.val();
         }
 
-        // APB: a write in its access phase, a read sampled in its setup phase.
-        self.apb_wr.next = self.apb_sel.val() & self.apb_enable.val() & self.apb_write.val();
-        self.apb_rd.next = self.apb_sel.val() & !self.apb_enable.val() & !self.apb_write.val();
-        self.basep_hit.next =
-            (self.apb_addr.val().get_bits::<6>(6) == self.basep_high.val()) & (self.apb_addr.val().get_bits::<2>(0) == self.zero2.val());
+        // APB: a write in its access phase, a read sampled in its setup phase. All of it under
+        // `apb_sel`, so that Verilator's input region (the APB is the top's) only tests it in
+        // the cycles without an access (docs/ethos.md, "Verilated speed", NPU step 5); the
+        // BASEP port's address and data matter only with its enable.
+        self.apb_wr.next = false;
+        self.apb_rd.next = false;
+        self.basep_hit.next = false;
         self.starting.next = false;
-        if self.apb_wr.val() {
-            if self.apb_addr.val() == self.o_cmd.val() {
-                self.cmd.d.next = self.apb_wdata.val();
-                self.starting.next = self.apb_wdata.val().get_bit(0)
-                    & self.dma_idle.val()
-                    & ((self.status.q.val() & (self.s_state_bits.val() | self.s_bus.val() | self.s_parse.val()))
-                        == self.zero32.val());
+        self.basep.write_enable.next = false;
+        self.basep.write_address.next = self.clear_count.q.val().get_bits::<4>(0);
+        self.basep.write_data.next = self.zero32.val();
+        self.basep.read_enable.next = false;
+        self.basep.read_address.next = self.clear_count.q.val().get_bits::<4>(0);
+        self.read_value.next = self.zero32.val();
+        if self.apb_sel.val() {
+            self.apb_wr.next = self.apb_enable.val() & self.apb_write.val();
+            self.apb_rd.next = !self.apb_enable.val() & !self.apb_write.val();
+            self.basep_hit.next =
+                (self.apb_addr.val().get_bits::<6>(6) == self.basep_high.val()) & (self.apb_addr.val().get_bits::<2>(0) == self.zero2.val());
+            if self.apb_wr.val() {
+                if self.apb_addr.val() == self.o_cmd.val() {
+                    self.cmd.d.next = self.apb_wdata.val();
+                    self.starting.next = self.apb_wdata.val().get_bit(0)
+                        & self.dma_idle.val()
+                        & ((self.status.q.val() & (self.s_state_bits.val() | self.s_bus.val() | self.s_parse.val()))
+                            == self.zero32.val());
+                }
+                if self.apb_addr.val() == self.o_qbase0.val() {
+                    self.qbase0_reg.d.next = self.apb_wdata.val() & self.qbase0_mask.val();
+                }
+                if self.apb_addr.val() == self.o_qbase1.val() {
+                    self.qbase1_reg.d.next = self.apb_wdata.val().get_bits::<8>(0);
+                }
+                if self.apb_addr.val() == self.o_qsize.val() {
+                    self.qsize_reg.d.next = self.apb_wdata.val() & self.qsize_mask.val();
+                }
+                // BASEPs: written by the APB, cleared after reset (below).
+                self.basep.write_enable.next = self.basep_hit.val();
+                self.basep.write_address.next = self.apb_addr.val().get_bits::<4>(2);
+                self.basep.write_data.next = self.apb_wdata.val();
             }
-            if self.apb_addr.val() == self.o_qbase0.val() {
-                self.qbase0_reg.d.next = self.apb_wdata.val() & self.qbase0_mask.val();
-            }
-            if self.apb_addr.val() == self.o_qbase1.val() {
-                self.qbase1_reg.d.next = self.apb_wdata.val().get_bits::<8>(0);
-            }
-            if self.apb_addr.val() == self.o_qsize.val() {
-                self.qsize_reg.d.next = self.apb_wdata.val() & self.qsize_mask.val();
+            // The read's value only in a read's setup phase, the only cycle that takes it.
+            if self.apb_rd.val() {
+                self.basep.read_enable.next = !self.in_clear.val();
+                self.basep.read_address.next = self.apb_addr.val().get_bits::<4>(2);
+                if self.apb_addr.val() == self.o_id.val() {
+                    self.read_value.next = self.k_id.val();
+                }
+                if self.apb_addr.val() == self.o_status.val() {
+                    self.read_value.next = self.status.q.val();
+                }
+                if self.apb_addr.val() == self.o_cmd.val() {
+                    self.read_value.next = self.cmd.q.val();
+                }
+                if self.apb_addr.val() == self.o_qbase0.val() {
+                    self.read_value.next = self.qbase0_reg.q.val();
+                }
+                if self.apb_addr.val() == self.o_qbase1.val() {
+                    self.read_value.next = self.qbase1_32.wide.val();
+                }
+                if self.apb_addr.val() == self.o_qread.val() {
+                    self.read_value.next = self.qread.val();
+                }
+                if self.apb_addr.val() == self.o_qsize.val() {
+                    self.read_value.next = self.qsize_reg.q.val();
+                }
+                if self.apb_addr.val() == self.o_config.val() {
+                    self.read_value.next = self.k_config.val();
+                }
+                self.rdata.d.next = self.read_value.val();
+                self.rd_basep.d.next = self.basep_hit.val();
             }
         }
-        // BASEPs: written by the APB, cleared after reset.
-        self.basep.write_enable.next = self.apb_wr.val() & self.basep_hit.val();
-        self.basep.write_address.next = self.apb_addr.val().get_bits::<4>(2);
-        self.basep.write_data.next = self.apb_wdata.val();
         if self.in_clear.val() {
             self.basep.write_enable.next = true;
             self.basep.write_address.next = self.clear_count.q.val().get_bits::<4>(0);
@@ -319,119 +378,102 @@ impl Logic for RegisterPort {
         self.basep_write_enable.next = self.basep.write_enable.val();
         self.basep_write_address.next = self.basep.write_address.val();
         self.basep_write_data.next = self.basep.write_data.val();
-        self.basep.read_enable.next = self.apb_rd.val() & !self.in_clear.val();
-        self.basep.read_address.next = self.apb_addr.val().get_bits::<4>(2);
         self.qbase1_32.narrow.next = self.qbase1_reg.q.val();
-        self.read_value.next = self.zero32.val();
-        // The read's value only in a read's setup phase, the only cycle that takes it (a branch,
-        // so that Verilator skips the address decode in the other cycles; docs/ethos.md,
-        // "Verilated speed", NPU step 2).
-        if self.apb_rd.val() {
-            if self.apb_addr.val() == self.o_id.val() {
-                self.read_value.next = self.k_id.val();
-            }
-            if self.apb_addr.val() == self.o_status.val() {
-                self.read_value.next = self.status.q.val();
-            }
-            if self.apb_addr.val() == self.o_cmd.val() {
-                self.read_value.next = self.cmd.q.val();
-            }
-            if self.apb_addr.val() == self.o_qbase0.val() {
-                self.read_value.next = self.qbase0_reg.q.val();
-            }
-            if self.apb_addr.val() == self.o_qbase1.val() {
-                self.read_value.next = self.qbase1_32.wide.val();
-            }
-            if self.apb_addr.val() == self.o_qread.val() {
-                self.read_value.next = self.qread.val();
-            }
-            if self.apb_addr.val() == self.o_qsize.val() {
-                self.read_value.next = self.qsize_reg.q.val();
-            }
-            if self.apb_addr.val() == self.o_config.val() {
-                self.read_value.next = self.k_config.val();
-            }
-        }
-        if self.apb_rd.val() {
-            self.rdata.d.next = self.read_value.val();
-            self.rd_basep.d.next = self.basep_hit.val();
-        }
         self.apb_rdata.next = self.rdata.q.val();
         if self.rd_basep.q.val() {
             self.apb_rdata.next = self.basep.read_data.val();
         }
 
-        // STATUS: clears from CMD and Q writes, then what happened this cycle sets bits.
-        self.clear_mask.next = self.zero32.val();
-        if self.apb_wr.val() & (self.apb_addr.val() == self.o_cmd.val()) {
-            self.clear_mask.next = self.apb_wdata.val() & self.s_history.val();
-            if self.apb_wdata.val().get_bit(1) {
-                self.clear_mask.next = (self.apb_wdata.val() & self.s_history.val()) | self.s_irq.val();
-            }
-        }
-        if self.apb_wr.val()
-            & ((self.apb_addr.val() == self.o_qbase0.val())
-                | (self.apb_addr.val() == self.o_qbase1.val())
-                | (self.apb_addr.val() == self.o_qsize.val()))
-            & !self.in_running.val()
-        {
-            self.clear_mask.next = self.s_end.val();
-        }
+        // STATUS: `events` (status_events.rs) computes it from the registers in a cycle without
+        // a bus event; with an APB access or a response's error this cycle, in full here:
+        // clears from CMD and Q writes, then what happened this cycle sets bits.
+        self.events.status.next = self.status.q.val();
+        self.events.clear_count.next = self.clear_count.q.val();
+        self.events.signal.next = self.signal.val();
+        self.events.history.next = self.history.val();
+        self.events.stop.next = self.stop.val();
+        self.events.parse_error.next = self.parse_error.val();
+        self.events.at_end.next = self.at_end.val();
+        self.events.kernel_failed.next = self.kernel_failed.val();
+        self.events.kernel_error.next = self.kernel_error.val();
         self.history32.high.next = self.history.val();
         self.history32.low.next = self.zero16.val();
         self.channel32.narrow.next = self.kernel_error.val();
+        self.bus_event.next = self.apb_sel.val() | self.fetch_error.val() | self.dma_read_error.val() | self.dma_write_error.val();
+        self.status.d.next = self.events.quiet_next.val();
+        self.clear_mask.next = self.zero32.val();
         self.set_mask.next = self.zero32.val();
-        if self.signal.val() {
-            self.set_mask.next = self.history32.joined.val() | self.s_irq.val();
-        }
-        if self.parse_error.val() {
-            self.set_mask.next = self.s_parse.val() | self.s_irq.val();
-        }
-        if self.in_running.val() & self.at_end.val() {
-            self.set_mask.next = self.s_end.val() | self.s_irq.val();
-        }
-        if self.fetch_error.val() {
-            self.set_mask.next = self.s_bus.val() | self.s_irq.val();
-        }
-        if self.dma_read_error.val() {
-            self.set_mask.next = self.s_bus.val() | self.s_irq.val() | self.ch_dma_read.val();
-        }
-        if self.dma_write_error.val() {
-            self.set_mask.next = self.s_bus.val() | self.s_irq.val() | self.ch_dma_write.val();
-        }
-        if self.kernel_failed.val() {
-            if self.kernel_error.val() == self.k_unsupported.val() {
-                self.set_mask.next = self.set_mask.val() | self.s_parse.val() | self.s_irq.val();
-            } else {
-                self.set_mask.next =
-                    self.set_mask.val() | self.s_bus.val() | self.s_irq.val() | (self.channel32.wide.val() << self.channel_shift.val());
-            }
-        }
-        self.run_next.next = self.in_running.val();
-        if self.stop.val()
-            | self.parse_error.val()
-            | self.at_end.val()
-            | self.fetch_error.val()
-            | self.dma_read_error.val()
-            | self.dma_write_error.val()
-            | self.kernel_failed.val()
-        {
-            self.run_next.next = false;
-        }
-        if self.starting.val() {
-            self.run_next.next = true;
-        }
-        self.reset_next.next = self.in_clear.val() & (self.clear_count.q.val() != self.last_clear.val());
+        self.run_next.next = false;
+        self.reset_next.next = false;
         self.state_bits.next = self.zero32.val();
-        if self.run_next.val() {
-            self.state_bits.next = self.s_running.val();
+        if self.bus_event.val() {
+            if self.apb_wr.val() & (self.apb_addr.val() == self.o_cmd.val()) {
+                self.clear_mask.next = self.apb_wdata.val() & self.s_history.val();
+                if self.apb_wdata.val().get_bit(1) {
+                    self.clear_mask.next = (self.apb_wdata.val() & self.s_history.val()) | self.s_irq.val();
+                }
+            }
+            if self.apb_wr.val()
+                & ((self.apb_addr.val() == self.o_qbase0.val())
+                    | (self.apb_addr.val() == self.o_qbase1.val())
+                    | (self.apb_addr.val() == self.o_qsize.val()))
+                & !self.in_running.val()
+            {
+                self.clear_mask.next = self.s_end.val();
+            }
+            if self.signal.val() {
+                self.set_mask.next = self.history32.joined.val() | self.s_irq.val();
+            }
+            if self.parse_error.val() {
+                self.set_mask.next = self.s_parse.val() | self.s_irq.val();
+            }
+            if self.in_running.val() & self.at_end.val() {
+                self.set_mask.next = self.s_end.val() | self.s_irq.val();
+            }
+            if self.fetch_error.val() {
+                self.set_mask.next = self.s_bus.val() | self.s_irq.val();
+            }
+            if self.dma_read_error.val() {
+                self.set_mask.next = self.s_bus.val() | self.s_irq.val() | self.ch_dma_read.val();
+            }
+            if self.dma_write_error.val() {
+                self.set_mask.next = self.s_bus.val() | self.s_irq.val() | self.ch_dma_write.val();
+            }
+            if self.kernel_failed.val() {
+                if self.kernel_error.val() == self.k_unsupported.val() {
+                    self.set_mask.next = self.set_mask.val() | self.s_parse.val() | self.s_irq.val();
+                } else {
+                    self.set_mask.next = self.set_mask.val()
+                        | self.s_bus.val()
+                        | self.s_irq.val()
+                        | (self.channel32.wide.val() << self.channel_shift.val());
+                }
+            }
+            self.run_next.next = self.in_running.val();
+            if self.stop.val()
+                | self.parse_error.val()
+                | self.at_end.val()
+                | self.fetch_error.val()
+                | self.dma_read_error.val()
+                | self.dma_write_error.val()
+                | self.kernel_failed.val()
+            {
+                self.run_next.next = false;
+            }
+            if self.starting.val() {
+                self.run_next.next = true;
+            }
+            self.reset_next.next = self.in_clear.val() & (self.clear_count.q.val() != self.last_clear.val());
+            if self.run_next.val() {
+                self.state_bits.next = self.s_running.val();
+            }
+            if self.reset_next.val() {
+                self.state_bits.next = self.s_resetting.val();
+            }
+            self.status.d.next = (((self.status.q.val() & !self.clear_mask.val()) | self.set_mask.val())
+                & !self.s_state_bits.val())
+                | self.state_bits.val();
         }
-        if self.reset_next.val() {
-            self.state_bits.next = self.s_resetting.val();
-        }
-        self.status.d.next = (((self.status.q.val() & !self.clear_mask.val()) | self.set_mask.val())
-            & !self.s_state_bits.val())
-            | self.state_bits.val();
         self.irq.next = (self.status.q.val() & self.s_irq.val()) != self.zero32.val();
     }
 }
