@@ -30,7 +30,13 @@
 //!   (as the reference executor reads it).
 //! - A pool with any IFM_PAD register set averages over the taps inside (the executor's
 //!   rule, TFLite's AveragePool); with none it uses OFM_SCALE (Vela's full-window scale).
-//! - One cached word per operand (`elementwise_memory.rs` has why it stays coherent).
+//! - One cached word per operand (`elementwise_memory.rs` has why it stays coherent); in word
+//!   mode a second IFM2 entry.
+//! - Word mode (issue 19): an ELEMENTWISE whose IFM, OFM and IFM2 (unless the scalar; not
+//!   broadcast along the channels) put channel c at lane c mod 8 (`lane_layout.rs`) runs a
+//!   word of 8 channels an element through 8 lanes (`elementwise_lanes.rs`), decided in
+//!   CHECK (`word`); other maps run an element at a time as before (docs/ethos.md,
+//!   "Elementwise unit timing", *Word mode*).
 use super::elementwise_check::ElementwiseCheck;
 use super::elementwise_datapath::ElementwiseDatapath;
 use super::elementwise_lanes::ElementwiseLanes;
