@@ -30,9 +30,17 @@
 //!   (as the reference executor reads it).
 //! - A pool with any IFM_PAD register set averages over the taps inside (the executor's
 //!   rule, TFLite's AveragePool); with none it uses OFM_SCALE (Vela's full-window scale).
-//! - One cached word per operand (`elementwise_memory.rs` has why it stays coherent).
+//! - One cached word per operand (`elementwise_memory.rs` has why it stays coherent); in word
+//!   mode a second IFM2 entry.
+//! - Word mode (issue 19): an ELEMENTWISE whose IFM, OFM and IFM2 (unless the scalar; not
+//!   broadcast along the channels) put channel c at lane c mod 8 (`lane_layout.rs`) runs a
+//!   word of 8 channels an element through 8 lanes (`elementwise_lanes.rs`), decided in
+//!   CHECK (`word`); other maps run an element at a time as before (docs/ethos.md,
+//!   "Elementwise unit timing", *Word mode*).
 use super::elementwise_check::ElementwiseCheck;
 use super::elementwise_datapath::ElementwiseDatapath;
+use super::elementwise_lanes::ElementwiseLanes;
+use super::lane_layout::LaneLayout;
 use super::elementwise_memory::ElementwiseMemory;
 use super::elementwise_walk::ElementwiseWalk;
 use super::kernel_registers::KernelRegisters;
@@ -87,8 +95,18 @@ pub struct Elementwise {
     error: Reg<Bits<4>>,
     /// The element (`elementwise_walk.rs`).
     walk: ElementwiseWalk,
-    ifm_byte: Reg<Bits<8>>,
-    ifm2_byte: Reg<Bits<8>>,
+    /// The operands: the IFM and IFM2 words shifted so that the element's byte is lane 0 (in
+    /// word mode: the words of the element's 8 channels).
+    ifm_word: Reg<Bits<64>>,
+    ifm2_word: Reg<Bits<64>>,
+    /// Word mode (issue 19): an ELEMENTWISE whose IFM, OFM and IFM2 map (unless the scalar;
+    /// not broadcast along the channels) lay channel c at lane c mod 8 runs a word of channels
+    /// at a time through the 8 lanes (`elementwise_lanes.rs`). Decided in CHECK (`word_mode`)
+    /// and kept in a register, so that the element loop's logic reads a register only.
+    word: Reg<Bit>,
+    word_mode: Signal<Local, Bit>,
+    lanes: ElementwiseLanes,
+    ifm2_layout: LaneLayout,
     /// The pool's tap (ky, kx), its running max or sum, and the taps inside so far.
     taps: PoolTaps,
     /// The registers (module `scalar`) and the LATCH sequence.
@@ -139,7 +157,8 @@ impl Default for Elementwise {
             taps: Default::default(), memory: Default::default(), check: Default::default(), registers: Default::default(),
             after_a: Default::default(), leave_b: Default::default(), defer: Default::default(), state: Default::default(),
             pool: Default::default(), accept: Default::default(), mode: Default::default(), mode_bad: Default::default(),
-            error: Default::default(), walk: Default::default(), ifm_byte: Default::default(), ifm2_byte: Default::default(),
+            error: Default::default(), walk: Default::default(), ifm_word: Default::default(), ifm2_word: Default::default(),
+            word: Default::default(), word_mode: Default::default(), lanes: Default::default(), ifm2_layout: Default::default(),
             unused_bits: Default::default(),
             s_idle: k(state::IDLE.into()),
             s_latch: k(state::LATCH.into()),
@@ -167,7 +186,8 @@ impl Default for Elementwise {
 impl Logic for Elementwise {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, pool, mode, mode_bad, error, ifm_byte, ifm2_byte);
+        dff_setup!(self, clock, state, pool, mode, mode_bad, error, ifm_word, ifm2_word, word);
+        self.word.reset.next = self.reset.val();
         self.registers.clock.next = self.clock.val();
         self.registers.reset.next = self.reset.val();
         self.state.reset.next = self.reset.val();
@@ -175,8 +195,17 @@ impl Logic for Elementwise {
         self.mode.reset.next = self.reset.val();
         self.mode_bad.reset.next = self.reset.val();
         self.error.reset.next = self.reset.val();
-        self.ifm_byte.reset.next = self.reset.val();
-        self.ifm2_byte.reset.next = self.reset.val();
+        self.ifm_word.reset.next = self.reset.val();
+        self.ifm2_word.reset.next = self.reset.val();
+        // Word mode: the IFM and OFM lanes (the pool's `word_lanes`) and the IFM2's.
+        self.ifm2_layout.clock.next = self.clock.val();
+        self.ifm2_layout.reset.next = self.reset.val();
+        self.ifm2_layout.load.next = self.registers.ifm2_load.val();
+        self.ifm2_layout.load_slot.next = self.registers.load_slot.val();
+        self.ifm2_layout.load_value.next = self.registers.load_value.val();
+        self.word_mode.next = !self.pool.q.val()
+            & self.taps.word_lanes.val()
+            & (self.registers.ifm2_broadcast.val().get_bit(7) | (self.ifm2_layout.lanes.val() & !self.registers.ifm2_broadcast.val().get_bit(2)));
 
         // LATCH (the registers block's sequence), started with an ELEMENTWISE or a POOL.
         self.accept.next = (self.state.q.val() == self.s_idle.val())
@@ -210,6 +239,10 @@ impl Logic for Elementwise {
         self.memory.upscale.next = self.registers.ifm_upscale.val() == self.one16.val();
         self.memory.broadcast.next = self.registers.ifm2_broadcast.val().get_bits::<3>(0);
         self.memory.result.next = self.datapath.w_data.val();
+        self.memory.word_result.next = self.lanes.w_data.val();
+        self.memory.word.next = self.word.q.val();
+        self.memory.lane_strb.next = self.walk.strb.val();
+        self.walk.word.next = self.word.q.val();
         self.memory.mem_r_valid.next = self.mem_r_valid.val();
         self.memory.mem_r_data.next = self.mem_r_data.val();
         self.memory.mem_r_error.next = self.mem_r_error.val();
@@ -230,7 +263,8 @@ impl Logic for Elementwise {
         // which takes this element's OFM byte beside its read (`elementwise_memory.rs`).
         self.leave_b.next = ((self.state.q.val() == self.s_read_b.val()) & !self.memory.write_error.val() & self.memory.hit.val())
             | ((self.state.q.val() == self.s_wait_b.val()) & self.mem_r_valid.val() & !self.mem_r_error.val())
-            | ((self.state.q.val() == self.s_read_a.val()) & !self.memory.write_error.val() & self.memory.both.val());
+            | ((self.state.q.val() == self.s_read_a.val()) & !self.memory.write_error.val() & self.memory.both.val())
+            | ((self.state.q.val() == self.s_wait_a.val()) & self.mem_r_valid.val() & !self.mem_r_error.val() & self.memory.wait_both.val());
         self.defer.next = self.leave_b.val() & !self.walk.last.val();
         self.walk.defer.next = self.defer.val();
         self.walk.clear.next = false;
@@ -276,8 +310,26 @@ impl Logic for Elementwise {
         self.check.kernel_width_m1.next = self.registers.kernel_width_m1.val();
 
         // The arithmetic of an element: from the unit's registers and the LATCHed copies.
-        self.datapath.calc.next = (self.state.q.val() == self.s_calc.val())
-            | self.walk.deferred.val();
+        self.datapath.calc.next = ((self.state.q.val() == self.s_calc.val()) | self.walk.deferred.val()) & !self.word.q.val();
+        // Word mode's 8 lanes, from the same registers (`elementwise_lanes.rs`).
+        self.lanes.enable.next = ((self.state.q.val() == self.s_calc.val()) | self.walk.deferred.val()) & self.word.q.val();
+        self.lanes.ifm_word.next = self.ifm_word.q.val();
+        self.lanes.ifm2_word.next = self.ifm2_word.q.val();
+        self.lanes.ifm_zero_point.next = self.registers.ifm_zero_point.val();
+        self.lanes.ifm2_zero_point.next = self.registers.ifm2_zero_point.val();
+        self.lanes.ifm2_signed.next = self.registers.ifm2_precision.val().get_bit(0);
+        self.lanes.ifm2_scalar.next = self.registers.ifm2_scalar.val();
+        self.lanes.scalar_operand.next = self.registers.ifm2_broadcast.val().get_bit(7);
+        self.lanes.swap.next = self.registers.ifm2_broadcast.val().get_bit(6);
+        self.lanes.mode.next = self.mode.q.val();
+        self.lanes.scale_mode.next = self.registers.ifm_precision.val().get_bits::<2>(8);
+        self.lanes.opa_scale.next = self.registers.opa_scale.val();
+        self.lanes.opb_scale.next = self.registers.opb_scale.val();
+        self.lanes.ofm_scale.next = self.registers.ofm_scale.val();
+        self.lanes.rounding.next = self.registers.ofm_precision.val().get_bits::<2>(14);
+        self.lanes.ofm_zero_point.next = self.registers.ofm_zero_point.val();
+        self.lanes.activation_min.next = self.registers.activation_min.val();
+        self.lanes.activation_max.next = self.registers.activation_max.val();
         self.datapath.pool.next = self.pool.q.val();
         self.datapath.mode.next = self.mode.q.val();
         self.datapath.y.next = self.walk.y.val();
@@ -288,8 +340,8 @@ impl Logic for Elementwise {
         self.datapath.lane.next = self.walk.c.val().get_bits::<3>(0);
         self.datapath.word_lanes.next = self.taps.word_lanes.val();
         self.datapath.count.next = self.taps.count.val();
-        self.datapath.ifm_byte.next = self.ifm_byte.q.val();
-        self.datapath.ifm2_byte.next = self.ifm2_byte.q.val();
+        self.datapath.ifm_byte.next = self.ifm_word.q.val().get_bits::<8>(0);
+        self.datapath.ifm2_byte.next = self.ifm2_word.q.val().get_bits::<8>(0);
         self.datapath.ifm_zero_point.next = self.registers.ifm_zero_point.val();
         self.datapath.ifm2_zero_point.next = self.registers.ifm2_zero_point.val();
         self.datapath.ofm_zero_point.next = self.registers.ofm_zero_point.val();
@@ -372,6 +424,7 @@ impl Logic for Elementwise {
                 self.state.d.next = self.s_done.val();
             } else {
                 self.error.d.next = self.e_none.val();
+                self.word.d.next = self.word_mode.val();
                 self.walk.clear.next = true;
                 self.state.d.next = self.s_read_a.val();
             }
@@ -389,12 +442,12 @@ impl Logic for Elementwise {
             } else if self.memory.hit.val() {
                 // A cached word: its byte now, no read (unless the deferred OFM byte holds it).
                 if !self.memory.hold.val() {
-                    self.ifm_byte.d.next = self.memory.operand_byte.val();
+                    self.ifm_word.d.next = self.memory.operand_word.val();
                     self.taps.word_load.next = self.pool.q.val();
                     self.state.d.next = self.after_a.val();
                     // The IFM2 word cached too: its byte in this cycle, the element done.
                     if self.memory.both.val() {
-                        self.ifm2_byte.d.next = self.memory.operand2_byte.val();
+                        self.ifm2_word.d.next = self.memory.operand2_word.val();
                         self.state.d.next = self.s_calc.val();
                     }
                 }
@@ -406,7 +459,7 @@ impl Logic for Elementwise {
                 self.error.d.next = self.e_ofm.val();
                 self.state.d.next = self.s_flush.val();
             } else if self.memory.hit.val() {
-                self.ifm2_byte.d.next = self.memory.operand_byte.val();
+                self.ifm2_word.d.next = self.memory.operand2_word.val();
                 self.state.d.next = self.s_calc.val();
             } else if self.mem_ar_ready.val() & !self.memory.conflict.val() {
                 self.state.d.next = self.s_wait_b.val();
@@ -417,9 +470,15 @@ impl Logic for Elementwise {
                     self.error.d.next = self.e_ifm.val();
                     self.state.d.next = self.s_flush.val();
                 } else {
-                    self.ifm_byte.d.next = self.memory.operand_byte.val();
+                    self.ifm_word.d.next = self.memory.operand_word.val();
                     self.taps.word_load.next = self.pool.q.val();
                     self.state.d.next = self.after_a.val();
+                    // Word mode: the IFM2 word from its cache (or the scalar) beside the IFM
+                    // word read, the element done (issue 19).
+                    if self.memory.wait_both.val() {
+                        self.ifm2_word.d.next = self.memory.operand2_word.val();
+                        self.state.d.next = self.s_calc.val();
+                    }
                 }
             }
         } else if self.state.q.val() == self.s_wait_b.val() {
@@ -428,7 +487,7 @@ impl Logic for Elementwise {
                     self.error.d.next = self.e_ifm.val();
                     self.state.d.next = self.s_flush.val();
                 } else {
-                    self.ifm2_byte.d.next = self.memory.operand_byte.val();
+                    self.ifm2_word.d.next = self.memory.operand2_word.val();
                     self.state.d.next = self.s_calc.val();
                 }
             }

@@ -21,18 +21,26 @@
 //!
 //! The two caches are separate registers with a read port each (issue 19): READ_A of an
 //! element with an IFM2 map (`pair`) whose IFM and IFM2 words are both cached takes both bytes
-//! in its one cycle (`both`, `operand2_byte`), unless the deferred OFM byte taken in that cycle
+//! in its one cycle (`both`, `operand2_word`), unless the deferred OFM byte taken in that cycle
 //! is the IFM2 byte (the cache has it from the next cycle: READ_B then takes it).
+//!
+//! Word mode (`word`, issue 19; docs/ethos.md "Elementwise unit timing", *Word mode*): an
+//! ELEMENTWISE whose maps put channel c at lane c mod 8 takes a word of 8 channels an element:
+//! the addresses are aligned, the OFM word is taken whole with the element's strobes
+//! (`lane_strb`, kept in `p_strb` with `p_addr` for the deferred take), WAIT_A takes the IFM2
+//! word from its cache (or the scalar) beside the IFM word read (`wait_both`), and the IFM2
+//! cache has a second entry (`cache_c`; fills alternate), so that a per-channel IFM2 of two
+//! words stays cached. The caches forward the OFM word taken last cycle (`word_cache.rs`).
 //!
 //! Ports: the unit's `state` (its codes, `super::elementwise::state`), the LATCH loads of the
 //! three maps, the element (`y`, `x`, `c`), the pool's tap (`iy`, `ix`; `padding`: no read),
 //! `pool`, `upscale`
 //! (IFM_UPSCALE = 1), `broadcast` (IFM2_BROADCAST[2:0]), `result` (the datapath's write word),
 //! and the memory master's read response; out: the read and write requests, `hit` (READ_A or
-//! READ_B finds its word in the operand's cache: no read) and `operand_byte`, the byte of the
-//! cycle (the cached one in READ_A/READ_B, the word read in WAIT_A/WAIT_B). The requests and
-//! `hit` follow registers only; `operand_byte` also the read data (`byte` is a
-//! SystemVerilog keyword).
+//! READ_B finds its word in the operand's cache: no read) and `operand_word`/`operand2_word`,
+//! the IFM/IFM2 word of the cycle shifted so that the element's byte is lane 0 (the cached one
+//! in READ_A/READ_B, the word read in WAIT_A/WAIT_B). The requests and `hit` follow registers
+//! only; the words also the read data.
 use super::elementwise::state;
 use super::feature_map::FeatureMap;
 use super::word_cache::WordCache;
@@ -61,6 +69,8 @@ pub struct ElementwiseMemory {
     pub upscale: Signal<In, Bit>,
     pub broadcast: Signal<In, Bits<3>>,
     pub result: Signal<In, Bits<64>>,
+    /// The 8 lanes' OFM word (`elementwise_lanes.rs`), taken in word mode instead of `result`.
+    pub word_result: Signal<In, Bits<64>>,
     pub mem_r_valid: Signal<In, Bit>,
     pub mem_r_data: Signal<In, Bits<64>>,
     pub mem_r_error: Signal<In, Bit>,
@@ -76,6 +86,11 @@ pub struct ElementwiseMemory {
     /// A pool's READ_A whose tap lies in the padding: no read, no hit (the unit steps past it;
     /// issue 19, no POOL_TAP cycle).
     pub padding: Signal<In, Bit>,
+    /// An ELEMENTWISE a word of channels at a time (issue 19, `lane_layout.rs`): the element is
+    /// a word of 8 channels at an aligned address, its OFM strobes `lane_strb` (the map's last
+    /// word partly), the IFM2 cache has a second entry.
+    pub word: Signal<In, Bit>,
+    pub lane_strb: Signal<In, Bits<8>>,
     pub mem_ar_valid: Signal<Out, Bit>,
     pub mem_ar_addr: Signal<Out, Bits<40>>,
     pub mem_aw_valid: Signal<Out, Bit>,
@@ -83,8 +98,7 @@ pub struct ElementwiseMemory {
     pub mem_w_data: Signal<Out, Bits<64>>,
     pub mem_w_strb: Signal<Out, Bits<8>>,
     pub hit: Signal<Out, Bit>,
-    pub operand_byte: Signal<Out, Bits<8>>,
-    /// The IFM word of the cycle shifted so that `operand_byte` is its lane 0 (a pool's lanes,
+    /// The IFM word of the cycle shifted so that the element's byte is its lane 0 (a pool's lanes,
     /// `pool_taps.rs`; a pool's own OFM write reaches the cache before its next READ_A).
     pub operand_word: Signal<Out, Bits<64>>,
     /// READ_A/READ_B misses a word whose OFM write is gathered or in flight: the read waits.
@@ -100,15 +114,30 @@ pub struct ElementwiseMemory {
     /// it is the byte READ_A reads (the cache has it from the next cycle).
     pub hold: Signal<Out, Bit>,
     /// READ_A takes its IFM byte (a hit, not held) and the IFM2 byte from the IFM2 cache,
-    /// `operand2_byte`, in the same cycle.
+    /// `operand2_word`, in the same cycle.
     pub both: Signal<Out, Bit>,
-    pub operand2_byte: Signal<Out, Bits<8>>,
+    /// The IFM2 word of the cycle shifted so that the element's byte is its lane 0: from the IFM2
+    /// cache (either entry), or in WAIT_B the word read.
+    pub operand2_word: Signal<Out, Bits<64>>,
+    /// In word mode, the element's IFM2 word is cached (either entry): WAIT_A takes it beside
+    /// the IFM word read (issue 19).
+    pub wait_both: Signal<Out, Bit>,
     ifm: FeatureMap,
     ifm2: FeatureMap,
     ofm: FeatureMap,
     /// The last IFM and IFM2 words read (`word_cache.rs`).
     cache_a: WordCache,
     cache_b: WordCache,
+    /// The IFM2 cache's second entry (word mode only: a per-channel IFM2 of 16 channels is two
+    /// words); fills alternate between the entries (`b_next`: the next fill goes to `cache_c`).
+    cache_c: WordCache,
+    b_next: Reg<Bit>,
+    b_hit: Signal<Local, Bit>,
+    /// The IFM2 word from the entry that hits (shifted to the byte's lane).
+    cached2: Signal<Local, Bits<64>>,
+    lane_mask: [Signal<Local, Bits<64>>; 8],
+    /// The OFM strobes of the element's write, and the OFM word's strobes kept with `p_addr`.
+    p_strb: Reg<Bits<8>>,
     /// The OFM word being gathered: its aligned address, bytes and strobes.
     g_valid: Reg<Bit>,
     g_addr: Reg<Bits<40>>,
@@ -126,23 +155,24 @@ pub struct ElementwiseMemory {
     t_valid: Reg<Bit>,
     t_addr: Reg<Bits<40>>,
     t_data: Reg<Bits<64>>,
-    t_strb: Reg<Bits<8>>,
+    t_mask: Reg<Bits<64>>,
     /// The OFM byte address of the element in READ_B/WAIT_B, for the next READ_A (`deferred`).
     p_addr: Reg<Bits<40>>,
+    /// The OFM data taken: `result`, or in word mode `word_result`.
+    o_data: Signal<Local, Bits<64>>,
     /// The OFM byte address taken: the deferred one in READ_A, the element's in CALC.
     o_addr: Signal<Local, Bits<40>>,
     read_a: Signal<Local, Bit>,
     idle: Signal<Local, Bit>,
     miss: Signal<Local, Bit>,
     handoff: Signal<Local, Bit>,
+    port_free: Signal<Local, Bit>,
     ofm_word: Signal<Local, Bits<40>>,
     ofm_strb: Signal<Local, Bits<8>>,
     ofm_mask: Signal<Local, Bits<64>>,
     read_b: Signal<Local, Bit>,
     r_lane: Signal<Local, Bits<40>>,
     r_shifted: Signal<Local, Bits<64>>,
-    /// Bits read nowhere (the IFM2 cache's word: its byte is enough), named as lint expects.
-    unused_bits: Signal<Local, Bit>,
     s_check: Constant<Bits<4>>,
     s_read_a: Constant<Bits<4>>,
     s_wait_a: Constant<Bits<4>>,
@@ -151,9 +181,11 @@ pub struct ElementwiseMemory {
     s_calc: Constant<Bits<4>>,
     s_flush: Constant<Bits<4>>,
     byte_ff: Constant<Bits<64>>,
+    lane_shift: [Constant<Bits<64>>; 8],
     zero16: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
     zero40: Constant<Bits<40>>,
+    zero64: Constant<Bits<64>>,
     align_mask: Constant<Bits<40>>,
     seven40: Constant<Bits<40>>,
     three40: Constant<Bits<40>>,
@@ -180,6 +212,8 @@ impl Default for ElementwiseMemory {
             upscale: Default::default(),
             broadcast: Default::default(),
             result: Default::default(),
+            word_result: Default::default(),
+            o_data: Default::default(),
             mem_r_valid: Default::default(),
             mem_r_data: Default::default(),
             mem_r_error: Default::default(),
@@ -189,10 +223,19 @@ impl Default for ElementwiseMemory {
             discard: Default::default(),
             deferred: Default::default(),
             padding: Default::default(),
+            word: Default::default(),
+            lane_strb: Default::default(),
+            operand2_word: Default::default(),
+            wait_both: Default::default(),
+            cache_c: Default::default(),
+            b_next: Default::default(),
+            b_hit: Default::default(),
+            cached2: Default::default(),
+            lane_mask: Default::default(),
+            p_strb: Default::default(),
             hold: Default::default(),
             pair: Default::default(),
             both: Default::default(),
-            operand2_byte: Default::default(),
             p_addr: Default::default(),
             o_addr: Default::default(),
             mem_ar_valid: Default::default(),
@@ -202,7 +245,6 @@ impl Default for ElementwiseMemory {
             mem_w_data: Default::default(),
             mem_w_strb: Default::default(),
             hit: Default::default(),
-            operand_byte: Default::default(),
             operand_word: Default::default(),
             conflict: Default::default(),
             take: Default::default(),
@@ -226,10 +268,11 @@ impl Default for ElementwiseMemory {
             t_valid: Default::default(),
             t_addr: Default::default(),
             t_data: Default::default(),
-            t_strb: Default::default(),
+            t_mask: Default::default(),
             idle: Default::default(),
             miss: Default::default(),
             handoff: Default::default(),
+            port_free: Default::default(),
             ofm_word: Default::default(),
             ofm_strb: Default::default(),
             ofm_mask: Default::default(),
@@ -237,7 +280,6 @@ impl Default for ElementwiseMemory {
             read_b: Default::default(),
             r_lane: Default::default(),
             r_shifted: Default::default(),
-            unused_bits: Default::default(),
             s_check: k(state::CHECK.into()),
             s_read_a: k(state::READ_A.into()),
             s_wait_a: k(state::WAIT_A.into()),
@@ -246,9 +288,11 @@ impl Default for ElementwiseMemory {
             s_calc: k(state::CALC.into()),
             s_flush: k(state::FLUSH.into()),
             byte_ff: k(0xff),
+            lane_shift: [k(0), k(8), k(16), k(24), k(32), k(40), k(48), k(56)],
             zero16: k(0),
             one16: k(1),
             zero40: k(0),
+            zero64: k(0),
             align_mask: k(((1u64 << 40) - 1) & !7),
             seven40: k(7),
             three40: k(3),
@@ -260,12 +304,14 @@ impl Default for ElementwiseMemory {
 impl Logic for ElementwiseMemory {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, g_valid, g_addr, g_data, g_strb, w_pending, w_wait, w_error, w_addr, w_data, w_strb, t_valid, t_addr, t_data, t_strb, p_addr);
+        dff_setup!(self, clock, g_valid, g_addr, g_data, g_strb, w_pending, w_wait, w_error, w_addr, w_data, w_strb, t_valid, t_addr, t_data, t_mask, p_addr, p_strb, b_next);
         self.p_addr.reset.next = self.reset.val();
         self.t_valid.reset.next = self.reset.val();
         self.t_addr.reset.next = self.reset.val();
         self.t_data.reset.next = self.reset.val();
-        self.t_strb.reset.next = self.reset.val();
+        self.t_mask.reset.next = self.reset.val();
+        self.p_strb.reset.next = self.reset.val();
+        self.b_next.reset.next = self.reset.val();
         self.g_valid.reset.next = self.reset.val();
         self.g_addr.reset.next = self.reset.val();
         self.g_data.reset.next = self.reset.val();
@@ -330,28 +376,47 @@ impl Logic for ElementwiseMemory {
         // The operand caches: forgotten in CHECK, filled by a read, updated by the OFM write.
         self.cache_a.clock.next = self.clock.val();
         self.cache_b.clock.next = self.clock.val();
+        self.cache_c.clock.next = self.clock.val();
         self.cache_a.reset.next = self.reset.val();
         self.cache_b.reset.next = self.reset.val();
+        self.cache_c.reset.next = self.reset.val();
         self.cache_a.clear.next = self.state.val() == self.s_check.val();
         self.cache_b.clear.next = self.state.val() == self.s_check.val();
+        self.cache_c.clear.next = self.state.val() == self.s_check.val();
         self.cache_a.address.next = self.ifm.address.val();
         self.cache_b.address.next = self.ifm2.address.val();
+        self.cache_c.address.next = self.ifm2.address.val();
         self.cache_a.fill.next = (self.state.val() == self.s_wait_a.val()) & self.mem_r_valid.val() & !self.mem_r_error.val();
-        self.cache_b.fill.next = (self.state.val() == self.s_wait_b.val()) & self.mem_r_valid.val() & !self.mem_r_error.val();
+        self.cache_b.fill.next =
+            (self.state.val() == self.s_wait_b.val()) & self.mem_r_valid.val() & !self.mem_r_error.val() & !(self.word.val() & self.b_next.q.val());
+        self.cache_c.fill.next =
+            (self.state.val() == self.s_wait_b.val()) & self.mem_r_valid.val() & !self.mem_r_error.val() & self.word.val() & self.b_next.q.val();
+        if (self.state.val() == self.s_wait_b.val()) & self.mem_r_valid.val() & !self.mem_r_error.val() & self.word.val() {
+            self.b_next.d.next = !self.b_next.q.val();
+        }
+        if self.state.val() == self.s_check.val() {
+            self.b_next.d.next = false;
+        }
         self.cache_a.fill_data.next = self.mem_r_data.val();
         self.cache_b.fill_data.next = self.mem_r_data.val();
+        self.cache_c.fill_data.next = self.mem_r_data.val();
         self.cache_a.write.next = self.t_valid.q.val();
         self.cache_b.write.next = self.t_valid.q.val();
+        self.cache_c.write.next = self.t_valid.q.val();
         self.cache_a.write_addr.next = self.t_addr.q.val();
         self.cache_b.write_addr.next = self.t_addr.q.val();
+        self.cache_c.write_addr.next = self.t_addr.q.val();
         self.cache_a.write_data.next = self.t_data.q.val();
         self.cache_b.write_data.next = self.t_data.q.val();
-        self.cache_a.write_strb.next = self.t_strb.q.val();
-        self.cache_b.write_strb.next = self.t_strb.q.val();
+        self.cache_c.write_data.next = self.t_data.q.val();
+        self.cache_a.write_mask.next = self.t_mask.q.val();
+        self.cache_b.write_mask.next = self.t_mask.q.val();
+        self.cache_c.write_mask.next = self.t_mask.q.val();
+        self.b_hit.next = self.cache_b.hit.val() | self.cache_c.hit.val();
         // One read (a whole aligned word, the byte picked by the address's low bits) unless
         // the operand's cache holds the word.
-        self.hit.next = (self.read_a.val() & self.cache_a.hit.val()) | (self.read_b.val() & self.cache_b.hit.val());
-        self.miss.next = (self.read_a.val() & !self.cache_a.hit.val()) | (self.read_b.val() & !self.cache_b.hit.val());
+        self.hit.next = (self.read_a.val() & self.cache_a.hit.val()) | (self.read_b.val() & self.b_hit.val());
+        self.miss.next = (self.read_a.val() & !self.cache_a.hit.val()) | (self.read_b.val() & !self.b_hit.val());
         self.mem_ar_addr.next = self.zero40.val();
         if self.read_a.val() {
             self.mem_ar_addr.next = self.ifm.address.val() & self.align_mask.val();
@@ -369,43 +434,76 @@ impl Logic for ElementwiseMemory {
             self.r_lane.next = self.ifm.address.val() & self.seven40.val();
         }
         self.r_shifted.next = self.mem_r_data.val() >> (self.r_lane.val() << self.three40.val());
-        self.operand_byte.next = self.r_shifted.val().get_bits::<8>(0);
         self.operand_word.next = self.r_shifted.val();
         if self.read_a.val() {
             self.operand_word.next = self.cache_a.read_word.val();
         }
-        if self.read_a.val() {
-            self.operand_byte.next = self.cache_a.read_byte.val();
-            if self.t_valid.q.val()
-                & (self.t_addr.q.val() == (self.ifm.address.val() & self.align_mask.val()))
-                & (self.t_strb.q.val() == (self.one8.val() << self.ifm.address.val().get_bits::<3>(0)))
-            {
-                self.operand_byte.next = self.t_data.q.val().get_bits::<8>(0);
-            }
+        // The caches show the OFM byte (word) taken last cycle already (`word_cache.rs`).
+        self.cached2.next = self.cache_b.read_word.val();
+        if self.cache_c.hit.val() {
+            self.cached2.next = self.cache_c.read_word.val();
         }
-        self.operand2_byte.next = self.cache_b.read_byte.val();
-        self.unused_bits.next = self.cache_b.read_word.val().any();
-        if self.t_valid.q.val()
-            & (self.t_addr.q.val() == (self.ifm2.address.val() & self.align_mask.val()))
-            & (self.t_strb.q.val() == (self.one8.val() << self.ifm2.address.val().get_bits::<3>(0)))
-        {
-            self.operand2_byte.next = self.t_data.q.val().get_bits::<8>(0);
+        self.operand2_word.next = self.cached2.val();
+        if self.state.val() == self.s_wait_b.val() {
+            self.operand2_word.next = self.r_shifted.val();
         }
-        if self.read_b.val() {
-            self.operand_byte.next = self.operand2_byte.val();
-        }
+        self.wait_both.next = self.word.val() & (!self.pair.val() | self.b_hit.val());
 
         // The OFM: CALC gathers the element's byte into the word being gathered; a byte of
         // another word hands the gathered word to the write port first, which must be idle
         // (else CALC waits). So does FLUSH (the kernel's end) and a read that misses the
         // gathered word. Nothing is handed over after a failed write or with `discard`.
         self.o_addr.next = self.ofm.address.val();
+        self.o_data.next = self.result.val();
+        if self.word.val() {
+            self.o_data.next = self.word_result.val();
+        }
         if self.deferred.val() {
             self.o_addr.next = self.p_addr.q.val();
         }
         self.ofm_word.next = self.o_addr.val() & self.align_mask.val();
         self.ofm_strb.next = self.one8.val() << self.o_addr.val().get_bits::<3>(0);
-        self.ofm_mask.next = self.byte_ff.val() << ((self.o_addr.val() & self.seven40.val()) << self.three40.val());
+        if self.word.val() {
+            self.ofm_strb.next = self.lane_strb.val();
+            if self.deferred.val() {
+                self.ofm_strb.next = self.p_strb.q.val();
+            }
+        }
+        // The strobes' byte mask.
+        self.lane_mask[0].next = self.zero64.val();
+        if self.ofm_strb.val().get_bit(0) {
+            self.lane_mask[0].next = self.byte_ff.val() << self.lane_shift[0].val();
+        }
+        self.lane_mask[1].next = self.zero64.val();
+        if self.ofm_strb.val().get_bit(1) {
+            self.lane_mask[1].next = self.byte_ff.val() << self.lane_shift[1].val();
+        }
+        self.lane_mask[2].next = self.zero64.val();
+        if self.ofm_strb.val().get_bit(2) {
+            self.lane_mask[2].next = self.byte_ff.val() << self.lane_shift[2].val();
+        }
+        self.lane_mask[3].next = self.zero64.val();
+        if self.ofm_strb.val().get_bit(3) {
+            self.lane_mask[3].next = self.byte_ff.val() << self.lane_shift[3].val();
+        }
+        self.lane_mask[4].next = self.zero64.val();
+        if self.ofm_strb.val().get_bit(4) {
+            self.lane_mask[4].next = self.byte_ff.val() << self.lane_shift[4].val();
+        }
+        self.lane_mask[5].next = self.zero64.val();
+        if self.ofm_strb.val().get_bit(5) {
+            self.lane_mask[5].next = self.byte_ff.val() << self.lane_shift[5].val();
+        }
+        self.lane_mask[6].next = self.zero64.val();
+        if self.ofm_strb.val().get_bit(6) {
+            self.lane_mask[6].next = self.byte_ff.val() << self.lane_shift[6].val();
+        }
+        self.lane_mask[7].next = self.zero64.val();
+        if self.ofm_strb.val().get_bit(7) {
+            self.lane_mask[7].next = self.byte_ff.val() << self.lane_shift[7].val();
+        }
+        self.ofm_mask.next = self.lane_mask[0].val() | self.lane_mask[1].val() | self.lane_mask[2].val() | self.lane_mask[3].val()
+            | self.lane_mask[4].val() | self.lane_mask[5].val() | self.lane_mask[6].val() | self.lane_mask[7].val();
         self.write_error.next = self.w_error.q.val();
         self.take.next = ((self.state.val() == self.s_calc.val()) | self.deferred.val())
             & !self.w_error.q.val()
@@ -418,22 +516,29 @@ impl Logic for ElementwiseMemory {
         self.both.next = self.read_a.val()
             & self.pair.val()
             & self.cache_a.hit.val()
-            & self.cache_b.hit.val()
+            & self.b_hit.val()
             & !self.hold.val()
             & !(self.deferred.val() & (self.p_addr.q.val() == self.ifm2.address.val()));
         // After a failed write the unit stops before reading: no read is offered.
         self.mem_ar_valid.next = self.miss.val() & !self.conflict.val() & !self.w_error.q.val();
-        self.handoff.next = self.idle.val()
-            & self.g_valid.q.val()
+        // In word mode the gathered word is whole when taken: it goes to the write port as
+        // soon as the port is free, also in the cycle its previous write's response comes
+        // (`port_free`; into registers only), so a word's write starts before the next word
+        // is taken (issue 19: a write every 2 cycles, not 3).
+        self.port_free.next = !self.w_pending.q.val() & (!self.w_wait.q.val() | (self.mem_b_valid.val() & !self.mem_b_error.val()));
+        self.handoff.next = self.g_valid.q.val()
             & !self.w_error.q.val()
             & !self.discard.val()
-            & ((self.take.val() & (self.g_addr.q.val() != self.ofm_word.val()))
-                | (self.state.val() == self.s_flush.val())
-                | (self.miss.val() & !self.deferred.val() & (self.g_addr.q.val() == self.mem_ar_addr.val())));
+            & ((self.idle.val()
+                & ((self.take.val() & (self.g_addr.q.val() != self.ofm_word.val()))
+                    | (self.state.val() == self.s_flush.val())
+                    | (self.miss.val() & !self.deferred.val() & (self.g_addr.q.val() == self.mem_ar_addr.val()))))
+                | (self.word.val() & self.port_free.val()));
         // The element's OFM byte address, kept while its IFM2 byte is read (the unit's
         // coordinates move on as that byte comes), or as READ_A takes both bytes.
-        if self.read_b.val() | (self.state.val() == self.s_wait_b.val()) | self.both.val() {
+        if self.read_b.val() | (self.state.val() == self.s_wait_b.val()) | self.both.val() | (self.state.val() == self.s_wait_a.val()) {
             self.p_addr.d.next = self.ofm.address.val();
+            self.p_strb.d.next = self.lane_strb.val();
         }
         self.drained.next = self.idle.val() & (!self.g_valid.q.val() | self.w_error.q.val() | self.discard.val());
         // The OFM byte CALC takes updates a cached word it hits, from registers in the next
@@ -442,8 +547,8 @@ impl Logic for ElementwiseMemory {
         self.t_valid.d.next = self.take.val();
         if self.take.val() {
             self.t_addr.d.next = self.ofm_word.val();
-            self.t_data.d.next = self.result.val();
-            self.t_strb.d.next = self.ofm_strb.val();
+            self.t_data.d.next = self.o_data.val();
+            self.t_mask.d.next = self.ofm_mask.val();
         }
         if self.handoff.val() {
             self.w_pending.d.next = true;
@@ -456,10 +561,10 @@ impl Logic for ElementwiseMemory {
             self.g_valid.d.next = true;
             self.g_addr.d.next = self.ofm_word.val();
             if self.handoff.val() | !self.g_valid.q.val() {
-                self.g_data.d.next = self.result.val() & self.ofm_mask.val();
+                self.g_data.d.next = self.o_data.val() & self.ofm_mask.val();
                 self.g_strb.d.next = self.ofm_strb.val();
             } else {
-                self.g_data.d.next = (self.g_data.q.val() & !self.ofm_mask.val()) | (self.result.val() & self.ofm_mask.val());
+                self.g_data.d.next = (self.g_data.q.val() & !self.ofm_mask.val()) | (self.o_data.val() & self.ofm_mask.val());
                 self.g_strb.d.next = self.g_strb.q.val() | self.ofm_strb.val();
             }
         }

@@ -23,6 +23,11 @@
 //! previous word's write is still in flight); a read that misses a word still being written
 //! waits for that write.
 //!
+//! Word mode (issue 19, `elementwise_lanes.rs`): an ELEMENTWISE whose maps put channel c at
+//! lane c mod 8 runs the same states with an element of 8 channels (a word of each operand,
+//! 8 lanes of results taken as one strobed OFM word); WAIT_A also takes the IFM2 word from
+//! its cache (or the scalar) and leaves for the next READ_A as READ_B would.
+//!
 
 /// `kernel_error` codes (the TRM's faulting_channel codes for the memory errors, digest §4).
 pub const ERROR_IFM: u8 = 1;

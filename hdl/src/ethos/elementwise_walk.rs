@@ -11,7 +11,10 @@
 //!
 //! Ports: `clear` (CHECK passed) starts at element (0, 0, 0); `step` moves to the next
 //! element (y stays after the last: the unit then leaves the loop), `defer` with the OFM
-//! byte deferred; `read_a` (the unit is in READ_A) and `taken`; the OFM's sides.
+//! byte deferred; `read_a` (the unit is in READ_A) and `taken`; the OFM's sides. `word`: an
+//! ELEMENTWISE a word of channels at a time (issue 19): the element is channels c..c+7 (c a
+//! multiple of 8), a step moves to the next word, and `strb` has the OFM strobes of the
+//! element's lanes (fewer than 8 in the map's last, partial word).
 use crate::primitives::constant as k;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
@@ -34,6 +37,19 @@ pub struct ElementwiseWalk {
     pub taken: Signal<In, Bit>,
     /// READ_A holds the previous element's OFM byte.
     pub deferred: Signal<Out, Bit>,
+    pub word: Signal<In, Bit>,
+    pub strb: Signal<Out, Bits<8>>,
+    /// The element's channel (its word's, in word mode) is the map's last.
+    c_end: Signal<Local, Bit>,
+    /// The same for the step (a variable of its own: `last` must not share one with the
+    /// step's logic, or Verilator orders `step` before `last`, a combinational loop through
+    /// the unit).
+    c_wrap: Signal<Local, Bit>,
+    rem: Signal<Local, Bits<16>>,
+    seven16: Constant<Bits<16>>,
+    eight16: Constant<Bits<16>>,
+    seven3: Constant<Bits<3>>,
+    ff8: Constant<Bits<8>>,
     deferred_reg: Reg<Bit>,
     y_reg: Reg<Bits<16>>,
     x_reg: Reg<Bits<16>>,
@@ -60,6 +76,15 @@ impl Default for ElementwiseWalk {
             read_a: Default::default(),
             taken: Default::default(),
             deferred: Default::default(),
+            word: Default::default(),
+            strb: Default::default(),
+            c_end: Default::default(),
+            c_wrap: Default::default(),
+            rem: Default::default(),
+            seven16: k(7),
+            eight16: k(8),
+            seven3: k(7),
+            ff8: k(0xff),
             deferred_reg: Default::default(),
             y_reg: Default::default(),
             x_reg: Default::default(),
@@ -81,7 +106,16 @@ impl Logic for ElementwiseWalk {
         self.y.next = self.y_reg.q.val();
         self.x.next = self.x_reg.q.val();
         self.c.next = self.c_reg.q.val();
-        self.last.next = (self.c_reg.q.val() == self.ofm_depth_m1.val())
+        self.c_end.next = self.c_reg.q.val() == self.ofm_depth_m1.val();
+        if self.word.val() {
+            self.c_end.next = !((self.c_reg.q.val() | self.seven16.val()) < self.ofm_depth_m1.val());
+        }
+        self.rem.next = self.ofm_depth_m1.val() - self.c_reg.q.val();
+        self.strb.next = self.ff8.val();
+        if self.rem.val() < self.seven16.val() {
+            self.strb.next = self.ff8.val() >> (self.seven3.val() - self.rem.val().get_bits::<3>(0));
+        }
+        self.last.next = self.c_end.val()
             & (self.x_reg.q.val() == self.ofm_width_m1.val())
             & (self.y_reg.q.val() == self.ofm_height_m1.val());
         // Kept until READ_A takes it (dropped when the unit leaves READ_A otherwise). The
@@ -89,9 +123,16 @@ impl Logic for ElementwiseWalk {
         // them from the inputs the unit derives from them: no combinational loop).
         self.deferred.next = self.read_a.val() & self.deferred_reg.q.val();
         self.deferred_reg.d.next = self.defer.val() | (self.read_a.val() & self.deferred_reg.q.val() & !self.taken.val());
+        self.c_wrap.next = self.c_reg.q.val() == self.ofm_depth_m1.val();
+        if self.word.val() {
+            self.c_wrap.next = !((self.c_reg.q.val() | self.seven16.val()) < self.ofm_depth_m1.val());
+        }
         if self.step.val() {
             self.c_reg.d.next = self.c_reg.q.val() + self.one16.val();
-            if self.c_reg.q.val() == self.ofm_depth_m1.val() {
+            if self.word.val() {
+                self.c_reg.d.next = self.c_reg.q.val() + self.eight16.val();
+            }
+            if self.c_wrap.val() {
                 self.c_reg.d.next = self.zero16.val();
                 if self.x_reg.q.val() == self.ofm_width_m1.val() {
                     self.x_reg.d.next = self.zero16.val();

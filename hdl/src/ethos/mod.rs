@@ -13,6 +13,7 @@ pub mod elementwise;
 pub mod elementwise_alu;
 mod elementwise_check;
 mod elementwise_datapath;
+mod elementwise_lanes;
 mod elementwise_memory;
 mod elementwise_states;
 mod elementwise_walk;

@@ -8,6 +8,7 @@
 use super::kernel_registers::KernelRegisters;
 use super::elementwise_check as check;
 use super::elementwise_datapath as datapath;
+use super::elementwise_lanes as lanes;
 use super::elementwise_memory::{self as memory, Cache, WriteBuffer};
 pub use super::elementwise_datapath::{average_over_padding, combine};
 use npu_hdl::ethos::elementwise::{scalar, state, ERROR_IFM, ERROR_OFM, ERROR_UNSUPPORTED, LATCH_STEPS};
@@ -56,21 +57,28 @@ pub struct Elementwise {
     y: u16,
     x: u16,
     c: u16,
-    ifm_byte: u8,
-    ifm2_byte: u8,
+    /// The operands: the IFM and IFM2 words shifted so that the element's byte is lane 0 (in
+    /// word mode the words of the element's 8 channels).
+    ifm_word: u64,
+    ifm2_word: u64,
+    /// Word mode (issue 19, [`memory::word_mode`]), decided in CHECK: an element is a word of
+    /// 8 channels.
+    word: bool,
+    /// The next IFM2 fill in word mode goes to the IFM2 cache's second entry (`cache[2]`).
+    b_next: bool,
     /// The OFM write buffer: the word being gathered, the write port.
     out: WriteBuffer,
-    /// The OFM byte address of the element that left READ_B/WAIT_B for the next element's
-    /// READ_A, whose first free cycle takes its byte (`hdl/src/ethos/elementwise_memory.rs`).
-    pending: Option<u64>,
+    /// The OFM byte address and strobes of the element that left READ_B/WAIT_B for the next
+    /// element's READ_A, whose first free cycle takes its byte (`hdl/src/ethos/elementwise_memory.rs`).
+    pending: Option<(u64, u8)>,
     /// The pool's tap, its running max or sum in 8 lanes, the taps inside so far
     /// (`hdl/src/ethos/pool_taps.rs`).
     ky: u16,
     kx: u16,
     acc: [i32; 8],
     count: u32,
-    /// The IFM and IFM2 word caches.
-    cache: [Cache; 2],
+    /// The IFM and IFM2 word caches, and the IFM2 cache's second entry (word mode only).
+    cache: [Cache; 3],
     events: Vec<&'static str>,
 }
 
@@ -87,12 +95,14 @@ impl Default for Elementwise {
             y: 0,
             x: 0,
             c: 0,
-            ifm_byte: 0,
-            ifm2_byte: 0,
+            ifm_word: 0,
+            ifm2_word: 0,
+            word: false,
+            b_next: false,
             out: WriteBuffer::default(),
             pending: None,
             ky: 0, kx: 0, acc: [0; 8], count: 0,
-            cache: [Cache::default(); 2],
+            cache: [Cache::default(); 3],
             events: Vec::new(),
         }
     }
@@ -117,13 +127,45 @@ impl Elementwise {
         datapath::tap(&self.regs, (self.y, self.x), (self.ky, self.kx))
     }
 
-    /// The OFM byte of the operands now held, or of a pool's taps ([`datapath`]).
-    fn result(&self) -> u8 {
-        if self.pool {
+    /// The OFM byte of the operands now held, or of a pool's taps ([`datapath`]), in every
+    /// lane; in word mode the 8 lanes' bytes ([`lanes`]).
+    fn result(&self) -> u64 {
+        if self.word {
+            return lanes::values(&self.regs, self.mode, self.ifm_word, self.ifm2_word);
+        }
+        let byte = if self.pool {
             let lane = if memory::word_lanes(&self.regs) { usize::from(self.c & 7) } else { 0 };
             datapath::pool_value(&self.regs, self.mode, self.acc[lane], self.count)
         } else {
-            datapath::value(&self.regs, self.mode, self.ifm_byte, self.ifm2_byte)
+            datapath::value(&self.regs, self.mode, self.ifm_word as u8, self.ifm2_word as u8)
+        };
+        u64::from_le_bytes([byte; 8])
+    }
+
+    /// The OFM strobes of the element at `addr`: its byte, or in word mode its word's lanes.
+    fn strobes(&self, addr: u64) -> u8 {
+        if self.word {
+            lanes::strobes(self.c, self.param(scalar::OFM_DEPTH_M1))
+        } else {
+            1 << (addr & 7)
+        }
+    }
+
+    /// The cached word of operand `b` (0 IFM, 1 IFM2: either entry) holding `addr`, shifted
+    /// so that its byte is lane 0, and whether the word was written by the unit since its read.
+    fn cached(&self, b: usize, addr: u64) -> Option<(u64, bool)> {
+        let entry = |k: usize| self.cache[k].word(addr).map(|w| (w, self.cache[k].written));
+        if b == 0 {
+            entry(0)
+        } else {
+            entry(2).or_else(|| entry(1))
+        }
+    }
+
+    /// The IFM2 word at `addr` comes from the second cache entry (a coverage event).
+    fn second_entry(&mut self, addr: u64) {
+        if self.cache[2].word(addr).is_some() {
+            self.events.push("IFM2 word from the second cache entry");
         }
     }
 
@@ -166,18 +208,21 @@ impl Elementwise {
     /// cannot be taken this cycle or is taken into the word read.
     fn blocked(&self, addr: u64) -> bool {
         self.out.conflict(addr)
-            || (self.state == state::READ_A && self.pending.is_some_and(|p| !self.out.can_take(p) || p & !7 == addr & !7))
+            || (self.state == state::READ_A && self.pending.is_some_and(|(p, _)| !self.out.can_take(p) || p & !7 == addr & !7))
     }
 
-    /// Gathers the element's OFM byte at `addr` (the operands held now) into its word
-    /// ([`WriteBuffer::gather`]).
-    fn take(&mut self, addr: u64) -> &'static str {
+    /// Gathers the element's OFM byte at `addr` (the operands held now), or in word mode its
+    /// word's lanes `strb`, into its word ([`WriteBuffer::gather`]).
+    fn take(&mut self, addr: u64, strb: u8) -> &'static str {
         let word = addr & !7;
-        let v = u64::from_le_bytes([self.result(); 8]);
-        let event = self.out.gather(addr, v, &mut self.events);
+        let v = self.result();
+        if self.word && strb != 0xff {
+            self.events.push("word: partial last word");
+        }
+        let event = self.out.gather(addr, v, strb, &mut self.events);
         // The byte updates a cached word it hits (an in-place operation).
         for cache in &mut self.cache {
-            cache.write(word, v, 1 << (addr & 7));
+            cache.write(word, v, strb);
         }
         event
     }
@@ -185,7 +230,7 @@ impl Elementwise {
     /// The next element in NHWC order (c innermost) and its first state; after the last, FLUSH.
     fn advance(&mut self) {
         self.state = state::READ_A;
-        if self.c == self.param(scalar::OFM_DEPTH_M1) {
+        if self.c_end() {
             self.c = 0;
             if self.x == self.param(scalar::OFM_WIDTH_M1) {
                 self.x = 0;
@@ -198,13 +243,23 @@ impl Elementwise {
                 self.x += 1;
             }
         } else {
-            self.c += 1;
+            self.c += if self.word { 8 } else { 1 };
+        }
+    }
+
+    /// The element's channel (in word mode its word's) is the map's last.
+    fn c_end(&self) -> bool {
+        let depth_m1 = self.param(scalar::OFM_DEPTH_M1);
+        if self.word {
+            (self.c | 7) >= depth_m1
+        } else {
+            self.c == depth_m1
         }
     }
 
     /// The element is the kernel's last.
     fn last(&self) -> bool {
-        self.c == self.param(scalar::OFM_DEPTH_M1) && self.x == self.param(scalar::OFM_WIDTH_M1) && self.y == self.param(scalar::OFM_HEIGHT_M1)
+        self.c_end() && self.x == self.param(scalar::OFM_WIDTH_M1) && self.y == self.param(scalar::OFM_HEIGHT_M1)
     }
 
     /// The IFM2 byte taken: CALC for the kernel's last element; else the next element's READ_A,
@@ -213,7 +268,8 @@ impl Elementwise {
         if self.last() {
             self.state = state::CALC;
         } else {
-            self.pending = Some(self.ofm_address());
+            let addr = self.ofm_address();
+            self.pending = Some((addr, self.strobes(addr)));
             self.advance();
         }
     }
@@ -223,19 +279,20 @@ impl Elementwise {
     /// deferred OFM byte `taken` in this cycle (the RTL's cache has it from the next: READ_B).
     fn ifm2_beside(&mut self, taken: Option<u64>, ifm_event: &'static str) -> &'static str {
         let a2 = self.ifm2_address();
-        match self.cache[1].byte(a2) {
+        match self.cached(1, a2) {
             Some(_) if taken == Some(a2) => {
                 self.events.push("IFM2 byte is the OFM byte taken beside: read next cycle");
                 ifm_event
             }
-            Some(byte) => {
+            Some((word, written)) => {
                 if ifm_event != "IFM word from the cache" {
                     self.events.push(ifm_event);
                 }
-                if self.cache[1].written {
+                if written {
                     self.events.push("IFM2 word from the cache after an OFM write into it");
                 }
-                self.ifm2_byte = byte;
+                self.second_entry(a2);
+                self.ifm2_word = word;
                 self.after_b();
                 "IFM and IFM2 words from the caches in one cycle"
             }
@@ -267,7 +324,7 @@ impl Elementwise {
             debug_index,
             debug_hold: s == state::LATCH,
             // No read when the operand's cache holds the word (the address shows all the same).
-            mem_ar_valid: read.is_some_and(|(a, b)| self.cache[b].byte(a).is_none() && !self.blocked(a) && !self.out.error),
+            mem_ar_valid: read.is_some_and(|(a, b)| self.cached(b, a).is_none() && !self.blocked(a) && !self.out.error),
             mem_ar_addr: read.map_or(0, |(a, _)| a & !7),
             mem_aw_valid: self.out.pending,
             mem_aw_addr: self.out.addr,
@@ -286,8 +343,16 @@ impl Elementwise {
         // The write port moves on what it held before this edge (a word handed over now is
         // offered from the next cycle).
         let held = (self.out.pending, self.out.wait);
+        // Word mode: the gathered word (whole when taken) goes to the write port as soon as
+        // the port is free, also in the cycle its previous write's response comes (issue 19).
+        let port_free = !self.out.pending && (!self.out.wait || (i.mem_b_valid && !i.mem_b_error));
+        let eager = self.word && self.out.g.is_some() && !self.out.error && self.error == 0 && port_free;
         let event = self.fsm(i);
         self.events.push(event);
+        if eager && !self.out.pending {
+            self.out.handoff(&mut self.events);
+            self.events.push("word: OFM word handed over as the port frees");
+        }
         self.out.port(held, i.mem_aw_ready, i.mem_b_valid, i.mem_b_error, &mut self.events);
     }
 
@@ -328,7 +393,8 @@ impl Elementwise {
                 "latch"
             }
             state::CHECK => {
-                self.cache = [Cache::default(); 2];
+                self.cache = [Cache::default(); 3];
+                self.b_next = false;
                 (self.out.g, self.out.error) = (None, false);
                 if check::unsupported(&self.regs, self.pool, self.mode, self.mode_bad) {
                     self.error = ERROR_UNSUPPORTED;
@@ -336,8 +402,11 @@ impl Elementwise {
                     "unsupported"
                 } else {
                     self.error = 0;
+                    self.word = memory::word_mode(&self.regs, self.pool);
                     if self.pool {
                         self.events.push(if memory::word_lanes(&self.regs) { "pool: word lanes" } else { "pool: element at a time" });
+                    } else {
+                        self.events.push(if self.word { "elementwise: word mode" } else { "elementwise: element at a time" });
                     }
                     (self.y, self.x, self.c) = (0, 0, 0);
                     self.state = state::READ_A;
@@ -360,16 +429,16 @@ impl Elementwise {
             state::READ_A | state::READ_B => {
                 let b = usize::from(self.state == state::READ_B);
                 let addr = if b == 0 { self.ifm_address() } else { self.ifm2_address() };
-                let hit = self.cache[b].byte(addr).is_some();
+                let hit = self.cached(b, addr).is_some();
                 let conflict = self.out.conflict(addr);
                 let taken = self.pending.filter(|_| b == 0);
-                if let Some(p) = taken {
+                if let Some((p, strb)) = taken {
                     // The previous element's OFM byte first (beside this read), when the write
                     // port lets it; a read of that byte, or a miss on its word, waits a cycle.
                     if !self.out.can_take(p) {
                         return "read waits: the previous OFM byte waits for the write port";
                     }
-                    let event = self.take(p);
+                    let event = self.take(p, strb);
                     self.events.push(event);
                     self.pending = None;
                     if hit && addr == p {
@@ -382,10 +451,10 @@ impl Elementwise {
                         return "read waits for the OFM write of its word";
                     }
                 }
-                if let Some(byte) = self.cache[b].byte(addr) {
-                    let written = self.cache[b].written;
+                if let Some((word, written)) = self.cached(b, addr) {
                     return if b == 1 {
-                        self.ifm2_byte = byte;
+                        self.second_entry(addr);
+                        self.ifm2_word = word;
                         self.after_b();
                         if written {
                             "IFM2 word from the cache after an OFM write into it"
@@ -393,14 +462,14 @@ impl Elementwise {
                             "IFM2 word from the cache"
                         }
                     } else {
-                        self.ifm_byte = byte;
+                        self.ifm_word = word;
                         self.state = self.after_a();
                         let event = if written { "IFM word from the cache after an OFM write into it" } else { "IFM word from the cache" };
                         if self.pool {
                             self.tap_taken(self.cache[0].data >> (8 * (addr & 7)));
                             "pool: IFM word from the cache"
                         } else if self.state == state::READ_B {
-                            self.ifm2_beside(taken, event)
+                            self.ifm2_beside(taken.map(|(p, _)| p), event)
                         } else {
                             self.events.push("IFM word from the cache, IFM2 scalar");
                             event
@@ -427,19 +496,39 @@ impl Elementwise {
                     self.state = state::FLUSH;
                     return "read error";
                 }
-                let byte = (i.mem_r_data >> (8 * (addr & 7))) as u8;
-                self.cache[usize::from(self.state == state::WAIT_B)] = Cache { valid: true, tag: addr & !7, data: i.mem_r_data, written: false };
+                let word = i.mem_r_data >> (8 * (addr & 7));
+                let entry = if self.state == state::WAIT_A {
+                    0
+                } else if self.word && self.b_next {
+                    2
+                } else {
+                    1
+                };
+                if entry != 0 && self.word {
+                    self.b_next = !self.b_next;
+                }
+                self.cache[entry] = Cache { valid: true, tag: addr & !7, data: i.mem_r_data, written: false };
                 if self.state == state::WAIT_A {
-                    self.ifm_byte = byte;
+                    self.ifm_word = word;
                     self.state = self.after_a();
                     if self.pool {
-                        self.tap_taken(i.mem_r_data >> (8 * (addr & 7)));
+                        self.tap_taken(word);
                         "pool: ifm"
+                    } else if self.word && self.broadcast() & 0x80 != 0 {
+                        // Word mode: the element done as its IFM word comes (issue 19).
+                        self.after_b();
+                        "word: IFM read, IFM2 scalar"
+                    } else if let Some((w2, _)) = self.cached(1, self.ifm2_address()).filter(|_| self.word) {
+                        let a2 = self.ifm2_address();
+                        self.second_entry(a2);
+                        self.ifm2_word = w2;
+                        self.after_b();
+                        "word: IFM read, IFM2 word from the cache"
                     } else {
                         "ifm"
                     }
                 } else {
-                    self.ifm2_byte = byte;
+                    self.ifm2_word = word;
                     self.after_b();
                     "ifm2"
                 }
@@ -455,7 +544,7 @@ impl Elementwise {
                 if !self.out.can_take(addr) {
                     return "OFM byte waits for the write port";
                 }
-                let event = self.take(addr);
+                let event = self.take(addr, self.strobes(addr));
                 if self.pool && memory::more_lanes(&self.regs, self.c) {
                     // The next lane of the word: the taps kept (`hdl/src/ethos/pool_taps.rs`).
                     self.c += 1;

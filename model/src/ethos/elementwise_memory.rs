@@ -46,6 +46,15 @@ pub fn word_lanes(regs: &KernelRegisters) -> bool {
     lanes(&regs.maps[0]) && lanes(&regs.maps[2])
 }
 
+/// An ELEMENTWISE runs a word of channels at a time (issue 19, word mode; the RTL's `word` in
+/// `hdl/src/ethos/elementwise.rs`): the IFM and the OFM lay channel c at lane c mod 8, and so
+/// does the IFM2 map unless the operand is the scalar; an IFM2 broadcast along the channels
+/// (every lane the same byte) runs an element at a time.
+pub fn word_mode(regs: &KernelRegisters, pool: bool) -> bool {
+    let b = regs.param(scalar::IFM2_BROADCAST);
+    !pool && word_lanes(regs) && (b & 0x80 != 0 || (lanes(&regs.maps[1]) && b & 4 == 0))
+}
+
 /// With word lanes, CALC's channel `c` is not its word's last lane: CALC goes on with the next
 /// channel (`hdl/src/ethos/pool_taps.rs`, `more_lanes`).
 pub fn more_lanes(regs: &KernelRegisters, c: u16) -> bool {
@@ -62,16 +71,26 @@ pub struct Cache {
     pub written: bool,
 }
 
+/// The byte mask of the strobes `strb`.
+pub fn byte_mask(strb: u8) -> u64 {
+    (0..8).filter(|i| strb >> i & 1 != 0).fold(0u64, |m, i| m | 0xff << (8 * i))
+}
+
 impl Cache {
     /// The byte at `addr` when its word is the cached one.
     pub fn byte(&self, addr: u64) -> Option<u8> {
-        (self.valid && self.tag == addr & !7).then_some((self.data >> (8 * (addr & 7))) as u8)
+        self.word(addr).map(|w| w as u8)
+    }
+
+    /// The cached word shifted so that the byte at `addr` is its lane 0, when it is the word.
+    pub fn word(&self, addr: u64) -> Option<u64> {
+        (self.valid && self.tag == addr & !7).then_some(self.data >> (8 * (addr & 7)))
     }
 
     /// The unit's write of `data` with `strb` at the aligned `addr`, merged when it hits.
     pub fn write(&mut self, addr: u64, data: u64, strb: u8) {
         if self.valid && self.tag == addr {
-            let mask = (0..8).filter(|i| strb >> i & 1 != 0).fold(0u64, |m, i| m | 0xff << (8 * i));
+            let mask = byte_mask(strb);
             self.data = self.data & !mask | data & mask;
             self.written = true;
         }
@@ -122,14 +141,15 @@ impl WriteBuffer {
         }
     }
 
-    /// Gathers the byte lane of `v` at `addr` into its word, the gathered word of another word
-    /// handed to the write port first ([`Self::can_take`]); the event names which.
-    pub fn gather(&mut self, addr: u64, v: u64, events: &mut Vec<&'static str>) -> &'static str {
+    /// Gathers the byte lanes `strb` of `v` (the byte at `addr`, or a word's lanes in word
+    /// mode) into its word, the gathered word of another word handed to the write port first
+    /// ([`Self::can_take`]); the event names which.
+    pub fn gather(&mut self, addr: u64, v: u64, strb: u8, events: &mut Vec<&'static str>) -> &'static str {
         let word = addr & !7;
         if self.g.is_some_and(|(a, _, _)| a != word) {
             self.handoff(events);
         }
-        let (strb, mask) = (1u8 << (addr & 7), 0xffu64 << (8 * (addr & 7)));
+        let mask = byte_mask(strb);
         if let Some((_, d, m)) = &mut self.g {
             (*d, *m) = (*d & !mask | v & mask, *m | strb);
             "OFM byte gathered"

@@ -20,5 +20,6 @@ pub mod latch_sequencer;
 pub mod elementwise;
 pub mod elementwise_check;
 pub mod elementwise_datapath;
+pub mod elementwise_lanes;
 pub mod elementwise_memory;
 pub mod npu;
