@@ -11,7 +11,9 @@
 //!
 //! Ports: `clear` (CHECK passed) starts at element (0, 0, 0); `step` moves to the next
 //! element (y stays after the last: the unit then leaves the loop), `defer` with the OFM
-//! byte deferred; `read_a` (the unit is in READ_A) and `taken`; the OFM's sides.
+//! byte deferred; `read_a` (the unit is in READ_A) and `taken`; the OFM's sides; `lanes` (a
+//! pool runs word lanes: `step` moves to the next word, past the word's last channel, and
+//! `last` is the kernel's last word; issue 19, the pool's drain in `pool_taps.rs`).
 use crate::primitives::constant as k;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;
@@ -34,12 +36,16 @@ pub struct ElementwiseWalk {
     pub taken: Signal<In, Bit>,
     /// READ_A holds the previous element's OFM byte.
     pub deferred: Signal<Out, Bit>,
+    pub lanes: Signal<In, Bit>,
+    /// The element's last channel: its word's last lane with `lanes`, else `c`.
+    c_top: Signal<Local, Bits<16>>,
     deferred_reg: Reg<Bit>,
     y_reg: Reg<Bits<16>>,
     x_reg: Reg<Bits<16>>,
     c_reg: Reg<Bits<16>>,
     zero16: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
+    seven16: Constant<Bits<16>>,
 }
 
 impl Default for ElementwiseWalk {
@@ -60,12 +66,15 @@ impl Default for ElementwiseWalk {
             read_a: Default::default(),
             taken: Default::default(),
             deferred: Default::default(),
+            lanes: Default::default(),
+            c_top: Default::default(),
             deferred_reg: Default::default(),
             y_reg: Default::default(),
             x_reg: Default::default(),
             c_reg: Default::default(),
             zero16: k(0),
             one16: k(1),
+            seven16: k(7),
         }
     }
 }
@@ -81,17 +90,28 @@ impl Logic for ElementwiseWalk {
         self.y.next = self.y_reg.q.val();
         self.x.next = self.x_reg.q.val();
         self.c.next = self.c_reg.q.val();
+        self.c_top.next = self.c_reg.q.val();
+        if self.lanes.val() {
+            self.c_top.next = self.c_reg.q.val() | self.seven16.val();
+        }
+        // (`last` apart from `c_top`, which the step reads: Verilator splits them, no loop
+        // through the unit's `step`.)
         self.last.next = (self.c_reg.q.val() == self.ofm_depth_m1.val())
             & (self.x_reg.q.val() == self.ofm_width_m1.val())
             & (self.y_reg.q.val() == self.ofm_height_m1.val());
+        if self.lanes.val() {
+            self.last.next = ((self.c_reg.q.val() | self.seven16.val()) >= self.ofm_depth_m1.val())
+                & (self.x_reg.q.val() == self.ofm_width_m1.val())
+                & (self.y_reg.q.val() == self.ofm_height_m1.val());
+        }
         // Kept until READ_A takes it (dropped when the unit leaves READ_A otherwise). The
         // outputs are read nowhere here (they follow registers only, so that Verilator splits
         // them from the inputs the unit derives from them: no combinational loop).
         self.deferred.next = self.read_a.val() & self.deferred_reg.q.val();
         self.deferred_reg.d.next = self.defer.val() | (self.read_a.val() & self.deferred_reg.q.val() & !self.taken.val());
         if self.step.val() {
-            self.c_reg.d.next = self.c_reg.q.val() + self.one16.val();
-            if self.c_reg.q.val() == self.ofm_depth_m1.val() {
+            self.c_reg.d.next = self.c_top.val() + self.one16.val();
+            if self.c_top.val() >= self.ofm_depth_m1.val() {
                 self.c_reg.d.next = self.zero16.val();
                 if self.x_reg.q.val() == self.ofm_width_m1.val() {
                     self.x_reg.d.next = self.zero16.val();

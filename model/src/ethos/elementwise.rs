@@ -3,14 +3,19 @@
 //! [`super::elementwise_check`], the addresses, word caches and the OFM write buffer
 //! [`super::elementwise_memory`] and the arithmetic of an element [`super::elementwise_datapath`], whose operand arithmetic
 //! [`combine`] and pooling arithmetic [`average_over_padding`], which the reference executor
-//! calls as well, are re-exported here; the pool's tap walk (the RTL's `pool_taps.rs`) is
-//! `tap_taken` and `next_tap` here.
+//! calls as well, are re-exported here; the pool's tap walk and drain (the RTL's
+//! `pool_taps.rs`) are in `pool_taps.rs` beside this file.
 use super::kernel_registers::KernelRegisters;
 use super::elementwise_check as check;
 use super::elementwise_datapath as datapath;
 use super::elementwise_memory::{self as memory, Cache, WriteBuffer};
 pub use super::elementwise_datapath::{average_over_padding, combine};
 use npu_hdl::ethos::elementwise::{scalar, state, ERROR_IFM, ERROR_OFM, ERROR_UNSUPPORTED, LATCH_STEPS};
+use pool_taps::Drain;
+
+/// The pool's tap walk and drain (the RTL's `pool_taps.rs`), a child module for the unit's fields.
+#[path = "pool_taps.rs"]
+mod pool_taps;
 
 #[derive(Clone, Debug, Default)]
 pub struct In {
@@ -69,6 +74,10 @@ pub struct Elementwise {
     kx: u16,
     acc: [i32; 8],
     count: u32,
+    /// The pool's drain (`hdl/src/ethos/pool_taps.rs`): a word's lanes handed to the OFM one a
+    /// cycle beside the next word's taps; `drain_busy`, it offered a byte at this edge.
+    drain: Option<Drain>,
+    drain_busy: bool,
     /// The IFM and IFM2 word caches.
     cache: [Cache; 2],
     events: Vec<&'static str>,
@@ -92,6 +101,8 @@ impl Default for Elementwise {
             out: WriteBuffer::default(),
             pending: None,
             ky: 0, kx: 0, acc: [0; 8], count: 0,
+            drain: None,
+            drain_busy: false,
             cache: [Cache::default(); 2],
             events: Vec::new(),
         }
@@ -117,34 +128,13 @@ impl Elementwise {
         datapath::tap(&self.regs, (self.y, self.x), (self.ky, self.kx))
     }
 
-    /// The OFM byte of the operands now held, or of a pool's taps ([`datapath`]).
+    /// The OFM byte of the operands now held ([`datapath`]).
     fn result(&self) -> u8 {
-        if self.pool {
-            let lane = if memory::word_lanes(&self.regs) { usize::from(self.c & 7) } else { 0 };
-            datapath::pool_value(&self.regs, self.mode, self.acc[lane], self.count)
-        } else {
-            datapath::value(&self.regs, self.mode, self.ifm_byte, self.ifm2_byte)
-        }
+        datapath::value(&self.regs, self.mode, self.ifm_byte, self.ifm2_byte)
     }
 
     fn ifm2_address(&self) -> u64 {
         memory::ifm2_address(&self.regs, (self.y, self.x, self.c))
-    }
-
-    /// A pool's tap took its IFM `word` (shifted so that the tap's byte is lane 0): it counts
-    /// in every lane as it comes (issue 19: no cycle of its own), then the next tap.
-    fn tap_taken(&mut self, word: u64) {
-        datapath::accumulate_lanes(&self.regs, self.mode, &mut self.acc, self.count, word);
-        self.count += 1;
-        self.next_tap();
-    }
-
-    /// The pool's next tap, row by row (READ_A); after the last, CALC.
-    fn next_tap(&mut self) {
-        let (row_end, last_row) = (self.kx == self.param(scalar::KERNEL_WIDTH_M1), self.ky == self.param(scalar::KERNEL_HEIGHT_M1));
-        self.kx = if row_end { 0 } else { self.kx + 1 };
-        self.ky += u16::from(row_end && !last_row);
-        self.state = if row_end && last_row { state::CALC } else { state::READ_A };
     }
 
     /// The state after the IFM byte (a pool's: [`Self::tap_taken`]).
@@ -172,8 +162,13 @@ impl Elementwise {
     /// Gathers the element's OFM byte at `addr` (the operands held now) into its word
     /// ([`WriteBuffer::gather`]).
     fn take(&mut self, addr: u64) -> &'static str {
+        self.gather(addr, self.result())
+    }
+
+    /// Gathers the OFM byte `byte` at `addr` ([`Self::take`], a pool's drain).
+    fn gather(&mut self, addr: u64, byte: u8) -> &'static str {
         let word = addr & !7;
-        let v = u64::from_le_bytes([self.result(); 8]);
+        let v = u64::from_le_bytes([byte; 8]);
         let event = self.out.gather(addr, v, &mut self.events);
         // The byte updates a cached word it hits (an in-place operation).
         for cache in &mut self.cache {
@@ -182,10 +177,21 @@ impl Elementwise {
         event
     }
 
+    /// The element's last channel: its word's last lane when a pool runs word lanes (the walk
+    /// then goes a word at a time), else `c`.
+    fn c_top(&self) -> u16 {
+        if self.pool && memory::word_lanes(&self.regs) {
+            self.c | 7
+        } else {
+            self.c
+        }
+    }
+
     /// The next element in NHWC order (c innermost) and its first state; after the last, FLUSH.
     fn advance(&mut self) {
         self.state = state::READ_A;
-        if self.c == self.param(scalar::OFM_DEPTH_M1) {
+        let top = self.c_top();
+        if top >= self.param(scalar::OFM_DEPTH_M1) {
             self.c = 0;
             if self.x == self.param(scalar::OFM_WIDTH_M1) {
                 self.x = 0;
@@ -198,13 +204,13 @@ impl Elementwise {
                 self.x += 1;
             }
         } else {
-            self.c += 1;
+            self.c = top + 1;
         }
     }
 
     /// The element is the kernel's last.
     fn last(&self) -> bool {
-        self.c == self.param(scalar::OFM_DEPTH_M1) && self.x == self.param(scalar::OFM_WIDTH_M1) && self.y == self.param(scalar::OFM_HEIGHT_M1)
+        self.c_top() >= self.param(scalar::OFM_DEPTH_M1) && self.x == self.param(scalar::OFM_WIDTH_M1) && self.y == self.param(scalar::OFM_HEIGHT_M1)
     }
 
     /// The IFM2 byte taken: CALC for the kernel's last element; else the next element's READ_A,
@@ -286,8 +292,15 @@ impl Elementwise {
         // The write port moves on what it held before this edge (a word handed over now is
         // offered from the next cycle).
         let held = (self.out.pending, self.out.wait);
+        // A pool's drain hands its byte over beside the state machine (which may load it
+        // again when it takes its last lane), after the machine's handoff of a read's word.
+        let drained = self.drain_step();
         let event = self.fsm(i);
         self.events.push(event);
+        if let Some((addr, byte)) = drained {
+            let event = self.gather(addr, byte);
+            self.events.push(event);
+        }
         self.out.port(held, i.mem_aw_ready, i.mem_b_valid, i.mem_b_error, &mut self.events);
     }
 
@@ -329,7 +342,7 @@ impl Elementwise {
             }
             state::CHECK => {
                 self.cache = [Cache::default(); 2];
-                (self.out.g, self.out.error) = (None, false);
+                (self.out.g, self.out.error, self.drain) = (None, false, None);
                 if check::unsupported(&self.regs, self.pool, self.mode, self.mode_bad) {
                     self.error = ERROR_UNSUPPORTED;
                     self.state = state::DONE;
@@ -450,22 +463,16 @@ impl Elementwise {
                 self.state = state::FLUSH;
                 "write error"
             }
+            state::CALC if self.pool => {
+                self.word_end();
+                "pool: word end"
+            }
             state::CALC => {
                 let addr = self.ofm_address();
                 if !self.out.can_take(addr) {
                     return "OFM byte waits for the write port";
                 }
                 let event = self.take(addr);
-                if self.pool && memory::more_lanes(&self.regs, self.c) {
-                    // The next lane of the word: the taps kept (`hdl/src/ethos/pool_taps.rs`).
-                    self.c += 1;
-                    self.events.push("pool: next lane of the word");
-                    return event;
-                }
-                if self.pool && memory::word_lanes(&self.regs) && self.c & 7 != 7 {
-                    self.events.push("pool: last lanes of a partial word");
-                }
-                (self.ky, self.kx, self.acc, self.count) = (0, 0, [0; 8], 0);
                 self.advance();
                 event
             }
@@ -473,6 +480,8 @@ impl Elementwise {
                 // The last gathered word written (dropped after an error), then DONE.
                 if !self.out.idle() {
                     "flush: write in flight"
+                } else if self.drain_busy {
+                    "flush: the pool's drain busy"
                 } else if self.out.g.is_some() && !self.out.error && self.error == 0 {
                     self.out.handoff(&mut self.events);
                     "flush"
