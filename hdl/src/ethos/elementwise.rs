@@ -121,6 +121,10 @@ pub struct Elementwise {
     /// The element leaves READ_B/WAIT_B for the next element's READ_A (not the last), which
     /// takes its OFM byte (the walk's `deferred`, until taken; `elementwise_memory.rs`).
     defer: Signal<Local, Bit>,
+    /// A pool's word has its last tap now (taken or skipped), or waits in CALC for the drain.
+    word_end: Signal<Local, Bit>,
+    /// The word's lanes move to the drain (`pool_taps.rs`), the walk to the next word.
+    drain_load: Signal<Local, Bit>,
     /// Bits read nowhere (fields of registers the unit keeps whole), named as lint expects.
     unused_bits: Signal<Local, Bit>,
     // Constants.
@@ -160,6 +164,8 @@ impl Default for Elementwise {
             error: Default::default(), walk: Default::default(), ifm_word: Default::default(), ifm2_word: Default::default(),
             word: Default::default(), word_mode: Default::default(), lanes: Default::default(), ifm2_layout: Default::default(),
             unused_bits: Default::default(),
+            word_end: Default::default(),
+            drain_load: Default::default(),
             s_idle: k(state::IDLE.into()),
             s_latch: k(state::LATCH.into()),
             s_check: k(state::CHECK.into()),
@@ -215,6 +221,16 @@ impl Logic for Elementwise {
         self.registers.debug_value.next = self.debug_value.val();
         self.debug_index.next = self.registers.debug_index.val();
         self.debug_hold.next = self.registers.debug_hold.val();
+        // (Written before they are read: rust-hdl's loop check.) A pool's word ends with its last tap (its word taken, or in the padding), or waits
+        // in CALC while the drain is busy; the drain loads when it is free (issue 19).
+        self.word_end.next = self.pool.q.val()
+            & ((self.taps.last.val()
+                & (((self.state.q.val() == self.s_read_a.val())
+                    & !self.memory.write_error.val()
+                    & (!self.datapath.in_ifm.val() | (self.memory.hit.val() & !self.memory.hold.val())))
+                    | ((self.state.q.val() == self.s_wait_a.val()) & self.mem_r_valid.val() & !self.mem_r_error.val())))
+                | ((self.state.q.val() == self.s_calc.val()) & !self.memory.write_error.val()));
+        self.drain_load.next = self.word_end.val() & self.taps.drain_free.val();
         // The memory side (`elementwise_memory.rs`): addresses, word caches, read and write.
         self.memory.clock.next = self.clock.val();
         self.memory.reset.next = self.reset.val();
@@ -230,6 +246,10 @@ impl Logic for Elementwise {
         self.memory.load_slot.next = self.registers.load_slot.val();
         self.memory.load_value.next = self.registers.load_value.val();
         self.memory.pool.next = self.pool.q.val();
+        // A pool's OFM bytes from its drain (`pool_taps.rs`, issue 19).
+        self.memory.drain.next = self.taps.drain_valid.val();
+        self.memory.drain_load.next = self.drain_load.val();
+        self.memory.drain_lane.next = self.taps.drain_lane.val();
         self.memory.pair.next = !self.pool.q.val() & !self.registers.ifm2_broadcast.val().get_bit(7);
         self.memory.y.next = self.walk.y.val();
         self.memory.x.next = self.walk.x.val();
@@ -242,7 +262,8 @@ impl Logic for Elementwise {
         self.memory.word_result.next = self.lanes.w_data.val();
         self.memory.word.next = self.word.q.val();
         self.memory.lane_strb.next = self.walk.strb.val();
-        self.walk.word.next = self.word.q.val();
+        // A pool with word lanes walks a word at a time too (its drain: `pool_taps.rs`).
+        self.walk.word.next = self.word.q.val() | (self.pool.q.val() & self.taps.word_lanes.val());
         self.memory.mem_r_valid.next = self.mem_r_valid.val();
         self.memory.mem_r_data.next = self.mem_r_data.val();
         self.memory.mem_r_error.next = self.mem_r_error.val();
@@ -280,11 +301,9 @@ impl Logic for Elementwise {
             self.after_a.next = self.s_calc.val();
         }
         if self.pool.q.val() {
-            // A pool's tap counts as its byte comes (`pool_taps.rs`): the next tap, or CALC.
+            // A pool's tap counts as its byte comes (`pool_taps.rs`): the next tap (after the
+            // last, `word_end` below).
             self.after_a.next = self.s_read_a.val();
-            if self.taps.last.val() {
-                self.after_a.next = self.s_calc.val();
-            }
         }
 
         // CHECK: the field values the unit does not implement (`elementwise_check.rs`).
@@ -310,7 +329,9 @@ impl Logic for Elementwise {
         self.check.kernel_width_m1.next = self.registers.kernel_width_m1.val();
 
         // The arithmetic of an element: from the unit's registers and the LATCHed copies.
-        self.datapath.calc.next = ((self.state.q.val() == self.s_calc.val()) | self.walk.deferred.val()) & !self.word.q.val();
+        // (A pool's OFM bytes come from its drain: `pool_taps.rs`.)
+        self.datapath.calc.next = (((self.state.q.val() == self.s_calc.val()) | self.walk.deferred.val()) & !self.word.q.val())
+            | self.taps.drain_valid.val();
         // Word mode's 8 lanes, from the same registers (`elementwise_lanes.rs`).
         self.lanes.enable.next = ((self.state.q.val() == self.s_calc.val()) | self.walk.deferred.val()) & self.word.q.val();
         self.lanes.ifm_word.next = self.ifm_word.q.val();
@@ -336,10 +357,11 @@ impl Logic for Elementwise {
         self.datapath.x.next = self.walk.x.val();
         self.datapath.ky.next = self.taps.ky.val();
         self.datapath.kx.next = self.taps.kx.val();
-        self.datapath.acc.next = self.taps.acc.val();
-        self.datapath.lane.next = self.walk.c.val().get_bits::<3>(0);
+        // A pool's OFM byte: the drain's lane (`pool_taps.rs`).
+        self.datapath.acc.next = self.taps.drain_acc.val();
+        self.datapath.lane.next = self.taps.drain_lane.val();
         self.datapath.word_lanes.next = self.taps.word_lanes.val();
-        self.datapath.count.next = self.taps.count.val();
+        self.datapath.count.next = self.taps.drain_count.val();
         self.datapath.ifm_byte.next = self.ifm_word.q.val().get_bits::<8>(0);
         self.datapath.ifm2_byte.next = self.ifm2_word.q.val().get_bits::<8>(0);
         self.datapath.ifm_zero_point.next = self.registers.ifm_zero_point.val();
@@ -381,7 +403,9 @@ impl Logic for Elementwise {
         self.taps.clock.next = self.clock.val();
         self.taps.reset.next = self.reset.val();
         self.taps.state.next = self.state.q.val();
-        self.taps.hold.next = (self.state.q.val() == self.s_calc.val()) & !self.memory.take.val();
+        self.taps.drain_take.next = self.pool.q.val() & self.memory.take.val();
+        self.taps.drain_clear.next = self.state.q.val() == self.s_check.val();
+        self.taps.drain_load.next = self.drain_load.val();
         // A pool's tap in the padding: READ_A reads nothing and steps past it (issue 19).
         self.taps.skip.next = (self.state.q.val() == self.s_read_a.val()) & !self.memory.write_error.val() & self.pool.q.val() & !self.datapath.in_ifm.val();
         // The tap's IFM word, taken with its byte (below), into the lanes (`pool_lanes.rs`).
@@ -434,11 +458,8 @@ impl Logic for Elementwise {
                 self.error.d.next = self.e_ofm.val();
                 self.state.d.next = self.s_flush.val();
             } else if self.pool.q.val() & !self.datapath.in_ifm.val() {
-                // A pool's tap in the padding: no read, the walk steps (`pool_taps.rs`); after
-                // the last tap, the result (issue 19: no POOL_TAP cycle before each tap).
-                if self.taps.last.val() {
-                    self.state.d.next = self.s_calc.val();
-                }
+                // A pool's tap in the padding: no read, the walk steps (`pool_taps.rs`; after
+                // the last tap, `word_end`; issue 19: no POOL_TAP cycle before each tap).
             } else if self.memory.hit.val() {
                 // A cached word: its byte now, no read (unless the deferred OFM byte holds it).
                 if !self.memory.hold.val() {
@@ -497,13 +518,10 @@ impl Logic for Elementwise {
             if self.memory.write_error.val() {
                 self.error.d.next = self.e_ofm.val();
                 self.state.d.next = self.s_flush.val();
-            } else if self.memory.take.val() {
-                // The next element (a pool's next lane of the word: `pool_taps.rs`); after
-                // the last, FLUSH.
+            } else if !self.pool.q.val() & self.memory.take.val() {
+                // The next element; after the last, FLUSH. (A pool's CALC waits for its drain:
+                // `word_end`.)
                 self.state.d.next = self.s_read_a.val();
-                if self.pool.q.val() & self.taps.more_lanes.val() {
-                    self.state.d.next = self.s_calc.val();
-                }
                 if self.walk.last.val() {
                     self.state.d.next = self.s_flush.val();
                 }
@@ -526,6 +544,18 @@ impl Logic for Elementwise {
         // READ_A, the walk stepping, rather than to CALC.
         if self.defer.val() {
             self.state.d.next = self.s_read_a.val();
+        }
+        // A pool's word whose taps are done: to the drain when it is free, the walk to the next
+        // word (after the last, FLUSH, which waits for the drain); else CALC waits for it.
+        if self.word_end.val() {
+            self.state.d.next = self.s_calc.val();
+            if self.drain_load.val() {
+                self.walk.step.next = true;
+                self.state.d.next = self.s_read_a.val();
+                if self.walk.last.val() {
+                    self.state.d.next = self.s_flush.val();
+                }
+            }
         }
     }
 }

@@ -45,7 +45,7 @@ use super::elementwise::state;
 use super::feature_map::FeatureMap;
 use super::word_cache::WordCache;
 use crate::primitives::constant as k;
-use crate::primitives::Reg;
+use crate::primitives::{Reg, ZeroExtend};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -91,6 +91,11 @@ pub struct ElementwiseMemory {
     /// word partly), the IFM2 cache has a second entry.
     pub word: Signal<In, Bit>,
     pub lane_strb: Signal<In, Bits<8>>,
+    /// A pool's drain offers lane `drain_lane` of its word (`pool_taps.rs`): the byte goes to
+    /// the OFM address kept at `drain_load` (the word's first channel) plus the lane.
+    pub drain: Signal<In, Bit>,
+    pub drain_load: Signal<In, Bit>,
+    pub drain_lane: Signal<In, Bits<3>>,
     pub mem_ar_valid: Signal<Out, Bit>,
     pub mem_ar_addr: Signal<Out, Bits<40>>,
     pub mem_aw_valid: Signal<Out, Bit>,
@@ -160,6 +165,11 @@ pub struct ElementwiseMemory {
     p_addr: Reg<Bits<40>>,
     /// The OFM data taken: `result`, or in word mode `word_result`.
     o_data: Signal<Local, Bits<64>>,
+    /// The OFM byte address of the drain's lane 0.
+    d_base: Reg<Bits<40>>,
+    lane40: ZeroExtend<3, 40>,
+    /// The drain offers its byte (none after an error).
+    drain_on: Signal<Local, Bit>,
     /// The OFM byte address taken: the deferred one in READ_A, the element's in CALC.
     o_addr: Signal<Local, Bits<40>>,
     read_a: Signal<Local, Bit>,
@@ -233,6 +243,12 @@ impl Default for ElementwiseMemory {
             cached2: Default::default(),
             lane_mask: Default::default(),
             p_strb: Default::default(),
+            drain: Default::default(),
+            drain_load: Default::default(),
+            drain_lane: Default::default(),
+            d_base: Default::default(),
+            drain_on: Default::default(),
+            lane40: Default::default(),
             hold: Default::default(),
             pair: Default::default(),
             both: Default::default(),
@@ -304,8 +320,9 @@ impl Default for ElementwiseMemory {
 impl Logic for ElementwiseMemory {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, g_valid, g_addr, g_data, g_strb, w_pending, w_wait, w_error, w_addr, w_data, w_strb, t_valid, t_addr, t_data, t_mask, p_addr, p_strb, b_next);
+        dff_setup!(self, clock, g_valid, g_addr, g_data, g_strb, w_pending, w_wait, w_error, w_addr, w_data, w_strb, t_valid, t_addr, t_data, t_mask, p_addr, p_strb, b_next, d_base);
         self.p_addr.reset.next = self.reset.val();
+        self.d_base.reset.next = self.reset.val();
         self.t_valid.reset.next = self.reset.val();
         self.t_addr.reset.next = self.reset.val();
         self.t_data.reset.next = self.reset.val();
@@ -461,6 +478,15 @@ impl Logic for ElementwiseMemory {
         if self.deferred.val() {
             self.o_addr.next = self.p_addr.q.val();
         }
+        // A pool's OFM bytes come from its drain alone (issue 19), beside the taps' reads.
+        self.drain_on.next = self.drain.val() & !self.discard.val();
+        self.lane40.narrow.next = self.drain_lane.val();
+        if self.pool.val() {
+            self.o_addr.next = self.d_base.q.val() + self.lane40.wide.val();
+        }
+        if self.drain_load.val() {
+            self.d_base.d.next = self.ofm.address.val();
+        }
         self.ofm_word.next = self.o_addr.val() & self.align_mask.val();
         self.ofm_strb.next = self.one8.val() << self.o_addr.val().get_bits::<3>(0);
         if self.word.val() {
@@ -505,7 +531,7 @@ impl Logic for ElementwiseMemory {
         self.ofm_mask.next = self.lane_mask[0].val() | self.lane_mask[1].val() | self.lane_mask[2].val() | self.lane_mask[3].val()
             | self.lane_mask[4].val() | self.lane_mask[5].val() | self.lane_mask[6].val() | self.lane_mask[7].val();
         self.write_error.next = self.w_error.q.val();
-        self.take.next = ((self.state.val() == self.s_calc.val()) | self.deferred.val())
+        self.take.next = (((self.state.val() == self.s_calc.val()) & !self.pool.val()) | self.deferred.val() | self.drain_on.val())
             & !self.w_error.q.val()
             & (!self.g_valid.q.val() | (self.g_addr.q.val() == self.ofm_word.val()) | self.idle.val());
         self.conflict.next = self.miss.val()
@@ -531,7 +557,7 @@ impl Logic for ElementwiseMemory {
             & !self.discard.val()
             & ((self.idle.val()
                 & ((self.take.val() & (self.g_addr.q.val() != self.ofm_word.val()))
-                    | (self.state.val() == self.s_flush.val())
+                    | ((self.state.val() == self.s_flush.val()) & !self.drain_on.val())
                     | (self.miss.val() & !self.deferred.val() & (self.g_addr.q.val() == self.mem_ar_addr.val()))))
                 | (self.word.val() & self.port_free.val()));
         // The element's OFM byte address, kept while its IFM2 byte is read (the unit's
@@ -540,7 +566,9 @@ impl Logic for ElementwiseMemory {
             self.p_addr.d.next = self.ofm.address.val();
             self.p_strb.d.next = self.lane_strb.val();
         }
-        self.drained.next = self.idle.val() & (!self.g_valid.q.val() | self.w_error.q.val() | self.discard.val());
+        self.drained.next = self.idle.val()
+            & (!self.g_valid.q.val() | self.w_error.q.val() | self.discard.val())
+            & (!self.drain.val() | self.w_error.q.val() | self.discard.val());
         // The OFM byte CALC takes updates a cached word it hits, from registers in the next
         // cycle (`t_*`; the cache's inputs follow registers only, as its outputs feed this
         // block); that cycle's cached byte at the written address is the taken byte (below).

@@ -10,9 +10,12 @@
 //! READ_B/WAIT_B (the IFM2 word, skipped for a scalar). POOL, per kernel tap row by row:
 //! READ_A/WAIT_A (the IFM word at the tap, into the max or sum as it comes; then the next tap:
 //! issue 19, no cycle of its own); READ_A of a tap in the padding reads nothing and steps to
-//! the next tap (issue 19: no POOL_TAP cycle before each tap, code 11 is free). Then CALC (result, output scale, clamp; the
-//! byte gathered into its OFM word), the next element; after the last, FLUSH (the last word
-//! written), DONE. An element with an IFM2 byte, but the last, skips CALC: READ_B (WAIT_B)
+//! the next tap (issue 19: no POOL_TAP cycle before each tap, code 11 is free). After a
+//! pool's last tap its lanes go to the drain (`pool_taps.rs`: one OFM byte a cycle beside the
+//! next word's taps) and the walk to the next word's READ_A; CALC is then only where a word
+//! waits for a busy drain. ELEMENTWISE: CALC (result, output scale, clamp; the
+//! byte gathered into its OFM word), the next element. After the last, FLUSH (the last word
+//! written; a pool's drain empty first), DONE. An element with an IFM2 byte, but the last, skips CALC: READ_B (WAIT_B)
 //! goes on to the next element's READ_A, whose first cycle takes the byte beside its read
 //! (`deferred_byte`; READ_A waits while the byte cannot be taken, when it reads that byte,
 //! and on a miss of its word: issue 19, docs/ethos.md "Elementwise unit timing"). READ_A (READ_B) whose word is in the IFM (IFM2) word cache (`word_cache.rs`,

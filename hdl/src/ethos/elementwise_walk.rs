@@ -14,7 +14,8 @@
 //! byte deferred; `read_a` (the unit is in READ_A) and `taken`; the OFM's sides. `word`: an
 //! ELEMENTWISE a word of channels at a time (issue 19): the element is channels c..c+7 (c a
 //! multiple of 8), a step moves to the next word, and `strb` has the OFM strobes of the
-//! element's lanes (fewer than 8 in the map's last, partial word).
+//! element's lanes (fewer than 8 in the map's last, partial word). A pool with word lanes
+//! walks the same way (`word` set by the unit; its drain in `pool_taps.rs`).
 use crate::primitives::constant as k;
 use crate::primitives::Reg;
 use rust_hdl::prelude::*;

@@ -10,22 +10,28 @@
 //! lay channel c at lane c mod 8 of its word (`lanes`, from the maps' LATCH loads:
 //! `lane_layout.rs`), one read of the IFM word at a tap feeds the 8 lanes of channels c..c+7
 //! (the element's c a multiple of 8, the tap, whether it is inside and the count shared),
-//! and CALC takes the lanes' results one a cycle (`more_lanes`: the taps are kept while CALC
-//! goes on with the next channel of the word, up to lane 7 or the last channel); else one
-//! channel at a time, in lane 0 (the memory side shifts the element's byte there).
+//! and the lanes' results go out one a cycle from the drain (below); else one channel at a
+//! time, in lane 0 (the memory side shifts the element's byte there).
+//!
+//! The drain (issue 19, docs/ethos.md "Pooling timing", decision): when a word's last tap is
+//! taken (`drain_load`), its lanes and count move to the drain registers, the tap walk starts
+//! afresh and reads the next word's taps while the drain hands one lane a cycle to the pooling
+//! ALU, ScaleProduct and Requantize (`drain_acc`, `drain_count`, `drain_lane`: the memory side
+//! gathers the byte at the drain's OFM address plus the lane, `drain_take`). The drain holds
+//! lanes 0 to `min(7, OFM depth - 1 - c)` with word lanes, lane 0 else. `drain_free`: it is
+//! empty or takes its last lane this cycle (a word whose taps end while the drain is busy waits
+//! in CALC, the taps kept).
 //!
 //! Ports: the unit's `state`; `skip`, READ_A steps past a tap in the padding (the
 //! datapath's verdict on the tap, `elementwise_datapath.rs`); the IFM zero point
 //! and `mode` (0 max); the element's channel `c` and the OFM depth; the maps' LATCH loads.
-//! Out: the registers (`acc`: the 8 lanes; the datapath picks the element's, c mod 8 with
-//! `word_lanes`, else lane 0), `word_lanes`, `more_lanes` and `last` (the tap is the kernel's
-//! last). The outputs follow registers only (Verilator then splits them from `hold`, which the
-//! OFM byte's `take` drives: no loop through the datapath). The tap's word counts in the cycle
+//! Out: the tap, `word_lanes`, `last` (the tap is the kernel's last) and the drain's
+//! registers. The outputs follow registers only (no loop through the datapath and the memory
+//! side, which drive `drain_take`), but `drain_free`, which the unit's state machine reads. The tap's word counts in the cycle
 //! it comes (issue 19: no cycle of its own), then the walk steps; a tap in the padding steps
 //! in READ_A, which reads nothing then (issue 19: no POOL_TAP cycle before each tap). Outside
-//! the tap loop (READ_A, WAIT_A) everything starts afresh at 0
-//! (CALC still reads the registers: they are cleared at its end; `hold` keeps them while CALC
-//! waits for the OFM write port).
+//! the tap loop (READ_A, WAIT_A, and CALC, where a word waits for the drain) the walk starts
+//! afresh at 0, and so it does when the drain loads.
 use super::elementwise::state;
 use super::lane_layout::LaneLayout;
 use super::pool_lanes::PoolLanes;
@@ -38,8 +44,12 @@ pub struct PoolTaps {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub state: Signal<In, Bits<4>>,
-    /// CALC waits (the OFM write port is busy): the taps it reads are kept.
-    pub hold: Signal<In, Bit>,
+    /// The word's taps move to the drain (the walk starts afresh).
+    pub drain_load: Signal<In, Bit>,
+    /// The memory side takes the drain's lane this cycle.
+    pub drain_take: Signal<In, Bit>,
+    /// The drain forgets its word (CHECK).
+    pub drain_clear: Signal<In, Bit>,
     /// READ_A's tap lies in the padding: the walk steps past it, nothing taken.
     pub skip: Signal<In, Bit>,
     /// The IFM word of the tap (the element's byte in lane 0 unless `lanes`), taken into the
@@ -58,17 +68,28 @@ pub struct PoolTaps {
     pub load_value: Signal<In, Bits<40>>,
     pub ky: Signal<Out, Bits<16>>,
     pub kx: Signal<Out, Bits<16>>,
-    pub acc: Signal<Out, Bits<256>>,
     /// The IFM and OFM allow word lanes (`lane_layout.rs`).
     pub word_lanes: Signal<Out, Bit>,
-    pub count: Signal<Out, Bits<17>>,
     pub last: Signal<Out, Bit>,
-    /// CALC's element is not its word's last lane: CALC goes on with the next channel.
-    pub more_lanes: Signal<Out, Bit>,
+    /// The drain holds a word's lanes (`drain_acc`, `drain_count`), lane `drain_lane` next.
+    pub drain_valid: Signal<Out, Bit>,
+    pub drain_acc: Signal<Out, Bits<256>>,
+    pub drain_count: Signal<Out, Bits<17>>,
+    pub drain_lane: Signal<Out, Bits<3>>,
+    /// The drain is empty or takes its last lane this cycle: it may load.
+    pub drain_free: Signal<Out, Bit>,
     ky_reg: Reg<Bits<16>>,
     kx_reg: Reg<Bits<16>>,
     acc_reg: Reg<Bits<256>>,
     count_reg: Reg<Bits<17>>,
+    d_valid: Reg<Bit>,
+    d_acc: Reg<Bits<256>>,
+    d_count: Reg<Bits<17>>,
+    d_lane: Reg<Bits<3>>,
+    d_last: Reg<Bits<3>>,
+    /// The drain's last lane for the word at `c`.
+    lanes_m1: Signal<Local, Bits<3>>,
+    depth_left: Signal<Local, Bits<16>>,
     /// The tap moves on: its word taken, or it lies in the padding (`skip`).
     step: Signal<Local, Bit>,
     lanes: PoolLanes,
@@ -79,7 +100,9 @@ pub struct PoolTaps {
     s_wait_a: Constant<Bits<4>>,
     s_calc: Constant<Bits<4>>,
     zero3: Constant<Bits<3>>,
+    one3: Constant<Bits<3>>,
     seven3: Constant<Bits<3>>,
+    seven16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
     zero17: Constant<Bits<17>>,
@@ -93,7 +116,9 @@ impl Default for PoolTaps {
             clock: Default::default(),
             reset: Default::default(),
             state: Default::default(),
-            hold: Default::default(),
+            drain_load: Default::default(),
+            drain_take: Default::default(),
+            drain_clear: Default::default(),
             skip: Default::default(),
             word: Default::default(),
             word_load: Default::default(),
@@ -109,11 +134,20 @@ impl Default for PoolTaps {
             load_value: Default::default(),
             ky: Default::default(),
             kx: Default::default(),
-            acc: Default::default(),
             word_lanes: Default::default(),
-            count: Default::default(),
             last: Default::default(),
-            more_lanes: Default::default(),
+            drain_valid: Default::default(),
+            drain_acc: Default::default(),
+            drain_count: Default::default(),
+            drain_lane: Default::default(),
+            drain_free: Default::default(),
+            d_valid: Default::default(),
+            d_acc: Default::default(),
+            d_count: Default::default(),
+            d_lane: Default::default(),
+            d_last: Default::default(),
+            lanes_m1: Default::default(),
+            depth_left: Default::default(),
             ky_reg: Default::default(),
             kx_reg: Default::default(),
             acc_reg: Default::default(),
@@ -127,7 +161,9 @@ impl Default for PoolTaps {
             s_wait_a: k(state::WAIT_A.into()),
             s_calc: k(state::CALC.into()),
             zero3: k(0),
+            one3: k(1),
             seven3: k(7),
+            seven16: k(7),
             zero16: k(0),
             one16: k(1),
             zero17: k(0),
@@ -140,7 +176,12 @@ impl Default for PoolTaps {
 impl Logic for PoolTaps {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ky_reg, kx_reg, acc_reg, count_reg);
+        dff_setup!(self, clock, ky_reg, kx_reg, acc_reg, count_reg, d_valid, d_acc, d_count, d_lane, d_last);
+        self.d_valid.reset.next = self.reset.val();
+        self.d_acc.reset.next = self.reset.val();
+        self.d_count.reset.next = self.reset.val();
+        self.d_lane.reset.next = self.reset.val();
+        self.d_last.reset.next = self.reset.val();
         self.ky_reg.reset.next = self.reset.val();
         self.kx_reg.reset.next = self.reset.val();
         self.acc_reg.reset.next = self.reset.val();
@@ -163,16 +204,26 @@ impl Logic for PoolTaps {
         self.lanes.zero_point.next = self.zero_point.val();
         self.lanes.first.next = self.count_reg.q.val() == self.zero17.val();
         self.lanes.max.next = self.mode.val() == self.zero3.val();
-        self.more_lanes.next = self.ifm_layout.lanes.val() & self.ofm_layout.lanes.val() & (self.c.val().get_bits::<3>(0) != self.seven3.val()) & (self.c.val() != self.ofm_depth_m1.val());
         self.ky.next = self.ky_reg.q.val();
         self.kx.next = self.kx_reg.q.val();
-        self.acc.next = self.acc_reg.q.val();
-        self.count.next = self.count_reg.q.val();
+        self.drain_valid.next = self.d_valid.q.val();
+        self.drain_acc.next = self.d_acc.q.val();
+        self.drain_count.next = self.d_count.q.val();
+        self.drain_lane.next = self.d_lane.q.val();
+        self.drain_free.next = !self.d_valid.q.val() | (self.drain_take.val() & (self.d_lane.q.val() == self.d_last.q.val()));
+        // The word at `c` (a multiple of 8 with word lanes) has lanes up to the map's depth.
+        self.depth_left.next = self.ofm_depth_m1.val() - self.c.val();
+        self.lanes_m1.next = self.zero3.val();
+        if self.ifm_layout.lanes.val() & self.ofm_layout.lanes.val() {
+            self.lanes_m1.next = self.seven3.val();
+            if self.depth_left.val() < self.seven16.val() {
+                self.lanes_m1.next = self.depth_left.val().get_bits::<3>(0);
+            }
+        }
         self.last.next = (self.kx_reg.q.val() == self.kernel_width_m1.val()) & (self.ky_reg.q.val() == self.kernel_height_m1.val());
         self.in_taps.next = (self.state.val() == self.s_read_a.val())
             | (self.state.val() == self.s_wait_a.val())
-            | ((self.state.val() == self.s_calc.val()) & self.more_lanes.val())
-            | self.hold.val();
+            | (self.state.val() == self.s_calc.val());
         if !self.in_taps.val() {
             self.ky_reg.d.next = self.zero16.val();
             self.kx_reg.d.next = self.zero16.val();
@@ -196,6 +247,32 @@ impl Logic for PoolTaps {
             } else {
                 self.kx_reg.d.next = self.kx_reg.q.val() + self.one16.val();
             }
+        }
+        // The drain: a lane a cycle as the memory side takes it; loaded with the word's lanes
+        // (its last tap's word counted in) as the walk starts afresh.
+        if self.drain_take.val() {
+            self.d_lane.d.next = self.d_lane.q.val() + self.one3.val();
+            if self.d_lane.q.val() == self.d_last.q.val() {
+                self.d_valid.d.next = false;
+            }
+        }
+        if self.drain_load.val() {
+            self.d_valid.d.next = true;
+            self.d_lane.d.next = self.zero3.val();
+            self.d_last.d.next = self.lanes_m1.val();
+            self.d_acc.d.next = self.acc_reg.q.val();
+            self.d_count.d.next = self.count_reg.q.val();
+            if self.word_load.val() {
+                self.d_acc.d.next = self.lanes.accumulated.val();
+                self.d_count.d.next = self.count_reg.q.val() + self.one17.val();
+            }
+            self.ky_reg.d.next = self.zero16.val();
+            self.kx_reg.d.next = self.zero16.val();
+            self.acc_reg.d.next = self.zero256.val();
+            self.count_reg.d.next = self.zero17.val();
+        }
+        if self.drain_clear.val() {
+            self.d_valid.d.next = false;
         }
     }
 }

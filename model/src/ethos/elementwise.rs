@@ -3,8 +3,8 @@
 //! [`super::elementwise_check`], the addresses, word caches and the OFM write buffer
 //! [`super::elementwise_memory`] and the arithmetic of an element [`super::elementwise_datapath`], whose operand arithmetic
 //! [`combine`] and pooling arithmetic [`average_over_padding`], which the reference executor
-//! calls as well, are re-exported here; the pool's tap walk (the RTL's `pool_taps.rs`) is
-//! `tap_taken` and `next_tap` here.
+//! calls as well, are re-exported here; the pool's tap walk and drain (the RTL's
+//! `pool_taps.rs`) are in `pool_taps.rs` beside this file.
 use super::kernel_registers::KernelRegisters;
 use super::elementwise_check as check;
 use super::elementwise_datapath as datapath;
@@ -12,6 +12,11 @@ use super::elementwise_lanes as lanes;
 use super::elementwise_memory::{self as memory, Cache, WriteBuffer};
 pub use super::elementwise_datapath::{average_over_padding, combine};
 use npu_hdl::ethos::elementwise::{scalar, state, ERROR_IFM, ERROR_OFM, ERROR_UNSUPPORTED, LATCH_STEPS};
+use pool_taps::Drain;
+
+/// The pool's tap walk and drain (the RTL's `pool_taps.rs`), a child module for the unit's fields.
+#[path = "pool_taps.rs"]
+mod pool_taps;
 
 #[derive(Clone, Debug, Default)]
 pub struct In {
@@ -77,6 +82,10 @@ pub struct Elementwise {
     kx: u16,
     acc: [i32; 8],
     count: u32,
+    /// The pool's drain (`hdl/src/ethos/pool_taps.rs`): a word's lanes handed to the OFM one a
+    /// cycle beside the next word's taps; `drain_busy`, it offered a byte at this edge.
+    drain: Option<Drain>,
+    drain_busy: bool,
     /// The IFM and IFM2 word caches, and the IFM2 cache's second entry (word mode only).
     cache: [Cache; 3],
     events: Vec<&'static str>,
@@ -102,6 +111,8 @@ impl Default for Elementwise {
             out: WriteBuffer::default(),
             pending: None,
             ky: 0, kx: 0, acc: [0; 8], count: 0,
+            drain: None,
+            drain_busy: false,
             cache: [Cache::default(); 3],
             events: Vec::new(),
         }
@@ -127,19 +138,13 @@ impl Elementwise {
         datapath::tap(&self.regs, (self.y, self.x), (self.ky, self.kx))
     }
 
-    /// The OFM byte of the operands now held, or of a pool's taps ([`datapath`]), in every
-    /// lane; in word mode the 8 lanes' bytes ([`lanes`]).
+    /// The OFM byte of the operands now held ([`datapath`]) in every lane; in word mode the 8
+    /// lanes' bytes ([`lanes`]). (A pool's bytes come from its drain: `pool_taps.rs`.)
     fn result(&self) -> u64 {
         if self.word {
             return lanes::values(&self.regs, self.mode, self.ifm_word, self.ifm2_word);
         }
-        let byte = if self.pool {
-            let lane = if memory::word_lanes(&self.regs) { usize::from(self.c & 7) } else { 0 };
-            datapath::pool_value(&self.regs, self.mode, self.acc[lane], self.count)
-        } else {
-            datapath::value(&self.regs, self.mode, self.ifm_word as u8, self.ifm2_word as u8)
-        };
-        u64::from_le_bytes([byte; 8])
+        u64::from_le_bytes([datapath::value(&self.regs, self.mode, self.ifm_word as u8, self.ifm2_word as u8); 8])
     }
 
     /// The OFM strobes of the element at `addr`: its byte, or in word mode its word's lanes.
@@ -173,22 +178,6 @@ impl Elementwise {
         memory::ifm2_address(&self.regs, (self.y, self.x, self.c))
     }
 
-    /// A pool's tap took its IFM `word` (shifted so that the tap's byte is lane 0): it counts
-    /// in every lane as it comes (issue 19: no cycle of its own), then the next tap.
-    fn tap_taken(&mut self, word: u64) {
-        datapath::accumulate_lanes(&self.regs, self.mode, &mut self.acc, self.count, word);
-        self.count += 1;
-        self.next_tap();
-    }
-
-    /// The pool's next tap, row by row (READ_A); after the last, CALC.
-    fn next_tap(&mut self) {
-        let (row_end, last_row) = (self.kx == self.param(scalar::KERNEL_WIDTH_M1), self.ky == self.param(scalar::KERNEL_HEIGHT_M1));
-        self.kx = if row_end { 0 } else { self.kx + 1 };
-        self.ky += u16::from(row_end && !last_row);
-        self.state = if row_end && last_row { state::CALC } else { state::READ_A };
-    }
-
     /// The state after the IFM byte (a pool's: [`Self::tap_taken`]).
     fn after_a(&self) -> u8 {
         if self.pool {
@@ -212,13 +201,18 @@ impl Elementwise {
     }
 
     /// Gathers the element's OFM byte at `addr` (the operands held now), or in word mode its
-    /// word's lanes `strb`, into its word ([`WriteBuffer::gather`]).
+    /// word's lanes `strb`, into its word ([`Self::gather`]).
     fn take(&mut self, addr: u64, strb: u8) -> &'static str {
-        let word = addr & !7;
-        let v = self.result();
         if self.word && strb != 0xff {
             self.events.push("word: partial last word");
         }
+        self.gather(addr, self.result(), strb)
+    }
+
+    /// Gathers the bytes `v` under `strb` into the word at `addr` ([`WriteBuffer::gather`]; a
+    /// pool's drain, one byte).
+    fn gather(&mut self, addr: u64, v: u64, strb: u8) -> &'static str {
+        let word = addr & !7;
         let event = self.out.gather(addr, v, strb, &mut self.events);
         // The byte updates a cached word it hits (an in-place operation).
         for cache in &mut self.cache {
@@ -243,14 +237,20 @@ impl Elementwise {
                 self.x += 1;
             }
         } else {
-            self.c += if self.word { 8 } else { 1 };
+            self.c += if self.word_walk() { 8 } else { 1 };
         }
+    }
+
+    /// The walk goes a word of channels at a time: word mode, or a pool with word lanes (its
+    /// drain: `pool_taps.rs`).
+    fn word_walk(&self) -> bool {
+        self.word || (self.pool && memory::word_lanes(&self.regs))
     }
 
     /// The element's channel (in word mode its word's) is the map's last.
     fn c_end(&self) -> bool {
         let depth_m1 = self.param(scalar::OFM_DEPTH_M1);
-        if self.word {
+        if self.word_walk() {
             (self.c | 7) >= depth_m1
         } else {
             self.c == depth_m1
@@ -347,8 +347,15 @@ impl Elementwise {
         // the port is free, also in the cycle its previous write's response comes (issue 19).
         let port_free = !self.out.pending && (!self.out.wait || (i.mem_b_valid && !i.mem_b_error));
         let eager = self.word && self.out.g.is_some() && !self.out.error && self.error == 0 && port_free;
+        // A pool's drain hands its byte over beside the state machine (which may load it
+        // again when it takes its last lane), after the machine's handoff of a read's word.
+        let drained = self.drain_step();
         let event = self.fsm(i);
         self.events.push(event);
+        if let Some((addr, byte)) = drained {
+            let event = self.gather(addr, u64::from_le_bytes([byte; 8]), 1 << (addr & 7));
+            self.events.push(event);
+        }
         if eager && !self.out.pending {
             self.out.handoff(&mut self.events);
             self.events.push("word: OFM word handed over as the port frees");
@@ -395,7 +402,7 @@ impl Elementwise {
             state::CHECK => {
                 self.cache = [Cache::default(); 3];
                 self.b_next = false;
-                (self.out.g, self.out.error) = (None, false);
+                (self.out.g, self.out.error, self.drain) = (None, false, None);
                 if check::unsupported(&self.regs, self.pool, self.mode, self.mode_bad) {
                     self.error = ERROR_UNSUPPORTED;
                     self.state = state::DONE;
@@ -539,22 +546,16 @@ impl Elementwise {
                 self.state = state::FLUSH;
                 "write error"
             }
+            state::CALC if self.pool => {
+                self.word_end();
+                "pool: word end"
+            }
             state::CALC => {
                 let addr = self.ofm_address();
                 if !self.out.can_take(addr) {
                     return "OFM byte waits for the write port";
                 }
                 let event = self.take(addr, self.strobes(addr));
-                if self.pool && memory::more_lanes(&self.regs, self.c) {
-                    // The next lane of the word: the taps kept (`hdl/src/ethos/pool_taps.rs`).
-                    self.c += 1;
-                    self.events.push("pool: next lane of the word");
-                    return event;
-                }
-                if self.pool && memory::word_lanes(&self.regs) && self.c & 7 != 7 {
-                    self.events.push("pool: last lanes of a partial word");
-                }
-                (self.ky, self.kx, self.acc, self.count) = (0, 0, [0; 8], 0);
                 self.advance();
                 event
             }
@@ -562,6 +563,8 @@ impl Elementwise {
                 // The last gathered word written (dropped after an error), then DONE.
                 if !self.out.idle() {
                     "flush: write in flight"
+                } else if self.drain_busy {
+                    "flush: the pool's drain busy"
                 } else if self.out.g.is_some() && !self.out.error && self.error == 0 {
                     self.out.handoff(&mut self.events);
                     "flush"

@@ -55,12 +55,6 @@ pub fn word_mode(regs: &KernelRegisters, pool: bool) -> bool {
     !pool && word_lanes(regs) && (b & 0x80 != 0 || (lanes(&regs.maps[1]) && b & 4 == 0))
 }
 
-/// With word lanes, CALC's channel `c` is not its word's last lane: CALC goes on with the next
-/// channel (`hdl/src/ethos/pool_taps.rs`, `more_lanes`).
-pub fn more_lanes(regs: &KernelRegisters, c: u16) -> bool {
-    word_lanes(regs) && c & 7 != 7 && c != regs.param(scalar::OFM_DEPTH_M1)
-}
-
 /// One operand's word cache (`hdl/src/ethos/word_cache.rs`): the aligned address and the
 /// word, and (for coverage only) whether the unit's OFM write changed the word since its read.
 #[derive(Clone, Copy, Debug, Default)]
