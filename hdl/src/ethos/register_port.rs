@@ -28,7 +28,7 @@
 //! [`super::status_events::StatusEvents`], from registers alone; the full update below runs
 //! only in a cycle with such an event. Same bits in every cycle.
 use crate::primitives::constant as k;
-use crate::primitives::{Concat, Ram, Reg, ZeroExtend};
+use crate::primitives::{Ram, Reg, ZeroExtend};
 use super::status_events::StatusEvents;
 use rust_hdl::prelude::*;
 
@@ -117,8 +117,6 @@ pub struct RegisterPort {
     events: StatusEvents,
     bus_event: Signal<Local, Bit>,
     qbase1_32: ZeroExtend<8, 32>,
-    history32: Concat<16, 16, 32>,
-    channel32: ZeroExtend<4, 32>,
     in_running: Signal<Local, Bit>,
     in_clear: Signal<Local, Bit>,
     apb_wr: Signal<Local, Bit>,
@@ -156,11 +154,8 @@ pub struct RegisterPort {
     s_state_bits: Constant<Bits<32>>,
     s_running: Constant<Bits<32>>,
     s_resetting: Constant<Bits<32>>,
-    zero16: Constant<Bits<16>>,
-    channel_shift: Constant<Bits<32>>,
     ch_dma_read: Constant<Bits<32>>,
     ch_dma_write: Constant<Bits<32>>,
-    k_unsupported: Constant<Bits<4>>,
 }
 
 impl Default for RegisterPort {
@@ -210,8 +205,6 @@ impl Default for RegisterPort {
             events: Default::default(),
             bus_event: Default::default(),
             qbase1_32: Default::default(),
-            history32: Default::default(),
-            channel32: Default::default(),
             in_running: Default::default(),
             in_clear: Default::default(),
             apb_wr: Default::default(),
@@ -249,11 +242,8 @@ impl Default for RegisterPort {
             s_state_bits: k(u64::from(status::RUNNING | status::RESET_STATUS)),
             s_running: k(u64::from(status::RUNNING)),
             s_resetting: k(u64::from(status::RESET_STATUS)),
-            zero16: k(0),
-            channel_shift: k(u64::from(status::FAULTING_CHANNEL_SHIFT)),
             ch_dma_read: k(u64::from(DMA_READ_CHANNEL << status::FAULTING_CHANNEL_SHIFT)),
             ch_dma_write: k(u64::from(DMA_WRITE_CHANNEL << status::FAULTING_CHANNEL_SHIFT)),
-            k_unsupported: k(u64::from(super::elementwise::ERROR_UNSUPPORTED)),
         }
     }
 }
@@ -396,9 +386,6 @@ impl Logic for RegisterPort {
         self.events.at_end.next = self.at_end.val();
         self.events.kernel_failed.next = self.kernel_failed.val();
         self.events.kernel_error.next = self.kernel_error.val();
-        self.history32.high.next = self.history.val();
-        self.history32.low.next = self.zero16.val();
-        self.channel32.narrow.next = self.kernel_error.val();
         self.bus_event.next = self.apb_sel.val() | self.fetch_error.val() | self.dma_read_error.val() | self.dma_write_error.val();
         self.status.d.next = self.events.quiet_next.val();
         self.clear_mask.next = self.zero32.val();
@@ -421,15 +408,9 @@ impl Logic for RegisterPort {
             {
                 self.clear_mask.next = self.s_end.val();
             }
-            if self.signal.val() {
-                self.set_mask.next = self.history32.joined.val() | self.s_irq.val();
-            }
-            if self.parse_error.val() {
-                self.set_mask.next = self.s_parse.val() | self.s_irq.val();
-            }
-            if self.in_running.val() & self.at_end.val() {
-                self.set_mask.next = self.s_end.val() | self.s_irq.val();
-            }
+            // The events' bits (`status_events.rs`); a response's error overrides them, a
+            // failed kernel's bits are added.
+            self.set_mask.next = self.events.event_mask.val();
             if self.fetch_error.val() {
                 self.set_mask.next = self.s_bus.val() | self.s_irq.val();
             }
@@ -439,16 +420,7 @@ impl Logic for RegisterPort {
             if self.dma_write_error.val() {
                 self.set_mask.next = self.s_bus.val() | self.s_irq.val() | self.ch_dma_write.val();
             }
-            if self.kernel_failed.val() {
-                if self.kernel_error.val() == self.k_unsupported.val() {
-                    self.set_mask.next = self.set_mask.val() | self.s_parse.val() | self.s_irq.val();
-                } else {
-                    self.set_mask.next = self.set_mask.val()
-                        | self.s_bus.val()
-                        | self.s_irq.val()
-                        | (self.channel32.wide.val() << self.channel_shift.val());
-                }
-            }
+            self.set_mask.next = self.set_mask.val() | self.events.kernel_mask.val();
             self.run_next.next = self.in_running.val();
             if self.stop.val()
                 | self.parse_error.val()

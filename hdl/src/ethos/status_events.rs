@@ -26,6 +26,11 @@ pub struct StatusEvents {
     pub kernel_failed: Signal<In, Bit>,
     pub kernel_error: Signal<In, Bits<4>>,
     pub quiet_next: Signal<Out, Bits<32>>,
+    /// The bits the command processor's events set (signal, parse error, end), and those a
+    /// failed kernel adds: the port's full computation starts from them (its responses' errors
+    /// override the first, the kernel's bits are added after), so they are written once.
+    pub event_mask: Signal<Out, Bits<32>>,
+    pub kernel_mask: Signal<Out, Bits<32>>,
     history32: Concat<16, 16, 32>,
     channel32: ZeroExtend<4, 32>,
     in_running: Signal<Local, Bit>,
@@ -61,6 +66,8 @@ impl Default for StatusEvents {
             kernel_failed: Default::default(),
             kernel_error: Default::default(),
             quiet_next: Default::default(),
+            event_mask: Default::default(),
+            kernel_mask: Default::default(),
             history32: Default::default(),
             channel32: Default::default(),
             in_running: Default::default(),
@@ -95,24 +102,24 @@ impl Logic for StatusEvents {
         self.history32.high.next = self.history.val();
         self.history32.low.next = self.zero16.val();
         self.channel32.narrow.next = self.kernel_error.val();
-        self.set_mask.next = self.zero32.val();
+        self.event_mask.next = self.zero32.val();
         if self.signal.val() {
-            self.set_mask.next = self.history32.joined.val() | self.s_irq.val();
+            self.event_mask.next = self.history32.joined.val() | self.s_irq.val();
         }
         if self.parse_error.val() {
-            self.set_mask.next = self.s_parse.val() | self.s_irq.val();
+            self.event_mask.next = self.s_parse.val() | self.s_irq.val();
         }
         if self.in_running.val() & self.at_end.val() {
-            self.set_mask.next = self.s_end.val() | self.s_irq.val();
+            self.event_mask.next = self.s_end.val() | self.s_irq.val();
         }
+        self.kernel_mask.next = self.zero32.val();
         if self.kernel_failed.val() {
+            self.kernel_mask.next = self.s_bus.val() | self.s_irq.val() | (self.channel32.wide.val() << self.channel_shift.val());
             if self.kernel_error.val() == self.k_unsupported.val() {
-                self.set_mask.next = self.set_mask.val() | self.s_parse.val() | self.s_irq.val();
-            } else {
-                self.set_mask.next =
-                    self.set_mask.val() | self.s_bus.val() | self.s_irq.val() | (self.channel32.wide.val() << self.channel_shift.val());
+                self.kernel_mask.next = self.s_parse.val() | self.s_irq.val();
             }
         }
+        self.set_mask.next = self.event_mask.val() | self.kernel_mask.val();
         self.run_next.next = self.in_running.val() & !(self.stop.val() | self.parse_error.val() | self.at_end.val() | self.kernel_failed.val());
         self.reset_next.next = self.in_clear.val() & (self.clear_count.val() != self.last_clear.val());
         self.state_bits.next = self.zero32.val();
