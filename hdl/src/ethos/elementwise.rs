@@ -32,19 +32,15 @@
 //!   rule, TFLite's AveragePool); with none it uses OFM_SCALE (Vela's full-window scale).
 //! - One cached word per operand (`elementwise_memory.rs` has why it stays coherent); in word
 //!   mode a second IFM2 entry.
-//! - Word mode (issue 19): an ELEMENTWISE whose IFM, OFM and IFM2 (unless the scalar; not
-//!   broadcast along the channels) put channel c at lane c mod 8 (`lane_layout.rs`) runs a
-//!   word of 8 channels an element through 8 lanes (`elementwise_lanes.rs`), decided in
-//!   CHECK (`word`); other maps run an element at a time as before (docs/ethos.md,
-//!   "Elementwise unit timing", *Word mode*).
+//! - Word mode (issue 19): a word of 8 channels an element through 8 lanes where the maps lay
+//!   channel c at lane c mod 8; the decision (in CHECK) is the sub-block `word_mode.rs`.
 use super::elementwise_check::ElementwiseCheck;
 use super::elementwise_datapath::ElementwiseDatapath;
-use super::elementwise_lanes::ElementwiseLanes;
-use super::lane_layout::LaneLayout;
 use super::elementwise_memory::ElementwiseMemory;
 use super::elementwise_walk::ElementwiseWalk;
 use super::kernel_registers::KernelRegisters;
 use super::pool_taps::PoolTaps;
+use super::word_mode::WordMode;
 pub use super::elementwise_states::{state, ERROR_IFM, ERROR_OFM, ERROR_UNSUPPORTED};
 pub use super::kernel_registers::{latch_table, scalar, LATCH_STEPS, MAPS};
 use crate::primitives::Reg;
@@ -52,12 +48,12 @@ use rust_hdl::prelude::*;
 use crate::primitives::constant as k;
 
 /// The unit: the state machine and the element loop. Its sub-blocks: the LATCHed registers
-/// (`kernel_registers.rs`), the CHECK verdict (`elementwise_check.rs`), the element and its
-/// deferred OFM byte (`elementwise_walk.rs`), the arithmetic of an
-/// element (`elementwise_datapath.rs`: the ALUs and the output unit's two stages for the OFM
-/// scale, zero point and clamp), the pool's tap walk (`pool_taps.rs`) and the memory side
-/// (`elementwise_memory.rs`: the three feature-map addresses, the two word caches, the read
-/// and the strobed write).
+/// (`kernel_registers.rs`), the CHECK verdict (`elementwise_check.rs`), word mode
+/// (`word_mode.rs`), the element and its deferred OFM byte (`elementwise_walk.rs`), the
+/// arithmetic of an element (`elementwise_datapath.rs`: the ALUs and the output unit's two
+/// stages for the OFM scale, zero point and clamp; word mode's 8 lanes), the pool's tap walk
+/// (`pool_taps.rs`) and the memory side (`elementwise_memory.rs`: the three feature-map
+/// addresses, the word caches, the read and the strobed write through `ofm_write_buffer.rs`).
 #[derive(LogicBlock)]
 pub struct Elementwise {
     pub clock: Signal<In, Clock>,
@@ -99,14 +95,9 @@ pub struct Elementwise {
     /// word mode: the words of the element's 8 channels).
     ifm_word: Reg<Bits<64>>,
     ifm2_word: Reg<Bits<64>>,
-    /// Word mode (issue 19): an ELEMENTWISE whose IFM, OFM and IFM2 map (unless the scalar;
-    /// not broadcast along the channels) lay channel c at lane c mod 8 runs a word of channels
-    /// at a time through the 8 lanes (`elementwise_lanes.rs`). Decided in CHECK (`word_mode`)
-    /// and kept in a register, so that the element loop's logic reads a register only.
-    word: Reg<Bit>,
-    word_mode: Signal<Local, Bit>,
-    lanes: ElementwiseLanes,
-    ifm2_layout: LaneLayout,
+    /// Word mode (issue 19, `word_mode.rs`): a word of channels at a time; `word_mode.word` is
+    /// a register, decided in CHECK.
+    word_mode: WordMode,
     /// The pool's tap (ky, kx), its running max or sum, and the taps inside so far.
     taps: PoolTaps,
     /// The registers (module `scalar`) and the LATCH sequence.
@@ -162,29 +153,13 @@ impl Default for Elementwise {
             after_a: Default::default(), leave_b: Default::default(), defer: Default::default(), state: Default::default(),
             pool: Default::default(), accept: Default::default(), mode: Default::default(), mode_bad: Default::default(),
             error: Default::default(), walk: Default::default(), ifm_word: Default::default(), ifm2_word: Default::default(),
-            word: Default::default(), word_mode: Default::default(), lanes: Default::default(), ifm2_layout: Default::default(),
-            unused_bits: Default::default(),
-            word_end: Default::default(),
-            drain_load: Default::default(),
-            s_idle: k(state::IDLE.into()),
-            s_latch: k(state::LATCH.into()),
-            s_check: k(state::CHECK.into()),
-            s_read_a: k(state::READ_A.into()),
-            s_wait_a: k(state::WAIT_A.into()),
-            s_read_b: k(state::READ_B.into()),
-            s_wait_b: k(state::WAIT_B.into()),
-            s_calc: k(state::CALC.into()),
-            s_flush: k(state::FLUSH.into()),
-            s_done: k(state::DONE.into()),
-            e_none: k(0),
-            e_ifm: k(ERROR_IFM.into()),
-            e_ofm: k(ERROR_OFM.into()),
-            e_unsupported: k(ERROR_UNSUPPORTED.into()),
-            op_elementwise: k(3),
-            op_pool: k(2),
-            mode_max: k(4),
-            pool_mode_max: k(1),
-            one16: k(1),
+            word_mode: Default::default(), unused_bits: Default::default(), word_end: Default::default(), drain_load: Default::default(),
+            s_idle: k(state::IDLE.into()), s_latch: k(state::LATCH.into()), s_check: k(state::CHECK.into()),
+            s_read_a: k(state::READ_A.into()), s_wait_a: k(state::WAIT_A.into()), s_read_b: k(state::READ_B.into()),
+            s_wait_b: k(state::WAIT_B.into()), s_calc: k(state::CALC.into()), s_flush: k(state::FLUSH.into()),
+            s_done: k(state::DONE.into()), e_none: k(0), e_ifm: k(ERROR_IFM.into()), e_ofm: k(ERROR_OFM.into()),
+            e_unsupported: k(ERROR_UNSUPPORTED.into()), op_elementwise: k(3), op_pool: k(2), mode_max: k(4),
+            pool_mode_max: k(1), one16: k(1),
         }
     }
 }
@@ -192,8 +167,7 @@ impl Default for Elementwise {
 impl Logic for Elementwise {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, pool, mode, mode_bad, error, ifm_word, ifm2_word, word);
-        self.word.reset.next = self.reset.val();
+        dff_setup!(self, clock, state, pool, mode, mode_bad, error, ifm_word, ifm2_word);
         self.registers.clock.next = self.clock.val();
         self.registers.reset.next = self.reset.val();
         self.state.reset.next = self.reset.val();
@@ -203,15 +177,18 @@ impl Logic for Elementwise {
         self.error.reset.next = self.reset.val();
         self.ifm_word.reset.next = self.reset.val();
         self.ifm2_word.reset.next = self.reset.val();
-        // Word mode: the IFM and OFM lanes (the pool's `word_lanes`) and the IFM2's.
-        self.ifm2_layout.clock.next = self.clock.val();
-        self.ifm2_layout.reset.next = self.reset.val();
-        self.ifm2_layout.load.next = self.registers.ifm2_load.val();
-        self.ifm2_layout.load_slot.next = self.registers.load_slot.val();
-        self.ifm2_layout.load_value.next = self.registers.load_value.val();
-        self.word_mode.next = !self.pool.q.val()
-            & self.taps.word_lanes.val()
-            & (self.registers.ifm2_broadcast.val().get_bit(7) | (self.ifm2_layout.lanes.val() & !self.registers.ifm2_broadcast.val().get_bit(2)));
+        // Word mode (`word_mode.rs`): the IFM and OFM lanes (the pool's `word_lanes`) and the
+        // IFM2's, decided as CHECK passes.
+        self.word_mode.clock.next = self.clock.val();
+        self.word_mode.reset.next = self.reset.val();
+        self.word_mode.ifm2_load.next = self.registers.ifm2_load.val();
+        self.word_mode.load_slot.next = self.registers.load_slot.val();
+        self.word_mode.load_value.next = self.registers.load_value.val();
+        self.word_mode.pool.next = self.pool.q.val();
+        self.word_mode.word_lanes.next = self.taps.word_lanes.val();
+        self.word_mode.scalar_operand.next = self.registers.ifm2_broadcast.val().get_bit(7);
+        self.word_mode.broadcast_c.next = self.registers.ifm2_broadcast.val().get_bit(2);
+        self.word_mode.decide.next = (self.state.q.val() == self.s_check.val()) & !self.check.unsupported.val();
 
         // LATCH (the registers block's sequence), started with an ELEMENTWISE or a POOL.
         self.accept.next = (self.state.q.val() == self.s_idle.val())
@@ -259,11 +236,11 @@ impl Logic for Elementwise {
         self.memory.upscale.next = self.registers.ifm_upscale.val() == self.one16.val();
         self.memory.broadcast.next = self.registers.ifm2_broadcast.val().get_bits::<3>(0);
         self.memory.result.next = self.datapath.w_data.val();
-        self.memory.word_result.next = self.lanes.w_data.val();
-        self.memory.word.next = self.word.q.val();
+        self.memory.word_result.next = self.datapath.word_data.val();
+        self.memory.word.next = self.word_mode.word.val();
         self.memory.lane_strb.next = self.walk.strb.val();
         // A pool with word lanes walks a word at a time too (its drain: `pool_taps.rs`).
-        self.walk.word.next = self.word.q.val() | (self.pool.q.val() & self.taps.word_lanes.val());
+        self.walk.word.next = self.word_mode.word.val() | (self.pool.q.val() & self.taps.word_lanes.val());
         self.memory.mem_r_valid.next = self.mem_r_valid.val();
         self.memory.mem_r_data.next = self.mem_r_data.val();
         self.memory.mem_r_error.next = self.mem_r_error.val();
@@ -330,27 +307,12 @@ impl Logic for Elementwise {
 
         // The arithmetic of an element: from the unit's registers and the LATCHed copies.
         // (A pool's OFM bytes come from its drain: `pool_taps.rs`.)
-        self.datapath.calc.next = (((self.state.q.val() == self.s_calc.val()) | self.walk.deferred.val()) & !self.word.q.val())
+        self.datapath.calc.next = (((self.state.q.val() == self.s_calc.val()) | self.walk.deferred.val()) & !self.word_mode.word.val())
             | self.taps.drain_valid.val();
-        // Word mode's 8 lanes, from the same registers (`elementwise_lanes.rs`).
-        self.lanes.enable.next = ((self.state.q.val() == self.s_calc.val()) | self.walk.deferred.val()) & self.word.q.val();
-        self.lanes.ifm_word.next = self.ifm_word.q.val();
-        self.lanes.ifm2_word.next = self.ifm2_word.q.val();
-        self.lanes.ifm_zero_point.next = self.registers.ifm_zero_point.val();
-        self.lanes.ifm2_zero_point.next = self.registers.ifm2_zero_point.val();
-        self.lanes.ifm2_signed.next = self.registers.ifm2_precision.val().get_bit(0);
-        self.lanes.ifm2_scalar.next = self.registers.ifm2_scalar.val();
-        self.lanes.scalar_operand.next = self.registers.ifm2_broadcast.val().get_bit(7);
-        self.lanes.swap.next = self.registers.ifm2_broadcast.val().get_bit(6);
-        self.lanes.mode.next = self.mode.q.val();
-        self.lanes.scale_mode.next = self.registers.ifm_precision.val().get_bits::<2>(8);
-        self.lanes.opa_scale.next = self.registers.opa_scale.val();
-        self.lanes.opb_scale.next = self.registers.opb_scale.val();
-        self.lanes.ofm_scale.next = self.registers.ofm_scale.val();
-        self.lanes.rounding.next = self.registers.ofm_precision.val().get_bits::<2>(14);
-        self.lanes.ofm_zero_point.next = self.registers.ofm_zero_point.val();
-        self.lanes.activation_min.next = self.registers.activation_min.val();
-        self.lanes.activation_max.next = self.registers.activation_max.val();
+        // Word mode's 8 lanes, from the same registers (`elementwise_lanes.rs`, in the datapath).
+        self.datapath.word_calc.next = ((self.state.q.val() == self.s_calc.val()) | self.walk.deferred.val()) & self.word_mode.word.val();
+        self.datapath.ifm_word.next = self.ifm_word.q.val();
+        self.datapath.ifm2_word.next = self.ifm2_word.q.val();
         self.datapath.pool.next = self.pool.q.val();
         self.datapath.mode.next = self.mode.q.val();
         self.datapath.y.next = self.walk.y.val();
@@ -448,7 +410,6 @@ impl Logic for Elementwise {
                 self.state.d.next = self.s_done.val();
             } else {
                 self.error.d.next = self.e_none.val();
-                self.word.d.next = self.word_mode.val();
                 self.walk.clear.next = true;
                 self.state.d.next = self.s_read_a.val();
             }

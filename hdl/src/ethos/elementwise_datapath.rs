@@ -3,16 +3,20 @@
 //! operand, or its scalar, swapped with the IFM's by IFM2_BROADCAST bit 6) into the elementwise
 //! ALU (`elementwise_alu.rs`), or a POOL's tap and average through the pooling ALU
 //! (`pooling_alu.rs`; the running max or sum is `pool_taps.rs`'s), then the output unit's two stages for the OFM scale, zero
-//! point and clamp (`requantize.rs`), the byte repeated over the 64-bit write word. A sub-block
+//! point and clamp (`requantize.rs`), the byte repeated over the 64-bit write word; in word mode
+//! the 8 lanes of a word (`elementwise_lanes.rs`, from the same copies). A sub-block
 //! of [`super::Elementwise`], whose documentation has the decisions; the model is
-//! `model/src/ethos/elementwise_datapath.rs`.
+//! `model/src/ethos/elementwise_datapath.rs` (the lanes' `elementwise_lanes.rs`).
 //!
 //! Ports: the unit's registers (`pool`, `mode`, the element `y`, `x`, the tap `ky`, `kx`, the
 //! pool's `acc` and `count`, the bytes read `ifm_byte`, `ifm2_byte`) and the LATCHed
-//! `NPU_SET_*` copies it reads; out: the tap's IFM position (`iy`, `ix`, `in_ifm`) and `w_data`, the result byte in every lane. Combinational: its inputs
+//! `NPU_SET_*` copies it reads, and word mode's `word_calc`, `ifm_word`, `ifm2_word`; out: the
+//! tap's IFM position (`iy`, `ix`, `in_ifm`), `w_data`, the result byte in every lane, and
+//! `word_data`, the lanes' word. Combinational: its inputs
 //! are all registers of the unit, so the unit's state machine reads the outputs in the same
 //! cycle without a loop.
 use super::elementwise_alu::ElementwiseAlu;
+use super::elementwise_lanes::ElementwiseLanes;
 use super::pooling_alu::PoolingAlu;
 use super::requantize::{Requantize, ScaleProduct};
 use crate::primitives::constant as k;
@@ -69,6 +73,15 @@ pub struct ElementwiseDatapath {
     pub ix: Signal<Out, Bits<16>>,
     pub in_ifm: Signal<Out, Bit>,
     pub w_data: Signal<Out, Bits<64>>,
+    /// Word mode (issue 19): the 8 lanes (`elementwise_lanes.rs`) compute the OFM bytes of
+    /// the word's channels from `ifm_word` and `ifm2_word` (the unit's registers) when
+    /// `word_calc` (the word's result is taken this cycle), into `word_data`, from the same
+    /// LATCHed copies as the element's arithmetic.
+    pub word_calc: Signal<In, Bit>,
+    pub ifm_word: Signal<In, Bits<64>>,
+    pub ifm2_word: Signal<In, Bits<64>>,
+    pub word_data: Signal<Out, Bits<64>>,
+    lanes: ElementwiseLanes,
     alu: ElementwiseAlu,
     scale_product: ScaleProduct,
     requantize: Requantize,
@@ -99,6 +112,11 @@ impl Default for ElementwiseDatapath {
     fn default() -> Self {
         Self {
             calc: Default::default(),
+            word_calc: Default::default(),
+            ifm_word: Default::default(),
+            ifm2_word: Default::default(),
+            word_data: Default::default(),
+            lanes: Default::default(),
             pool: Default::default(),
             mode: Default::default(),
             y: Default::default(),
@@ -167,6 +185,26 @@ impl Default for ElementwiseDatapath {
 impl Logic for ElementwiseDatapath {
     #[hdl_gen]
     fn update(&mut self) {
+        // Word mode's 8 lanes (`elementwise_lanes.rs`).
+        self.lanes.enable.next = self.word_calc.val();
+        self.lanes.ifm_word.next = self.ifm_word.val();
+        self.lanes.ifm2_word.next = self.ifm2_word.val();
+        self.lanes.ifm_zero_point.next = self.ifm_zero_point.val();
+        self.lanes.ifm2_zero_point.next = self.ifm2_zero_point.val();
+        self.lanes.ifm2_signed.next = self.ifm2_signed.val();
+        self.lanes.ifm2_scalar.next = self.ifm2_scalar.val();
+        self.lanes.scalar_operand.next = self.scalar_operand.val();
+        self.lanes.swap.next = self.swap.val();
+        self.lanes.mode.next = self.mode.val();
+        self.lanes.scale_mode.next = self.scale_mode.val();
+        self.lanes.opa_scale.next = self.opa_scale.val();
+        self.lanes.opb_scale.next = self.opb_scale.val();
+        self.lanes.ofm_scale.next = self.ofm_scale.val();
+        self.lanes.rounding.next = self.rounding.val();
+        self.lanes.ofm_zero_point.next = self.ofm_zero_point.val();
+        self.lanes.activation_min.next = self.activation_min.val();
+        self.lanes.activation_max.next = self.activation_max.val();
+        self.word_data.next = self.lanes.w_data.val();
         // Operands minus zero points (18 bits), swapped by IFM2_BROADCAST bit 6.
         self.ifm_byte18.narrow.next = self.ifm_byte.val();
         self.ifm2_byte18.narrow.next = self.ifm2_byte.val();

@@ -5,7 +5,7 @@
 //! element-at-a-time arithmetic of `elementwise_datapath.rs` (operands minus their zero
 //! points, swapped by IFM2_BROADCAST bit 6, the elementwise ALU `elementwise_alu.rs`, then the
 //! output unit's two stages `ScaleProduct` and `Requantize` of `requantize.rs`), built from the
-//! same blocks, not rewritten. A sub-block of [`super::Elementwise`]; the model is
+//! same blocks, not rewritten. A sub-block of `elementwise_datapath.rs`; the model is
 //! `model/src/ethos/elementwise_lanes.rs`.
 //!
 //! Ports: `enable` (the word's result is taken this cycle: the lanes compute only then, as the

@@ -3,7 +3,8 @@
 //! (`feature_map.rs`) at the element (IFM2 broadcast along the axes IFM2_BROADCAST[2:0] names;
 //! a pool's IFM at its tap, halved for IFM_UPSCALE 1), the IFM and IFM2 word caches
 //! (`word_cache.rs`), the read port (one aligned word, its byte picked by the address's low
-//! bits) and the strobed OFM write (one byte a beat, its word, lane and strobe kept from CALC).
+//! bits) and the strobed OFM write (one byte a beat, its word, lane and strobe kept from CALC;
+//! the gathered word and the write port are the sub-block `ofm_write_buffer.rs`).
 //! A sub-block of [`super::Elementwise`], whose comment has the states and the other
 //! decisions; the model is `model/src/ethos/elementwise_memory.rs`.
 //!
@@ -43,6 +44,7 @@
 //! only; the words also the read data.
 use super::elementwise::state;
 use super::feature_map::FeatureMap;
+use super::ofm_write_buffer::OfmWriteBuffer;
 use super::word_cache::WordCache;
 use crate::primitives::constant as k;
 use crate::primitives::{Reg, ZeroExtend};
@@ -143,19 +145,8 @@ pub struct ElementwiseMemory {
     lane_mask: [Signal<Local, Bits<64>>; 8],
     /// The OFM strobes of the element's write, and the OFM word's strobes kept with `p_addr`.
     p_strb: Reg<Bits<8>>,
-    /// The OFM word being gathered: its aligned address, bytes and strobes.
-    g_valid: Reg<Bit>,
-    g_addr: Reg<Bits<40>>,
-    g_data: Reg<Bits<64>>,
-    g_strb: Reg<Bits<8>>,
-    /// The write port: a word handed over from the gather, its address not yet taken
-    /// (`w_pending`) or its response awaited (`w_wait`); a failed response (`w_error`).
-    w_pending: Reg<Bit>,
-    w_wait: Reg<Bit>,
-    w_error: Reg<Bit>,
-    w_addr: Reg<Bits<40>>,
-    w_data: Reg<Bits<64>>,
-    w_strb: Reg<Bits<8>>,
+    /// The OFM write buffer (`ofm_write_buffer.rs`): the gathered word and the write port.
+    buffer: OfmWriteBuffer,
     /// The OFM byte CALC took last cycle, for the word caches.
     t_valid: Reg<Bit>,
     t_addr: Reg<Bits<40>>,
@@ -173,10 +164,7 @@ pub struct ElementwiseMemory {
     /// The OFM byte address taken: the deferred one in READ_A, the element's in CALC.
     o_addr: Signal<Local, Bits<40>>,
     read_a: Signal<Local, Bit>,
-    idle: Signal<Local, Bit>,
     miss: Signal<Local, Bit>,
-    handoff: Signal<Local, Bit>,
-    port_free: Signal<Local, Bit>,
     ofm_word: Signal<Local, Bits<40>>,
     ofm_strb: Signal<Local, Bits<8>>,
     ofm_mask: Signal<Local, Bits<64>>,
@@ -205,97 +193,28 @@ pub struct ElementwiseMemory {
 impl Default for ElementwiseMemory {
     fn default() -> Self {
         Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            state: Default::default(),
-            ifm_load: Default::default(),
-            ifm2_load: Default::default(),
-            ofm_load: Default::default(),
-            load_slot: Default::default(),
-            load_value: Default::default(),
-            pool: Default::default(),
-            y: Default::default(),
-            x: Default::default(),
-            c: Default::default(),
-            iy: Default::default(),
-            ix: Default::default(),
-            upscale: Default::default(),
-            broadcast: Default::default(),
-            result: Default::default(),
-            word_result: Default::default(),
-            o_data: Default::default(),
-            mem_r_valid: Default::default(),
-            mem_r_data: Default::default(),
-            mem_r_error: Default::default(),
-            mem_aw_ready: Default::default(),
-            mem_b_valid: Default::default(),
-            mem_b_error: Default::default(),
-            discard: Default::default(),
-            deferred: Default::default(),
-            padding: Default::default(),
-            word: Default::default(),
-            lane_strb: Default::default(),
-            operand2_word: Default::default(),
-            wait_both: Default::default(),
-            cache_c: Default::default(),
-            b_next: Default::default(),
-            b_hit: Default::default(),
-            cached2: Default::default(),
-            lane_mask: Default::default(),
-            p_strb: Default::default(),
-            drain: Default::default(),
-            drain_load: Default::default(),
-            drain_lane: Default::default(),
-            d_base: Default::default(),
-            drain_on: Default::default(),
-            lane40: Default::default(),
-            hold: Default::default(),
-            pair: Default::default(),
-            both: Default::default(),
-            p_addr: Default::default(),
-            o_addr: Default::default(),
-            mem_ar_valid: Default::default(),
-            mem_ar_addr: Default::default(),
-            mem_aw_valid: Default::default(),
-            mem_aw_addr: Default::default(),
-            mem_w_data: Default::default(),
-            mem_w_strb: Default::default(),
-            hit: Default::default(),
-            operand_word: Default::default(),
-            conflict: Default::default(),
-            take: Default::default(),
-            write_error: Default::default(),
-            drained: Default::default(),
-            ifm: Default::default(),
-            ifm2: Default::default(),
-            ofm: Default::default(),
-            cache_a: Default::default(),
-            cache_b: Default::default(),
-            g_valid: Default::default(),
-            g_addr: Default::default(),
-            g_data: Default::default(),
-            g_strb: Default::default(),
-            w_pending: Default::default(),
-            w_wait: Default::default(),
-            w_error: Default::default(),
-            w_addr: Default::default(),
-            w_data: Default::default(),
-            w_strb: Default::default(),
-            t_valid: Default::default(),
-            t_addr: Default::default(),
-            t_data: Default::default(),
-            t_mask: Default::default(),
-            idle: Default::default(),
-            miss: Default::default(),
-            handoff: Default::default(),
-            port_free: Default::default(),
-            ofm_word: Default::default(),
-            ofm_strb: Default::default(),
-            ofm_mask: Default::default(),
-            read_a: Default::default(),
-            read_b: Default::default(),
-            r_lane: Default::default(),
-            r_shifted: Default::default(),
+            clock: Default::default(), reset: Default::default(), state: Default::default(), ifm_load: Default::default(),
+            ifm2_load: Default::default(), ofm_load: Default::default(), load_slot: Default::default(),
+            load_value: Default::default(), pool: Default::default(), y: Default::default(), x: Default::default(),
+            c: Default::default(), iy: Default::default(), ix: Default::default(), upscale: Default::default(),
+            broadcast: Default::default(), result: Default::default(), word_result: Default::default(),
+            o_data: Default::default(), mem_r_valid: Default::default(), mem_r_data: Default::default(),
+            mem_r_error: Default::default(), mem_aw_ready: Default::default(), mem_b_valid: Default::default(),
+            mem_b_error: Default::default(), discard: Default::default(), deferred: Default::default(),
+            padding: Default::default(), word: Default::default(), lane_strb: Default::default(),
+            operand2_word: Default::default(), wait_both: Default::default(), cache_c: Default::default(),
+            b_next: Default::default(), b_hit: Default::default(), cached2: Default::default(), lane_mask: Default::default(),
+            p_strb: Default::default(), drain: Default::default(), drain_load: Default::default(), drain_lane: Default::default(),
+            d_base: Default::default(), drain_on: Default::default(), lane40: Default::default(), hold: Default::default(),
+            pair: Default::default(), both: Default::default(), p_addr: Default::default(), o_addr: Default::default(),
+            mem_ar_valid: Default::default(), mem_ar_addr: Default::default(), mem_aw_valid: Default::default(),
+            mem_aw_addr: Default::default(), mem_w_data: Default::default(), mem_w_strb: Default::default(),
+            hit: Default::default(), operand_word: Default::default(), conflict: Default::default(), take: Default::default(),
+            write_error: Default::default(), drained: Default::default(), ifm: Default::default(), ifm2: Default::default(),
+            ofm: Default::default(), cache_a: Default::default(), cache_b: Default::default(), t_valid: Default::default(),
+            t_addr: Default::default(), t_data: Default::default(), t_mask: Default::default(), miss: Default::default(),
+            ofm_word: Default::default(), ofm_strb: Default::default(), ofm_mask: Default::default(), read_a: Default::default(),
+            read_b: Default::default(), r_lane: Default::default(), r_shifted: Default::default(), buffer: Default::default(),
             s_check: k(state::CHECK.into()),
             s_read_a: k(state::READ_A.into()),
             s_wait_a: k(state::WAIT_A.into()),
@@ -320,7 +239,7 @@ impl Default for ElementwiseMemory {
 impl Logic for ElementwiseMemory {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, g_valid, g_addr, g_data, g_strb, w_pending, w_wait, w_error, w_addr, w_data, w_strb, t_valid, t_addr, t_data, t_mask, p_addr, p_strb, b_next, d_base);
+        dff_setup!(self, clock, t_valid, t_addr, t_data, t_mask, p_addr, p_strb, b_next, d_base);
         self.p_addr.reset.next = self.reset.val();
         self.d_base.reset.next = self.reset.val();
         self.t_valid.reset.next = self.reset.val();
@@ -329,16 +248,6 @@ impl Logic for ElementwiseMemory {
         self.t_mask.reset.next = self.reset.val();
         self.p_strb.reset.next = self.reset.val();
         self.b_next.reset.next = self.reset.val();
-        self.g_valid.reset.next = self.reset.val();
-        self.g_addr.reset.next = self.reset.val();
-        self.g_data.reset.next = self.reset.val();
-        self.g_strb.reset.next = self.reset.val();
-        self.w_pending.reset.next = self.reset.val();
-        self.w_wait.reset.next = self.reset.val();
-        self.w_error.reset.next = self.reset.val();
-        self.w_addr.reset.next = self.reset.val();
-        self.w_data.reset.next = self.reset.val();
-        self.w_strb.reset.next = self.reset.val();
         self.read_a.next = (self.state.val() == self.s_read_a.val()) & !self.padding.val();
         self.read_b.next = self.state.val() == self.s_read_b.val();
 
@@ -443,7 +352,8 @@ impl Logic for ElementwiseMemory {
         }
         // A missed word whose OFM bytes are gathered or being written waits for that write
         // (memory holds the old bytes until its response).
-        self.idle.next = !self.w_pending.q.val() & !self.w_wait.q.val();
+        self.buffer.clock.next = self.clock.val();
+        self.buffer.reset.next = self.reset.val();
         // So does READ_A's miss while the deferred OFM byte cannot be taken, or is taken into
         // the word READ_A reads (`conflict`, below `take`).
         self.r_lane.next = self.ifm2.address.val() & self.seven40.val();
@@ -496,47 +406,21 @@ impl Logic for ElementwiseMemory {
             }
         }
         // The strobes' byte mask.
-        self.lane_mask[0].next = self.zero64.val();
-        if self.ofm_strb.val().get_bit(0) {
-            self.lane_mask[0].next = self.byte_ff.val() << self.lane_shift[0].val();
-        }
-        self.lane_mask[1].next = self.zero64.val();
-        if self.ofm_strb.val().get_bit(1) {
-            self.lane_mask[1].next = self.byte_ff.val() << self.lane_shift[1].val();
-        }
-        self.lane_mask[2].next = self.zero64.val();
-        if self.ofm_strb.val().get_bit(2) {
-            self.lane_mask[2].next = self.byte_ff.val() << self.lane_shift[2].val();
-        }
-        self.lane_mask[3].next = self.zero64.val();
-        if self.ofm_strb.val().get_bit(3) {
-            self.lane_mask[3].next = self.byte_ff.val() << self.lane_shift[3].val();
-        }
-        self.lane_mask[4].next = self.zero64.val();
-        if self.ofm_strb.val().get_bit(4) {
-            self.lane_mask[4].next = self.byte_ff.val() << self.lane_shift[4].val();
-        }
-        self.lane_mask[5].next = self.zero64.val();
-        if self.ofm_strb.val().get_bit(5) {
-            self.lane_mask[5].next = self.byte_ff.val() << self.lane_shift[5].val();
-        }
-        self.lane_mask[6].next = self.zero64.val();
-        if self.ofm_strb.val().get_bit(6) {
-            self.lane_mask[6].next = self.byte_ff.val() << self.lane_shift[6].val();
-        }
-        self.lane_mask[7].next = self.zero64.val();
-        if self.ofm_strb.val().get_bit(7) {
-            self.lane_mask[7].next = self.byte_ff.val() << self.lane_shift[7].val();
+        for i in 0..8 {
+            self.lane_mask[i].next = self.zero64.val();
+            if self.ofm_strb.val().get_bit(i) {
+                self.lane_mask[i].next = self.byte_ff.val() << self.lane_shift[i].val();
+            }
         }
         self.ofm_mask.next = self.lane_mask[0].val() | self.lane_mask[1].val() | self.lane_mask[2].val() | self.lane_mask[3].val()
             | self.lane_mask[4].val() | self.lane_mask[5].val() | self.lane_mask[6].val() | self.lane_mask[7].val();
-        self.write_error.next = self.w_error.q.val();
+        self.write_error.next = self.buffer.error.val();
         self.take.next = (((self.state.val() == self.s_calc.val()) & !self.pool.val()) | self.deferred.val() | self.drain_on.val())
-            & !self.w_error.q.val()
-            & (!self.g_valid.q.val() | (self.g_addr.q.val() == self.ofm_word.val()) | self.idle.val());
+            & !self.buffer.error.val()
+            & (!self.buffer.gathered.val() | (self.buffer.gathered_addr.val() == self.ofm_word.val()) | self.buffer.idle.val());
         self.conflict.next = self.miss.val()
-            & ((self.g_valid.q.val() & (self.g_addr.q.val() == self.mem_ar_addr.val()))
-                | (!self.idle.val() & (self.w_addr.q.val() == self.mem_ar_addr.val()))
+            & ((self.buffer.gathered.val() & (self.buffer.gathered_addr.val() == self.mem_ar_addr.val()))
+                | (!self.buffer.idle.val() & (self.buffer.write_addr.val() == self.mem_ar_addr.val()))
                 | (self.deferred.val() & (!self.take.val() | ((self.p_addr.q.val() & self.align_mask.val()) == self.mem_ar_addr.val()))));
         self.hold.next = self.deferred.val() & (!self.take.val() | (self.p_addr.q.val() == self.ifm.address.val()));
         self.both.next = self.read_a.val()
@@ -546,29 +430,32 @@ impl Logic for ElementwiseMemory {
             & !self.hold.val()
             & !(self.deferred.val() & (self.p_addr.q.val() == self.ifm2.address.val()));
         // After a failed write the unit stops before reading: no read is offered.
-        self.mem_ar_valid.next = self.miss.val() & !self.conflict.val() & !self.w_error.q.val();
-        // In word mode the gathered word is whole when taken: it goes to the write port as
-        // soon as the port is free, also in the cycle its previous write's response comes
-        // (`port_free`; into registers only), so a word's write starts before the next word
-        // is taken (issue 19: a write every 2 cycles, not 3).
-        self.port_free.next = !self.w_pending.q.val() & (!self.w_wait.q.val() | (self.mem_b_valid.val() & !self.mem_b_error.val()));
-        self.handoff.next = self.g_valid.q.val()
-            & !self.w_error.q.val()
-            & !self.discard.val()
-            & ((self.idle.val()
-                & ((self.take.val() & (self.g_addr.q.val() != self.ofm_word.val()))
-                    | ((self.state.val() == self.s_flush.val()) & !self.drain_on.val())
-                    | (self.miss.val() & !self.deferred.val() & (self.g_addr.q.val() == self.mem_ar_addr.val()))))
-                | (self.word.val() & self.port_free.val()));
+        self.mem_ar_valid.next = self.miss.val() & !self.conflict.val() & !self.buffer.error.val();
+        // The write buffer (`ofm_write_buffer.rs`): the taken byte (word) gathered, the
+        // gathered word handed to the write port for another word's byte, FLUSH (the kernel's
+        // end, the drain empty), a read that misses it, or in word mode as the port frees.
+        self.buffer.take.next = self.take.val();
+        self.buffer.take_word.next = self.ofm_word.val();
+        self.buffer.take_data.next = self.o_data.val();
+        self.buffer.take_mask.next = self.ofm_mask.val();
+        self.buffer.take_strb.next = self.ofm_strb.val();
+        self.buffer.flush.next = (self.state.val() == self.s_flush.val()) & !self.drain_on.val();
+        self.buffer.read_miss.next = self.miss.val() & !self.deferred.val();
+        self.buffer.read_addr.next = self.mem_ar_addr.val();
+        self.buffer.eager.next = self.word.val();
+        self.buffer.discard.next = self.discard.val();
+        self.buffer.drain.next = self.drain.val();
+        self.buffer.clear.next = self.state.val() == self.s_check.val();
+        self.buffer.mem_aw_ready.next = self.mem_aw_ready.val();
+        self.buffer.mem_b_valid.next = self.mem_b_valid.val();
+        self.buffer.mem_b_error.next = self.mem_b_error.val();
+        self.drained.next = self.buffer.drained.val();
         // The element's OFM byte address, kept while its IFM2 byte is read (the unit's
         // coordinates move on as that byte comes), or as READ_A takes both bytes.
         if self.read_b.val() | (self.state.val() == self.s_wait_b.val()) | self.both.val() | (self.state.val() == self.s_wait_a.val()) {
             self.p_addr.d.next = self.ofm.address.val();
             self.p_strb.d.next = self.lane_strb.val();
         }
-        self.drained.next = self.idle.val()
-            & (!self.g_valid.q.val() | self.w_error.q.val() | self.discard.val())
-            & (!self.drain.val() | self.w_error.q.val() | self.discard.val());
         // The OFM byte CALC takes updates a cached word it hits, from registers in the next
         // cycle (`t_*`; the cache's inputs follow registers only, as its outputs feed this
         // block); that cycle's cached byte at the written address is the taken byte (below).
@@ -578,43 +465,10 @@ impl Logic for ElementwiseMemory {
             self.t_data.d.next = self.o_data.val();
             self.t_mask.d.next = self.ofm_mask.val();
         }
-        if self.handoff.val() {
-            self.w_pending.d.next = true;
-            self.w_addr.d.next = self.g_addr.q.val();
-            self.w_data.d.next = self.g_data.q.val();
-            self.w_strb.d.next = self.g_strb.q.val();
-            self.g_valid.d.next = false;
-        }
-        if self.take.val() {
-            self.g_valid.d.next = true;
-            self.g_addr.d.next = self.ofm_word.val();
-            if self.handoff.val() | !self.g_valid.q.val() {
-                self.g_data.d.next = self.o_data.val() & self.ofm_mask.val();
-                self.g_strb.d.next = self.ofm_strb.val();
-            } else {
-                self.g_data.d.next = (self.g_data.q.val() & !self.ofm_mask.val()) | (self.o_data.val() & self.ofm_mask.val());
-                self.g_strb.d.next = self.g_strb.q.val() | self.ofm_strb.val();
-            }
-        }
-        // The write port: the address, then the response.
-        if self.w_pending.q.val() & self.mem_aw_ready.val() {
-            self.w_pending.d.next = false;
-            self.w_wait.d.next = true;
-        }
-        if self.w_wait.q.val() & self.mem_b_valid.val() {
-            self.w_wait.d.next = false;
-            if self.mem_b_error.val() {
-                self.w_error.d.next = true;
-            }
-        }
-        if self.state.val() == self.s_check.val() {
-            self.g_valid.d.next = false;
-            self.w_error.d.next = false;
-        }
-        self.mem_aw_valid.next = self.w_pending.q.val();
-        self.mem_aw_addr.next = self.w_addr.q.val();
-        self.mem_w_data.next = self.w_data.q.val();
-        self.mem_w_strb.next = self.w_strb.q.val();
+        self.mem_aw_valid.next = self.buffer.mem_aw_valid.val();
+        self.mem_aw_addr.next = self.buffer.mem_aw_addr.val();
+        self.mem_w_data.next = self.buffer.mem_w_data.val();
+        self.mem_w_strb.next = self.buffer.mem_w_strb.val();
     }
 }
 

@@ -7,7 +7,7 @@
 //! memory side can, `taken`; it is dropped when the unit leaves READ_A otherwise, after a
 //! failed write: docs/ethos.md "Elementwise unit timing"). A sub-block of
 //! [`super::Elementwise`], apart so that the state machine's file stays a readable size; the
-//! model is `model/src/ethos/elementwise.rs` (`advance`, `last`).
+//! model is `model/src/ethos/elementwise_walk.rs` (`advance`, `last`).
 //!
 //! Ports: `clear` (CHECK passed) starts at element (0, 0, 0); `step` moves to the next
 //! element (y stays after the last: the unit then leaves the loop), `defer` with the OFM

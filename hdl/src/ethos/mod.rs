@@ -54,6 +54,7 @@ mod conv_read_channel;
 mod ifm_server;
 mod ifm_upscale;
 mod ofm_queue;
+mod ofm_write_buffer;
 mod ofm_write_channel;
 mod stream_reader;
 mod requantize;
@@ -70,6 +71,7 @@ mod weight_decoder_core;
 mod weight_emitter;
 mod weight_queues;
 mod word_cache;
+mod word_mode;
 
 pub use command_front_end::CommandFrontEnd;
 pub use conv_datapath::ConvDatapath;

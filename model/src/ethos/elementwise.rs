@@ -1,22 +1,28 @@
 //! The kernel unit (`hdl/src/ethos/elementwise.rs`, whose comment has the ports, states,
 //! timing and decisions: ELEMENTWISE and POOL). As in the RTL, the CHECK verdict is
-//! [`super::elementwise_check`], the addresses, word caches and the OFM write buffer
-//! [`super::elementwise_memory`] and the arithmetic of an element [`super::elementwise_datapath`], whose operand arithmetic
+//! [`super::elementwise_check`], the addresses and word caches [`super::elementwise_memory`],
+//! and the arithmetic of an element [`super::elementwise_datapath`], whose operand arithmetic
 //! [`combine`] and pooling arithmetic [`average_over_padding`], which the reference executor
-//! calls as well, are re-exported here; the pool's tap walk and drain (the RTL's
-//! `pool_taps.rs`) are in `pool_taps.rs` beside this file.
+//! calls as well, are re-exported here. Child modules beside this file, for the unit's fields:
+//! the pool's tap walk and drain `pool_taps.rs`, the walk over the elements
+//! `elementwise_walk.rs`, the OFM write buffer and the take into it `ofm_write_buffer.rs`
+//! (each named as its RTL block).
 use super::kernel_registers::KernelRegisters;
 use super::elementwise_check as check;
 use super::elementwise_datapath as datapath;
 use super::elementwise_lanes as lanes;
-use super::elementwise_memory::{self as memory, Cache, WriteBuffer};
+use super::elementwise_memory::{self as memory, Cache};
 pub use super::elementwise_datapath::{average_over_padding, combine};
 use npu_hdl::ethos::elementwise::{scalar, state, ERROR_IFM, ERROR_OFM, ERROR_UNSUPPORTED, LATCH_STEPS};
+use ofm_write_buffer::WriteBuffer;
 use pool_taps::Drain;
 
-/// The pool's tap walk and drain (the RTL's `pool_taps.rs`), a child module for the unit's fields.
 #[path = "pool_taps.rs"]
 mod pool_taps;
+#[path = "elementwise_walk.rs"]
+mod elementwise_walk;
+#[path = "ofm_write_buffer.rs"]
+pub mod ofm_write_buffer;
 
 #[derive(Clone, Debug, Default)]
 pub struct In {
@@ -138,24 +144,6 @@ impl Elementwise {
         datapath::tap(&self.regs, (self.y, self.x), (self.ky, self.kx))
     }
 
-    /// The OFM byte of the operands now held ([`datapath`]) in every lane; in word mode the 8
-    /// lanes' bytes ([`lanes`]). (A pool's bytes come from its drain: `pool_taps.rs`.)
-    fn result(&self) -> u64 {
-        if self.word {
-            return lanes::values(&self.regs, self.mode, self.ifm_word, self.ifm2_word);
-        }
-        u64::from_le_bytes([datapath::value(&self.regs, self.mode, self.ifm_word as u8, self.ifm2_word as u8); 8])
-    }
-
-    /// The OFM strobes of the element at `addr`: its byte, or in word mode its word's lanes.
-    fn strobes(&self, addr: u64) -> u8 {
-        if self.word {
-            lanes::strobes(self.c, self.param(scalar::OFM_DEPTH_M1))
-        } else {
-            1 << (addr & 7)
-        }
-    }
-
     /// The cached word of operand `b` (0 IFM, 1 IFM2: either entry) holding `addr`, shifted
     /// so that its byte is lane 0, and whether the word was written by the unit since its read.
     fn cached(&self, b: usize, addr: u64) -> Option<(u64, bool)> {
@@ -191,87 +179,6 @@ impl Elementwise {
 
     fn ofm_address(&self) -> u64 {
         memory::ofm_address(&self.regs, (self.y, self.x, self.c))
-    }
-
-    /// A read of `addr` (a miss) must wait: [`WriteBuffer::conflict`], or READ_A's deferred OFM byte
-    /// cannot be taken this cycle or is taken into the word read.
-    fn blocked(&self, addr: u64) -> bool {
-        self.out.conflict(addr)
-            || (self.state == state::READ_A && self.pending.is_some_and(|(p, _)| !self.out.can_take(p) || p & !7 == addr & !7))
-    }
-
-    /// Gathers the element's OFM byte at `addr` (the operands held now), or in word mode its
-    /// word's lanes `strb`, into its word ([`Self::gather`]).
-    fn take(&mut self, addr: u64, strb: u8) -> &'static str {
-        if self.word && strb != 0xff {
-            self.events.push("word: partial last word");
-        }
-        self.gather(addr, self.result(), strb)
-    }
-
-    /// Gathers the bytes `v` under `strb` into the word at `addr` ([`WriteBuffer::gather`]; a
-    /// pool's drain, one byte).
-    fn gather(&mut self, addr: u64, v: u64, strb: u8) -> &'static str {
-        let word = addr & !7;
-        let event = self.out.gather(addr, v, strb, &mut self.events);
-        // The byte updates a cached word it hits (an in-place operation).
-        for cache in &mut self.cache {
-            cache.write(word, v, strb);
-        }
-        event
-    }
-
-    /// The next element in NHWC order (c innermost) and its first state; after the last, FLUSH.
-    fn advance(&mut self) {
-        self.state = state::READ_A;
-        if self.c_end() {
-            self.c = 0;
-            if self.x == self.param(scalar::OFM_WIDTH_M1) {
-                self.x = 0;
-                if self.y == self.param(scalar::OFM_HEIGHT_M1) {
-                    self.state = state::FLUSH;
-                } else {
-                    self.y += 1;
-                }
-            } else {
-                self.x += 1;
-            }
-        } else {
-            self.c += if self.word_walk() { 8 } else { 1 };
-        }
-    }
-
-    /// The walk goes a word of channels at a time: word mode, or a pool with word lanes (its
-    /// drain: `pool_taps.rs`).
-    fn word_walk(&self) -> bool {
-        self.word || (self.pool && memory::word_lanes(&self.regs))
-    }
-
-    /// The element's channel (in word mode its word's) is the map's last.
-    fn c_end(&self) -> bool {
-        let depth_m1 = self.param(scalar::OFM_DEPTH_M1);
-        if self.word_walk() {
-            (self.c | 7) >= depth_m1
-        } else {
-            self.c == depth_m1
-        }
-    }
-
-    /// The element is the kernel's last.
-    fn last(&self) -> bool {
-        self.c_end() && self.x == self.param(scalar::OFM_WIDTH_M1) && self.y == self.param(scalar::OFM_HEIGHT_M1)
-    }
-
-    /// The IFM2 byte taken: CALC for the kernel's last element; else the next element's READ_A,
-    /// which takes this element's OFM byte beside its read (the byte's address kept now).
-    fn after_b(&mut self) {
-        if self.last() {
-            self.state = state::CALC;
-        } else {
-            let addr = self.ofm_address();
-            self.pending = Some((addr, self.strobes(addr)));
-            self.advance();
-        }
     }
 
     /// READ_A took its IFM byte from the cache (`ifm_event`): the IFM2 byte too when its word

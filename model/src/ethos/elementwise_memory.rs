@@ -1,8 +1,8 @@
 //! The kernel unit's memory side (RTL `hdl/src/ethos/elementwise_memory.rs`, whose comment has
 //! the cache decision): the element's IFM, IFM2 and OFM byte addresses from the LATCHed maps
-//! and one operand's word cache ([`Cache`], `hdl/src/ethos/word_cache.rs`), and the OFM write
-//! buffer ([`WriteBuffer`]). A part of the [`super::elementwise`] model, which drives the read
-//! and write ports from these.
+//! and one operand's word cache ([`Cache`], `hdl/src/ethos/word_cache.rs`); the OFM write
+//! buffer is `ofm_write_buffer.rs` beside this file. A part of the [`super::elementwise`]
+//! model, which drives the read and write ports from these.
 use super::feature_map::{address, brick, Slots, BASEP_LOW};
 use super::kernel_registers::{scalar, KernelRegisters};
 
@@ -87,92 +87,6 @@ impl Cache {
             let mask = byte_mask(strb);
             self.data = self.data & !mask | data & mask;
             self.written = true;
-        }
-    }
-}
-
-/// The OFM write buffer (the RTL's part of `hdl/src/ethos/elementwise_memory.rs`; docs/ethos.md
-/// "OFM write buffer"): the word being gathered and the write port, which writes one word at a
-/// time (address, then response) beside the element loop.
-#[derive(Clone, Debug, Default)]
-pub struct WriteBuffer {
-    /// The OFM word being gathered: aligned address, bytes, strobes.
-    pub g: Option<(u64, u64, u8)>,
-    /// The word handed over, its address not yet taken (`pending`), its response awaited
-    /// (`wait`), a failed response this kernel (`error`).
-    pub pending: bool,
-    pub wait: bool,
-    pub error: bool,
-    pub addr: u64,
-    pub data: u64,
-    pub strb: u8,
-}
-
-impl WriteBuffer {
-    /// No write in flight.
-    pub fn idle(&self) -> bool {
-        !self.pending && !self.wait
-    }
-
-    /// A read of the word at `addr` (a miss) must wait: its OFM bytes are gathered or being
-    /// written, and memory holds the old bytes until the write's response.
-    pub fn conflict(&self, addr: u64) -> bool {
-        let word = addr & !7;
-        self.g.is_some_and(|(a, _, _)| a == word) || (!self.idle() && self.addr == word)
-    }
-
-    /// The OFM byte at `addr` can be gathered: into the gathered word, or a new one when the
-    /// write port is idle to take the gathered word.
-    pub fn can_take(&self, addr: u64) -> bool {
-        !self.g.is_some_and(|(a, _, _)| a != addr & !7) || self.idle()
-    }
-
-    /// Hands the gathered word to the idle write port (none after a failed write or an error).
-    pub fn handoff(&mut self, events: &mut Vec<&'static str>) {
-        if let Some((a, d, m)) = self.g.take() {
-            (self.pending, self.addr, self.data, self.strb) = (true, a, d, m);
-            events.push("OFM word handed to the write port");
-        }
-    }
-
-    /// Gathers the byte lanes `strb` of `v` (the byte at `addr`, or a word's lanes in word
-    /// mode) into its word, the gathered word of another word handed to the write port first
-    /// ([`Self::can_take`]); the event names which.
-    pub fn gather(&mut self, addr: u64, v: u64, strb: u8, events: &mut Vec<&'static str>) -> &'static str {
-        let word = addr & !7;
-        if self.g.is_some_and(|(a, _, _)| a != word) {
-            self.handoff(events);
-        }
-        let mask = byte_mask(strb);
-        if let Some((_, d, m)) = &mut self.g {
-            (*d, *m) = (*d & !mask | v & mask, *m | strb);
-            "OFM byte gathered"
-        } else {
-            self.g = Some((word, v & mask, strb));
-            "calc"
-        }
-    }
-
-    /// The write port's edge, on what it held before the edge (`held`: pending, wait; a word
-    /// handed over at this edge is offered from the next cycle).
-    pub fn port(&mut self, held: (bool, bool), aw_ready: bool, b_valid: bool, b_error: bool, events: &mut Vec<&'static str>) {
-        let (pending, wait) = held;
-        if pending {
-            if aw_ready {
-                (self.pending, self.wait) = (false, true);
-                events.push("OFM word write");
-            } else {
-                events.push("OFM word write stalled");
-            }
-        }
-        if wait && b_valid {
-            self.wait = false;
-            if b_error {
-                self.error = true;
-                events.push("OFM word write error");
-            } else {
-                events.push("OFM word written");
-            }
         }
     }
 }
