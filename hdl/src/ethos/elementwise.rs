@@ -324,8 +324,6 @@ impl Logic for Elementwise {
         self.datapath.lane.next = self.taps.drain_lane.val();
         self.datapath.word_lanes.next = self.taps.word_lanes.val();
         self.datapath.count.next = self.taps.drain_count.val();
-        self.datapath.ifm_byte.next = self.ifm_word.q.val().get_bits::<8>(0);
-        self.datapath.ifm2_byte.next = self.ifm2_word.q.val().get_bits::<8>(0);
         self.datapath.ifm_zero_point.next = self.registers.ifm_zero_point.val();
         self.datapath.ifm2_zero_point.next = self.registers.ifm2_zero_point.val();
         self.datapath.ofm_zero_point.next = self.registers.ofm_zero_point.val();

@@ -1,26 +1,26 @@
 //! The kernel unit's arithmetic for one OFM element (TRM §4.6; digest
-//! `shared/spec/ethos-u65.md` §2.2-§2.3): the operands minus their zero points (the IFM2
-//! operand, or its scalar, swapped with the IFM's by IFM2_BROADCAST bit 6) into the elementwise
-//! ALU (`elementwise_alu.rs`), or a POOL's tap and average through the pooling ALU
-//! (`pooling_alu.rs`; the running max or sum is `pool_taps.rs`'s), then the output unit's two stages for the OFM scale, zero
-//! point and clamp (`requantize.rs`), the byte repeated over the 64-bit write word; in word mode
-//! the 8 lanes of a word (`elementwise_lanes.rs`, from the same copies). A sub-block
-//! of [`super::Elementwise`], whose documentation has the decisions; the model is
+//! `shared/spec/ethos-u65.md` §2.2-§2.3): an ELEMENTWISE's in the 8 lanes
+//! (`elementwise_lanes.rs`: operands minus their zero points, swapped by IFM2_BROADCAST bit 6,
+//! the elementwise ALU, the output unit's two stages), a word of 8 channels in word mode, lane
+//! 0 an element at a time (its operands are the words' low bytes: the arithmetic is written
+//! once); a POOL's tap and average through the pooling ALU (`pooling_alu.rs`; the running max
+//! or sum is `pool_taps.rs`'s), then its own ScaleProduct and Requantize (`requantize.rs`) for
+//! the OFM scale, zero point and clamp; the byte repeated over the 64-bit write word. A
+//! sub-block of [`super::Elementwise`], whose documentation has the decisions; the model is
 //! `model/src/ethos/elementwise_datapath.rs` (the lanes' `elementwise_lanes.rs`).
 //!
 //! Ports: the unit's registers (`pool`, `mode`, the element `y`, `x`, the tap `ky`, `kx`, the
-//! pool's `acc` and `count`, the bytes read `ifm_byte`, `ifm2_byte`) and the LATCHed
+//! pool's `acc` and `count`) and the LATCHed
 //! `NPU_SET_*` copies it reads, and word mode's `word_calc`, `ifm_word`, `ifm2_word`; out: the
 //! tap's IFM position (`iy`, `ix`, `in_ifm`), `w_data`, the result byte in every lane, and
 //! `word_data`, the lanes' word. Combinational: its inputs
 //! are all registers of the unit, so the unit's state machine reads the outputs in the same
 //! cycle without a loop.
-use super::elementwise_alu::ElementwiseAlu;
 use super::elementwise_lanes::ElementwiseLanes;
 use super::pooling_alu::PoolingAlu;
 use super::requantize::{Requantize, ScaleProduct};
 use crate::primitives::constant as k;
-use crate::primitives::{Concat, SignExtendBits, ZeroExtend};
+use crate::primitives::Concat;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -40,8 +40,6 @@ pub struct ElementwiseDatapath {
     pub lane: Signal<In, Bits<3>>,
     pub word_lanes: Signal<In, Bit>,
     pub count: Signal<In, Bits<17>>,
-    pub ifm_byte: Signal<In, Bits<8>>,
-    pub ifm2_byte: Signal<In, Bits<8>>,
     pub ifm_zero_point: Signal<In, Bits<16>>,
     pub ifm2_zero_point: Signal<In, Bits<16>>,
     pub ofm_zero_point: Signal<In, Bits<16>>,
@@ -82,24 +80,16 @@ pub struct ElementwiseDatapath {
     pub ifm2_word: Signal<In, Bits<64>>,
     pub word_data: Signal<Out, Bits<64>>,
     lanes: ElementwiseLanes,
-    alu: ElementwiseAlu,
     scale_product: ScaleProduct,
     requantize: Requantize,
     pooling: PoolingAlu,
     // Width helpers.
-    ifm_byte18: SignExtendBits<8, 18>,
-    ifm2_byte18: SignExtendBits<8, 18>,
-    ifm_zp18: SignExtendBits<16, 18>,
-    ifm2_scalar18: SignExtendBits<16, 18>,
-    ifm2_zp18_signed: SignExtendBits<16, 18>,
-    ifm2_zp18_unsigned: ZeroExtend<16, 18>,
     byte16: Concat<8, 8, 16>,
     byte32: Concat<16, 16, 32>,
     byte64: Concat<32, 32, 64>,
     padded: Signal<Local, Bit>,
-    ifm2_zp18: Signal<Local, Bits<18>>,
-    first: Signal<Local, Bits<18>>,
-    second: Signal<Local, Bits<18>>,
+    /// The element's OFM byte: lane 0's, or the pool's.
+    result_byte: Signal<Local, Bits<8>>,
     /// Bits read nowhere, named as lint expects.
     unused_bits: Signal<Local, Bit>,
     zero3: Constant<Bits<3>>,
@@ -127,8 +117,6 @@ impl Default for ElementwiseDatapath {
             lane: Default::default(),
             word_lanes: Default::default(),
             count: Default::default(),
-            ifm_byte: Default::default(),
-            ifm2_byte: Default::default(),
             ifm_zero_point: Default::default(),
             scale_mode: Default::default(),
             ifm2_signed: Default::default(),
@@ -156,23 +144,14 @@ impl Default for ElementwiseDatapath {
             ix: Default::default(),
             in_ifm: Default::default(),
             w_data: Default::default(),
-            alu: Default::default(),
             scale_product: Default::default(),
             requantize: Default::default(),
             pooling: Default::default(),
-            ifm_byte18: Default::default(),
-            ifm2_byte18: Default::default(),
-            ifm_zp18: Default::default(),
-            ifm2_scalar18: Default::default(),
-            ifm2_zp18_signed: Default::default(),
-            ifm2_zp18_unsigned: Default::default(),
             byte16: Default::default(),
             byte32: Default::default(),
             byte64: Default::default(),
             padded: Default::default(),
-            ifm2_zp18: Default::default(),
-            first: Default::default(),
-            second: Default::default(),
+            result_byte: Default::default(),
             unused_bits: Default::default(),
             zero3: k(0),
             zero6: k(0),
@@ -185,8 +164,9 @@ impl Default for ElementwiseDatapath {
 impl Logic for ElementwiseDatapath {
     #[hdl_gen]
     fn update(&mut self) {
-        // Word mode's 8 lanes (`elementwise_lanes.rs`).
-        self.lanes.enable.next = self.word_calc.val();
+        // The lanes (`elementwise_lanes.rs`): a word in word mode; an element at a time, lane 0
+        // (its operands are the words' low bytes), the same arithmetic, written once.
+        self.lanes.enable.next = self.word_calc.val() | (self.calc.val() & !self.pool.val());
         self.lanes.ifm_word.next = self.ifm_word.val();
         self.lanes.ifm2_word.next = self.ifm2_word.val();
         self.lanes.ifm_zero_point.next = self.ifm_zero_point.val();
@@ -205,36 +185,9 @@ impl Logic for ElementwiseDatapath {
         self.lanes.activation_min.next = self.activation_min.val();
         self.lanes.activation_max.next = self.activation_max.val();
         self.word_data.next = self.lanes.w_data.val();
-        // Operands minus zero points (18 bits), swapped by IFM2_BROADCAST bit 6.
-        self.ifm_byte18.narrow.next = self.ifm_byte.val();
-        self.ifm2_byte18.narrow.next = self.ifm2_byte.val();
-        self.ifm_zp18.narrow.next = self.ifm_zero_point.val();
-        self.ifm2_scalar18.narrow.next = self.ifm2_scalar.val();
-        self.ifm2_zp18_signed.narrow.next = self.ifm2_zero_point.val();
-        self.ifm2_zp18_unsigned.narrow.next = self.ifm2_zero_point.val();
-        self.ifm2_zp18.next = self.ifm2_zp18_unsigned.wide.val();
-        if self.ifm2_signed.val() {
-            self.ifm2_zp18.next = self.ifm2_zp18_signed.wide.val();
-        }
-        self.first.next = self.ifm_byte18.wide.val() - self.ifm_zp18.wide.val();
-        self.second.next = self.ifm2_byte18.wide.val() - self.ifm2_zp18.val();
-        if self.scalar_operand.val() {
-            self.second.next = self.ifm2_scalar18.wide.val() - self.ifm2_zp18.val();
-        }
-        self.alu.enable.next = self.calc.val() & !self.pool.val();
-        self.scale_product.enable.next = self.calc.val();
-        self.requantize.enable.next = self.calc.val();
-        self.alu.mode.next = self.mode.val();
-        self.alu.scale_mode.next = self.scale_mode.val();
-        self.alu.a.next = self.first.val();
-        self.alu.b.next = self.second.val();
-        if self.swap.val() {
-            self.alu.a.next = self.second.val();
-            self.alu.b.next = self.first.val();
-        }
-        self.alu.opa_scale.next = self.opa_scale.val().get_bits::<32>(0);
-        self.alu.opa_shift.next = self.opa_scale.val().get_bits::<6>(32);
-        self.alu.opb_scale.next = self.opb_scale.val();
+        // The OFM scale, zero point and clamp of a pool's value (the lanes have their own).
+        self.scale_product.enable.next = self.calc.val() & self.pool.val();
+        self.requantize.enable.next = self.calc.val() & self.pool.val();
         // A pool's tap and accumulator (average over padding when any PAD register is set).
         self.padded.next =
             self.ifm_pad_top.val().any() | self.ifm_pad_left.val().any() | self.ifm_pad_bottom.val().any() | self.ifm_pad_right.val().any();
@@ -261,24 +214,25 @@ impl Logic for ElementwiseDatapath {
         self.in_ifm.next = self.pooling.in_ifm.val();
         // The OFM scale, zero point and clamp: a max, or an average over padding, passes
         // unscaled (scale 1, shift 0: exact in every rounding mode).
-        self.scale_product.acc.next = self.alu.result.val();
+        self.scale_product.acc.next = self.pooling.value.val();
         self.scale_product.bias.next = self.zero40.val();
         self.scale_product.scale.next = self.ofm_scale.val().get_bits::<32>(0);
         self.requantize.shift.next = self.ofm_scale.val().get_bits::<6>(32);
-        if self.pool.val() {
-            self.scale_product.acc.next = self.pooling.value.val();
-            if (self.mode.val() == self.zero3.val()) | self.padded.val() {
-                self.scale_product.scale.next = self.one_scale.val();
-                self.requantize.shift.next = self.zero6.val();
-            }
+        if (self.mode.val() == self.zero3.val()) | self.padded.val() {
+            self.scale_product.scale.next = self.one_scale.val();
+            self.requantize.shift.next = self.zero6.val();
         }
         self.requantize.product.next = self.scale_product.product.val();
         self.requantize.rounding.next = self.rounding.val();
         self.requantize.zero_point.next = self.ofm_zero_point.val();
         self.requantize.act_min.next = self.activation_min.val();
         self.requantize.act_max.next = self.activation_max.val();
-        self.byte16.high.next = self.requantize.value.val().get_bits::<8>(0);
-        self.byte16.low.next = self.requantize.value.val().get_bits::<8>(0);
+        self.result_byte.next = self.lanes.w_data.val().get_bits::<8>(0);
+        if self.pool.val() {
+            self.result_byte.next = self.requantize.value.val().get_bits::<8>(0);
+        }
+        self.byte16.high.next = self.result_byte.val();
+        self.byte16.low.next = self.result_byte.val();
         self.byte32.high.next = self.byte16.joined.val();
         self.byte32.low.next = self.byte16.joined.val();
         self.byte64.high.next = self.byte32.joined.val();
