@@ -50,8 +50,8 @@ use crate::primitives::constant as k;
 /// The unit: the state machine and the element loop. Its sub-blocks: the LATCHed registers
 /// (`kernel_registers.rs`), the CHECK verdict (`elementwise_check.rs`), word mode
 /// (`word_mode.rs`), the element and its deferred OFM byte (`elementwise_walk.rs`), the
-/// arithmetic of an element (`elementwise_datapath.rs`: the ALUs and the output unit's two
-/// stages for the OFM scale, zero point and clamp; word mode's 8 lanes), the pool's tap walk
+/// arithmetic of an element (`elementwise_datapath.rs`: the 8 lanes, and for a pool the
+/// pooling ALU and the output unit's two stages), the pool's tap walk
 /// (`pool_taps.rs`) and the memory side (`elementwise_memory.rs`: the three feature-map
 /// addresses, the word caches, the read and the strobed write through `ofm_write_buffer.rs`).
 #[derive(LogicBlock)]
