@@ -24,6 +24,11 @@ pub struct ConvLayer {
     /// value: both are computed only then, so that the Verilated model skips CHECK's
     /// comparisons in every other cycle; docs/ethos.md, "Verilated speed", NPU step 4).
     pub check: Signal<In, Bit>,
+    /// The unit is in LATCH or CHECK, the only states in which the latched registers change
+    /// or the IFM extent is read before it is registered: the extent is computed and
+    /// registered only then (held otherwise, the value it had), so that the Verilated model
+    /// skips its adds in the other cycles (docs/ethos.md, NPU step 6).
+    pub track: Signal<In, Bit>,
     pub debug_value: Signal<In, Bits<48>>,
     pub debug_index: Signal<Out, Bits<7>>,
     pub debug_hold: Signal<Out, Bit>,
@@ -119,6 +124,7 @@ impl Default for ConvLayer {
             reset: Default::default(),
             latch: Default::default(),
             check: Default::default(),
+            track: Default::default(),
             debug_value: Default::default(),
             debug_index: Default::default(),
             debug_hold: Default::default(),
@@ -155,8 +161,9 @@ impl Default for ConvLayer {
             act_max: Default::default(),
             upscale: Default::default(),
             registers: Default::default(),
-            h_q: Default::default(),
-            w_q: Default::default(),
+            // The extent of all-zero registers (after reset): `0 + 0 + 1 - 0`.
+            h_q: Reg::new(1u64.into()),
+            w_q: Reg::new(1u64.into()),
             oh: Default::default(),
             ow: Default::default(),
             kh: Default::default(),
@@ -233,24 +240,28 @@ impl Logic for ConvLayer {
         self.pb.narrow.next = self.registers.ifm_pad_bottom.val();
         self.pl.narrow.next = self.registers.ifm_pad_left.val();
         self.pr.narrow.next = self.registers.ifm_pad_right.val();
+        self.h.next = self.zero20.val();
+        self.w.next = self.zero20.val();
         self.h1.next = self.zero20.val();
-        if self.registers.kernel_stride.val().get_bit(1) {
-            self.h1.next = self.oh.wide.val();
-        }
         self.h2.next = self.zero20.val();
-        if self.registers.kernel_stride.val().get_bit(9) {
-            self.h2.next = self.oh.wide.val() + self.oh.wide.val();
-        }
         self.w1.next = self.zero20.val();
-        if self.registers.kernel_stride.val().get_bit(0) {
-            self.w1.next = self.ow.wide.val();
-        }
         self.w2.next = self.zero20.val();
-        if self.registers.kernel_stride.val().get_bit(6) {
-            self.w2.next = self.ow.wide.val() + self.ow.wide.val();
+        if self.track.val() {
+            if self.registers.kernel_stride.val().get_bit(1) {
+                self.h1.next = self.oh.wide.val();
+            }
+            if self.registers.kernel_stride.val().get_bit(9) {
+                self.h2.next = self.oh.wide.val() + self.oh.wide.val();
+            }
+            if self.registers.kernel_stride.val().get_bit(0) {
+                self.w1.next = self.ow.wide.val();
+            }
+            if self.registers.kernel_stride.val().get_bit(6) {
+                self.w2.next = self.ow.wide.val() + self.ow.wide.val();
+            }
+            self.h.next = self.oh.wide.val() + self.h1.val() + self.h2.val() + self.kh.wide.val() + self.one20.val() - self.pt.wide.val() - self.pb.wide.val();
+            self.w.next = self.ow.wide.val() + self.w1.val() + self.w2.val() + self.kw.wide.val() + self.one20.val() - self.pl.wide.val() - self.pr.wide.val();
         }
-        self.h.next = self.oh.wide.val() + self.h1.val() + self.h2.val() + self.kh.wide.val() + self.one20.val() - self.pt.wide.val() - self.pb.wide.val();
-        self.w.next = self.ow.wide.val() + self.w1.val() + self.w2.val() + self.kw.wide.val() + self.one20.val() - self.pl.wide.val() - self.pr.wide.val();
         self.weight_start.next = self.registers.weight_basep.val() + self.registers.weight_base.val();
 
         // CHECK: what the unit does not walk (the module's decisions). Decision: `bad` and
@@ -313,8 +324,10 @@ impl Logic for ConvLayer {
         }
 
         // The datapath's layer registers.
-        self.h_q.d.next = self.h.val().get_bits::<12>(0);
-        self.w_q.d.next = self.w.val().get_bits::<12>(0);
+        if self.track.val() {
+            self.h_q.d.next = self.h.val().get_bits::<12>(0);
+            self.w_q.d.next = self.w.val().get_bits::<12>(0);
+        }
         self.ifm_height.next = self.h_q.q.val();
         self.ifm_width.next = self.w_q.q.val();
         self.ifm_depth.next = self.registers.ifm_depth_m1.val().get_bits::<12>(0) + self.one12.val();

@@ -326,18 +326,6 @@ impl Logic for ConvTraversal {
         self.mac_valid2.next = self.mac_valid2_q.q.val();
         self.clear2.next = self.clear2_q.q.val();
 
-        self.ifm_depth13.narrow.next = self.ifm_depth.val();
-        self.u9.narrow.next = self.u_q.q.val();
-        self.cg.next = self.cg_base_q.q.val() + self.u9.wide.val();
-        self.cg13.narrow.next = self.cg.val();
-        self.cg_base13.narrow.next = self.cg_base_q.q.val();
-        // The last 8-channel group of the IFM block: depth-first 4 a block, part-kernel-first 2.
-        self.u_last.next = self.three2.val();
-        if self.part_kernel.val() {
-            self.u_last.next = self.one2.val();
-        }
-        self.last_u.next = (self.u_q.q.val() == self.u_last.val())
-            | (((self.cg13.wide.val() + self.one13.val()) << self.shift3.val()) >= self.ifm_depth13.wide.val());
         // Vela's sub-kernels: the current one's sides (`sub_kernels.rs`).
         self.sides.kernel_height.next = self.kernel_height.val();
         self.sides.kernel_width.next = self.kernel_width.val();
@@ -347,30 +335,58 @@ impl Logic for ConvTraversal {
         self.sides.sx.next = self.sx_q.q.val();
         self.sub_h.next = self.sides.cur_h.val();
         self.sub_w.next = self.sides.cur_w.val();
-        self.kx_more.next = ((self.kx4.wide.val() + self.one4.val()) < self.sides.cur_w.val()) & !self.block_packed.val();
-        self.ky_more.next = ((self.ky4.wide.val() + self.one4.val()) < self.sides.cur_h.val()) & !self.block_packed.val();
-        // The next IFM block: depth-first 4 groups (32 channels), part-kernel-first 2 (16).
-        self.groups13.next = self.four13.val();
-        self.groups9.next = self.four9.val();
-        if self.part_kernel.val() {
-            self.groups13.next = self.two13.val();
-            self.groups9.next = self.two9.val();
-        }
-        self.more_ifm.next = ((self.cg_base13.wide.val() + self.groups13.val()) << self.shift3.val()) < self.ifm_depth13.wide.val();
-
-        // The group's last tap waits while the output walk could not take its accumulators.
-        self.last_tap.next = (self.depthwise.val() | self.last_u.val())
-            & !self.kx_more.val()
-            & !self.ky_more.val()
-            & !self.sides.more_x.val()
-            & !self.sides.more_y.val()
-            & (self.depthwise.val() | !self.more_ifm.val())
-            & (!self.block_packed.val() | self.packed_last.val());
         self.next_first.next = !self.walk.more_x.val() & !self.walk.more_y.val();
         self.next_row_start.next = !self.walk.more_x.val();
-        self.layer_last.next = self.last_tap.val() & self.walk.last_og.val() & !self.walk.more_x.val() & !self.walk.more_y.val();
-        self.stalled.next = (self.last_tap.val() & self.drain_wait.val())
-            | (self.in_decode.val() & (!self.row_ready.val() | self.layer_last.val()));
+        // The tap's verdicts, computed only in MAC and DECODE, the phases that issue taps (the
+        // `if` below reads them only with `issue`): in the other cycles, most of a network's
+        // when the layer is not a convolution, the Verilated model skips them (docs/ethos.md,
+        // NPU step 6). Every output is the same in every cycle.
+        self.ifm_depth13.narrow.next = self.ifm_depth.val();
+        self.u9.narrow.next = self.u_q.q.val();
+        self.cg_base13.narrow.next = self.cg_base_q.q.val();
+        self.cg.next = self.cg_base_q.q.val() + self.u9.wide.val();
+        self.cg13.narrow.next = self.cg.val();
+        self.u_last.next = self.three2.val();
+        self.last_u.next = false;
+        self.kx_more.next = false;
+        self.ky_more.next = false;
+        self.groups13.next = self.four13.val();
+        self.groups9.next = self.four9.val();
+        self.more_ifm.next = false;
+        self.last_tap.next = false;
+        self.layer_last.next = false;
+        self.stalled.next = false;
+        if self.in_mac.val() | self.in_decode.val() {
+            // The last 8-channel group of the IFM block: depth-first 4 a block, part-kernel-first 2.
+            self.u_last.next = self.three2.val();
+            if self.part_kernel.val() {
+                self.u_last.next = self.one2.val();
+            }
+            self.last_u.next = (self.u_q.q.val() == self.u_last.val())
+                | (((self.cg13.wide.val() + self.one13.val()) << self.shift3.val()) >= self.ifm_depth13.wide.val());
+            self.kx_more.next = ((self.kx4.wide.val() + self.one4.val()) < self.sides.cur_w.val()) & !self.block_packed.val();
+            self.ky_more.next = ((self.ky4.wide.val() + self.one4.val()) < self.sides.cur_h.val()) & !self.block_packed.val();
+            // The next IFM block: depth-first 4 groups (32 channels), part-kernel-first 2 (16).
+            self.groups13.next = self.four13.val();
+            self.groups9.next = self.four9.val();
+            if self.part_kernel.val() {
+                self.groups13.next = self.two13.val();
+                self.groups9.next = self.two9.val();
+            }
+            self.more_ifm.next = ((self.cg_base13.wide.val() + self.groups13.val()) << self.shift3.val()) < self.ifm_depth13.wide.val();
+
+            // The group's last tap waits while the output walk could not take its accumulators.
+            self.last_tap.next = (self.depthwise.val() | self.last_u.val())
+                & !self.kx_more.val()
+                & !self.ky_more.val()
+                & !self.sides.more_x.val()
+                & !self.sides.more_y.val()
+                & (self.depthwise.val() | !self.more_ifm.val())
+                & (!self.block_packed.val() | self.packed_last.val());
+            self.layer_last.next = self.last_tap.val() & self.walk.last_og.val() & !self.walk.more_x.val() & !self.walk.more_y.val();
+            self.stalled.next = (self.last_tap.val() & self.drain_wait.val())
+                | (self.in_decode.val() & (!self.row_ready.val() | self.layer_last.val()));
+        }
         self.issue.next = (self.in_mac.val() | self.in_decode.val()) & !self.stalled.val();
         self.issue_last.next = self.issue.val() & self.last_tap.val();
 

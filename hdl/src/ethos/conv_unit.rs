@@ -146,6 +146,12 @@ pub struct ConvUnit {
     ofm_queue: OfmQueue,
     /// The datapath's start, registered (a cycle after CHECK).
     dp_start: Reg<Bit>,
+    /// The datapath's reset, registered: high in DONE (it aborts a layer ended by an error)
+    /// and in the cycle after the unit's reset (its power-up value 1). From a register, not
+    /// `reset | (state == DONE)`: that expression reads the top's `reset` input, which pulled
+    /// the datapath's reset chain (the weight decoder's restart, the state machine's
+    /// defaults) into Verilator's input region, run twice a cycle (docs/ethos.md, NPU step 6).
+    dp_reset: Reg<Bit>,
     // State.
     state: Reg<Bits<3>>,
     depthwise: Reg<Bit>,
@@ -206,6 +212,7 @@ impl Default for ConvUnit {
             server: Default::default(),
             ofm_queue: Default::default(),
             dp_start: Default::default(),
+            dp_reset: Reg::new(true),
             state: Default::default(),
             depthwise: Default::default(),
             error: Default::default(),
@@ -235,8 +242,9 @@ impl Default for ConvUnit {
 impl Logic for ConvUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, dp_start, depthwise, error);
+        dff_setup!(self, clock, state, dp_start, dp_reset, depthwise, error);
         self.state.reset.next = self.reset.val();
+        self.dp_reset.reset.next = self.reset.val();
         self.depthwise.reset.next = self.reset.val();
         self.dp_start.reset.next = self.reset.val();
         self.error.reset.next = self.reset.val();
@@ -266,6 +274,7 @@ impl Logic for ConvUnit {
         self.layer.clock.next = self.clock.val();
         self.layer.reset.next = self.reset.val();
         self.layer.check.next = self.state.q.val() == self.s_check.val();
+        self.layer.track.next = (self.state.q.val() == self.s_latch.val()) | (self.state.q.val() == self.s_check.val());
         // IFM_UPSCALE 2 (zero insertion) is a CONV's (Vela's TRANSPOSE_CONV), 1 (nearest) a
         // DEPTHWISE's (Vela's RESIZE_NEAREST_NEIGHBOR with align_corners): each refused on the
         // other, as the executor does (`conv_layer.rs` refuses 3).
@@ -275,7 +284,10 @@ impl Logic for ConvUnit {
             & !(!self.depthwise.q.val() & self.layer.upscale.val().get_bit(0));
         self.running.next = self.state.q.val() == self.s_run.val();
         self.ok.next = self.error.q.val() == self.e_none.val();
-        self.datapath.reset.next = self.reset.val() | (self.state.q.val() == self.s_done.val());
+        // The datapath is reset in DONE and in the cycle after the unit's reset (a cycle later
+        // than the unit's sub-blocks; nothing reads the datapath before CHECK, and its
+        // outputs reach the unit's ports only in RUN).
+        self.datapath.reset.next = self.dp_reset.q.val();
         self.dp_start.d.next = self.start.val();
         self.datapath.start.next = self.dp_start.q.val();
         self.datapath.ifm_height.next = self.layer.ifm_height.val();
@@ -487,6 +499,8 @@ impl Logic for ConvUnit {
         } else {
             self.state.d.next = self.s_idle.val();
         }
+        // `dp_reset.q` is `state.q == DONE` in every cycle but the one after a reset.
+        self.dp_reset.d.next = self.state.d.val() == self.s_done.val();
         self.unused_bits.next = self.datapath.busy.val()
             | self.datapath.error_detail.val().any()
             | self.datapath.ofm_valid.val().get_bits::<7>(9).any()

@@ -46,6 +46,10 @@ pub struct ConvUnit {
     error: u8,
     /// The datapath's start, a cycle after CHECK (registered in the RTL).
     dp_start: bool,
+    /// The datapath's reset, registered in the RTL: in DONE and in the cycle after the unit's
+    /// reset (the RTL's power-up value; the model also resets the datapath in the reset
+    /// cycle itself, where the RTL's register has no value yet).
+    dp_reset: bool,
     regs: KernelRegisters,
     datapath: ConvDatapath,
     /// The read channel: 0 idle, 1 address, 2 data; its address, purpose and whether it is
@@ -92,6 +96,7 @@ impl Default for ConvUnit {
             depthwise: false,
             error: 0,
             dp_start: false,
+            dp_reset: true,
             regs: KernelRegisters::default(),
             datapath: ConvDatapath::default(),
             rd: 0,
@@ -164,7 +169,7 @@ impl ConvUnit {
         // The IFM wait holds the traversal only (`hold_mac`): the output walk drains on.
         let hold = ofm_full;
         let release = running && tap_reads && self.ifs_ready && !ofm_full;
-        let mut di = self.layer(i.reset || s == state::DONE, self.dp_start, hold, ifm_wait);
+        let mut di = self.layer(i.reset || self.dp_reset || s == state::DONE, self.dp_start, hold, ifm_wait);
         let half = |buf: u64, halves: u8| if halves == 2 { buf as u32 } else { (buf >> 32) as u32 };
         let shown = self.sr_halves != 0 && running;
         if shown {
@@ -192,6 +197,7 @@ impl ConvUnit {
             return out;
         }
         self.dp_start = start;
+        self.dp_reset = false;
         self.packing_events(&o, tap_reads, release);
         if (hold || ifm_wait) && running && matches!(o.state, dp::STATE_DECODE | dp::STATE_MAC | dp::STATE_OUT | dp::STATE_DRAIN) {
             self.events.push(if ofm_full { "held: OFM queue" } else { "held: IFM reads" });
