@@ -41,7 +41,7 @@ use super::scale_bias_loader::ScaleBiasLoader;
 use super::weight_buffer::WeightBuffer;
 use super::weight_rows::WeightRows;
 use super::WeightDecoder;
-use crate::primitives::{IfmLanes, RegEn};
+use crate::primitives::RegEn;
 use rust_hdl::prelude::*;
 
 /// Rows of 64 weights (8 OFM x 8 IFM channels, 576 bits) the weight buffer holds, and its
@@ -171,7 +171,6 @@ pub struct ConvDatapath {
     walk: OutputWalk,
     /// The output units and the per-channel parameters.
     out_lanes: OutputLanes,
-    lanes: [IfmLanes; 4],
     layer: LayerRegisters,
     check: LayerCheck,
     weights: WeightBuffer,
@@ -408,21 +407,19 @@ impl Logic for ConvDatapath {
         self.pad2.d.next = self.reads.pad.val();
         self.live2.d.next = self.reads.live.val();
 
-        // Stage 2: the MAC unit and the output unit.
-        self.lanes[0].data.next = self.ifm_data0.val();
-        self.lanes[1].data.next = self.ifm_data1.val();
-        self.lanes[2].data.next = self.ifm_data2.val();
-        self.lanes[3].data.next = self.ifm_data3.val();
+        // Stage 2: the MAC unit and the output unit. The MAC unit forms the IFM lanes, of
+        // its own words and of the packed feed's, in its clocked process (docs/ethos.md,
+        // "Verilated speed", eighteenth step; "Packed feed in bytes").
         self.mac.zero_point.next = self.ifm_zero_point.val();
         self.mac.live.next = self.live2.q.val();
-        for p in 0..4 {
-            self.mac.data[p].next = self.lanes[p].data.val();
-            self.lanes[p].zero_point.next = self.ifm_zero_point.val();
-            self.lanes[p].live.next = self.live2.q.val();
-            // Only the packed feed reads these lanes (the MAC unit forms its own: eighteenth step).
-            self.lanes[p].enable.next = self.packed_walk.packed2.val();
-            self.feed.act[p].next = self.lanes[p].lanes.val();
-        }
+        self.mac.data[0].next = self.ifm_data0.val();
+        self.mac.data[1].next = self.ifm_data1.val();
+        self.mac.data[2].next = self.ifm_data2.val();
+        self.mac.data[3].next = self.ifm_data3.val();
+        self.feed.act[0].next = self.ifm_data0.val();
+        self.feed.act[1].next = self.ifm_data1.val();
+        self.feed.act[2].next = self.ifm_data2.val();
+        self.feed.act[3].next = self.ifm_data3.val();
         self.mac.enable.next = self.traversal.mac_valid2.val() & !self.control.mac_holding.val();
         self.mac.clear.next = self.traversal.clear2.val();
         self.mac.depthwise.next = self.layer.depthwise.val();
@@ -450,6 +447,7 @@ impl Logic for ConvDatapath {
         }
         for i in 0..8 {
             self.mac.win[i].next = self.feed.win[i].val();
+            self.mac.win_live[i].next = self.feed.win_live[i].val();
         }
         for i in 0..12 {
             self.mac.kernel[i].next = self.feed.k[i].val();

@@ -40,11 +40,13 @@ pub struct ConvMac {
     pub acc_out: [Signal<Out, Bits<40>>; LANES],
     /// Stage 2 runs a packed depthwise cycle (docs/ethos.md, "Depthwise tap packing"): unit
     /// (a, b, o), accumulator `8 * (2a + b) + o`, takes its operands from the second feed
-    /// (`depthwise_feed.rs`) instead: act lane `3j + kx` is lane `o` of `win[4j + b + kx]`,
-    /// weight lane `3j + kx` lane `o` of `kernel[6a + 3j + kx]`, lanes 6 and 7 zero, no padding
-    /// (the feed's words are 0 there), in the conv mode.
+    /// (`depthwise_feed.rs`) instead: act lane `3j + kx` is IFM lane `o` of the bytes
+    /// `win[4j + b + kx]` (as `data`'s, with `zero_point` and `live`) where
+    /// `win_live[4j + b + kx]` is set, else 0 (padding and rows not taken), weight lane `3j + kx` lane
+    /// `o` of `kernel[6a + 3j + kx]`, lanes 6 and 7 zero, in the conv mode.
     pub packed_cycle: Signal<In, Bit>,
-    pub win: [Signal<In, Bits<72>>; 8],
+    pub win: [Signal<In, Bits<64>>; 8],
+    pub win_live: [Signal<In, Bit>; 8],
     pub kernel: [Signal<In, Bits<72>>; 12],
     /// The 16 pairs (`pairs[8p + o]` of `MacUnit`) in one clocked process.
     pairs: DotArray,
@@ -92,6 +94,7 @@ impl Logic for ConvMac {
         // The second feed (the `packed_cycle` doc above), chosen in the pairs' clocked process.
         for i in 0..8 {
             self.pairs.win[i].next = self.win[i].val();
+            self.pairs.win_live[i].next = self.win_live[i].val();
         }
         for i in 0..12 {
             self.pairs.kernel[i].next = self.kernel[i].val();

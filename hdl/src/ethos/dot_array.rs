@@ -5,13 +5,18 @@
 //! `ConvMac` uses. Model: `model/src/ethos/conv_mac.rs` (unchanged: same registers, cycles).
 //!
 //! Why one process (docs/ethos.md, "Verilated speed", eighteenth step): the IFM lanes
-//! (`primitives/ifm_lanes.rs`, each `data[8i+7:8i] - zero_point` below `live`) are a function
+//! (each `data[8i+7:8i] - zero_point` below `live`) are a function
 //! of the datapath's IFM ports, so as an `always @(*)` before the pairs they ran in Verilator's
 //! input region, twice a cycle, and once more after the edge, and the 72-bit words they formed
 //! recomputed the lanes that straddle a 32-bit word: about a fifth of the Verilated datapath.
 //! Here each lane is a 9-bit local computed once, at the clock edge, only when the units are
 //! enabled; each lane pair's 64-bit operand (`pair9` of positions p and p + 2) is formed once
 //! for the 8 pairs that share it, and each weight lane's sign extension once for its 2 pairs.
+//! The packed cycle's operands likewise (docs/ethos.md, "Convolution datapath", "Packed feed
+//! in bytes"): each window word's lane once for the pairs that read it (64 rather than 96),
+//! each channel's kernel operand once for its two positions (48 rather than 96), and the
+//! lanes of the packed feed's words are formed here too, from its bytes, rather than before
+//! the feed in the input region.
 use super::pair_dots;
 use rust_hdl::prelude::*;
 
@@ -20,8 +25,11 @@ use rust_hdl::prelude::*;
 /// (+)= Σ_i lane_i(data[p]) · w[o]_i` (conv), `lane_o(data[p]) · w[o]_o` (depthwise), with
 /// `lane_i(d) = d[8i+7:8i] - zero_point` (int8, exact in 9 bits) for `i < live`, else 0;
 /// `pad[p]` adds nothing to position p. A packed cycle (`ConvMac`'s `packed_cycle`) sums
-/// `Σ_l win[WIN[l] + g]_o · kernel[l]_o` (lo) and `· kernel[6 + l]_o` (hi) over six lanes l,
-/// no padding (lane o of each word).
+/// `Σ_l x(WIN[l] + g, o) · kernel[l]_o` (lo) and `· kernel[6 + l]_o` (hi) over six lanes l,
+/// no padding, where `x(v, o)` is window word v's IFM lane o (`lane_o(win[v])` when
+/// `win_live[v]` is set, else 0): the window words are the IFM bytes as the ports gave
+/// them, so that the lanes are formed here, once a cycle, not before the feed in Verilator's
+/// input region (docs/ethos.md, "Convolution datapath", "Packed feed in bytes").
 /// `clear` starts a new accumulation; changes only when `enable`; 40-bit wrapping
 /// accumulators, cleared by reset.
 #[derive(LogicBlock, Default)]
@@ -38,8 +46,10 @@ pub struct DotArray {
     pub live: Signal<In, Bits<4>>,
     pub w: [Signal<In, Bits<72>>; 8],
     pub packed_cycle: Signal<In, Bit>,
-    /// The packed feed's window and kernel words (`ConvMac::win`, `ConvMac::kernel`).
-    pub win: [Signal<In, Bits<72>>; 8],
+    /// The packed feed's window words (IFM bytes), which of them hold an element, and its
+    /// kernel words (`ConvMac::win`, `ConvMac::win_live`, `ConvMac::kernel`).
+    pub win: [Signal<In, Bits<64>>; 8],
+    pub win_live: [Signal<In, Bit>; 8],
     pub kernel: [Signal<In, Bits<72>>; 12],
     pub acc_lo: [Signal<Out, Bits<40>>; 16],
     pub acc_hi: [Signal<Out, Bits<40>>; 16],
@@ -55,13 +65,27 @@ fn lane9<const N: usize>(word: Bits<N>, i: usize) -> i64 {
 }
 
 impl DotArray {
-    /// IFM lane `i` of position `p` (the module docs' `lane_i`).
-    fn ifm_lane(&self, p: usize, i: usize) -> i64 {
+    /// IFM lane `i` of the word `data` (the module docs' `lane_i`).
+    fn lane(&self, data: u64, i: usize) -> i64 {
         if (i as u64) >= self.live.val().to_u64() {
             return 0;
         }
         let byte = |v: u64| i64::from(v as u8 as i8);
-        byte(self.data[p].val().to_u64() >> (8 * i)) - byte(self.zero_point.val().to_u64())
+        byte(data >> (8 * i)) - byte(self.zero_point.val().to_u64())
+    }
+
+    /// IFM lane `i` of position `p`.
+    fn ifm_lane(&self, p: usize, i: usize) -> i64 {
+        self.lane(self.data[p].val().to_u64(), i)
+    }
+
+    /// Packed window word `v`'s lane `o` (the module docs' `x(v, o)`).
+    fn win_lane(&self, v: usize, o: usize) -> i64 {
+        if self.win_live[v].val() {
+            self.lane(self.win[v].val().to_u64(), o)
+        } else {
+            0
+        }
     }
 
     /// Pair k's accumulators after an enabled edge (mirrors the Verilog below).
@@ -71,7 +95,7 @@ impl DotArray {
         let (acc_lo, acc_hi) = (wrap(self.acc_lo[k].val().to_u64()), wrap(self.acc_hi[k].val().to_u64()));
         let clear = self.clear.val();
         let (lo, hi, pad_lo, pad_hi) = if self.packed_cycle.val() {
-            let x: Vec<i64> = (0..6).map(|l| lane9(self.win[WIN[l] + g].val(), o)).collect();
+            let x: Vec<i64> = (0..6).map(|l| self.win_lane(WIN[l] + g, o)).collect();
             let lo: Vec<i64> = (0..6).map(|l| lane9(self.kernel[l].val(), o)).collect();
             let hi: Vec<i64> = (0..6).map(|l| lane9(self.kernel[6 + l].val(), o)).collect();
             let (lo, hi) = pair_dots(&x, &lo, &hi);
@@ -122,6 +146,21 @@ always @(posedge clock) begin : pairs
         for o in 0..8 {
             t += &format!("    reg [63:0] {};\n", (0..8).map(|i| format!("w{o}_{i}")).collect::<Vec<_>>().join(", "));
         }
+        // A packed cycle's operands, each formed once for the pairs that share it: window word
+        // v's lane o (`v{v}_{o}`, for the two positions' pairs of channel o that read it) and
+        // kernel lanes l and 6 + l of channel o as one operand (`k{l}_{o}`, for both positions).
+        // A lane is its byte and the zero point sign-extended to 64 bits and subtracted, under
+        // two masks (all ones or 0: the word is live, `vm{v}`; the lane is below `live`,
+        // `lm{o}`): a few word operations, where the 9-bit `ifm` and `sx` took about twice as
+        // many (docs/ethos.md, "Convolution datapath", "Packed feed in bytes").
+        t += "    reg [63:0] zp64;\n";
+        t += &format!("    reg [63:0] {};\n", (0..8).map(|v| format!("vm{v}, lm{v}")).collect::<Vec<_>>().join(", "));
+        for v in 0..8 {
+            t += &format!("    reg [63:0] {};\n", (0..8).map(|o| format!("v{v}_{o}")).collect::<Vec<_>>().join(", "));
+        }
+        for l in 0..6 {
+            t += &format!("    reg [63:0] {};\n", (0..8).map(|o| format!("k{l}_{o}")).collect::<Vec<_>>().join(", "));
+        }
         t += "    if (reset) begin\n";
         for k in 0..16 {
             t += &format!("        acc_lo${k} <= 40'd0;\n        acc_hi${k} <= 40'd0;\n");
@@ -134,18 +173,39 @@ always @(posedge clock) begin : pairs
             }
             t += &format!("            a0_{i} = pair9(x0_{i}, x2_{i});\n            a1_{i} = pair9(x1_{i}, x3_{i});\n");
         }
+        // A depthwise tap reads only weight lane o of word o (the others are 0).
         for o in 0..8 {
-            for i in 0..8 {
-                t += &format!("            w{o}_{i} = sx({});\n", sel(format!("w${o}"), i));
+            t += &format!("            w{o}_{o} = sx({});\n", sel(format!("w${o}"), o));
+        }
+        t += "            if (!depthwise) begin\n";
+        for o in 0..8 {
+            for i in (0..8).filter(|&i| i != o) {
+                t += &format!("                w{o}_{i} = sx({});\n", sel(format!("w${o}"), i));
+            }
+        }
+        t += "            end\n        end\n        else begin\n";
+        t += "            zp64 = {{56{zero_point[7]}}, zero_point};\n";
+        for i in 0..8 {
+            t += &format!("            vm{i} = win_live${i} ? ~64'd0 : 64'd0;\n            lm{i} = (live > 4'd{i}) ? ~64'd0 : 64'd0;\n");
+        }
+        for v in 0..8 {
+            for o in 0..8 {
+                t += &format!(
+                    "            v{v}_{o} = ({{{{56{{win${v}[{top}]}}}}, win${v}[{top}:{bottom}]}} - zp64) & vm{v} & lm{o};\n",
+                    top = 8 * o + 7,
+                    bottom = 8 * o
+                );
+            }
+        }
+        for l in 0..6 {
+            for o in 0..8 {
+                t += &format!("            k{l}_{o} = pair9({}, {});\n", sel(format!("kernel${l}"), o), sel(format!("kernel${}", 6 + l), o));
             }
         }
         t += "        end\n";
         for k in 0..16 {
             let (g, o) = (k / 8, k % 8);
-            let packed = (0..6)
-                .map(|l| format!("sx({}) * pair9({}, {})", sel(format!("win${}", WIN[l] + g), o), sel(format!("kernel${l}"), o), sel(format!("kernel${}", 6 + l), o)))
-                .collect::<Vec<_>>()
-                .join("\n                  + ");
+            let packed = (0..6).map(|l| format!("v{}_{o} * k{l}_{o}", WIN[l] + g)).collect::<Vec<_>>().join(" + ");
             let sum = (0..8).map(|i| format!("w{o}_{i} * a{g}_{i}")).collect::<Vec<_>>().join(" + ");
             let (plo, phi) = (g, g + 2);
             t += &format!(
@@ -216,6 +276,7 @@ impl Logic for DotArray {
         }
         for i in 0..8 {
             inputs.push(format!("win${i}"));
+            inputs.push(format!("win_live${i}"));
         }
         for i in 0..12 {
             inputs.push(format!("kernel${i}"));

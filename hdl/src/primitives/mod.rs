@@ -2,7 +2,6 @@
 //! export Verilog with width mismatches or without a reset, written once.
 mod concat;
 mod diagonal;
-mod ifm_lanes;
 mod mul_s16;
 mod mul_s8;
 mod mul_u;
@@ -18,7 +17,6 @@ mod zero_extend;
 
 pub use concat::Concat;
 pub use diagonal::Diagonal;
-pub use ifm_lanes::IfmLanes;
 pub use mul_s16::MulS16;
 pub use mul_s8::MulS8;
 pub use mul_u::MulU;
