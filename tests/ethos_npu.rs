@@ -87,13 +87,15 @@ fn elementwise_networks_run_on_the_npu() {
 /// 19: their lanes' results one a cycle, a map's last word partly filled) and one channel at
 /// a time (maps whose channels do not lie at lane c mod 8); the drain (issue 19: a word's lanes
 /// go out beside the next word's taps, a word whose taps end while the drain is busy waits for
-/// it, the kernel's end waits for the drain).
-const POOL_REQUIRED: [&str; 26] = [
+/// it, the kernel's end waits for the drain); the next tap's read offered as a tap's data come
+/// and the arbiter granting it as that read completes (issue 19, "Pooling timing").
+const POOL_REQUIRED: [&str; 28] = [
     "POOL max", "POOL average", "average with padding", "average without padding", "pool: padding skipped", "pool stride 2",
     "pool kernel 5", "pool kernel 1x1", "nhcwb16 ifm", "nhcwb16 ofm", "saturated high", "saturated low", "regor core", "legacy core",
     "bench: address stalled", "ELEMENTWISE add", "pool: IFM word from the cache", "OFM byte gathered", "flush",
     "pool: word lanes", "pool: next lane of the word", "pool: last lanes of a partial word", "pool: element at a time",
     "pool: drain beside the taps", "pool: word waits for the drain", "flush: the pool's drain busy",
+    "pool: next tap's read offered while the data come", "arbiter: read granted as the previous one completes",
 ];
 
 #[test]

@@ -6,7 +6,8 @@
 //! OFM_SCALE, or with padding divides by the taps inside: `pooling_alu.rs`). Both in NHWC or
 //! NHCWB16, with zero points and the activation clamp; the OFM gathered into 64-bit words
 //! written with their byte strobes. The model is `npu_model::ethos::elementwise`; docs/ethos.md, "NPU top and
-//! the kernel unit", has the timing and the decisions, which are also here.
+//! the kernel unit", has the timing and the decisions, which are also in
+//! `elementwise_states.rs`.
 //!
 //! Ports: the front end's kernel handshake (`kernel_start`, `kernel_op`, `kernel_mode` in;
 //! `kernel_done` for one cycle with `kernel_error`), its debug port (`debug_index`,
@@ -15,25 +16,8 @@
 //! one write at a time) behind the NPU's arbiter.
 //!
 //! States: `elementwise_states.rs` (the codes, what each does, the timing of an element).
-//!
-//! Decisions (the TRM leaves these open):
-//! - CONV and DEPTHWISE answer at once with `kernel_error` = [`ERROR_UNSUPPORTED`] (no
-//!   convolution in this unit yet), as does any field value the unit does not implement,
-//!   found in CHECK before anything is read or written: the verdict is the sub-block
-//!   `elementwise_check.rs`, whose comment lists what is refused and why.
-//! - A read error is `kernel_error` [`ERROR_IFM`] (the TRM's IFM channel, for IFM2 too), a
-//!   write error [`ERROR_OFM`]. A read error stops the element loop at once; a write's
-//!   response comes while later elements are read, so its error stops the loop at the next
-//!   READ_A, READ_B or CALC. Either way the unit then waits for a write in flight (FLUSH), drops
-//!   the gathered word, writes nothing more and reports the first error.
-//! - The IFM2 zero point is signed when IFM2_PRECISION bit 0 says so, also for a scalar
-//!   (as the reference executor reads it).
-//! - A pool with any IFM_PAD register set averages over the taps inside (the executor's
-//!   rule, TFLite's AveragePool); with none it uses OFM_SCALE (Vela's full-window scale).
-//! - One cached word per operand (`elementwise_memory.rs` has why it stays coherent); in word
-//!   mode a second IFM2 entry.
-//! - Word mode (issue 19): a word of 8 channels an element through 8 lanes where the maps lay
-//!   channel c at lane c mod 8; the decision (in CHECK) is the sub-block `word_mode.rs`.
+//! Decisions (the TRM leaves these open): in `elementwise_states.rs`, beside the states and
+//! the error codes they concern (kept apart so that this file stays a readable size).
 use super::elementwise_check::ElementwiseCheck;
 use super::elementwise_datapath::ElementwiseDatapath;
 use super::elementwise_memory::ElementwiseMemory;
@@ -198,14 +182,16 @@ impl Logic for Elementwise {
         self.registers.debug_value.next = self.debug_value.val();
         self.debug_index.next = self.registers.debug_index.val();
         self.debug_hold.next = self.registers.debug_hold.val();
-        // (Written before they are read: rust-hdl's loop check.) A pool's word ends with its last tap (its word taken, or in the padding), or waits
-        // in CALC while the drain is busy; the drain loads when it is free (issue 19).
+        // (Written before they are read: rust-hdl's loop check.) A pool's word ends with its
+        // last tap taken from the cache or skipped in READ_A, with the data of its last read
+        // (`flight_last`: the walk stepped as that read was taken), or waits in CALC while the
+        // drain is busy; the drain loads when it is free (issue 19).
         self.word_end.next = self.pool.q.val()
             & ((self.taps.last.val()
-                & (((self.state.q.val() == self.s_read_a.val())
-                    & !self.memory.write_error.val()
-                    & (!self.datapath.in_ifm.val() | (self.memory.hit.val() & !self.memory.hold.val())))
-                    | ((self.state.q.val() == self.s_wait_a.val()) & self.mem_r_valid.val() & !self.mem_r_error.val())))
+                & (self.state.q.val() == self.s_read_a.val())
+                & !self.memory.write_error.val()
+                & (!self.datapath.in_ifm.val() | (self.memory.hit.val() & !self.memory.hold.val())))
+                | (self.taps.flight_last.val() & (self.state.q.val() == self.s_wait_a.val()) & self.mem_r_valid.val() & !self.mem_r_error.val())
                 | ((self.state.q.val() == self.s_calc.val()) & !self.memory.write_error.val()));
         self.drain_load.next = self.word_end.val() & self.taps.drain_free.val();
         // The memory side (`elementwise_memory.rs`): addresses, word caches, read and write.
@@ -226,6 +212,8 @@ impl Logic for Elementwise {
         // A pool's OFM bytes from its drain (`pool_taps.rs`, issue 19).
         self.memory.drain.next = self.taps.drain_valid.val();
         self.memory.drain_load.next = self.drain_load.val();
+        // The pool's read in flight is not its word's last: WAIT_A offers the next tap's read.
+        self.memory.next_tap.next = self.pool.q.val() & !self.taps.flight_last.val();
         self.memory.drain_lane.next = self.taps.drain_lane.val();
         self.memory.pair.next = !self.pool.q.val() & !self.registers.ifm2_broadcast.val().get_bit(7);
         self.memory.y.next = self.walk.y.val();
@@ -278,8 +266,7 @@ impl Logic for Elementwise {
             self.after_a.next = self.s_calc.val();
         }
         if self.pool.q.val() {
-            // A pool's tap counts as its byte comes (`pool_taps.rs`): the next tap (after the
-            // last, `word_end` below).
+            // A pool's next tap (`pool_taps.rs`; after the last, `word_end` below).
             self.after_a.next = self.s_read_a.val();
         }
 
@@ -366,6 +353,8 @@ impl Logic for Elementwise {
         self.taps.drain_take.next = self.pool.q.val() & self.memory.take.val();
         self.taps.drain_clear.next = self.state.q.val() == self.s_check.val();
         self.taps.drain_load.next = self.drain_load.val();
+        // The tap's read taken (READ_A's, or WAIT_A's of the next tap): the walk steps.
+        self.taps.issue.next = self.pool.q.val() & self.memory.mem_ar_valid.val() & self.mem_ar_ready.val();
         // A pool's tap in the padding: READ_A reads nothing and steps past it (issue 19).
         self.taps.skip.next = (self.state.q.val() == self.s_read_a.val()) & !self.memory.write_error.val() & self.pool.q.val() & !self.datapath.in_ifm.val();
         // The tap's IFM word, taken with its byte (below), into the lanes (`pool_lanes.rs`).
@@ -453,6 +442,10 @@ impl Logic for Elementwise {
                     self.ifm_word.d.next = self.memory.operand_word.val();
                     self.taps.word_load.next = self.pool.q.val();
                     self.state.d.next = self.after_a.val();
+                    // A pool's next tap's read, offered now, taken: its data next (issue 19).
+                    if self.memory.mem_ar_valid.val() & self.mem_ar_ready.val() {
+                        self.state.d.next = self.s_wait_a.val();
+                    }
                     // Word mode: the IFM2 word from its cache (or the scalar) beside the IFM
                     // word read, the element done (issue 19).
                     if self.memory.wait_both.val() {

@@ -88,6 +88,9 @@ pub struct ElementwiseMemory {
     /// A pool's READ_A whose tap lies in the padding: no read, no hit (the unit steps past it;
     /// issue 19, no POOL_TAP cycle).
     pub padding: Signal<In, Bit>,
+    /// A pool's read in flight is not its word's last tap: WAIT_A offers the next tap's read
+    /// (the walk is at it) unless `padding`, in the word that comes, or held (issue 19).
+    pub next_tap: Signal<In, Bit>,
     /// An ELEMENTWISE a word of channels at a time (issue 19, `lane_layout.rs`): the element is
     /// a word of 8 channels at an aligned address, its OFM strobes `lane_strb` (the map's last
     /// word partly), the IFM2 cache has a second entry.
@@ -165,6 +168,10 @@ pub struct ElementwiseMemory {
     o_addr: Signal<Local, Bits<40>>,
     read_a: Signal<Local, Bit>,
     miss: Signal<Local, Bit>,
+    /// WAIT_A's offer of a pool's next tap; the IFM byte address of the read in flight (its
+    /// cache tag and lane: a pool's walk is at the next tap by then).
+    early_miss: Signal<Local, Bit>,
+    a_addr: Reg<Bits<40>>,
     ofm_word: Signal<Local, Bits<40>>,
     ofm_strb: Signal<Local, Bits<8>>,
     ofm_mask: Signal<Local, Bits<64>>,
@@ -201,7 +208,8 @@ impl Default for ElementwiseMemory {
             o_data: Default::default(), mem_r_valid: Default::default(), mem_r_data: Default::default(),
             mem_r_error: Default::default(), mem_aw_ready: Default::default(), mem_b_valid: Default::default(),
             mem_b_error: Default::default(), discard: Default::default(), deferred: Default::default(),
-            padding: Default::default(), word: Default::default(), lane_strb: Default::default(),
+            padding: Default::default(), next_tap: Default::default(), early_miss: Default::default(),
+            a_addr: Default::default(), word: Default::default(), lane_strb: Default::default(),
             operand2_word: Default::default(), wait_both: Default::default(), cache_c: Default::default(),
             b_next: Default::default(), b_hit: Default::default(), cached2: Default::default(), lane_mask: Default::default(),
             p_strb: Default::default(), drain: Default::default(), drain_load: Default::default(), drain_lane: Default::default(),
@@ -239,7 +247,8 @@ impl Default for ElementwiseMemory {
 impl Logic for ElementwiseMemory {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, t_valid, t_addr, t_data, t_mask, p_addr, p_strb, b_next, d_base);
+        dff_setup!(self, clock, t_valid, t_addr, t_data, t_mask, p_addr, p_strb, b_next, d_base, a_addr);
+        self.a_addr.reset.next = self.reset.val();
         self.p_addr.reset.next = self.reset.val();
         self.d_base.reset.next = self.reset.val();
         self.t_valid.reset.next = self.reset.val();
@@ -310,6 +319,9 @@ impl Logic for ElementwiseMemory {
         self.cache_b.clear.next = self.state.val() == self.s_check.val();
         self.cache_c.clear.next = self.state.val() == self.s_check.val();
         self.cache_a.address.next = self.ifm.address.val();
+        if self.state.val() == self.s_wait_a.val() {
+            self.cache_a.address.next = self.a_addr.q.val();
+        }
         self.cache_b.address.next = self.ifm2.address.val();
         self.cache_c.address.next = self.ifm2.address.val();
         self.cache_a.fill.next = (self.state.val() == self.s_wait_a.val()) & self.mem_r_valid.val() & !self.mem_r_error.val();
@@ -343,9 +355,17 @@ impl Logic for ElementwiseMemory {
         // the operand's cache holds the word.
         self.hit.next = (self.read_a.val() & self.cache_a.hit.val()) | (self.read_b.val() & self.b_hit.val());
         self.miss.next = (self.read_a.val() & !self.cache_a.hit.val()) | (self.read_b.val() & !self.b_hit.val());
+        // A pool's next tap offered in WAIT_A unless in the word that comes, granted as the data
+        // come (`npu.rs`, issue 19); the read's address kept in READ_A and as WAIT_A's data come.
+        self.early_miss.next = (self.state.val() == self.s_wait_a.val()) & self.next_tap.val() & !self.padding.val()
+            & ((self.ifm.address.val() & self.align_mask.val()) != (self.a_addr.q.val() & self.align_mask.val()));
         self.mem_ar_addr.next = self.zero40.val();
-        if self.read_a.val() {
+        if self.read_a.val() | self.early_miss.val() {
             self.mem_ar_addr.next = self.ifm.address.val() & self.align_mask.val();
+        }
+        // (No local here: one shared with the read request would join them for Verilator.)
+        if ((self.state.val() == self.s_read_a.val()) & !self.padding.val()) | ((self.state.val() == self.s_wait_a.val()) & self.mem_r_valid.val()) {
+            self.a_addr.d.next = self.ifm.address.val();
         }
         if self.read_b.val() {
             self.mem_ar_addr.next = self.ifm2.address.val() & self.align_mask.val();
@@ -358,7 +378,7 @@ impl Logic for ElementwiseMemory {
         // the word READ_A reads (`conflict`, below `take`).
         self.r_lane.next = self.ifm2.address.val() & self.seven40.val();
         if self.state.val() == self.s_wait_a.val() {
-            self.r_lane.next = self.ifm.address.val() & self.seven40.val();
+            self.r_lane.next = self.a_addr.q.val() & self.seven40.val();
         }
         self.r_shifted.next = self.mem_r_data.val() >> (self.r_lane.val() << self.three40.val());
         self.operand_word.next = self.r_shifted.val();
@@ -418,7 +438,7 @@ impl Logic for ElementwiseMemory {
         self.take.next = (((self.state.val() == self.s_calc.val()) & !self.pool.val()) | self.deferred.val() | self.drain_on.val())
             & !self.buffer.error.val()
             & (!self.buffer.gathered.val() | (self.buffer.gathered_addr.val() == self.ofm_word.val()) | self.buffer.idle.val());
-        self.conflict.next = self.miss.val()
+        self.conflict.next = (self.miss.val() | self.early_miss.val())
             & ((self.buffer.gathered.val() & (self.buffer.gathered_addr.val() == self.mem_ar_addr.val()))
                 | (!self.buffer.idle.val() & (self.buffer.write_addr.val() == self.mem_ar_addr.val()))
                 | (self.deferred.val() & (!self.take.val() | ((self.p_addr.q.val() & self.align_mask.val()) == self.mem_ar_addr.val()))));
@@ -430,7 +450,7 @@ impl Logic for ElementwiseMemory {
             & !self.hold.val()
             & !(self.deferred.val() & (self.p_addr.q.val() == self.ifm2.address.val()));
         // After a failed write the unit stops before reading: no read is offered.
-        self.mem_ar_valid.next = self.miss.val() & !self.conflict.val() & !self.buffer.error.val();
+        self.mem_ar_valid.next = (self.miss.val() | self.early_miss.val()) & !self.conflict.val() & !self.buffer.error.val();
         // The write buffer (`ofm_write_buffer.rs`): the taken byte (word) gathered, the
         // gathered word handed to the write port for another word's byte, FLUSH (the kernel's
         // end, the drain empty), a read that misses it, or in word mode as the port frees.

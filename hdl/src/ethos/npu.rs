@@ -21,6 +21,19 @@
 //! the front end can wait on the kernel (KERNEL_WAIT, STOP), and the front end issues at most
 //! one read per fetched line or DMA step, so a unit is never starved for longer than one
 //! transfer.
+//!
+//! Back-to-back kernel reads (issue 19, decision; docs/ethos.md "Pooling timing"): the kernel
+//! unit is granted a new read in the cycle its read's data come without error (the R
+//! handshake completes then, so still one read in flight after each edge), when the front end
+//! does not ask; a pool's WAIT_A offers its next tap's read while it waits, so an inside tap
+//! takes one cycle on a memory that answers in one. Why not a second read in flight for the
+//! kernel unit: the port's contract is one read in flight with no `r_ready` (docs/ethos.md,
+//! "Memory port and its AXI4 mapping"), and a one-cycle memory needs no more. The unit's
+//! request follows its registers only (the grant follows `mem_r_valid`/`mem_r_error`, no
+//! loop through the unit); a read error is not followed by a grant, so the kernel stops with
+//! nothing in flight. Only the kernel unit, so the front end's and the convolution unit's
+//! timing is unchanged, and the front end keeps its priority: when it asks in that cycle the
+//! kernel unit waits, and the front end has the next free cycle.
 use super::command_front_end::CommandFrontEnd;
 use super::conv_unit::ConvUnit;
 use super::elementwise::Elementwise;
@@ -109,14 +122,19 @@ impl Logic for Npu {
         // Read channel: the front end first, then the kernel unit, then the convolution unit;
         // the data to the master granted.
         self.front_end.mem_ar_ready.next = self.mem_ar_ready.val() & !self.read_busy.q.val();
-        self.elementwise.mem_ar_ready.next =
-            self.mem_ar_ready.val() & !self.read_busy.q.val() & !self.front_end.mem_ar_valid.val();
+        // (The kernel unit's data test written out in each statement: a shared local would
+        // join them for Verilator, which would see a loop through the unit.)
+        self.elementwise.mem_ar_ready.next = self.mem_ar_ready.val()
+            & (!self.read_busy.q.val() | (self.mem_r_valid.val() & !self.mem_r_error.val() & self.read_kernel.q.val() & !self.read_conv.q.val()))
+            & !self.front_end.mem_ar_valid.val();
         self.conv.mem_ar_ready.next = self.mem_ar_ready.val()
             & !self.read_busy.q.val()
             & !self.front_end.mem_ar_valid.val()
             & !self.elementwise.mem_ar_valid.val();
-        self.mem_ar_valid.next = !self.read_busy.q.val()
-            & (self.front_end.mem_ar_valid.val() | self.elementwise.mem_ar_valid.val() | self.conv.mem_ar_valid.val());
+        self.mem_ar_valid.next = (!self.read_busy.q.val()
+            & (self.front_end.mem_ar_valid.val() | self.elementwise.mem_ar_valid.val() | self.conv.mem_ar_valid.val()))
+            | (self.mem_r_valid.val() & !self.mem_r_error.val() & self.read_kernel.q.val() & !self.read_conv.q.val()
+                & self.elementwise.mem_ar_valid.val() & !self.front_end.mem_ar_valid.val());
         self.mem_ar_addr.next = self.elementwise.mem_ar_addr.val();
         if self.conv.mem_ar_valid.val() {
             self.mem_ar_addr.next = self.conv.mem_ar_addr.val();
@@ -133,13 +151,15 @@ impl Logic for Npu {
         self.front_end.mem_r_error.next = self.mem_r_error.val();
         self.elementwise.mem_r_error.next = self.mem_r_error.val();
         self.conv.mem_r_error.next = self.mem_r_error.val();
-        if !self.read_busy.q.val() & self.mem_ar_valid.val() & self.mem_ar_ready.val() {
+        // The data end the read in flight; a read granted in the same cycle (the kernel unit's
+        // next) is in flight after the edge.
+        if self.mem_r_valid.val() {
+            self.read_busy.d.next = false;
+        }
+        if self.mem_ar_valid.val() & self.mem_ar_ready.val() {
             self.read_busy.d.next = true;
             self.read_kernel.d.next = !self.front_end.mem_ar_valid.val();
             self.read_conv.d.next = !self.front_end.mem_ar_valid.val() & !self.elementwise.mem_ar_valid.val();
-        }
-        if self.mem_r_valid.val() {
-            self.read_busy.d.next = false;
         }
 
         // Write channel, the same way.

@@ -23,13 +23,18 @@
 //! in CALC, the taps kept).
 //!
 //! Ports: the unit's `state`; `skip`, READ_A steps past a tap in the padding (the
-//! datapath's verdict on the tap, `elementwise_datapath.rs`); the IFM zero point
+//! datapath's verdict on the tap, `elementwise_datapath.rs`); `issue`; the IFM zero point
 //! and `mode` (0 max); the element's channel `c` and the OFM depth; the maps' LATCH loads.
-//! Out: the tap, `word_lanes`, `last` (the tap is the kernel's last) and the drain's
-//! registers. The outputs follow registers only (no loop through the datapath and the memory
-//! side, which drive `drain_take`), but `drain_free`, which the unit's state machine reads. The tap's word counts in the cycle
-//! it comes (issue 19: no cycle of its own), then the walk steps; a tap in the padding steps
-//! in READ_A, which reads nothing then (issue 19: no POOL_TAP cycle before each tap). Outside
+//! Out: the tap, `word_lanes`, `last` (the tap is the kernel's last), `flight_last` and the
+//! drain's registers. The outputs follow registers only (no loop through the datapath and the
+//! memory side, which drive `drain_take`), but `drain_free`, which the unit's state machine
+//! reads.
+//! The tap's word counts in the cycle it comes (issue 19: no cycle of its own); the walk steps
+//! as the tap's read is taken (`issue`), so that WAIT_A can offer the next tap's read in the
+//! cycle this one's data come (issue 19, docs/ethos.md "Pooling timing": an inside tap a cycle
+//! on a memory that answers in one), `flight_last` marking the word's last read in flight; a
+//! tap from the cache or in the padding steps in READ_A, which reads nothing for a tap in the
+//! padding (issue 19: no POOL_TAP cycle before each tap). Outside
 //! the tap loop (READ_A, WAIT_A, and CALC, where a word waits for the drain) the walk starts
 //! afresh at 0, and so it does when the drain loads.
 use super::elementwise::state;
@@ -52,6 +57,10 @@ pub struct PoolTaps {
     pub drain_clear: Signal<In, Bit>,
     /// READ_A's tap lies in the padding: the walk steps past it, nothing taken.
     pub skip: Signal<In, Bit>,
+    /// The tap's read is taken (READ_A's, or WAIT_A's of the next tap): the walk steps at once
+    /// (issue 19: the taps do not depend on data, so the next tap's read can be offered while
+    /// this one's data come); `flight_last` keeps whether the read in flight is the word's last.
+    pub issue: Signal<In, Bit>,
     /// The IFM word of the tap (the element's byte in lane 0 unless `lanes`), taken into the
     /// lanes when `word_load` (a pool's READ_A or WAIT_A takes its IFM byte).
     pub word: Signal<In, Bits<64>>,
@@ -70,12 +79,14 @@ pub struct PoolTaps {
     pub kx: Signal<Out, Bits<16>>,
     /// The IFM and OFM allow word lanes (`lane_layout.rs`).
     pub word_lanes: Signal<Out, Bit>,
-    pub last: Signal<Out, Bit>,
+    /// The read in flight (WAIT_A) is the word's last tap: its data end the word.
+    pub flight_last: Signal<Out, Bit>,
     /// The drain holds a word's lanes (`drain_acc`, `drain_count`), lane `drain_lane` next.
     pub drain_valid: Signal<Out, Bit>,
     pub drain_acc: Signal<Out, Bits<256>>,
     pub drain_count: Signal<Out, Bits<17>>,
     pub drain_lane: Signal<Out, Bits<3>>,
+    pub last: Signal<Out, Bit>,
     /// The drain is empty or takes its last lane this cycle: it may load.
     pub drain_free: Signal<Out, Bit>,
     ky_reg: Reg<Bits<16>>,
@@ -87,6 +98,7 @@ pub struct PoolTaps {
     d_count: Reg<Bits<17>>,
     d_lane: Reg<Bits<3>>,
     d_last: Reg<Bits<3>>,
+    f_last: Reg<Bit>,
     /// The drain's last lane for the word at `c`.
     lanes_m1: Signal<Local, Bits<3>>,
     depth_left: Signal<Local, Bits<16>>,
@@ -120,6 +132,9 @@ impl Default for PoolTaps {
             drain_take: Default::default(),
             drain_clear: Default::default(),
             skip: Default::default(),
+            issue: Default::default(),
+            flight_last: Default::default(),
+            f_last: Default::default(),
             word: Default::default(),
             word_load: Default::default(),
             zero_point: Default::default(),
@@ -176,7 +191,8 @@ impl Default for PoolTaps {
 impl Logic for PoolTaps {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ky_reg, kx_reg, acc_reg, count_reg, d_valid, d_acc, d_count, d_lane, d_last);
+        dff_setup!(self, clock, ky_reg, kx_reg, acc_reg, count_reg, d_valid, d_acc, d_count, d_lane, d_last, f_last);
+        self.f_last.reset.next = self.reset.val();
         self.d_valid.reset.next = self.reset.val();
         self.d_acc.reset.next = self.reset.val();
         self.d_count.reset.next = self.reset.val();
@@ -207,10 +223,12 @@ impl Logic for PoolTaps {
         self.ky.next = self.ky_reg.q.val();
         self.kx.next = self.kx_reg.q.val();
         self.drain_valid.next = self.d_valid.q.val();
+        self.flight_last.next = self.f_last.q.val();
         self.drain_acc.next = self.d_acc.q.val();
         self.drain_count.next = self.d_count.q.val();
         self.drain_lane.next = self.d_lane.q.val();
         self.drain_free.next = !self.d_valid.q.val() | (self.drain_take.val() & (self.d_lane.q.val() == self.d_last.q.val()));
+        self.last.next = (self.kx_reg.q.val() == self.kernel_width_m1.val()) & (self.ky_reg.q.val() == self.kernel_height_m1.val());
         // The word at `c` (a multiple of 8 with word lanes) has lanes up to the map's depth.
         self.depth_left.next = self.ofm_depth_m1.val() - self.c.val();
         self.lanes_m1.next = self.zero3.val();
@@ -220,7 +238,6 @@ impl Logic for PoolTaps {
                 self.lanes_m1.next = self.depth_left.val().get_bits::<3>(0);
             }
         }
-        self.last.next = (self.kx_reg.q.val() == self.kernel_width_m1.val()) & (self.ky_reg.q.val() == self.kernel_height_m1.val());
         self.in_taps.next = (self.state.val() == self.s_read_a.val())
             | (self.state.val() == self.s_wait_a.val())
             | (self.state.val() == self.s_calc.val());
@@ -231,9 +248,17 @@ impl Logic for PoolTaps {
             self.count_reg.d.next = self.zero17.val();
         }
         // The tap's word taken (READ_A from the cache, WAIT_A from memory): it counts in every
-        // lane. Then, as for a tap in the padding, the next tap, row by row (after the last,
-        // the unit goes to CALC and the walk starts afresh).
-        self.step.next = self.word_load.val() | self.skip.val();
+        // lane. The walk steps to the next tap, row by row, as READ_A takes the tap's word from
+        // the cache or skips a tap in the padding, and as a tap's read is taken (`issue`: its
+        // word counts when it comes, the next tap's read may be offered meanwhile; issue 19).
+        // After the last tap the unit moves the word to the drain or CALC, and the walk starts
+        // afresh.
+        self.step.next = (self.word_load.val() & (self.state.val() == self.s_read_a.val())) | self.skip.val() | self.issue.val();
+        // (The tap's test again, not `last`: this statement reads `issue`, which follows the
+        // read request; Verilator would join it to `last`'s readers, a false loop.)
+        if self.issue.val() {
+            self.f_last.d.next = (self.kx_reg.q.val() == self.kernel_width_m1.val()) & (self.ky_reg.q.val() == self.kernel_height_m1.val());
+        }
         if self.word_load.val() {
             self.acc_reg.d.next = self.lanes.accumulated.val();
             self.count_reg.d.next = self.count_reg.q.val() + self.one17.val();

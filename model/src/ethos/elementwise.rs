@@ -88,6 +88,10 @@ pub struct Elementwise {
     kx: u16,
     acc: [i32; 8],
     count: u32,
+    /// The IFM byte address of the read in flight (WAIT_A), and for a pool whether it is the
+    /// word's last tap: the tap walk steps as the read is taken (issue 19, `pool_taps.rs`).
+    a_addr: u64,
+    flight_last: bool,
     /// The pool's drain (`hdl/src/ethos/pool_taps.rs`): a word's lanes handed to the OFM one a
     /// cycle beside the next word's taps; `drain_busy`, it offered a byte at this edge.
     drain: Option<Drain>,
@@ -117,6 +121,8 @@ impl Default for Elementwise {
             out: WriteBuffer::default(),
             pending: None,
             ky: 0, kx: 0, acc: [0; 8], count: 0,
+            a_addr: 0,
+            flight_last: false,
             drain: None,
             drain_busy: false,
             cache: [Cache::default(); 3],
@@ -181,35 +187,6 @@ impl Elementwise {
         memory::ofm_address(&self.regs, (self.y, self.x, self.c))
     }
 
-    /// READ_A took its IFM byte from the cache (`ifm_event`): the IFM2 byte too when its word
-    /// is cached (the two caches are read in the same cycle, issue 19), unless it is the
-    /// deferred OFM byte `taken` in this cycle (the RTL's cache has it from the next: READ_B).
-    fn ifm2_beside(&mut self, taken: Option<u64>, ifm_event: &'static str) -> &'static str {
-        let a2 = self.ifm2_address();
-        match self.cached(1, a2) {
-            Some(_) if taken == Some(a2) => {
-                self.events.push("IFM2 byte is the OFM byte taken beside: read next cycle");
-                ifm_event
-            }
-            Some((word, written)) => {
-                if ifm_event != "IFM word from the cache" {
-                    self.events.push(ifm_event);
-                }
-                if written {
-                    self.events.push("IFM2 word from the cache after an OFM write into it");
-                }
-                self.second_entry(a2);
-                self.ifm2_word = word;
-                self.after_b();
-                "IFM and IFM2 words from the caches in one cycle"
-            }
-            None => {
-                self.events.push("IFM word from the cache, IFM2 word missed");
-                ifm_event
-            }
-        }
-    }
-
     /// The outputs (they follow the state only).
     pub fn peek(&self) -> Out {
         self.outputs()
@@ -223,6 +200,9 @@ impl Elementwise {
             state::READ_A if self.pool && !self.tap().2 => None,
             state::READ_A => Some((self.ifm_address(), 0)),
             state::READ_B => Some((self.ifm2_address(), 1)),
+            // A pool's next tap while this tap's data are awaited: no cache look-up (the cache
+            // is refilled as they come), [`Self::next_read`] (issue 19).
+            state::WAIT_A => self.next_read().map(|a| (a, 2)),
             _ => None,
         };
         Out {
@@ -231,7 +211,7 @@ impl Elementwise {
             debug_index,
             debug_hold: s == state::LATCH,
             // No read when the operand's cache holds the word (the address shows all the same).
-            mem_ar_valid: read.is_some_and(|(a, b)| self.cached(b, a).is_none() && !self.blocked(a) && !self.out.error),
+            mem_ar_valid: read.is_some_and(|(a, b)| (b == 2 || self.cached(b, a).is_none()) && !self.blocked(a) && !self.out.error),
             mem_ar_addr: read.map_or(0, |(a, _)| a & !7),
             mem_aw_valid: self.out.pending,
             mem_aw_addr: self.out.addr,
@@ -398,13 +378,19 @@ impl Elementwise {
                     "read waits for the OFM write of its word"
                 } else if i.mem_ar_ready {
                     self.state += 1;
+                    if b == 0 {
+                        self.a_addr = addr;
+                    }
+                    if self.pool {
+                        self.tap_issued();
+                    }
                     "read address"
                 } else {
                     "read stalled"
                 }
             }
             state::WAIT_A | state::WAIT_B if i.mem_r_valid => {
-                let addr = if self.state == state::WAIT_A { self.ifm_address() } else { self.ifm2_address() };
+                let addr = if self.state == state::WAIT_A { self.a_addr } else { self.ifm2_address() };
                 if i.mem_r_error {
                     self.error = ERROR_IFM;
                     self.state = state::FLUSH;
@@ -426,7 +412,7 @@ impl Elementwise {
                     self.ifm_word = word;
                     self.state = self.after_a();
                     if self.pool {
-                        self.tap_taken(word);
+                        self.tap_data(word, i);
                         "pool: ifm"
                     } else if self.word && self.broadcast() & 0x80 != 0 {
                         // Word mode: the element done as its IFM word comes (issue 19).

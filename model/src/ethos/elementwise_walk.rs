@@ -1,8 +1,8 @@
 //! The kernel unit's walk over the OFM elements (RTL `hdl/src/ethos/elementwise_walk.rs`, whose
 //! comment has the order and the deferred OFM byte): the next element in NHWC order, whether
 //! it is the kernel's last, the IFM2 byte's end of an element, and the OFM strobes of the
-//! element (in word mode its word's lanes). A part of the [`super::Elementwise`] model (a child
-//! module, for the unit's fields).
+//! element (in word mode its word's lanes), and READ_A's IFM2 byte from its cache beside the
+//! IFM byte. A part of the [`super::Elementwise`] model (a child module, for the unit's fields).
 use super::{lanes, memory, scalar, state, Elementwise};
 
 impl Elementwise {
@@ -65,6 +65,35 @@ impl Elementwise {
             lanes::strobes(self.c, self.param(scalar::OFM_DEPTH_M1))
         } else {
             1 << (addr & 7)
+        }
+    }
+
+    /// READ_A took its IFM byte from the cache (`ifm_event`): the IFM2 byte too when its word
+    /// is cached (the two caches are read in the same cycle, issue 19), unless it is the
+    /// deferred OFM byte `taken` in this cycle (the RTL's cache has it from the next: READ_B).
+    pub(super) fn ifm2_beside(&mut self, taken: Option<u64>, ifm_event: &'static str) -> &'static str {
+        let a2 = self.ifm2_address();
+        match self.cached(1, a2) {
+            Some(_) if taken == Some(a2) => {
+                self.events.push("IFM2 byte is the OFM byte taken beside: read next cycle");
+                ifm_event
+            }
+            Some((word, written)) => {
+                if ifm_event != "IFM word from the cache" {
+                    self.events.push(ifm_event);
+                }
+                if written {
+                    self.events.push("IFM2 word from the cache after an OFM write into it");
+                }
+                self.second_entry(a2);
+                self.ifm2_word = word;
+                self.after_b();
+                "IFM and IFM2 words from the caches in one cycle"
+            }
+            None => {
+                self.events.push("IFM word from the cache, IFM2 word missed");
+                ifm_event
+            }
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The Ethos-U65 NPU top (`hdl/src/ethos/npu.rs`, whose comment has the ports and the
 //! arbitration): the command front end, the kernel unit (`elementwise.rs`) and the convolution
 //! unit (`conv_unit.rs`) composed as the RTL wires them, and the three-way arbiter of the one
-//! memory master port (front end, then kernel unit, then convolution unit; docs/ethos.md).
+//! memory master port (front end, then kernel unit, then convolution unit; docs/ethos.md), the
+//! kernel unit granted its next read in the cycle its read's data come (issue 19).
 use super::command_front_end::{self as fe, CommandFrontEnd};
 use super::conv_unit::ConvUnit;
 use super::elementwise::{self as ew, Elementwise};
@@ -59,8 +60,8 @@ impl Block for Npu {
     }
 
     fn step(&mut self, i: &In) -> Out {
-        // The kernel units' outputs come from their state only; the front end's inputs do not
-        // depend on the front end's outputs, so it steps first. CONV and DEPTHWISE (`kernel_op`
+        // The kernel units' handshake and debug outputs come from their state only; the front
+        // end's inputs do not depend on the front end's outputs, so it steps first. CONV and DEPTHWISE (`kernel_op`
         // 0 and 1) start the convolution unit, the others the kernel unit. Only one unit runs
         // at a time, and an idle unit drives its handshake and debug outputs low: they are ORed.
         let k = self.elementwise.peek();
@@ -84,13 +85,20 @@ impl Block for Npu {
             mem_b_valid: i.mem_b_valid && !self.write_kernel,
             mem_b_error: i.mem_b_error,
         });
-        let unit_in = |conv: bool| ew::In {
+        // The kernel unit's read's data come without error: it may be granted its next read now
+        // (a pool's next tap, offered while it waits). The kernel unit steps first: the
+        // convolution unit's grant waits for its request.
+        let kernel_r = i.mem_r_valid && !i.mem_r_error && self.read_kernel && !self.read_conv;
+        let unit_in = |conv: bool, k_ar_valid: bool| ew::In {
             reset: i.reset,
             kernel_start: f.kernel_start && (f.kernel_op < 2) == conv,
             kernel_op: f.kernel_op,
             kernel_mode: f.kernel_mode,
             debug_value: f.debug_value,
-            mem_ar_ready: i.mem_ar_ready && !self.read_busy && !f.mem_ar_valid && (!conv || !k.mem_ar_valid),
+            mem_ar_ready: i.mem_ar_ready
+                && (!self.read_busy || (kernel_r && !conv))
+                && !f.mem_ar_valid
+                && (!conv || !k_ar_valid),
             mem_r_valid: i.mem_r_valid && self.read_kernel && self.read_conv == conv,
             mem_r_data: i.mem_r_data,
             mem_r_error: i.mem_r_error,
@@ -98,8 +106,8 @@ impl Block for Npu {
             mem_b_valid: i.mem_b_valid && self.write_kernel && self.write_conv == conv,
             mem_b_error: i.mem_b_error,
         };
-        self.elementwise.step(&unit_in(false));
-        self.conv.step(&unit_in(true));
+        let k = self.elementwise.step(&unit_in(false, false));
+        self.conv.step(&unit_in(true, k.mem_ar_valid));
         let fe_write = f.mem_aw_valid;
         // As the RTL muxes them: the front end's, else the convolution unit's when it asks,
         // else the kernel unit's (also when no one asks).
@@ -107,7 +115,8 @@ impl Block for Npu {
         let out = Out {
             apb_rdata: f.apb_rdata,
             irq: f.irq,
-            mem_ar_valid: !self.read_busy && (f.mem_ar_valid || k.mem_ar_valid || c.mem_ar_valid),
+            mem_ar_valid: (!self.read_busy && (f.mem_ar_valid || k.mem_ar_valid || c.mem_ar_valid))
+                || (kernel_r && k.mem_ar_valid && !f.mem_ar_valid),
             mem_ar_addr: if f.mem_ar_valid { f.mem_ar_addr } else { ar_addr },
             mem_aw_valid: !self.write_busy && (fe_write || k.mem_aw_valid || c.mem_aw_valid),
             mem_aw_addr: if fe_write { f.mem_aw_addr } else { aw.mem_aw_addr },
@@ -122,7 +131,14 @@ impl Block for Npu {
             (self.write_busy, self.write_kernel, self.write_conv) = (false, false, false);
             return out;
         }
-        if !self.read_busy && out.mem_ar_valid && i.mem_ar_ready {
+        if out.mem_ar_valid && i.mem_ar_ready && self.read_busy {
+            self.events.push("arbiter: read granted as the previous one completes");
+        }
+        // The data end the read in flight; a read granted in the same cycle is in flight after.
+        if i.mem_r_valid {
+            self.read_busy = false;
+        }
+        if out.mem_ar_valid && i.mem_ar_ready {
             (self.read_busy, self.read_kernel, self.read_conv) = (true, !f.mem_ar_valid, !f.mem_ar_valid && !k.mem_ar_valid);
             self.events.push(if f.mem_ar_valid {
                 "arbiter: front-end read"
@@ -134,9 +150,6 @@ impl Block for Npu {
             if f.mem_ar_valid && (k.mem_ar_valid || c.mem_ar_valid) {
                 self.events.push("arbiter: kernel read waits");
             }
-        }
-        if i.mem_r_valid {
-            self.read_busy = false;
         }
         if !self.write_busy && out.mem_aw_valid && i.mem_aw_ready {
             (self.write_busy, self.write_kernel, self.write_conv) = (true, !fe_write, !fe_write && !k.mem_aw_valid);
