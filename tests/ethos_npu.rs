@@ -476,7 +476,7 @@ fn pool_coverage(op: &Operation, coverage: &mut Coverage) {
     }
 }
 
-/// Bad input on Vela streams of one ADD, one CONV_2D, one DEPTHWISE_CONV_2D and one MAX_POOL_2D (C++ core): each fault stops the
+/// Bad input on Vela streams of one ADD, one CONV_2D, one DEPTHWISE_CONV_2D and two MAX_POOL_2D (C++ core): each fault stops the
 /// NPU with its STATUS and the IRQ in bounded cycles, and nothing is written.
 /// - a lookup-table activation (unsupported field value: cmd_parse_error; the executor refuses),
 /// - IFM_UPSCALE where the NPU takes none: 1 on the ELEMENTWISE, 2 (zero insertion) and 3
@@ -490,6 +490,10 @@ fn pool_coverage(op: &Operation, coverage: &mut Coverage) {
 /// - a CONV with x dilation and KERNEL_WIDTH_M1 1 (the dilated side minus 1 is odd, which no
 ///   kernel of dilation 2 has; cmd_parse_error),
 /// - an IFM base beyond the memory (bus_status, faulting_channel 1; the executor refuses),
+/// - a max POOL's IFM (8 channels, a word at a time; a kernel of 2 taps or more) from the
+///   memory's last whole word on: its first tap reads that word, the next tap's read, offered while the first one's data come and granted as it
+///   completes (issue 19, docs/ethos.md "Pooling timing"), is past the end (bus_status,
+///   faulting_channel 1; the executor refuses),
 /// - an OFM base beyond the memory (bus_status, faulting_channel 8; the executor refuses),
 /// - an OFM base above 2^37 (OFM_BASE0's high byte 0x20, the 40-bit address's bits 32-39): the
 ///   ELEMENTWISE's writes go to that address, beyond the memory (bus_status, faulting_channel
@@ -507,8 +511,8 @@ fn bad_streams_stop_with_their_status() {
     let run = Run::from_env("bad_streams_stop_with_their_status", 1);
     let tflite = oracle();
     let mut rng = run.rng();
-    let compile = |kind: Kind, rng: &mut rand::rngs::SmallRng| loop {
-        let choice = Choice { kinds: vec![kind], ops: 1..=1, side: 2..=4, channels: 1..=8, pool_kernel: 1..=5, dilated: 0.2 };
+    let compile_from = |kind: Kind, channels: std::ops::RangeInclusive<usize>, pool_kernel: std::ops::RangeInclusive<usize>, rng: &mut rand::rngs::SmallRng| loop {
+        let choice = Choice { kinds: vec![kind], ops: 1..=1, side: 2..=4, channels: channels.clone(), pool_kernel: pool_kernel.clone(), dilated: 0.2 };
         let net = random_network(rng, &choice);
         let model = tflite.compile_networks(std::slice::from_ref(&net), VelaCore::ALL[0]).unwrap().remove(0);
         if let Ok(model) = model {
@@ -524,10 +528,14 @@ fn bad_streams_stop_with_their_status() {
             }
         }
     };
+    let compile = |kind: Kind, rng: &mut rand::rngs::SmallRng| compile_from(kind, 1..=8, 1..=5, rng);
     let (add, add_image) = compile(Kind::Add, &mut rng);
     let (conv, conv_image) = compile(Kind::Conv2d, &mut rng);
     let (depthwise, depthwise_image) = compile(Kind::DepthwiseConv2d, &mut rng);
     let (pool, pool_image) = compile(Kind::MaxPool2d, &mut rng);
+    // A max pool a word of 8 channels at a time with a kernel of 2 taps or more: its first
+    // word's second inside tap is another pixel's word, offered while the first comes.
+    let (wide_pool, wide_pool_image) = compile_from(Kind::MaxPool2d, 8..=8, 2..=5, &mut rng);
     let far = 0x7f_0000u32;
     let edit = |stream: &[u32], name: &str, f: &dyn Fn(&mut [u32], usize)| {
         let commands = decode(stream).unwrap();
@@ -538,9 +546,14 @@ fn bad_streams_stop_with_their_status() {
     };
     let set_param = |stream: &[u32], name: &str, param: u16| edit(stream, name, &|s, w| s[w] = (s[w] & 0xffff) | u32::from(param) << 16);
     let set_payload = |stream: &[u32], name: &str, payload: u32| edit(stream, name, &|s, w| s[w + 1] = payload);
+    // The memory's last whole word (`npu::ethos::npu`'s bench: the image, the stream at a
+    // 16-byte boundary after it, 64 bytes more) as an offset into the pool's IFM region.
+    let pool_ifm_region = decode(&wide_pool).unwrap().iter().find(|c| c.command.name == "NPU_SET_IFM_REGION").map(|c| c.param).expect("IFM_REGION");
+    let memory_end = (wide_pool_image.bytes.len() as u64).next_multiple_of(16) + 4 * wide_pool.len() as u64 + 64;
+    let pool_last_word = u32::try_from((memory_end & !7) - 8 - wide_pool_image.base[usize::from(pool_ifm_region & 7)]).unwrap();
     let conv_stride = decode(&conv).unwrap().iter().find(|c| c.command.name == "NPU_SET_KERNEL_STRIDE").map(|c| c.param).expect("KERNEL_STRIDE");
     // (what, stream, image, STATUS error bit, faulting_channel, whether the executor must refuse)
-    let cases: [(&str, Vec<u32>, &Memory, u32, u32, bool); 17] = [
+    let cases: [(&str, Vec<u32>, &Memory, u32, u32, bool); 18] = [
         ("lookup table", set_param(&add, "NPU_SET_ACTIVATION", 1), &add_image, CMD_PARSE_ERROR, 0, true),
         ("ELEMENTWISE with IFM_UPSCALE 1", set_param(&add, "NPU_SET_IFM_UPSCALE", 1), &add_image, CMD_PARSE_ERROR, 0, true),
         ("POOL with IFM_UPSCALE 2 (zero insertion)", set_param(&pool, "NPU_SET_IFM_UPSCALE", 2), &pool_image, CMD_PARSE_ERROR, 0, true),
@@ -554,6 +567,7 @@ fn bad_streams_stop_with_their_status() {
         ("dilated CONV with an odd KERNEL_WIDTH_M1", set_param(&set_param(&conv, "NPU_SET_KERNEL_STRIDE", conv_stride | 8), "NPU_SET_KERNEL_WIDTH_M1", 1), &conv_image, CMD_PARSE_ERROR, 0, false),
         ("CONV with an OFM block depth of 12", set_param(&conv, "NPU_SET_OFM_BLK_DEPTH_M1", 11), &conv_image, CMD_PARSE_ERROR, 0, false),
         ("IFM beyond memory", set_payload(&add, "NPU_SET_IFM_BASE0", far), &add_image, BUS_STATUS, 1, true),
+        ("pool IFM from the memory's last word", set_payload(&wide_pool, "NPU_SET_IFM_BASE0", pool_last_word), &wide_pool_image, BUS_STATUS, 1, true),
         ("OFM beyond memory", set_payload(&add, "NPU_SET_OFM_BASE0", far), &add_image, BUS_STATUS, 8, true),
         ("OFM above 2^37", set_param(&add, "NPU_SET_OFM_BASE0", 0x20), &add_image, BUS_STATUS, 8, true),
         ("weights beyond memory", set_payload(&depthwise, "NPU_SET_WEIGHT_BASE", far), &depthwise_image, BUS_STATUS, 2, true),
@@ -564,9 +578,13 @@ fn bad_streams_stop_with_their_status() {
         let refused = execute(&operations(&decode(&bad).unwrap()), &mut image.clone());
         assert!(!executor_refuses || matches!(refused, Err(ExecError::Unsupported { .. } | ExecError::Access { .. })), "{context}: the executor gave {refused:?}");
         let limit = Run { cycles: 100_000, ..run.clone() };
-        let timing = Timing::random(&mut rng);
-        let (outcome, _) = npu::ethos::npu::lockstep(&limit, image, &bad, timing).unwrap_or_else(|m| panic!("{context}\n{m}"));
+        // The pool's early read needs the memory ready as the first tap's data come: the
+        // fastest memory for it, so that the error comes on that read on every seed.
+        let early = what.starts_with("pool IFM");
+        let timing = if early { Timing::fastest() } else { Timing::random(&mut rng) };
+        let (outcome, seen) = npu::ethos::npu::lockstep(&limit, image, &bad, timing).unwrap_or_else(|m| panic!("{context}\n{m}"));
         let outcome = outcome.unwrap_or_else(|| panic!("{context}: the NPU did not stop"));
+        assert!(!early || seen.count("arbiter: read granted as the previous one completes") == 1, "{context}: the failing read was not granted as the first completed\n{seen}");
         assert_eq!(outcome.status & (BUS_STATUS | CMD_PARSE_ERROR | IRQ_RAISED | CMD_END_REACHED), error | IRQ_RAISED, "{context}: STATUS {:#x}", outcome.status);
         assert_eq!(outcome.status >> 12 & 0xf, channel, "{context}: faulting_channel, STATUS {:#x}", outcome.status);
         assert!(outcome.written.is_empty(), "{context}: {} bytes written", outcome.written.len());
