@@ -8,7 +8,7 @@
 //! every change of the datapath's inputs (docs/ethos.md, "Verilated speed").
 use super::conv_datapath::WEIGHT_ROWS;
 use crate::primitives::constant as k;
-use crate::primitives::{Diagonal, Ram, Reg, ZeroExtend};
+use crate::primitives::{Diagonal, Ram, Reg, RegEn, ZeroExtend};
 use rust_hdl::prelude::*;
 
 const WEIGHT_ADDRESS_BITS: usize = 12;
@@ -51,7 +51,10 @@ pub struct WeightBuffer {
 
     memory: Ram<576, WEIGHT_ADDRESS_BITS>,
     diagonal: Diagonal,
-    gather: Reg<Bits<603>>,
+    /// Loaded only on a beat (its enable): a cycle without one neither copies the 603 bits
+    /// into the register nor its value back as the next one (docs/ethos.md, "Verilated
+    /// speed", NPU step 7).
+    gather: RegEn<Bits<603>>,
     fill: Reg<Bits<10>>,
     rows: Reg<Bits<13>>,
     weights: Reg<Bits<20>>,
@@ -143,7 +146,8 @@ impl Default for WeightBuffer {
 impl Logic for WeightBuffer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, gather, fill, rows, weights);
+        dff_setup!(self, clock, fill, rows, weights);
+        self.gather.clock.next = self.clock.val();
         self.gather.reset.next = self.reset.val();
         self.fill.reset.next = self.reset.val();
         self.rows.reset.next = self.reset.val();
@@ -207,10 +211,9 @@ impl Logic for WeightBuffer {
             self.weights.d.next = self.zero20.val();
             self.rows.d.next = self.zero13.val();
         }
+        self.gather.enable.next = self.beat.val();
+        self.gather.d.next = self.gathered.val();
         if self.decoding.val() {
-            if self.beat.val() {
-                self.gather.d.next = self.gathered.val();
-            }
             self.rows.d.next = self.rows_next.val();
             self.fill.d.next = self.fill_next.val();
             self.weights.d.next = self.weights_seen.val();
