@@ -61,9 +61,10 @@ impl Block for Npu {
 
     fn step(&mut self, i: &In) -> Out {
         // The kernel units' handshake and debug outputs come from their state only; the front
-        // end's inputs do not depend on the front end's outputs, so it steps first. CONV and DEPTHWISE (`kernel_op`
-        // 0 and 1) start the convolution unit, the others the kernel unit. Only one unit runs
-        // at a time, and an idle unit drives its handshake and debug outputs low: they are ORed.
+        // end's inputs do not depend on the front end's outputs, so it steps first. CONV and
+        // DEPTHWISE (`kernel_op` 0 and 1) start the convolution unit, the others the kernel
+        // unit. Only one unit runs at a time, and an idle unit drives its handshake and debug
+        // outputs low: they are ORed.
         let k = self.elementwise.peek();
         let c = self.conv.peek();
         let f = self.front_end.step(&fe::In {
