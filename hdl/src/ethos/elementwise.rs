@@ -178,7 +178,11 @@ impl Logic for Elementwise {
         self.accept.next = (self.state.q.val() == self.s_idle.val())
             & self.kernel_start.val()
             & ((self.kernel_op.val() == self.op_elementwise.val()) | (self.kernel_op.val() == self.op_pool.val()));
-        self.registers.start.next = self.accept.val();
+        // (The test again, not `accept`: the state machine, which reads the memory's response,
+        // shares that local, and with it the LATCH sequencer would join Verilator's input region.)
+        self.registers.start.next = (self.state.q.val() == self.s_idle.val())
+            & self.kernel_start.val()
+            & ((self.kernel_op.val() == self.op_elementwise.val()) | (self.kernel_op.val() == self.op_pool.val()));
         self.registers.debug_value.next = self.debug_value.val();
         self.debug_index.next = self.registers.debug_index.val();
         self.debug_hold.next = self.registers.debug_hold.val();
