@@ -22,6 +22,7 @@ use super::elementwise_check::ElementwiseCheck;
 use super::elementwise_datapath::ElementwiseDatapath;
 use super::elementwise_memory::ElementwiseMemory;
 use super::elementwise_walk::ElementwiseWalk;
+use super::kernel_operation::KernelOperation;
 use super::kernel_registers::KernelRegisters;
 use super::pool_taps::PoolTaps;
 use super::word_mode::WordMode;
@@ -31,12 +32,12 @@ use crate::primitives::Reg;
 use rust_hdl::prelude::*;
 use crate::primitives::constant as k;
 
-/// The unit: the state machine and the element loop. Its sub-blocks: the LATCHed registers
-/// (`kernel_registers.rs`), the CHECK verdict (`elementwise_check.rs`), word mode
-/// (`word_mode.rs`), the element and its deferred OFM byte (`elementwise_walk.rs`), the
-/// arithmetic of an element (`elementwise_datapath.rs`: the 8 lanes, and for a pool the
-/// pooling ALU and the output unit's two stages), the pool's tap walk
-/// (`pool_taps.rs`) and the memory side (`elementwise_memory.rs`: the three feature-map
+/// The unit: the state machine and the element loop. Its sub-blocks: the operation taken
+/// (`kernel_operation.rs`), the LATCHed registers (`kernel_registers.rs`), the CHECK verdict
+/// (`elementwise_check.rs`), word mode (`word_mode.rs`), the element and its deferred OFM byte
+/// (`elementwise_walk.rs`), the arithmetic of an element (`elementwise_datapath.rs`: the 8
+/// lanes, and for a pool the pooling ALU and the output unit's two stages), the pool's tap
+/// walk (`pool_taps.rs`) and the memory side (`elementwise_memory.rs`: the three feature-map
 /// addresses, the word caches, the read and the strobed write through `ofm_write_buffer.rs`).
 #[derive(LogicBlock)]
 pub struct Elementwise {
@@ -68,10 +69,8 @@ pub struct Elementwise {
     memory: ElementwiseMemory,
     // State.
     state: Reg<Bits<4>>,
-    /// The operation is a POOL (else an ELEMENTWISE).
-    pool: Reg<Bit>,
-    mode: Reg<Bits<3>>,
-    mode_bad: Reg<Bit>,
+    /// The start taken in IDLE, and its operation (`pool`, else an ELEMENTWISE) and mode.
+    operation: KernelOperation,
     error: Reg<Bits<4>>,
     /// The element (`elementwise_walk.rs`).
     walk: ElementwiseWalk,
@@ -87,9 +86,6 @@ pub struct Elementwise {
     /// The registers (module `scalar`) and the LATCH sequence.
     registers: KernelRegisters,
     // Combinational.
-    accept: Signal<Local, Bit>,
-    /// The state after the IFM byte (READ_B, CALC for a scalar, a pool's next tap or CALC).
-    after_a: Signal<Local, Bits<4>>,
     /// The IFM2 byte comes this cycle (READ_B's hit, WAIT_B's read, READ_A's with both words
     /// cached: `elementwise_memory.rs`, `both`).
     leave_b: Signal<Local, Bit>,
@@ -117,10 +113,6 @@ pub struct Elementwise {
     e_ifm: Constant<Bits<4>>,
     e_ofm: Constant<Bits<4>>,
     e_unsupported: Constant<Bits<4>>,
-    op_elementwise: Constant<Bits<2>>,
-    op_pool: Constant<Bits<2>>,
-    mode_max: Constant<Bits<16>>,
-    pool_mode_max: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
 }
 
@@ -134,16 +126,15 @@ impl Default for Elementwise {
             debug_hold: Default::default(), mem_ar_valid: Default::default(), mem_ar_addr: Default::default(), mem_aw_valid: Default::default(),
             mem_aw_addr: Default::default(), mem_w_data: Default::default(), mem_w_strb: Default::default(), datapath: Default::default(),
             taps: Default::default(), memory: Default::default(), check: Default::default(), registers: Default::default(),
-            after_a: Default::default(), leave_b: Default::default(), defer: Default::default(), state: Default::default(),
-            pool: Default::default(), accept: Default::default(), mode: Default::default(), mode_bad: Default::default(),
+            leave_b: Default::default(), defer: Default::default(), state: Default::default(),
+            operation: Default::default(),
             error: Default::default(), walk: Default::default(), ifm_word: Default::default(), ifm2_word: Default::default(),
             word_mode: Default::default(), unused_bits: Default::default(), word_end: Default::default(), drain_load: Default::default(),
             s_idle: k(state::IDLE.into()), s_latch: k(state::LATCH.into()), s_check: k(state::CHECK.into()),
             s_read_a: k(state::READ_A.into()), s_wait_a: k(state::WAIT_A.into()), s_read_b: k(state::READ_B.into()),
             s_wait_b: k(state::WAIT_B.into()), s_calc: k(state::CALC.into()), s_flush: k(state::FLUSH.into()),
             s_done: k(state::DONE.into()), e_none: k(0), e_ifm: k(ERROR_IFM.into()), e_ofm: k(ERROR_OFM.into()),
-            e_unsupported: k(ERROR_UNSUPPORTED.into()), op_elementwise: k(3), op_pool: k(2), mode_max: k(4),
-            pool_mode_max: k(1), one16: k(1),
+            e_unsupported: k(ERROR_UNSUPPORTED.into()), one16: k(1),
         }
     }
 }
@@ -151,13 +142,10 @@ impl Default for Elementwise {
 impl Logic for Elementwise {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, pool, mode, mode_bad, error, ifm_word, ifm2_word);
+        dff_setup!(self, clock, state, error, ifm_word, ifm2_word);
         self.registers.clock.next = self.clock.val();
         self.registers.reset.next = self.reset.val();
         self.state.reset.next = self.reset.val();
-        self.pool.reset.next = self.reset.val();
-        self.mode.reset.next = self.reset.val();
-        self.mode_bad.reset.next = self.reset.val();
         self.error.reset.next = self.reset.val();
         self.ifm_word.reset.next = self.reset.val();
         self.ifm2_word.reset.next = self.reset.val();
@@ -168,17 +156,21 @@ impl Logic for Elementwise {
         self.word_mode.ifm2_load.next = self.registers.ifm2_load.val();
         self.word_mode.load_slot.next = self.registers.load_slot.val();
         self.word_mode.load_value.next = self.registers.load_value.val();
-        self.word_mode.pool.next = self.pool.q.val();
+        self.word_mode.pool.next = self.operation.pool.val();
         self.word_mode.word_lanes.next = self.taps.word_lanes.val();
         self.word_mode.scalar_operand.next = self.registers.ifm2_broadcast.val().get_bit(7);
         self.word_mode.broadcast_c.next = self.registers.ifm2_broadcast.val().get_bit(2);
         self.word_mode.decide.next = (self.state.q.val() == self.s_check.val()) & !self.check.unsupported.val();
 
         // LATCH (the registers block's sequence), started with an ELEMENTWISE or a POOL.
-        self.accept.next = (self.state.q.val() == self.s_idle.val())
-            & self.kernel_start.val()
-            & ((self.kernel_op.val() == self.op_elementwise.val()) | (self.kernel_op.val() == self.op_pool.val()));
-        self.registers.start.next = self.accept.val();
+        self.operation.clock.next = self.clock.val();
+        self.operation.reset.next = self.reset.val();
+        self.operation.idle.next = self.state.q.val() == self.s_idle.val();
+        self.operation.kernel_start.next = self.kernel_start.val();
+        self.operation.kernel_op.next = self.kernel_op.val();
+        self.operation.kernel_mode.next = self.kernel_mode.val();
+        self.operation.scalar_operand.next = self.registers.ifm2_broadcast.val().get_bit(7);
+        self.registers.start.next = self.operation.accept.val();
         self.registers.debug_value.next = self.debug_value.val();
         self.debug_index.next = self.registers.debug_index.val();
         self.debug_hold.next = self.registers.debug_hold.val();
@@ -186,7 +178,7 @@ impl Logic for Elementwise {
         // last tap taken from the cache or skipped in READ_A, with the data of its last read
         // (`flight_last`: the walk stepped as that read was taken), or waits in CALC while the
         // drain is busy; the drain loads when it is free (issue 19).
-        self.word_end.next = self.pool.q.val()
+        self.word_end.next = self.operation.pool.val()
             & ((self.taps.last.val()
                 & (self.state.q.val() == self.s_read_a.val())
                 & !self.memory.write_error.val()
@@ -202,20 +194,20 @@ impl Logic for Elementwise {
         self.memory.deferred.next = self.walk.deferred.val();
         // A pool's tap in the padding: READ_A reads nothing (issue 19). From the datapath, as
         // `iy`/`ix`, not through a local the state machine reads (Verilator would see a loop).
-        self.memory.padding.next = self.pool.q.val() & !self.datapath.in_ifm.val();
+        self.memory.padding.next = self.operation.pool.val() & !self.datapath.in_ifm.val();
         self.memory.ifm_load.next = self.registers.ifm_load.val();
         self.memory.ifm2_load.next = self.registers.ifm2_load.val();
         self.memory.ofm_load.next = self.registers.ofm_load.val();
         self.memory.load_slot.next = self.registers.load_slot.val();
         self.memory.load_value.next = self.registers.load_value.val();
-        self.memory.pool.next = self.pool.q.val();
+        self.memory.pool.next = self.operation.pool.val();
         // A pool's OFM bytes from its drain (`pool_taps.rs`, issue 19).
         self.memory.drain.next = self.taps.drain_valid.val();
         self.memory.drain_load.next = self.drain_load.val();
         // The pool's read in flight is not its word's last: WAIT_A offers the next tap's read.
-        self.memory.next_tap.next = self.pool.q.val() & !self.taps.flight_last.val();
+        self.memory.next_tap.next = self.operation.pool.val() & !self.taps.flight_last.val();
         self.memory.drain_lane.next = self.taps.drain_lane.val();
-        self.memory.pair.next = !self.pool.q.val() & !self.registers.ifm2_broadcast.val().get_bit(7);
+        self.memory.pair.next = !self.operation.pool.val() & !self.registers.ifm2_broadcast.val().get_bit(7);
         self.memory.y.next = self.walk.y.val();
         self.memory.x.next = self.walk.x.val();
         self.memory.c.next = self.walk.c.val();
@@ -228,7 +220,7 @@ impl Logic for Elementwise {
         self.memory.word.next = self.word_mode.word.val();
         self.memory.lane_strb.next = self.walk.strb.val();
         // A pool with word lanes walks a word at a time too (its drain: `pool_taps.rs`).
-        self.walk.word.next = self.word_mode.word.val() | (self.pool.q.val() & self.taps.word_lanes.val());
+        self.walk.word.next = self.word_mode.word.val() | (self.operation.pool.val() & self.taps.word_lanes.val());
         self.memory.mem_r_valid.next = self.mem_r_valid.val();
         self.memory.mem_r_data.next = self.mem_r_data.val();
         self.memory.mem_r_error.next = self.mem_r_error.val();
@@ -261,19 +253,11 @@ impl Logic for Elementwise {
         self.mem_aw_addr.next = self.memory.mem_aw_addr.val();
         self.mem_w_data.next = self.memory.mem_w_data.val();
         self.mem_w_strb.next = self.memory.mem_w_strb.val();
-        self.after_a.next = self.s_read_b.val();
-        if self.registers.ifm2_broadcast.val().get_bit(7) {
-            self.after_a.next = self.s_calc.val();
-        }
-        if self.pool.q.val() {
-            // A pool's next tap (`pool_taps.rs`; after the last, `word_end` below).
-            self.after_a.next = self.s_read_a.val();
-        }
 
         // CHECK: the field values the unit does not implement (`elementwise_check.rs`).
-        self.check.pool.next = self.pool.q.val();
-        self.check.mode.next = self.mode.q.val();
-        self.check.mode_bad.next = self.mode_bad.q.val();
+        self.check.pool.next = self.operation.pool.val();
+        self.check.mode.next = self.operation.mode.val();
+        self.check.mode_bad.next = self.operation.mode_bad.val();
         self.check.ifm_precision.next = self.registers.ifm_precision.val();
         self.check.ifm2_precision.next = self.registers.ifm2_precision.val();
         self.check.ofm_precision.next = self.registers.ofm_precision.val();
@@ -300,8 +284,8 @@ impl Logic for Elementwise {
         self.datapath.word_calc.next = ((self.state.q.val() == self.s_calc.val()) | self.walk.deferred.val()) & self.word_mode.word.val();
         self.datapath.ifm_word.next = self.ifm_word.q.val();
         self.datapath.ifm2_word.next = self.ifm2_word.q.val();
-        self.datapath.pool.next = self.pool.q.val();
-        self.datapath.mode.next = self.mode.q.val();
+        self.datapath.pool.next = self.operation.pool.val();
+        self.datapath.mode.next = self.operation.mode.val();
         self.datapath.y.next = self.walk.y.val();
         self.datapath.x.next = self.walk.x.val();
         self.datapath.ky.next = self.taps.ky.val();
@@ -350,18 +334,19 @@ impl Logic for Elementwise {
         self.taps.clock.next = self.clock.val();
         self.taps.reset.next = self.reset.val();
         self.taps.state.next = self.state.q.val();
-        self.taps.drain_take.next = self.pool.q.val() & self.memory.take.val();
+        self.taps.drain_take.next = self.operation.pool.val() & self.memory.take.val();
         self.taps.drain_clear.next = self.state.q.val() == self.s_check.val();
         self.taps.drain_load.next = self.drain_load.val();
         // The tap's read taken (READ_A's, or WAIT_A's of the next tap): the walk steps.
-        self.taps.issue.next = self.pool.q.val() & self.memory.mem_ar_valid.val() & self.mem_ar_ready.val();
+        self.taps.issue.next = self.operation.pool.val() & self.memory.mem_ar_valid.val() & self.mem_ar_ready.val();
         // A pool's tap in the padding: READ_A reads nothing and steps past it (issue 19).
-        self.taps.skip.next = (self.state.q.val() == self.s_read_a.val()) & !self.memory.write_error.val() & self.pool.q.val() & !self.datapath.in_ifm.val();
+        self.taps.skip.next =
+            (self.state.q.val() == self.s_read_a.val()) & !self.memory.write_error.val() & self.operation.pool.val() & !self.datapath.in_ifm.val();
         // The tap's IFM word, taken with its byte (below), into the lanes (`pool_lanes.rs`).
         self.taps.word.next = self.memory.operand_word.val();
         self.taps.word_load.next = false;
         self.taps.zero_point.next = self.registers.ifm_zero_point.val();
-        self.taps.mode.next = self.mode.q.val();
+        self.taps.mode.next = self.operation.mode.val();
         self.taps.c.next = self.walk.c.val();
         self.taps.ofm_depth_m1.next = self.registers.ofm_depth_m1.val();
         self.taps.ifm_load.next = self.registers.ifm_load.val();
@@ -374,14 +359,9 @@ impl Logic for Elementwise {
         // The state machine.
         if self.state.q.val() == self.s_idle.val() {
             if self.kernel_start.val() {
-                if self.accept.val() {
+                // (`kernel_operation.rs` latches the operation and mode.)
+                if self.operation.accept.val() {
                     self.state.d.next = self.s_latch.val();
-                    self.pool.d.next = self.kernel_op.val() == self.op_pool.val();
-                    self.mode.d.next = self.kernel_mode.val().get_bits::<3>(0);
-                    self.mode_bad.d.next = self.kernel_mode.val() > self.mode_max.val();
-                    if self.kernel_op.val() == self.op_pool.val() {
-                        self.mode_bad.d.next = self.kernel_mode.val() > self.pool_mode_max.val();
-                    }
                 } else {
                     self.state.d.next = self.s_done.val();
                     self.error.d.next = self.e_unsupported.val();
@@ -405,15 +385,15 @@ impl Logic for Elementwise {
             if self.memory.write_error.val() {
                 self.error.d.next = self.e_ofm.val();
                 self.state.d.next = self.s_flush.val();
-            } else if self.pool.q.val() & !self.datapath.in_ifm.val() {
+            } else if self.operation.pool.val() & !self.datapath.in_ifm.val() {
                 // A pool's tap in the padding: no read, the walk steps (`pool_taps.rs`; after
                 // the last tap, `word_end`; issue 19: no POOL_TAP cycle before each tap).
             } else if self.memory.hit.val() {
                 // A cached word: its byte now, no read (unless the deferred OFM byte holds it).
                 if !self.memory.hold.val() {
                     self.ifm_word.d.next = self.memory.operand_word.val();
-                    self.taps.word_load.next = self.pool.q.val();
-                    self.state.d.next = self.after_a.val();
+                    self.taps.word_load.next = self.operation.pool.val();
+                    self.state.d.next = self.operation.after_a.val();
                     // The IFM2 word cached too: its byte in this cycle, the element done.
                     if self.memory.both.val() {
                         self.ifm2_word.d.next = self.memory.operand2_word.val();
@@ -440,8 +420,8 @@ impl Logic for Elementwise {
                     self.state.d.next = self.s_flush.val();
                 } else {
                     self.ifm_word.d.next = self.memory.operand_word.val();
-                    self.taps.word_load.next = self.pool.q.val();
-                    self.state.d.next = self.after_a.val();
+                    self.taps.word_load.next = self.operation.pool.val();
+                    self.state.d.next = self.operation.after_a.val();
                     // A pool's next tap's read, offered now, taken: its data next (issue 19).
                     if self.memory.mem_ar_valid.val() & self.mem_ar_ready.val() {
                         self.state.d.next = self.s_wait_a.val();
@@ -470,7 +450,7 @@ impl Logic for Elementwise {
             if self.memory.write_error.val() {
                 self.error.d.next = self.e_ofm.val();
                 self.state.d.next = self.s_flush.val();
-            } else if !self.pool.q.val() & self.memory.take.val() {
+            } else if !self.operation.pool.val() & self.memory.take.val() {
                 // The next element; after the last, FLUSH. (A pool's CALC waits for its drain:
                 // `word_end`.)
                 self.state.d.next = self.s_read_a.val();

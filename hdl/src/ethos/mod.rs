@@ -18,6 +18,7 @@ mod elementwise_memory;
 mod elementwise_states;
 mod elementwise_walk;
 pub mod feature_map;
+mod kernel_operation;
 pub mod kernel_registers;
 mod latch_sequencer;
 mod lane_layout;

@@ -17,7 +17,9 @@ use rust_hdl::prelude::*;
 
 /// Ports: `acc` (8 lanes of 32 bits, lane i at bits 32i..), `word` (the IFM word, lane i's
 /// byte at bits 8i..), `zero_point` (the IFM's), `first` (the first tap inside: every lane
-/// starts afresh), `max` (max pooling, else a sum) give `accumulated`.
+/// starts afresh), `max` (max pooling, else a sum) give `accumulated`; 0 unless `enable` (the
+/// word is taken this cycle): the lanes read the memory's response, so Verilator runs them on
+/// every `eval` of the bridge, and an idle unit should not pay for them (issue 19).
 #[derive(LogicBlock, Default)]
 pub struct PoolLanes {
     pub acc: Signal<In, Bits<256>>,
@@ -25,6 +27,7 @@ pub struct PoolLanes {
     pub zero_point: Signal<In, Bits<16>>,
     pub first: Signal<In, Bit>,
     pub max: Signal<In, Bit>,
+    pub enable: Signal<In, Bit>,
     pub accumulated: Signal<Out, Bits<256>>,
 }
 
@@ -56,8 +59,12 @@ impl Logic for PoolLanes {
             "reg signed [31:0] ea;\n\
              reg signed [31:0] zp;\n\
              always @(*) begin\n    \
-                 zp = {{{{16{{zero_point[15]}}}}, zero_point}};\n\
-             {lanes}end"
+                 zp = {{{{16{{zero_point[15]}}}}, zero_point}};\n    \
+                 ea = 32'd0;\n    \
+                 accumulated = 256'd0;\n    \
+                 if (enable) begin\n\
+             {lanes}    end\n\
+             end"
         ))
     }
 }

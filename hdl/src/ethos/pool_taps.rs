@@ -41,7 +41,7 @@ use super::elementwise::state;
 use super::lane_layout::LaneLayout;
 use super::pool_lanes::PoolLanes;
 use crate::primitives::constant as k;
-use crate::primitives::Reg;
+use crate::primitives::{Reg, RegEn};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -91,10 +91,12 @@ pub struct PoolTaps {
     pub drain_free: Signal<Out, Bit>,
     ky_reg: Reg<Bits<16>>,
     kx_reg: Reg<Bits<16>>,
-    acc_reg: Reg<Bits<256>>,
+    /// The lanes (and the drain's copy) with enables rather than `d = q`: 256 bits each that the
+    /// logic reading the memory's response would otherwise copy on every `eval` (issue 19).
+    acc_reg: RegEn<Bits<256>>,
     count_reg: Reg<Bits<17>>,
     d_valid: Reg<Bit>,
-    d_acc: Reg<Bits<256>>,
+    d_acc: RegEn<Bits<256>>,
     d_count: Reg<Bits<17>>,
     d_lane: Reg<Bits<3>>,
     d_last: Reg<Bits<3>>,
@@ -191,7 +193,9 @@ impl Default for PoolTaps {
 impl Logic for PoolTaps {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ky_reg, kx_reg, acc_reg, count_reg, d_valid, d_acc, d_count, d_lane, d_last, f_last);
+        dff_setup!(self, clock, ky_reg, kx_reg, count_reg, d_valid, d_count, d_lane, d_last, f_last);
+        self.acc_reg.clock.next = self.clock.val();
+        self.d_acc.clock.next = self.clock.val();
         self.f_last.reset.next = self.reset.val();
         self.d_valid.reset.next = self.reset.val();
         self.d_acc.reset.next = self.reset.val();
@@ -220,6 +224,7 @@ impl Logic for PoolTaps {
         self.lanes.zero_point.next = self.zero_point.val();
         self.lanes.first.next = self.count_reg.q.val() == self.zero17.val();
         self.lanes.max.next = self.mode.val() == self.zero3.val();
+        self.lanes.enable.next = self.word_load.val();
         self.ky.next = self.ky_reg.q.val();
         self.kx.next = self.kx_reg.q.val();
         self.drain_valid.next = self.d_valid.q.val();
@@ -241,10 +246,21 @@ impl Logic for PoolTaps {
         self.in_taps.next = (self.state.val() == self.s_read_a.val())
             | (self.state.val() == self.s_wait_a.val())
             | (self.state.val() == self.s_calc.val());
+        // The lanes start afresh outside the tap loop and as the drain loads, else take the
+        // tap's word (as `count_reg`, below).
+        self.acc_reg.enable.next = !self.in_taps.val() | self.word_load.val() | self.drain_load.val();
+        self.acc_reg.d.next = self.zero256.val();
+        if self.word_load.val() & !self.drain_load.val() {
+            self.acc_reg.d.next = self.lanes.accumulated.val();
+        }
+        self.d_acc.enable.next = self.drain_load.val();
+        self.d_acc.d.next = self.acc_reg.q.val();
+        if self.word_load.val() {
+            self.d_acc.d.next = self.lanes.accumulated.val();
+        }
         if !self.in_taps.val() {
             self.ky_reg.d.next = self.zero16.val();
             self.kx_reg.d.next = self.zero16.val();
-            self.acc_reg.d.next = self.zero256.val();
             self.count_reg.d.next = self.zero17.val();
         }
         // The tap's word taken (READ_A from the cache, WAIT_A from memory): it counts in every
@@ -260,7 +276,6 @@ impl Logic for PoolTaps {
             self.f_last.d.next = (self.kx_reg.q.val() == self.kernel_width_m1.val()) & (self.ky_reg.q.val() == self.kernel_height_m1.val());
         }
         if self.word_load.val() {
-            self.acc_reg.d.next = self.lanes.accumulated.val();
             self.count_reg.d.next = self.count_reg.q.val() + self.one17.val();
         }
         if self.step.val() {
@@ -285,15 +300,12 @@ impl Logic for PoolTaps {
             self.d_valid.d.next = true;
             self.d_lane.d.next = self.zero3.val();
             self.d_last.d.next = self.lanes_m1.val();
-            self.d_acc.d.next = self.acc_reg.q.val();
             self.d_count.d.next = self.count_reg.q.val();
             if self.word_load.val() {
-                self.d_acc.d.next = self.lanes.accumulated.val();
                 self.d_count.d.next = self.count_reg.q.val() + self.one17.val();
             }
             self.ky_reg.d.next = self.zero16.val();
             self.kx_reg.d.next = self.zero16.val();
-            self.acc_reg.d.next = self.zero256.val();
             self.count_reg.d.next = self.zero17.val();
         }
         if self.drain_clear.val() {

@@ -83,6 +83,10 @@ impl Logic for WordCache {
         self.tag.reset.next = self.reset.val();
         self.data.reset.next = self.reset.val();
         self.hit.next = self.valid.q.val() & (self.tag.q.val() == (self.address.val() & self.align_mask.val()));
+        // The read side from registers alone; the update below recomputes the merge rather than
+        // share these locals with it: it reads `fill` and `fill_data` (the memory's response),
+        // and Verilator would put every statement sharing a local with it in its input region,
+        // run on each of the bridge's `eval`s (issue 19).
         self.written.next = self.write.val() & self.valid.q.val() & (self.tag.q.val() == self.write_addr.val());
         self.merged.next = self.data.q.val();
         if self.written.val() {
@@ -96,8 +100,8 @@ impl Logic for WordCache {
             self.valid.d.next = true;
             self.tag.d.next = self.address.val() & self.align_mask.val();
             self.data.d.next = self.fill_data.val();
-        } else if self.written.val() {
-            self.data.d.next = self.merged.val();
+        } else if self.write.val() & self.valid.q.val() & (self.tag.q.val() == self.write_addr.val()) {
+            self.data.d.next = (self.data.q.val() & !self.write_mask.val()) | (self.write_data.val() & self.write_mask.val());
         }
     }
 }
