@@ -8,8 +8,8 @@
 //! Sub-blocks, one a file: the LATCH registers, CHECK and the datapath's layer registers
 //! (`conv_layer.rs`), the datapath, the stream reader (`stream_reader.rs`), the IFM server
 //! (`ifm_server.rs`), the OFM queue (`ofm_queue.rs`), the hold (`conv_ports.rs`) and the read
-//! channel that the stream reader and the IFM server share (`conv_read_channel.rs`); this
-//! block keeps the states and the error.
+//! channel that the stream reader and the IFM server share (`conv_read_channel.rs`), the
+//! states (`conv_states.rs`); this block keeps the error.
 //!
 //! Verilator loops (UNOPTFLAT): Verilator evaluates the datapath's combinational block as one
 //! node, every input before every output, and splits this block's `always` only into groups
@@ -99,6 +99,7 @@ use super::conv_datapath::ConvDatapath;
 use super::conv_layer::ConvLayer;
 use super::conv_ports::ConvHold;
 use super::conv_read_channel::ConvReadChannel;
+use super::conv_states::ConvStates;
 use super::ifm_server::IfmServer;
 use super::ifm_upscale::IfmUpscale;
 use super::ofm_queue::OfmQueue;
@@ -144,35 +145,19 @@ pub struct ConvUnit {
     upscale: IfmUpscale,
     server: IfmServer,
     ofm_queue: OfmQueue,
-    /// The datapath's start, registered (a cycle after CHECK).
-    dp_start: Reg<Bit>,
-    /// The datapath's reset, registered: high in DONE (it aborts a layer ended by an error)
-    /// and in the cycle after the unit's reset (its power-up value 1). From a register, not
-    /// `reset | (state == DONE)`: that expression reads the top's `reset` input, which pulled
-    /// the datapath's reset chain (the weight decoder's restart, the state machine's
-    /// defaults) into Verilator's input region, run twice a cycle (docs/ethos.md, NPU step 6).
-    dp_reset: Reg<Bit>,
-    // State.
-    state: Reg<Bits<3>>,
-    depthwise: Reg<Bit>,
+    /// The states, the datapath's start and reset (`conv_states.rs`).
+    states: ConvStates,
     error: Reg<Bits<4>>,
     /// The read channel the stream reader and the IFM server share.
     channel: ConvReadChannel,
-    // Combinational.
-    running: Signal<Local, Bit>,
-    ok: Signal<Local, Bit>,
-    start: Signal<Local, Bit>,
     unused_bits: Signal<Local, Bit>,
     s_idle: Constant<Bits<3>>,
     s_latch: Constant<Bits<3>>,
     s_check: Constant<Bits<3>>,
     s_run: Constant<Bits<3>>,
-    s_finish: Constant<Bits<3>>,
-    s_done: Constant<Bits<3>>,
     dp_scale_bias: Constant<Bits<3>>,
     e_none: Constant<Bits<4>>,
     e_ofm: Constant<Bits<4>>,
-    e_unsupported: Constant<Bits<4>>,
     zero2: Constant<Bits<2>>,
     three2: Constant<Bits<2>>,
     zero9: Constant<Bits<9>>,
@@ -211,26 +196,17 @@ impl Default for ConvUnit {
             upscale: Default::default(),
             server: Default::default(),
             ofm_queue: Default::default(),
-            dp_start: Default::default(),
-            dp_reset: Reg::new(true),
-            state: Default::default(),
-            depthwise: Default::default(),
+            states: Default::default(),
             error: Default::default(),
             channel: Default::default(),
-            running: Default::default(),
-            ok: Default::default(),
-            start: Default::default(),
             unused_bits: Default::default(),
             s_idle: k(state::IDLE.into()),
             s_latch: k(state::LATCH.into()),
             s_check: k(state::CHECK.into()),
             s_run: k(state::RUN.into()),
-            s_finish: k(state::FINISH.into()),
-            s_done: k(state::DONE.into()),
             dp_scale_bias: k(DP_SCALE_BIAS),
             e_none: k(0),
             e_ofm: k(ERROR_OFM.into()),
-            e_unsupported: k(ERROR_UNSUPPORTED.into()),
             zero2: k(0),
             three2: k(3),
             zero9: k(0),
@@ -242,12 +218,10 @@ impl Default for ConvUnit {
 impl Logic for ConvUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, dp_start, dp_reset, depthwise, error);
-        self.state.reset.next = self.reset.val();
-        self.dp_reset.reset.next = self.reset.val();
-        self.depthwise.reset.next = self.reset.val();
-        self.dp_start.reset.next = self.reset.val();
+        dff_setup!(self, clock, error);
         self.error.reset.next = self.reset.val();
+        self.states.clock.next = self.clock.val();
+        self.states.reset.next = self.reset.val();
         self.channel.clock.next = self.clock.val();
         self.channel.reset.next = self.reset.val();
         self.datapath.clock.next = self.clock.val();
@@ -259,7 +233,7 @@ impl Logic for ConvUnit {
         self.ofm_queue.reset.next = self.reset.val();
 
         // LATCH, started by a CONV or DEPTHWISE (the top routes only those here).
-        self.layer.latch.next = (self.state.q.val() == self.s_idle.val()) & self.kernel_start.val();
+        self.layer.latch.next = (self.states.state.val() == self.s_idle.val()) & self.kernel_start.val();
         self.layer.debug_value.next = self.debug_value.val();
         self.debug_index.next = self.layer.debug_index.val();
         self.debug_hold.next = self.layer.debug_hold.val();
@@ -273,23 +247,27 @@ impl Logic for ConvUnit {
         // The layer registers and CHECK (`conv_layer.rs`).
         self.layer.clock.next = self.clock.val();
         self.layer.reset.next = self.reset.val();
-        self.layer.check.next = self.state.q.val() == self.s_check.val();
-        self.layer.track.next = (self.state.q.val() == self.s_latch.val()) | (self.state.q.val() == self.s_check.val());
-        // IFM_UPSCALE 2 (zero insertion) is a CONV's (Vela's TRANSPOSE_CONV), 1 (nearest) a
-        // DEPTHWISE's (Vela's RESIZE_NEAREST_NEIGHBOR with align_corners): each refused on the
-        // other, as the executor does (`conv_layer.rs` refuses 3).
-        self.start.next = (self.state.q.val() == self.s_check.val())
-            & !self.layer.bad.val()
-            & !(self.depthwise.q.val() & self.layer.upscale.val().get_bit(1))
-            & !(!self.depthwise.q.val() & self.layer.upscale.val().get_bit(0));
-        self.running.next = self.state.q.val() == self.s_run.val();
-        self.ok.next = self.error.q.val() == self.e_none.val();
+        self.layer.check.next = self.states.state.val() == self.s_check.val();
+        self.layer.track.next = (self.states.state.val() == self.s_latch.val()) | (self.states.state.val() == self.s_check.val());
+        // The states (`conv_states.rs`), from registers only.
+        self.states.kernel_start.next = self.kernel_start.val();
+        self.states.kernel_depthwise.next = self.kernel_op.val().get_bit(0);
+        self.states.latched.next = self.layer.latched.val();
+        self.states.bad.next = self.layer.bad.val();
+        self.states.upscale.next = self.layer.upscale.val();
+        self.states.dp_done.next = self.datapath.done.val();
+        self.states.dp_failed.next = self.datapath.error_code.val().any();
+        self.states.read_idle.next = self.channel.state.val() == self.zero2.val();
+        self.states.write_idle.next = self.ofm_queue.idle.val();
+        self.states.queue_empty.next = self.ofm_queue.count.val() == self.zero5.val();
+        self.states.error.next = self.error.q.val();
+        self.kernel_done.next = self.states.kernel_done.val();
+        self.kernel_error.next = self.states.kernel_error.val();
         // The datapath is reset in DONE and in the cycle after the unit's reset (a cycle later
         // than the unit's sub-blocks; nothing reads the datapath before CHECK, and its
         // outputs reach the unit's ports only in RUN).
-        self.datapath.reset.next = self.dp_reset.q.val();
-        self.dp_start.d.next = self.start.val();
-        self.datapath.start.next = self.dp_start.q.val();
+        self.datapath.reset.next = self.states.dp_reset.val();
+        self.datapath.start.next = self.states.dp_start.val();
         self.datapath.ifm_height.next = self.layer.ifm_height.val();
         self.datapath.ifm_width.next = self.layer.ifm_width.val();
         self.datapath.ifm_depth.next = self.layer.ifm_depth.val();
@@ -302,7 +280,7 @@ impl Logic for ConvUnit {
         self.datapath.stride_x.next = self.layer.stride_x.val();
         self.datapath.pad_top.next = self.layer.pad_top.val();
         self.datapath.pad_left.next = self.layer.pad_left.val();
-        self.datapath.depthwise.next = self.depthwise.q.val();
+        self.datapath.depthwise.next = self.states.depthwise.val();
         self.datapath.part_kernel.next = self.layer.part_kernel.val();
         self.datapath.block_groups_m1.next = self.layer.block_groups_m1.val();
         self.datapath.dilation_y.next = self.layer.dilation_y.val();
@@ -312,7 +290,7 @@ impl Logic for ConvUnit {
         // each at its own row, column and group, so a packed cycle's four elements are
         // gathered and released as a tap's 2x2 block is, and `ifm_upscale.rs` maps each alone
         // (an align_corners resize's DEPTHWISE runs packed too).
-        self.datapath.pack_depthwise.next = self.depthwise.q.val();
+        self.datapath.pack_depthwise.next = self.states.depthwise.val();
         self.datapath.ifm_zero_point.next = self.layer.ifm_zero_point.val();
         self.datapath.ofm_zero_point.next = self.layer.ofm_zero_point.val();
         self.datapath.act_min.next = self.layer.act_min.val();
@@ -320,7 +298,7 @@ impl Logic for ConvUnit {
 
         // Hold and release (`conv_ports.rs`; `running` from the state register directly, see
         // the module comment).
-        self.ports.running.next = self.state.q.val() == self.s_run.val();
+        self.ports.running.next = self.states.state.val() == self.s_run.val();
         self.ports.dp_state.next = self.datapath.state.val();
         self.ports.dp_ofm_valid.next = self.datapath.ofm_valid.val().get_bit(0);
         self.ports.dp_read0.next = self.datapath.ifm_read0.val();
@@ -333,18 +311,15 @@ impl Logic for ConvUnit {
         self.datapath.hold_mac.next = self.ports.hold_mac.val();
 
         // The stream reader (`stream_reader.rs`) on the datapath's stream ports.
-        self.reader.check.next = self.state.q.val() == self.s_check.val();
-        // `start` and `can_read` from the registers, not the locals shared with the input-reading
-        // error: the reader's request leaves the input region (docs/ethos.md, NPU step 4).
-        self.reader.start.next = (self.state.q.val() == self.s_check.val())
-            & !self.layer.bad.val()
-            & !(self.depthwise.q.val() & self.layer.upscale.val().get_bit(1))
-            & !(!self.depthwise.q.val() & self.layer.upscale.val().get_bit(0));
+        self.reader.check.next = self.states.state.val() == self.s_check.val();
+        // `start` and `can_read` from the registers, not from a statement shared with the
+        // input-reading error: the reader's request leaves the input region (docs/ethos.md, NPU step 4).
+        self.reader.start.next = self.states.start.val();
         self.reader.weight_start.next = self.layer.weight_start.val();
         self.reader.weight_words.next = self.layer.weight_words.val();
         self.reader.scale_start.next = self.layer.scale_start.val();
         self.reader.scale_words.next = self.layer.scale_words.val();
-        self.reader.running.next = self.state.q.val() == self.s_run.val();
+        self.reader.running.next = self.states.state.val() == self.s_run.val();
         self.datapath.w_valid.next = self.reader.w_valid.val();
         self.datapath.w_data.next = self.reader.data.val();
         self.datapath.w_last.next = self.reader.last.val();
@@ -357,15 +332,16 @@ impl Logic for ConvUnit {
             | (self.reader.sb_valid.val() & self.datapath.sb_ready.val());
 
         // The IFM server (`ifm_server.rs`) on the datapath's IFM ports.
-        self.server.clear.next = self.state.q.val() == self.s_check.val();
-        self.server.active.next = self.running.val() & self.ok.val() & self.ports.tap_reads.val();
+        self.server.clear.next = self.states.state.val() == self.s_check.val();
+        self.server.active.next =
+            (self.states.state.val() == self.s_run.val()) & (self.error.q.val() == self.e_none.val()) & self.ports.tap_reads.val();
         self.server.active_copy.next =
-            (self.state.q.val() == self.s_run.val()) & (self.error.q.val() == self.e_none.val()) & self.ports.tap_reads.val();
+            (self.states.state.val() == self.s_run.val()) & (self.error.q.val() == self.e_none.val()) & self.ports.tap_reads.val();
         self.server.tap_release.next = self.ports.tap_release.val();
         self.server.ifm_depth_m1.next = self.layer.ifm_depth_m1.val();
         // Through the IFM upscale (`ifm_upscale.rs`): an upscaled position to its IFM element.
         self.upscale.enable.next =
-            (self.state.q.val() == self.s_run.val()) & (self.error.q.val() == self.e_none.val()) & self.ports.tap_reads.val();
+            (self.states.state.val() == self.s_run.val()) & (self.error.q.val() == self.e_none.val()) & self.ports.tap_reads.val();
         self.upscale.mode.next = self.layer.upscale.val();
         self.upscale.zero_point.next = self.layer.ifm_zero_point.val();
         self.server.zero_word.next = self.upscale.zero_word.val();
@@ -415,7 +391,7 @@ impl Logic for ConvUnit {
         self.mem_ar_valid.next = self.channel.ar_valid.val();
         self.mem_ar_addr.next = self.channel.ar_addr.val();
         self.reader.can_read.next =
-            (self.state.q.val() == self.s_run.val()) & (self.error.q.val() == self.e_none.val()) & (self.channel.state.val() == self.zero2.val());
+            (self.states.state.val() == self.s_run.val()) & (self.error.q.val() == self.e_none.val()) & (self.channel.state.val() == self.zero2.val());
         self.reader.grant.next = self.reader.wants.val() & !self.ports.tap_release.val();
         self.reader.response.next = self.channel.reader_response.val();
         self.reader.response_data.next = self.mem_r_data.val();
@@ -424,7 +400,7 @@ impl Logic for ConvUnit {
         self.server.free.next = (self.channel.state.val() == self.zero2.val()) & !self.reader.wants.val();
         self.server.response.next = self.channel.server_response.val();
         self.server.response_data.next = self.mem_r_data.val();
-        if self.channel.read_error.val() & self.ok.val() {
+        if self.channel.read_error.val() & (self.error.q.val() == self.e_none.val()) {
             self.error.d.next = self.channel.error_code.val();
         }
         self.channel.grant.next = self.reader.grant.val();
@@ -435,11 +411,11 @@ impl Logic for ConvUnit {
         self.channel.server_addr.next = self.server.address.val();
 
         // The OFM queue (`ofm_queue.rs`) and the write channel.
-        self.ofm_queue.clear.next = self.state.q.val() == self.s_check.val();
+        self.ofm_queue.clear.next = self.states.state.val() == self.s_check.val();
         // From the registers directly (not the locals `ok`, `running`), as `server.active_copy`.
         self.ofm_queue.ok.next = self.error.q.val() == self.e_none.val();
         self.ofm_queue.lanes.next = self.datapath.ofm_valid.val().get_bits::<9>(0);
-        if self.state.q.val() != self.s_run.val() {
+        if self.states.state.val() != self.s_run.val() {
             self.ofm_queue.lanes.next = self.zero9.val();
         }
         self.ofm_queue.ofm_y.next = self.datapath.ofm_y.val();
@@ -457,50 +433,10 @@ impl Logic for ConvUnit {
             self.error.d.next = self.e_ofm.val();
         }
 
-        // The unit's states.
-        self.kernel_done.next = self.state.q.val() == self.s_done.val();
-        self.kernel_error.next = self.e_none.val();
-        if self.state.q.val() == self.s_done.val() {
-            self.kernel_error.next = self.error.q.val();
+        // The states' own writes last (CHECK's verdict, a datapath error at the end of RUN).
+        if self.states.error_write.val() {
+            self.error.d.next = self.states.error_value.val();
         }
-        if self.state.q.val() == self.s_idle.val() {
-            if self.kernel_start.val() {
-                self.state.d.next = self.s_latch.val();
-                self.depthwise.d.next = self.kernel_op.val().get_bit(0);
-            }
-        } else if self.state.q.val() == self.s_latch.val() {
-            if self.layer.latched.val() {
-                self.state.d.next = self.s_check.val();
-            }
-        } else if self.state.q.val() == self.s_check.val() {
-            self.error.d.next = self.e_none.val();
-            if self.start.val() {
-                self.state.d.next = self.s_run.val();
-            } else {
-                self.error.d.next = self.e_unsupported.val();
-                self.state.d.next = self.s_done.val();
-            }
-        } else if self.state.q.val() == self.s_run.val() {
-            if !self.ok.val() {
-                self.state.d.next = self.s_finish.val();
-            } else if self.datapath.done.val() {
-                if self.datapath.error_code.val().any() {
-                    self.error.d.next = self.e_unsupported.val();
-                }
-                self.state.d.next = self.s_finish.val();
-            }
-        } else if self.state.q.val() == self.s_finish.val() {
-            if (self.channel.state.val() == self.zero2.val())
-                & self.ofm_queue.idle.val()
-                & ((self.ofm_queue.count.val() == self.zero5.val()) | !self.ok.val())
-            {
-                self.state.d.next = self.s_done.val();
-            }
-        } else {
-            self.state.d.next = self.s_idle.val();
-        }
-        // `dp_reset.q` is `state.q == DONE` in every cycle but the one after a reset.
-        self.dp_reset.d.next = self.state.d.val() == self.s_done.val();
         self.unused_bits.next = self.datapath.busy.val()
             | self.datapath.error_detail.val().any()
             | self.datapath.ofm_valid.val().get_bits::<7>(9).any()

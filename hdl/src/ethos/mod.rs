@@ -52,6 +52,7 @@ pub mod conv_unit;
 mod conv_layer;
 mod conv_ports;
 mod conv_read_channel;
+mod conv_states;
 mod ifm_server;
 mod ifm_upscale;
 mod ofm_queue;
