@@ -261,6 +261,7 @@ impl Logic for ConvDatapath {
         self.weights.beat_count.next = self.decoder.out_count.val();
         self.weights.beat_data.next = self.decoder.out_data.val();
         self.weights.read_enable.next = (self.control.in_mac.val() | self.control.in_decode.val()) & !self.control.mac_holding.val();
+        self.weights.active.next = !self.control.in_idle.val();
         self.weights.read_address.next = self.rows.row.val();
         self.weights.want_row.next = self.rows.row.val();
 

@@ -6,11 +6,13 @@
 //! registers' clock enable, so Verilator evaluates this block once a cycle rather than on
 //! every change of the datapath's inputs (docs/ethos.md, "Verilated speed").
 //! The sides of Vela's sub-kernels come from the sub-block `sub_kernels.rs`, the OFM block and
-//! group from `block_walk.rs`.
+//! group from `block_walk.rs`, the verdicts on the tap (more to walk, the group's last, a
+//! wait) from `tap_verdicts.rs`.
 use super::conv_control::{STATE_CHECK, STATE_DECODE, STATE_DONE, STATE_DRAIN, STATE_MAC, STATE_OUT};
 use super::conv_datapath::DIM_BITS;
 use super::block_walk::BlockWalk;
 use super::sub_kernels::SubKernels;
+use super::tap_verdicts::TapVerdicts;
 use super::weight_rows::{STEP_CLEAR, STEP_ELEMENT, STEP_GROUP, STEP_LAST, STEP_NONE, STEP_REPEAT, STEP_UNIT};
 use crate::primitives::constant as k;
 use crate::primitives::{RegEn, ZeroExtend};
@@ -105,32 +107,19 @@ pub struct ConvTraversal {
     sides: SubKernels,
     /// The OFM block and group: `block_walk.rs`.
     walk: BlockWalk,
+    /// The tap's verdicts: `tap_verdicts.rs`.
+    verdicts: TapVerdicts,
     drain: RegEn<Bits<2>>,
     mac_valid2_q: RegEn<Bit>,
     clear2_q: RegEn<Bit>,
 
-    ifm_depth13: ZeroExtend<12, 13>,
     ky4: ZeroExtend<3, 4>,
     kx4: ZeroExtend<3, 4>,
-    u9: ZeroExtend<2, 9>,
-    cg13: ZeroExtend<9, 13>,
-    cg_base13: ZeroExtend<9, 13>,
-    groups13: Signal<Local, Bits<13>>,
-    groups9: Signal<Local, Bits<9>>,
     in_check: Signal<Local, Bit>,
     in_mac: Signal<Local, Bit>,
     in_decode: Signal<Local, Bit>,
-    layer_last: Signal<Local, Bit>,
     in_out: Signal<Local, Bit>,
     in_drain: Signal<Local, Bit>,
-    cg: Signal<Local, Bits<9>>,
-    last_u: Signal<Local, Bit>,
-    kx_more: Signal<Local, Bit>,
-    ky_more: Signal<Local, Bit>,
-    u_last: Signal<Local, Bits<2>>,
-    more_ifm: Signal<Local, Bit>,
-    last_tap: Signal<Local, Bit>,
-    stalled: Signal<Local, Bit>,
 
     state_check: Constant<Bits<3>>,
     state_mac: Constant<Bits<3>>,
@@ -144,21 +133,14 @@ pub struct ConvTraversal {
     zero9: Constant<Bits<9>>,
     one2: Constant<Bits<2>>,
     one3: Constant<Bits<3>>,
-    one4: Constant<Bits<4>>,
     zero4: Constant<Bits<4>>,
-    one13: Constant<Bits<13>>,
     step_none: Constant<Bits<3>>,
     step_group: Constant<Bits<3>>,
     step_element: Constant<Bits<3>>,
     step_unit: Constant<Bits<3>>,
     step_last: Constant<Bits<3>>,
     step_clear: Constant<Bits<3>>,
-    two13: Constant<Bits<13>>,
     three2: Constant<Bits<2>>,
-    two9: Constant<Bits<9>>,
-    four9: Constant<Bits<9>>,
-    four13: Constant<Bits<13>>,
-    shift3: Constant<Bits<4>>,
 }
 
 impl Default for ConvTraversal {
@@ -217,31 +199,17 @@ impl Default for ConvTraversal {
             first: Default::default(),
             sides: Default::default(),
             walk: Default::default(),
+            verdicts: Default::default(),
             drain: Default::default(),
             mac_valid2_q: Default::default(),
             clear2_q: Default::default(),
-            ifm_depth13: Default::default(),
             ky4: Default::default(),
             kx4: Default::default(),
-            u9: Default::default(),
-            cg13: Default::default(),
-            cg_base13: Default::default(),
-            groups13: Default::default(),
-            groups9: Default::default(),
             in_check: Default::default(),
             in_mac: Default::default(),
             in_decode: Default::default(),
-            layer_last: Default::default(),
             in_out: Default::default(),
             in_drain: Default::default(),
-            cg: Default::default(),
-            last_u: Default::default(),
-            kx_more: Default::default(),
-            ky_more: Default::default(),
-            u_last: Default::default(),
-            more_ifm: Default::default(),
-            last_tap: Default::default(),
-            stalled: Default::default(),
             state_check: k(STATE_CHECK),
             state_mac: k(STATE_MAC),
             state_decode: k(STATE_DECODE),
@@ -254,21 +222,14 @@ impl Default for ConvTraversal {
             zero9: k(0),
             one2: k(1),
             one3: k(1),
-            one4: k(1),
             zero4: k(0),
-            one13: k(1),
             step_none: k(STEP_NONE),
             step_group: k(STEP_GROUP),
             step_element: k(STEP_ELEMENT),
             step_unit: k(STEP_UNIT),
             step_last: k(STEP_LAST),
             step_clear: k(STEP_CLEAR),
-            two13: k(2),
             three2: k(3),
-            two9: k(2),
-            four9: k(4),
-            four13: k(4),
-            shift3: k(3),
         }
     }
 }
@@ -337,58 +298,29 @@ impl Logic for ConvTraversal {
         self.sub_w.next = self.sides.cur_w.val();
         self.next_first.next = !self.walk.more_x.val() & !self.walk.more_y.val();
         self.next_row_start.next = !self.walk.more_x.val();
-        // The tap's verdicts, computed only in MAC and DECODE, the phases that issue taps (the
-        // `if` below reads them only with `issue`): in the other cycles, most of a network's
-        // when the layer is not a convolution, the Verilated model skips them (docs/ethos.md,
-        // NPU step 6). Every output is the same in every cycle.
-        self.ifm_depth13.narrow.next = self.ifm_depth.val();
-        self.u9.narrow.next = self.u_q.q.val();
-        self.cg_base13.narrow.next = self.cg_base_q.q.val();
-        self.cg.next = self.cg_base_q.q.val() + self.u9.wide.val();
-        self.cg13.narrow.next = self.cg.val();
-        self.u_last.next = self.three2.val();
-        self.last_u.next = false;
-        self.kx_more.next = false;
-        self.ky_more.next = false;
-        self.groups13.next = self.four13.val();
-        self.groups9.next = self.four9.val();
-        self.more_ifm.next = false;
-        self.last_tap.next = false;
-        self.layer_last.next = false;
-        self.stalled.next = false;
-        if self.in_mac.val() | self.in_decode.val() {
-            // The last 8-channel group of the IFM block: depth-first 4 a block, part-kernel-first 2.
-            self.u_last.next = self.three2.val();
-            if self.part_kernel.val() {
-                self.u_last.next = self.one2.val();
-            }
-            self.last_u.next = (self.u_q.q.val() == self.u_last.val())
-                | (((self.cg13.wide.val() + self.one13.val()) << self.shift3.val()) >= self.ifm_depth13.wide.val());
-            self.kx_more.next = ((self.kx4.wide.val() + self.one4.val()) < self.sides.cur_w.val()) & !self.block_packed.val();
-            self.ky_more.next = ((self.ky4.wide.val() + self.one4.val()) < self.sides.cur_h.val()) & !self.block_packed.val();
-            // The next IFM block: depth-first 4 groups (32 channels), part-kernel-first 2 (16).
-            self.groups13.next = self.four13.val();
-            self.groups9.next = self.four9.val();
-            if self.part_kernel.val() {
-                self.groups13.next = self.two13.val();
-                self.groups9.next = self.two9.val();
-            }
-            self.more_ifm.next = ((self.cg_base13.wide.val() + self.groups13.val()) << self.shift3.val()) < self.ifm_depth13.wide.val();
-
-            // The group's last tap waits while the output walk could not take its accumulators.
-            self.last_tap.next = (self.depthwise.val() | self.last_u.val())
-                & !self.kx_more.val()
-                & !self.ky_more.val()
-                & !self.sides.more_x.val()
-                & !self.sides.more_y.val()
-                & (self.depthwise.val() | !self.more_ifm.val())
-                & (!self.block_packed.val() | self.packed_last.val());
-            self.layer_last.next = self.last_tap.val() & self.walk.last_og.val() & !self.walk.more_x.val() & !self.walk.more_y.val();
-            self.stalled.next = (self.last_tap.val() & self.drain_wait.val())
-                | (self.in_decode.val() & (!self.row_ready.val() | self.layer_last.val()));
-        }
-        self.issue.next = (self.in_mac.val() | self.in_decode.val()) & !self.stalled.val();
-        self.issue_last.next = self.issue.val() & self.last_tap.val();
+        // The tap's verdicts (`tap_verdicts.rs`), computed only in MAC and DECODE; read only
+        // with `issue`.
+        self.verdicts.phase.next = self.phase.val();
+        self.verdicts.u.next = self.u_q.q.val();
+        self.verdicts.cg_base.next = self.cg_base_q.q.val();
+        self.verdicts.kx.next = self.kx_q.q.val();
+        self.verdicts.ky.next = self.ky_q.q.val();
+        self.verdicts.ifm_depth.next = self.ifm_depth.val();
+        self.verdicts.depthwise.next = self.depthwise.val();
+        self.verdicts.part_kernel.next = self.part_kernel.val();
+        self.verdicts.cur_w.next = self.sides.cur_w.val();
+        self.verdicts.cur_h.next = self.sides.cur_h.val();
+        self.verdicts.more_x.next = self.sides.more_x.val();
+        self.verdicts.more_y.next = self.sides.more_y.val();
+        self.verdicts.block_packed.next = self.block_packed.val();
+        self.verdicts.packed_last.next = self.packed_last.val();
+        self.verdicts.last_og.next = self.walk.last_og.val();
+        self.verdicts.block_more_x.next = self.walk.more_x.val();
+        self.verdicts.block_more_y.next = self.walk.more_y.val();
+        self.verdicts.drain_wait.next = self.drain_wait.val();
+        self.verdicts.row_ready.next = self.row_ready.val();
+        self.issue.next = (self.in_mac.val() | self.in_decode.val()) & !self.verdicts.stalled.val();
+        self.issue_last.next = self.issue.val() & self.verdicts.last_tap.val();
 
         // Stage 2: what the MAC unit takes in the next cycle.
         self.mac_valid2_q.d.next = self.issue.val();
@@ -420,7 +352,7 @@ impl Logic for ConvTraversal {
             if self.block_packed.val() & !self.packed_last.val() {
                 // A packed block's cycle before its last: no kernel element stepped.
                 self.row_step.next = self.step_none.val();
-            } else if !self.depthwise.val() & !self.part_kernel.val() & !self.last_u.val() {
+            } else if !self.depthwise.val() & !self.part_kernel.val() & !self.verdicts.last_u.val() {
                 self.u_q.d.next = self.u_q.q.val() + self.one2.val();
                 self.row_step.next = self.step_group.val();
             } else {
@@ -428,16 +360,16 @@ impl Logic for ConvTraversal {
                     self.u_q.d.next = self.zero2.val();
                 }
                 self.row_step.next = self.step_element.val();
-                if self.kx_more.val() {
+                if self.verdicts.kx_more.val() {
                     self.kx_q.d.next = self.kx_q.q.val() + self.one3.val();
-                } else if self.ky_more.val() {
+                } else if self.verdicts.ky_more.val() {
                     self.kx_q.d.next = self.zero3.val();
                     self.ky_q.d.next = self.ky_q.q.val() + self.one3.val();
                 } else {
                     self.kx_q.d.next = self.zero3.val();
                     self.ky_q.d.next = self.zero3.val();
                     self.row_step.next = self.step_unit.val();
-                    if self.part_kernel.val() & !self.last_u.val() {
+                    if self.part_kernel.val() & !self.verdicts.last_u.val() {
                         // Part-kernel-first: the block's next 8-channel group, same sub-kernel.
                         self.u_q.d.next = self.u_q.q.val() + self.one2.val();
                     } else if self.sides.more_x.val() {
@@ -462,8 +394,8 @@ impl Logic for ConvTraversal {
                         self.sy_q.d.next = self.zero4.val();
                         self.next_h.next = self.sides.first_h.val();
                         self.next_w.next = self.sides.first_w.val();
-                        if !self.depthwise.val() & self.more_ifm.val() {
-                            self.cg_base_q.d.next = self.cg_base_q.q.val() + self.groups9.val();
+                        if !self.depthwise.val() & self.verdicts.more_ifm.val() {
+                            self.cg_base_q.d.next = self.cg_base_q.q.val() + self.verdicts.groups.val();
                         } else {
                             // The group's last tap: the same group in the next block (its
                             // first row again), or the next group from the first block, or OUT.

@@ -46,6 +46,7 @@ mod layer_check;
 mod layer_registers;
 mod scale_bias_loader;
 mod sub_kernels;
+mod tap_verdicts;
 mod weight_buffer;
 mod weight_rows;
 pub mod conv_unit;

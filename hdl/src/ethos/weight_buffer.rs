@@ -8,7 +8,7 @@
 //! every change of the datapath's inputs (docs/ethos.md, "Verilated speed").
 use super::conv_datapath::WEIGHT_ROWS;
 use crate::primitives::constant as k;
-use crate::primitives::{Diagonal, Ram, Reg, RegEn, ZeroExtend};
+use crate::primitives::{Ram, Reg, RegEn, ZeroExtend};
 use rust_hdl::prelude::*;
 
 const WEIGHT_ADDRESS_BITS: usize = 12;
@@ -25,7 +25,10 @@ const GATHER_BITS: u64 = 67 * 9;
 /// `short`: the rows and the gather after this cycle are not exactly the layer's (read when
 /// the decoder says `done`). `weights_seen`: weights decoded, this cycle's beat included.
 /// Read side: `read_enable`/`read_address` read a row for the next cycle, as `w[0..8]` (OFM
-/// channel o's 8 IFM-channel weights; depthwise: the row's 8 weights on the diagonal).
+/// channel o's 8 IFM-channel weights; depthwise: the row's 8 weights on the diagonal), formed
+/// only while `active` (the datapath is not idle; 0 otherwise): nothing reads them in IDLE,
+/// where an NPU that does not convolve spends its time, so that the Verilated model skips
+/// slicing the 576-bit row into eight words there (docs/ethos.md, "Verilated speed").
 /// `row_ready`: row `want_row` is written (in an earlier cycle), for the traversal, which runs
 /// while DECODE goes on.
 #[derive(LogicBlock)]
@@ -40,6 +43,7 @@ pub struct WeightBuffer {
     pub beat_count: Signal<In, Bits<3>>,
     pub beat_data: Signal<In, Bits<36>>,
     pub read_enable: Signal<In, Bit>,
+    pub active: Signal<In, Bit>,
     pub read_address: Signal<In, Bits<WEIGHT_ADDRESS_BITS>>,
     pub want_row: Signal<In, Bits<WEIGHT_ADDRESS_BITS>>,
     pub row_ready: Signal<Out, Bit>,
@@ -50,7 +54,10 @@ pub struct WeightBuffer {
     pub w: [Signal<Out, Bits<72>>; 8],
 
     memory: Ram<576, WEIGHT_ADDRESS_BITS>,
-    diagonal: Diagonal,
+    /// Depthwise: word j is the row's top 72 bits (its 8 weights) masked to lane j, the
+    /// diagonal of [`crate::primitives::Diagonal`].
+    lane_mask: [Constant<Bits<72>>; 8],
+    zero72: Constant<Bits<72>>,
     /// Loaded only on a beat (its enable): a cycle without one neither copies the 603 bits
     /// into the register nor its value back as the next one (docs/ethos.md, "Verilated
     /// speed", NPU step 7).
@@ -99,6 +106,7 @@ impl Default for WeightBuffer {
             beat_count: Default::default(),
             beat_data: Default::default(),
             read_enable: Default::default(),
+            active: Default::default(),
             read_address: Default::default(),
             want_row: Default::default(),
             row_ready: Default::default(),
@@ -108,7 +116,8 @@ impl Default for WeightBuffer {
             weights_seen: Default::default(),
             w: Default::default(),
             memory: Default::default(),
-            diagonal: Default::default(),
+            lane_mask: std::array::from_fn(|j| Constant::new(bit_cast::<72, 9>(0x1ff.into()) << (9 * j as u64))),
+            zero72: Constant::new(0.into()),
             gather: Default::default(),
             fill: Default::default(),
             rows: Default::default(),
@@ -224,12 +233,19 @@ impl Logic for WeightBuffer {
         self.row_ready.next = self.want13.wide.val() < self.rows.q.val();
         self.memory.read_enable.next = self.read_enable.val();
         self.memory.read_address.next = self.read_address.val();
-        self.diagonal.lanes.next = self.memory.read_data.val().get_bits::<72>(504);
-        // Word j is the row's OFM channel j (depthwise: the diagonal's row j).
+        // Word j is the row's OFM channel j (depthwise: the diagonal's row j), only while active.
         for j in 0..8 {
-            self.w[j].next = self.memory.read_data.val().get_bits::<72>(72 * j);
+            self.w[j].next = self.zero72.val();
+        }
+        if self.active.val() {
             if self.depthwise.val() {
-                self.w[j].next = self.diagonal.matrix.val().get_bits::<72>(72 * j);
+                for j in 0..8 {
+                    self.w[j].next = self.memory.read_data.val().get_bits::<72>(504) & self.lane_mask[j].val();
+                }
+            } else {
+                for j in 0..8 {
+                    self.w[j].next = self.memory.read_data.val().get_bits::<72>(72 * j);
+                }
             }
         }
     }
