@@ -54,8 +54,8 @@ pub struct WeightBuffer {
     pub w: [Signal<Out, Bits<72>>; 8],
 
     memory: Ram<576, WEIGHT_ADDRESS_BITS>,
-    /// Depthwise: word j is the row's top 72 bits (its 8 weights) masked to lane j, the
-    /// diagonal of [`crate::primitives::Diagonal`].
+    /// Depthwise: word j is the row's top 72 bits (its 8 weights) masked to lane j (OFM
+    /// channel j's weight sits in lane j of its word: the diagonal of an 8x8 lane matrix).
     lane_mask: [Constant<Bits<72>>; 8],
     zero72: Constant<Bits<72>>,
     /// Loaded only on a beat (its enable): a cycle without one neither copies the 603 bits

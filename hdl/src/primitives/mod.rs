@@ -1,7 +1,6 @@
 //! Primitives shared by every NPU: the few places where rust-hdl's own constructs would
 //! export Verilog with width mismatches or without a reset, written once.
 mod concat;
-mod diagonal;
 mod mul_s16;
 mod mul_s8;
 mod mul_u;
@@ -16,7 +15,6 @@ mod sign_extend_bits;
 mod zero_extend;
 
 pub use concat::Concat;
-pub use diagonal::Diagonal;
 pub use mul_s16::MulS16;
 pub use mul_s8::MulS8;
 pub use mul_u::MulU;
