@@ -417,10 +417,6 @@ impl Logic for ConvDatapath {
         self.mac.data[1].next = self.ifm_data1.val();
         self.mac.data[2].next = self.ifm_data2.val();
         self.mac.data[3].next = self.ifm_data3.val();
-        self.feed.act[0].next = self.ifm_data0.val();
-        self.feed.act[1].next = self.ifm_data1.val();
-        self.feed.act[2].next = self.ifm_data2.val();
-        self.feed.act[3].next = self.ifm_data3.val();
         self.mac.enable.next = self.traversal.mac_valid2.val() & !self.control.mac_holding.val();
         self.mac.clear.next = self.traversal.clear2.val();
         self.mac.depthwise.next = self.layer.depthwise.val();
@@ -441,13 +437,15 @@ impl Logic for ConvDatapath {
         self.feed.kernel_height.next = self.layer.kernel_height.val();
         self.feed.kernel_width.next = self.layer.kernel_width.val();
         self.mac.packed_cycle.next = self.packed_walk.packed2.val();
+        self.mac.reuse.next = self.packed_walk.reuse2.val();
+        self.mac.row.next = self.packed_walk.row2.val();
+        self.mac.rows.next = self.packed_walk.rows2.val();
         self.mac.pad.next = self.pad2.q.val();
         for o in 0..8 {
             self.feed.w[o].next = self.weights.w[o].val();
             self.mac.w[o].next = self.weights.w[o].val();
         }
         for i in 0..8 {
-            self.mac.win[i].next = self.feed.win[i].val();
             self.mac.win_live[i].next = self.feed.win_live[i].val();
         }
         for i in 0..12 {

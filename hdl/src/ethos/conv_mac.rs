@@ -40,12 +40,15 @@ pub struct ConvMac {
     pub acc_out: [Signal<Out, Bits<40>>; LANES],
     /// Stage 2 runs a packed depthwise cycle (docs/ethos.md, "Depthwise tap packing"): unit
     /// (a, b, o), accumulator `8 * (2a + b) + o`, takes its operands from the second feed
-    /// (`depthwise_feed.rs`) instead: act lane `3j + kx` is IFM lane `o` of the bytes
-    /// `win[4j + b + kx]` (as `data`'s, with `zero_point` and `live`) where
-    /// `win_live[4j + b + kx]` is set, else 0 (padding and rows not taken), weight lane `3j + kx` lane
+    /// (`depthwise_feed.rs`) instead: act lane `3j + kx` is IFM lane `o` of window word
+    /// `4j + b + kx` (`DotArray` selects it from `data` and its column store by `reuse`,
+    /// `row` and `rows`; with `zero_point` and `live`) where it is live (`win_live`), else 0
+    /// (padding and rows not taken), weight lane `3j + kx` lane
     /// `o` of `kernel[6a + 3j + kx]`, lanes 6 and 7 zero, in the conv mode.
     pub packed_cycle: Signal<In, Bit>,
-    pub win: [Signal<In, Bits<64>>; 8],
+    pub reuse: Signal<In, Bit>,
+    pub row: Signal<In, Bits<2>>,
+    pub rows: Signal<In, Bits<2>>,
     pub win_live: [Signal<In, Bit>; 8],
     pub kernel: [Signal<In, Bits<72>>; 12],
     /// The 16 pairs (`pairs[8p + o]` of `MacUnit`) in one clocked process.
@@ -76,6 +79,9 @@ impl Logic for ConvMac {
         self.pairs.zero_point.next = self.zero_point.val();
         self.pairs.live.next = self.live.val();
         self.pairs.packed_cycle.next = self.packed_cycle.val();
+        self.pairs.reuse.next = self.reuse.val();
+        self.pairs.row.next = self.row.val();
+        self.pairs.rows.next = self.rows.val();
         for p in 0..4 {
             self.pairs.data[p].next = self.data[p].val();
         }
@@ -93,7 +99,6 @@ impl Logic for ConvMac {
         }
         // The second feed (the `packed_cycle` doc above), chosen in the pairs' clocked process.
         for i in 0..8 {
-            self.pairs.win[i].next = self.win[i].val();
             self.pairs.win_live[i].next = self.win_live[i].val();
         }
         for i in 0..12 {

@@ -1,6 +1,6 @@
 //! The packed depthwise feed of the convolution datapath (issue 19; docs/ethos.md,
 //! "Convolution datapath", "Depthwise tap packing"; TRM L1033-1076, digest §5.1): the
-//! kernel register, the column store and the words of the MAC unit's second feed, all in
+//! kernel register and the second feed's kernel words and live bits, all in
 //! stage 2 (the cycle after the walk, `depthwise_walk.rs`, issued the reads). Model:
 //! `model/src/ethos/conv_datapath/depthwise_feed.rs`.
 //!
@@ -11,31 +11,28 @@
 //!   the 8 words. Decision: no cycle is spent loading it, and no clear: lanes of a kernel
 //!   column beyond the kernel's width are zeroed where they are read (`k{a}{j}{kx}`), so an
 //!   element left from an earlier layer is never used.
-//! - The column store (window rows 0-3 x columns 2 and 3, 8 x 64 bits and their live bits)
-//!   takes, in stage 2 of each packed cycle (`take`), columns 2 and 3 of the rows taken; a
-//!   reuse block's columns 0 and 1 are read from it.
-//! - `win{j}{c}`: window row `row + j`, column `c` (fresh: the four ports of row `row`, row 1
-//!   not live; reuse: columns 0-1 from the store, 2-3 from ports `2j`, `2j + 1`; a row not
-//!   taken and a padded port not live), as the ports' IFM bytes with a live bit
-//!   (`win_live`): the MAC unit forms the lanes (`lane_o` of a live word, else 0) in its
-//!   clocked process, so that they are computed once a cycle rather than here, before it, on
-//!   each of Verilator's evaluations of the input region (docs/ethos.md, "Convolution
-//!   datapath", "Packed feed in bytes"). Decision: the store keeps bytes, not lanes, since a reuse block reads
-//!   its columns in the same OFM group, under the same zero point and live lanes as when they
-//!   were stored. `k{a}{j}{kx}`: the kernel register's element (`ky`,
-//!   `kx`) for OFM row `a` of the block and window row `row + j`, `ky = (row + j - a·sy) /
-//!   dy` when whole, below the kernel's height and the row taken, and `kx` below its width;
-//!   else 0. Dot-product unit (a, b, o) takes lane `3j + kx` of `win{j}{b + kx}` and
-//!   `k{a}{j}{kx}` (lane `o` of each), lanes 6 and 7 zero, in the conv mode. Outside a
-//!   packed cycle (`take` low) every `win` and `k` word is 0 (no `win` live) and the kernel register's input
-//!   is 0 outside a loading cycle: no one reads them then, and computing them from the ports
-//!   every cycle whatever the layer cost the Verilated datapath a fifth of its time
-//!   (docs/ethos.md, "Verilated speed", twelfth step).
+//! - `win_live{j}{c}` (`win_live[4j + c]`): window row `row + j`, column `c` holds an element,
+//!   from registers alone (fresh: the four ports of row `row` unless padded, row 1 not live;
+//!   reuse, rows taken: columns 0-1 live (the MAC unit ANDs the live bit its column store kept),
+//!   columns 2-3 unless their port `2j`, `2j + 1` is padded). The window words themselves and
+//!   the column store (window rows 0-3 x columns 2 and 3, the ports' bytes of each packed
+//!   cycle) are the MAC unit's, in its clocked process (`dot_array.rs`): the ports are the
+//!   datapath's inputs, so a mux of them here, before the MAC unit, ran in Verilator's input
+//!   region on each of its evaluations, and it took this block's kernel selection with it
+//!   (docs/ethos.md, "Convolution datapath", "Packed feed in bytes"). `k{a}{j}{kx}`: the
+//!   kernel register's element (`ky`, `kx`) for OFM row `a` of the block and window row `row
+//!   + j`, `ky = (row + j - a·sy) / dy` when whole, below the kernel's height and the row
+//!   taken, and `kx` below its width; else 0. Dot-product unit (a, b, o) takes lane `3j + kx`
+//!   of window word `4j + b + kx` and `k{a}{j}{kx}` (lane `o` of each), lanes 6 and 7 zero,
+//!   in the conv mode. Outside a packed cycle (`take` low) no window word is live and every
+//!   `k` word is 0, and the kernel register's input is 0 outside a loading cycle: no one
+//!   reads them then (docs/ethos.md, "Verilated speed", twelfth step).
 use crate::primitives::constant as k;
 use crate::primitives::{RegEn, ZeroExtend};
 use rust_hdl::prelude::*;
 
-/// The kernel register, the column store and the second feed's words (module docs).
+/// The kernel register, the second feed's kernel words and its window words' live bits
+/// (module docs).
 #[derive(LogicBlock)]
 pub struct DepthwiseFeed {
     pub clock: Signal<In, Clock>,
@@ -50,28 +47,22 @@ pub struct DepthwiseFeed {
     pub row: Signal<In, Bits<2>>,
     pub rows: Signal<In, Bits<2>>,
     pub pad: Signal<In, Bits<4>>,
-    /// The four IFM ports' words (8 channels' bytes each).
-    pub act: [Signal<In, Bits<64>>; 4],
     pub stride_y: Signal<In, Bits<2>>,
     pub dilation_y: Signal<In, Bit>,
     pub kernel_height: Signal<In, Bits<4>>,
     pub kernel_width: Signal<In, Bits<4>>,
-    /// `win{j}{c}` (module docs) is `win[4j + c]`, live with `win_live[4j + c]`.
-    pub win: [Signal<Out, Bits<64>>; 8],
+    /// `win_live{j}{c}` (module docs) is `win_live[4j + c]`.
     pub win_live: [Signal<Out, Bit>; 8],
     /// `k{a}{j}{kx}` (module docs) is `k[6a + 3j + kx]`.
     pub k: [Signal<Out, Bits<72>>; 12],
 
     kernel: [RegEn<Bits<72>>; 9],
-    store: [RegEn<Bits<64>>; 8],
-    store_live: [RegEn<Bit>; 8],
     row4: ZeroExtend<2, 4>,
     stride4: ZeroExtend<2, 4>,
     ky4: ZeroExtend<2, 4>,
     kx4: ZeroExtend<2, 4>,
     element: Signal<Local, Bits<4>>,
     diagonal: Signal<Local, Bits<72>>,
-    port: [Signal<Local, Bits<64>>; 4],
     window_row: [Signal<Local, Bits<4>>; 2],
     taken: [Signal<Local, Bit>; 2],
     distance: [Signal<Local, Bits<4>>; 4],
@@ -79,9 +70,8 @@ pub struct DepthwiseFeed {
     kernel_row: [Signal<Local, Bits<4>>; 4],
     tap_row: [Signal<Local, Bit>; 4],
     elements: [Constant<Bits<4>>; 9],
-    rows4: [Constant<Bits<4>>; 4],
+    rows4: [Constant<Bits<4>>; 3],
     zero72: Constant<Bits<72>>,
-    zero64: Constant<Bits<64>>,
     one4: Constant<Bits<4>>,
     two2: Constant<Bits<2>>,
     shift1: Constant<Bits<4>>,
@@ -102,24 +92,19 @@ impl Default for DepthwiseFeed {
             row: Default::default(),
             rows: Default::default(),
             pad: Default::default(),
-            act: Default::default(),
             stride_y: Default::default(),
             dilation_y: Default::default(),
             kernel_height: Default::default(),
             kernel_width: Default::default(),
-            win: Default::default(),
             win_live: Default::default(),
             k: Default::default(),
             kernel: Default::default(),
-            store: Default::default(),
-            store_live: Default::default(),
             row4: Default::default(),
             stride4: Default::default(),
             ky4: Default::default(),
             kx4: Default::default(),
             element: Default::default(),
             diagonal: Default::default(),
-            port: Default::default(),
             window_row: Default::default(),
             taken: Default::default(),
             distance: Default::default(),
@@ -129,7 +114,6 @@ impl Default for DepthwiseFeed {
             elements: std::array::from_fn(|e| k(e as u64)),
             rows4: std::array::from_fn(|r| k(r as u64)),
             zero72: Constant::new(0u64.into()),
-            zero64: Constant::new(0u64.into()),
             one4: k(1),
             two2: k(2),
             shift1: k(1),
@@ -157,90 +141,30 @@ impl Logic for DepthwiseFeed {
             self.kernel[e].d.next = self.diagonal.val();
         }
 
-        // The window words of this cycle: a packed cycle's (`take`), else 0. Only a packed
-        // cycle's words are used (by the MAC unit's second feed and the column store, both
-        // enabled by `take`), and the ports change every cycle, so computing them in every
-        // cycle whatever the layer was input-region work twice a cycle in Verilator
-        // (docs/ethos.md, "Verilated speed", twelfth step).
+        // Which window words hold an element in this cycle: a packed cycle's (`take`), from
+        // registers alone (module docs).
         self.row4.narrow.next = self.row.val();
         self.window_row[0].next = self.row4.wide.val();
         self.window_row[1].next = self.row4.wide.val() + self.one4.val();
         self.taken[0].next = true;
         self.taken[1].next = self.rows.val() == self.two2.val();
         for c in 0..4 {
-            self.port[c].next = self.zero64.val();
-            self.win[c].next = self.zero64.val();
-            self.win[4 + c].next = self.zero64.val();
             self.win_live[c].next = false;
             self.win_live[4 + c].next = false;
         }
         if self.take.val() {
-            self.port[0].next = self.act[0].val();
-            self.port[1].next = self.act[1].val();
-            self.port[2].next = self.act[2].val();
-            self.port[3].next = self.act[3].val();
-            // Written straight into the outputs (sixteenth step): fresh, the four ports of
-            // row `row`; reuse, columns 0-1 from the store and 2-3 from the ports. A padded
-            // port's word is not live.
             if self.reuse.val() {
                 for j in 0..2 {
                     if self.taken[j].val() {
-                        for r in 0..4 {
-                            if self.window_row[j].val() == self.rows4[r].val() {
-                                self.win[4 * j].next = self.store[2 * r].q.val();
-                                self.win[4 * j + 1].next = self.store[2 * r + 1].q.val();
-                                self.win_live[4 * j].next = self.store_live[2 * r].q.val();
-                                self.win_live[4 * j + 1].next = self.store_live[2 * r + 1].q.val();
-                            }
-                        }
-                        self.win[4 * j + 2].next = self.port[2 * j].val();
-                        self.win[4 * j + 3].next = self.port[2 * j + 1].val();
+                        self.win_live[4 * j].next = true;
+                        self.win_live[4 * j + 1].next = true;
                         self.win_live[4 * j + 2].next = !self.pad.val().get_bit(2 * j);
                         self.win_live[4 * j + 3].next = !self.pad.val().get_bit(2 * j + 1);
                     }
                 }
             } else {
                 for c in 0..4 {
-                    self.win[c].next = self.port[c].val();
                     self.win_live[c].next = !self.pad.val().get_bit(c);
-                }
-            }
-        }
-
-        // The column store: columns 2 and 3 of the rows taken.
-        for r in 0..4 {
-            self.store[2 * r].clock.next = self.clock.val();
-            self.store[2 * r].reset.next = self.reset.val();
-            self.store[2 * r + 1].clock.next = self.clock.val();
-            self.store[2 * r + 1].reset.next = self.reset.val();
-            self.store_live[2 * r].clock.next = self.clock.val();
-            self.store_live[2 * r].reset.next = self.reset.val();
-            self.store_live[2 * r + 1].clock.next = self.clock.val();
-            self.store_live[2 * r + 1].reset.next = self.reset.val();
-            self.store[2 * r].enable.next = false;
-            self.store[2 * r + 1].enable.next = false;
-            self.store_live[2 * r].enable.next = false;
-            self.store_live[2 * r + 1].enable.next = false;
-            self.store[2 * r].d.next = self.win[2].val();
-            self.store[2 * r + 1].d.next = self.win[3].val();
-            self.store_live[2 * r].d.next = self.win_live[2].val();
-            self.store_live[2 * r + 1].d.next = self.win_live[3].val();
-            if self.advance.val() & self.take.val() {
-                if self.window_row[0].val() == self.rows4[r].val() {
-                    self.store[2 * r].enable.next = true;
-                    self.store[2 * r + 1].enable.next = true;
-                    self.store_live[2 * r].enable.next = true;
-                    self.store_live[2 * r + 1].enable.next = true;
-                }
-                if self.taken[1].val() & (self.window_row[1].val() == self.rows4[r].val()) {
-                    self.store[2 * r].enable.next = true;
-                    self.store[2 * r + 1].enable.next = true;
-                    self.store_live[2 * r].enable.next = true;
-                    self.store_live[2 * r + 1].enable.next = true;
-                    self.store[2 * r].d.next = self.win[6].val();
-                    self.store[2 * r + 1].d.next = self.win[7].val();
-                    self.store_live[2 * r].d.next = self.win_live[6].val();
-                    self.store_live[2 * r + 1].d.next = self.win_live[7].val();
                 }
             }
         }

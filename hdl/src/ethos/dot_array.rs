@@ -26,10 +26,17 @@ use rust_hdl::prelude::*;
 /// `lane_i(d) = d[8i+7:8i] - zero_point` (int8, exact in 9 bits) for `i < live`, else 0;
 /// `pad[p]` adds nothing to position p. A packed cycle (`ConvMac`'s `packed_cycle`) sums
 /// `Σ_l x(WIN[l] + g, o) · kernel[l]_o` (lo) and `· kernel[6 + l]_o` (hi) over six lanes l,
-/// no padding, where `x(v, o)` is window word v's IFM lane o (`lane_o(win[v])` when
-/// `win_live[v]` is set, else 0): the window words are the IFM bytes as the ports gave
-/// them, so that the lanes are formed here, once a cycle, not before the feed in Verilator's
-/// input region (docs/ethos.md, "Convolution datapath", "Packed feed in bytes").
+/// no padding, where `x(v, o)` is window word v's IFM lane o (`lane_o(win[v])` when it is
+/// live, else 0). Window word `4j + c` (window row `row + j`, column `c`): fresh (`reuse`
+/// low), `data[c]` for row 0, live with `win_live[c]`, row 1 not live; reuse, columns 0-1
+/// from the column store's window row `row + j` (none past row 3), live with `win_live` and
+/// the live bit stored with it, columns 2-3 `data[2j]`, `data[2j + 1]`, live with `win_live`.
+/// Each packed cycle stores window row `row`'s columns 2-3 (words 2, 3) and, when `rows` is
+/// 2, row `row + 1`'s (words 6, 7), with their live bits (`depthwise_feed.rs`'s column store
+/// before). Why here: the words are the datapath's IFM ports, so selecting them before this
+/// block ran in Verilator's input region on every evaluation; in the clocked process each
+/// is selected once, at the edge (docs/ethos.md, "Convolution datapath", "Packed feed in
+/// bytes").
 /// `clear` starts a new accumulation; changes only when `enable`; 40-bit wrapping
 /// accumulators, cleared by reset.
 #[derive(LogicBlock, Default)]
@@ -46,13 +53,20 @@ pub struct DotArray {
     pub live: Signal<In, Bits<4>>,
     pub w: [Signal<In, Bits<72>>; 8],
     pub packed_cycle: Signal<In, Bit>,
-    /// The packed feed's window words (IFM bytes), which of them hold an element, and its
-    /// kernel words (`ConvMac::win`, `ConvMac::win_live`, `ConvMac::kernel`).
-    pub win: [Signal<In, Bits<64>>; 8],
+    /// The packed feed's window mapping (a reuse block; window rows `row` and, when `rows`
+    /// is 2, `row + 1`), which window words hold an element, and its kernel words
+    /// (`ConvMac::reuse`, `row`, `rows`, `win_live`, `kernel`).
+    pub reuse: Signal<In, Bit>,
+    pub row: Signal<In, Bits<2>>,
+    pub rows: Signal<In, Bits<2>>,
     pub win_live: [Signal<In, Bit>; 8],
     pub kernel: [Signal<In, Bits<72>>; 12],
     pub acc_lo: [Signal<Out, Bits<40>>; 16],
     pub acc_hi: [Signal<Out, Bits<40>>; 16],
+    /// The column store: window row r's columns 2 and 3 (`store[2r + c - 2]`), IFM bytes, and
+    /// whether each holds an element; cleared by reset.
+    store: [Signal<Local, Bits<64>>; 8],
+    store_live: [Signal<Local, Bit>; 8],
 }
 
 /// The window word of packed lane l for kernel column 0 (column 1: one more).
@@ -79,12 +93,28 @@ impl DotArray {
         self.lane(self.data[p].val().to_u64(), i)
     }
 
+    /// Packed window word `v` and whether it is live (the module docs).
+    fn window(&self, v: usize) -> (u64, bool) {
+        let (j, c) = (v / 4, v % 4);
+        let live = self.win_live[v].val();
+        if !self.reuse.val() {
+            return if j == 0 { (self.data[c].val().to_u64(), live) } else { (0, false) };
+        }
+        if c >= 2 {
+            return (self.data[2 * j + c - 2].val().to_u64(), live);
+        }
+        let r = self.row.val().index() + j;
+        if r >= 4 {
+            return (0, false);
+        }
+        (self.store[2 * r + c].val().to_u64(), live && self.store_live[2 * r + c].val())
+    }
+
     /// Packed window word `v`'s lane `o` (the module docs' `x(v, o)`).
     fn win_lane(&self, v: usize, o: usize) -> i64 {
-        if self.win_live[v].val() {
-            self.lane(self.win[v].val().to_u64(), o)
-        } else {
-            0
+        match self.window(v) {
+            (word, true) => self.lane(word, o),
+            _ => 0,
         }
     }
 
@@ -149,12 +179,20 @@ always @(posedge clock) begin : pairs
         // A packed cycle's operands, each formed once for the pairs that share it: window word
         // v's lane o (`v{v}_{o}`, for the two positions' pairs of channel o that read it) and
         // kernel lanes l and 6 + l of channel o as one operand (`k{l}_{o}`, for both positions).
-        // A lane is its byte and the zero point sign-extended to 64 bits and subtracted, under
-        // two masks (all ones or 0: the word is live, `vm{v}`; the lane is below `live`,
-        // `lm{o}`): a few word operations, where the 9-bit `ifm` and `sx` took about twice as
-        // many (docs/ethos.md, "Convolution datapath", "Packed feed in bytes").
-        t += "    reg [63:0] zp64;\n";
-        t += &format!("    reg [63:0] {};\n", (0..8).map(|v| format!("vm{v}, lm{v}")).collect::<Vec<_>>().join(", "));
+        // A lane is its byte minus the zero point as a 64-bit word under a mask (all ones or 0:
+        // the lane is below `live`, `lm{o}`), 0 in a word that is not live: a few word
+        // operations, where the 9-bit `ifm` and `sx` took about twice as many (docs/ethos.md,
+        // "Convolution datapath", "Packed feed in bytes"). `xw{v}` and `kb{i}` are the biased
+        // words below.
+        t += "    reg [63:0] zb;\n";
+        // The window words and their live bits, and the column store's words of window rows
+        // `row` and `row + 1` (`s{v}`, `sl{v}` for words 0, 1, 4, 5).
+        t += &format!("    reg [63:0] {};\n", (0..8).map(|v| format!("ww{v}")).collect::<Vec<_>>().join(", "));
+        t += &format!("    reg {};\n", (0..8).map(|v| format!("wl{v}")).collect::<Vec<_>>().join(", "));
+        t += &format!("    reg [63:0] {};\n", [0, 1, 4, 5].map(|v| format!("s{v}")).join(", "));
+        t += &format!("    reg {};\n", [0, 1, 4, 5].map(|v| format!("sl{v}")).join(", "));
+        t += &format!("    reg [63:0] {};\n", (0..8).map(|v| format!("xw{v}, lm{v}")).collect::<Vec<_>>().join(", "));
+        t += &format!("    reg [71:0] {};\n", (0..12).map(|i| format!("kb{i}")).collect::<Vec<_>>().join(", "));
         for v in 0..8 {
             t += &format!("    reg [63:0] {};\n", (0..8).map(|o| format!("v{v}_{o}")).collect::<Vec<_>>().join(", "));
         }
@@ -164,6 +202,9 @@ always @(posedge clock) begin : pairs
         t += "    if (reset) begin\n";
         for k in 0..16 {
             t += &format!("        acc_lo${k} <= 40'd0;\n        acc_hi${k} <= 40'd0;\n");
+        }
+        for i in 0..8 {
+            t += &format!("        store${i} <= 64'd0;\n        store_live${i} <= 1'b0;\n");
         }
         t += "    end\n    else if (enable) begin\n        if (!packed_cycle) begin\n";
         // The IFM lanes, each lane pair's operand (positions g and g + 2), the weight lanes.
@@ -184,22 +225,86 @@ always @(posedge clock) begin : pairs
             }
         }
         t += "            end\n        end\n        else begin\n";
-        t += "            zp64 = {{56{zero_point[7]}}, zero_point};\n";
-        for i in 0..8 {
-            t += &format!("            vm{i} = win_live${i} ? ~64'd0 : 64'd0;\n            lm{i} = (live > 4'd{i}) ? ~64'd0 : 64'd0;\n");
+        // Biased operands: an n-bit two's complement value x is (x ^ 2^(n-1)) - 2^(n-1), so
+        // each word is XORed once and each operand is a zero-extended field minus a constant,
+        // rather than a field sign-extended bit by bit (about a third of the instructions).
+        // A lane: (byte ^ 80h) - (zero point ^ 80h), both unsigned; a word without an element
+        // gives 0 lanes without computing them.
+        t += "            zb = {56'd0, zero_point ^ 8'h80};\n";
+        // The window (module docs): the store's rows `row` and `row + 1`, then the words.
+        t += "            case (row)\n";
+        for r in 0..4 {
+            t += &format!("                2'd{r}: begin\n");
+            for (v, j, c) in [(0, 0, 0), (1, 0, 1), (4, 1, 0), (5, 1, 1)] {
+                if r + j < 4 {
+                    t += &format!("                    s{v} = store${}; sl{v} = store_live${};\n", 2 * (r + j) + c, 2 * (r + j) + c);
+                } else {
+                    t += &format!("                    s{v} = 64'd0; sl{v} = 1'b0;\n");
+                }
+            }
+            t += "                end\n";
         }
+        t += "            endcase\n            if (reuse) begin\n";
         for v in 0..8 {
-            for o in 0..8 {
+            let (j, c) = (v / 4, v % 4);
+            if c < 2 {
+                t += &format!("                ww{v} = s{v}; wl{v} = win_live${v} & sl{v};\n");
+            } else {
+                t += &format!("                ww{v} = data${}; wl{v} = win_live${v};\n", 2 * j + c - 2);
+            }
+        }
+        t += "            end\n            else begin\n";
+        for v in 0..8 {
+            if v < 4 {
+                t += &format!("                ww{v} = data${v}; wl{v} = win_live${v};\n");
+            } else {
+                t += &format!("                ww{v} = 64'd0; wl{v} = 1'b0;\n");
+            }
+        }
+        t += "            end\n";
+        // The column store: window row `row`'s columns 2-3, and row `row + 1`'s when taken.
+        t += "            case (row)\n";
+        for r in 0..4 {
+            t += &format!("                2'd{r}: begin\n");
+            t += &format!("                    store${} <= ww2; store${} <= ww3; store_live${} <= wl2; store_live${} <= wl3;\n", 2 * r, 2 * r + 1, 2 * r, 2 * r + 1);
+            if r + 1 < 4 {
                 t += &format!(
-                    "            v{v}_{o} = ({{{{56{{win${v}[{top}]}}}}, win${v}[{top}:{bottom}]}} - zp64) & vm{v} & lm{o};\n",
-                    top = 8 * o + 7,
-                    bottom = 8 * o
+                    "                    if (rows == 2'd2) begin\n                        store${} <= ww6; store${} <= ww7; store_live${} <= wl6; store_live${} <= wl7;\n                    end\n",
+                    2 * r + 2,
+                    2 * r + 3,
+                    2 * r + 2,
+                    2 * r + 3
                 );
             }
+            t += "                end\n";
+        }
+        t += "            endcase\n";
+        for i in 0..8 {
+            t += &format!("            lm{i} = (live > 4'd{i}) ? ~64'd0 : 64'd0;\n");
+        }
+        for v in 0..8 {
+            t += &format!("            if (wl{v}) begin\n                xw{v} = ww{v} ^ 64'h8080808080808080;\n");
+            for o in 0..8 {
+                t += &format!("                v{v}_{o} = ({{56'd0, xw{v}[{top}:{bottom}]}} - zb) & lm{o};\n", top = 8 * o + 7, bottom = 8 * o);
+            }
+            t += "            end\n            else begin\n";
+            for o in 0..8 {
+                t += &format!("                v{v}_{o} = 64'd0;\n");
+            }
+            t += "            end\n";
+        }
+        // A kernel operand pair: sx(lo) + sx(hi) * 2^32 = {hi ^ 100h, lo ^ 100h} as two 32-bit
+        // fields, minus 100h * (2^32 + 1).
+        for i in 0..12 {
+            t += &format!("            kb{i} = kernel${i} ^ {{8{{9'h100}}}};\n");
         }
         for l in 0..6 {
             for o in 0..8 {
-                t += &format!("            k{l}_{o} = pair9({}, {});\n", sel(format!("kernel${l}"), o), sel(format!("kernel${}", 6 + l), o));
+                t += &format!(
+                    "            k{l}_{o} = {{23'd0, {}, 23'd0, {}}} - 64'h0000010000000100;\n",
+                    sel(format!("kb{}", 6 + l), o),
+                    sel(format!("kb{l}"), o)
+                );
             }
         }
         t += "        end\n";
@@ -248,11 +353,30 @@ impl Logic for DotArray {
                     self.acc_lo[k].next = 0.into();
                     self.acc_hi[k].next = 0.into();
                 }
+                for i in 0..8 {
+                    self.store[i].next = 0u64.into();
+                    self.store_live[i].next = false;
+                }
             } else if self.enable.val() {
                 for k in 0..16 {
                     let (lo, hi) = self.next(k);
                     self.acc_lo[k].next = lo.into();
                     self.acc_hi[k].next = hi.into();
+                }
+                if self.packed_cycle.val() {
+                    // The column store (module docs).
+                    let row = self.row.val().index();
+                    let mut puts = vec![(row, 2)];
+                    if self.rows.val().index() == 2 && row + 1 < 4 {
+                        puts.push((row + 1, 6));
+                    }
+                    for (r, v) in puts {
+                        for c in 0..2 {
+                            let (word, live) = self.window(v + c);
+                            self.store[2 * r + c].next = word.into();
+                            self.store_live[2 * r + c].next = live;
+                        }
+                    }
                 }
             }
         }
@@ -262,12 +386,16 @@ impl Logic for DotArray {
             self.acc_lo[k].connect();
             self.acc_hi[k].connect();
         }
+        for i in 0..8 {
+            self.store[i].connect();
+            self.store_live[i].connect();
+        }
     }
     fn hdl(&self) -> Verilog {
         Verilog::Custom(Self::verilog())
     }
     fn timing(&self) -> Vec<TimingInfo> {
-        let mut inputs: Vec<String> = ["reset", "enable", "clear", "depthwise", "pad", "zero_point", "live", "packed_cycle"].map(String::from).to_vec();
+        let mut inputs: Vec<String> = ["reset", "enable", "clear", "depthwise", "pad", "zero_point", "live", "packed_cycle", "reuse", "row", "rows"].map(String::from).to_vec();
         for p in 0..4 {
             inputs.push(format!("data${p}"));
         }
@@ -275,7 +403,6 @@ impl Logic for DotArray {
             inputs.push(format!("w${o}"));
         }
         for i in 0..8 {
-            inputs.push(format!("win${i}"));
             inputs.push(format!("win_live${i}"));
         }
         for i in 0..12 {

@@ -1,24 +1,35 @@
 //! The convolution datapath's output lanes (`conv_datapath.rs`; TRM §2 output unit, digest
 //! `shared/spec/ethos-u65.md` §2; docs/ethos.md, "Convolution datapath", output lanes): 16
-//! instances of the output unit ([`OutputUnit`], the arithmetic is not copied) with the
+//! lanes of the output unit's pipeline (the arithmetic is not copied: each lane's stages are
+//! [`ScaleProductReg`] and [`RequantizeReg`], as in [`super::OutputUnit`]) with the
 //! per-channel parameters they read, so that the output walk (`output_walk.rs`) drains 16
 //! accumulators of the drain bank a cycle: one OFM row of the 2x2 block, lanes 0-7 the 8
 //! channels of its left position, lanes 8-15 the same channels of its right one. Model:
-//! `model/src/ethos/output_lanes.rs`.
+//! `model/src/ethos/output_lanes.rs` (16 output units: same values, same cycles).
 //!
 //! The parameters ({shift[5:0], scale[31:0], bias[39:0]}, a record's first 78 bits) are split
 //! over eight memories by channel: channel c in memory `c % 8` at `c / 8`, so that the eight
 //! channels of a step (8·og .. 8·og + 7) are read at one address in the same cycle; lanes i
 //! and i + 8 (the same channel at the two positions) share memory i's read. Memory j is read
 //! only when `read_enable` bit j is set (lane j's or lane j + 8's element is inside the OFM),
-//! else it keeps its last read. Every output is an output unit's register or its table's
-//! registered read; lane i's value without its `out_valid` bit is the lane's last valid value
-//! (an output unit computes only valid values, `output_unit.rs`). `out_data` carries lane i's
-//! value in bits 8i+7:8i: the low byte of the unit's int16 value, exact since the unit clamps
-//! it to the int8 activation range.
-use super::OutputUnit;
+//! else it keeps its last read. Every output is a register; lane i's value without its
+//! `out_valid` bit is the lane's last valid value (a lane computes only valid values).
+//! `out_data` carries lane i's value in bits 8i+7:8i: the low byte of the stage's int16
+//! value, exact since it is clamped to the int8 activation range.
+//!
+//! Why not 16 [`super::OutputUnit`]s (docs/ethos.md, "Verilated speed"): in the Verilated
+//! datapath every register costs its reset and enable test each cycle, and each unit carried
+//! 13 of them and a lookup table that the datapath never enables. Here the valid bits of a
+//! stage are one 16-bit register; the registers that carry a lane's parameters from stage 1
+//! to stage 2 are shared, as one value serves every lane of a cycle: the zero point and
+//! clamp (the layer's, registered with any lane's input) and the shift (per memory, with
+//! lane j's or j + 8's input); rounding is TFL's (0) and the table is off. A stage-2 value
+//! reads the shared register one edge after its own input set it, and no edge lies between,
+//! so each lane sees what its own unit registered. The sign extensions of the layer's int8
+//! zero point and clamp are of registers, so that they are not evaluated with the inputs.
+use super::requantize::{RequantizeReg, ScaleProductReg};
 use crate::primitives::constant as k;
-use crate::primitives::{PackBytes, Ram, SignExtendBits};
+use crate::primitives::{PackBytes, Ram, Reg, RegEn, SignExtendBits};
 use rust_hdl::prelude::*;
 
 /// Output lanes: accumulators the output walk drains a cycle.
@@ -43,7 +54,7 @@ pub struct OutputLanes {
     /// docs/ethos.md, "Verilated speed", seventeenth step).
     pub hold: Signal<In, Bit>,
     pub read_address: Signal<In, Bits<9>>,
-    /// Lane i's accumulator enters its output unit (bit i), with the parameters read in the
+    /// Lane i's accumulator enters stage 1 (bit i), with the parameters read in the
     /// previous cycle.
     pub in_valid: Signal<In, Bits<16>>,
     pub acc: [Signal<In, Bits<40>>; LANES],
@@ -55,20 +66,30 @@ pub struct OutputLanes {
     pub out_valid: Signal<Out, Bits<16>>,
     /// Lane i's int8 value in bits 8i+7:8i.
     pub out_data: Signal<Out, Bits<128>>,
-    units: [OutputUnit; LANES],
     parameters: [Ram<78, 9>; MEMORIES],
+    /// Stage 1: `(acc + bias) · scale`, with the lane's input.
+    product1: [ScaleProductReg; LANES],
+    /// The stage-1 registers shared by the lanes (module docs).
+    shift1: [RegEn<Bits<6>>; MEMORIES],
+    zero_point1: RegEn<Bits<8>>,
+    act_min1: RegEn<Bits<8>>,
+    act_max1: RegEn<Bits<8>>,
+    /// Stage 2: rounded, offset and clamped, with `valid1`.
+    value2: [RequantizeReg; LANES],
+    /// Stage 3: the value's low byte, with `valid2`.
+    value3: [RegEn<Bits<8>>; LANES],
+    valid1: Reg<Bits<16>>,
+    valid2: Reg<Bits<16>>,
+    valid3: Reg<Bits<16>>,
     pack: PackBytes,
     zero_point16: SignExtendBits<8, 16>,
     act_min16: SignExtendBits<8, 16>,
     act_max16: SignExtendBits<8, 16>,
     memory: [Constant<Bits<3>>; MEMORIES],
-    lane_bit: [Constant<Bits<16>>; LANES],
-    valid: [Signal<Local, Bits<16>>; LANES],
-    /// The units' high bytes, within the int8 clamp (sign copies): read by nothing.
+    /// The values' high bytes, within the int8 clamp (sign copies): read by nothing.
     unused_high: [Signal<Local, Bits<8>>; LANES],
     zero16: Constant<Bits<16>>,
     zero2: Constant<Bits<2>>,
-    zero8: Constant<Bits<8>>,
 }
 
 impl Default for OutputLanes {
@@ -89,19 +110,25 @@ impl Default for OutputLanes {
             act_max: Default::default(),
             out_valid: Default::default(),
             out_data: Default::default(),
-            units: Default::default(),
             parameters: Default::default(),
+            product1: Default::default(),
+            shift1: Default::default(),
+            zero_point1: Default::default(),
+            act_min1: Default::default(),
+            act_max1: Default::default(),
+            value2: Default::default(),
+            value3: Default::default(),
+            valid1: Default::default(),
+            valid2: Default::default(),
+            valid3: Default::default(),
             pack: Default::default(),
             zero_point16: Default::default(),
             act_min16: Default::default(),
             act_max16: Default::default(),
             memory: std::array::from_fn(|j| k(j as u64)),
-            lane_bit: std::array::from_fn(|i| k(1u64 << i)),
-            valid: Default::default(),
             unused_high: Default::default(),
             zero16: k(0),
             zero2: k(0),
-            zero8: k(0),
         }
     }
 }
@@ -109,9 +136,30 @@ impl Default for OutputLanes {
 impl Logic for OutputLanes {
     #[hdl_gen]
     fn update(&mut self) {
-        self.zero_point16.narrow.next = self.zero_point.val();
-        self.act_min16.narrow.next = self.act_min.val();
-        self.act_max16.narrow.next = self.act_max.val();
+        dff_setup!(self, clock, valid1, valid2, valid3);
+        self.valid1.reset.next = self.reset.val();
+        self.valid2.reset.next = self.reset.val();
+        self.valid3.reset.next = self.reset.val();
+        self.valid1.d.next = self.in_valid.val();
+        self.valid2.d.next = self.valid1.q.val();
+        self.valid3.d.next = self.valid2.q.val();
+        self.out_valid.next = self.valid3.q.val();
+        // The layer's zero point and clamp, with any lane's input.
+        self.zero_point1.clock.next = self.clock.val();
+        self.act_min1.clock.next = self.clock.val();
+        self.act_max1.clock.next = self.clock.val();
+        self.zero_point1.reset.next = self.reset.val();
+        self.act_min1.reset.next = self.reset.val();
+        self.act_max1.reset.next = self.reset.val();
+        self.zero_point1.enable.next = self.in_valid.val() != self.zero16.val();
+        self.act_min1.enable.next = self.in_valid.val() != self.zero16.val();
+        self.act_max1.enable.next = self.in_valid.val() != self.zero16.val();
+        self.zero_point1.d.next = self.zero_point.val();
+        self.act_min1.d.next = self.act_min.val();
+        self.act_max1.d.next = self.act_max.val();
+        self.zero_point16.narrow.next = self.zero_point1.q.val();
+        self.act_min16.narrow.next = self.act_min1.q.val();
+        self.act_max16.narrow.next = self.act_max1.q.val();
         for j in 0..8 {
             self.parameters[j].clock.next = self.clock.val();
             self.parameters[j].reset.next = self.reset.val();
@@ -121,46 +169,36 @@ impl Logic for OutputLanes {
             self.parameters[j].write_data.next = self.write_data.val();
             self.parameters[j].read_enable.next = self.read_enable.val().get_bit(j) & !self.hold.val();
             self.parameters[j].read_address.next = self.read_address.val();
+            // Memory j's shift, with lane j's or lane j + 8's input.
+            self.shift1[j].clock.next = self.clock.val();
+            self.shift1[j].reset.next = self.reset.val();
+            self.shift1[j].enable.next = self.in_valid.val().get_bit(j) | self.in_valid.val().get_bit(j + 8);
+            self.shift1[j].d.next = self.parameters[j].read_data.val().get_bits::<6>(72);
         }
         for i in 0..16 {
-            self.units[i].clock.next = self.clock.val();
-            self.units[i].reset.next = self.reset.val();
-            self.units[i].in_valid.next = self.in_valid.val().get_bit(i);
-            self.units[i].acc.next = self.acc[i].val();
-            self.units[i].bias.next = self.parameters[i % 8].read_data.val().get_bits::<40>(0);
-            self.units[i].scale.next = self.parameters[i % 8].read_data.val().get_bits::<32>(40);
-            self.units[i].shift.next = self.parameters[i % 8].read_data.val().get_bits::<6>(72);
-            self.units[i].rounding.next = self.zero2.val();
-            self.units[i].zero_point.next = self.zero_point16.wide.val();
-            self.units[i].act_min.next = self.act_min16.wide.val();
-            self.units[i].act_max.next = self.act_max16.wide.val();
-            self.units[i].lut_enable.next = false;
-            self.units[i].lut_write.next = false;
-            self.units[i].lut_address.next = self.zero8.val();
-            self.units[i].lut_data.next = self.zero8.val();
-            self.pack.bytes[i].next = self.units[i].out_value.val().get_bits::<8>(0);
-            self.unused_high[i].next = self.units[i].out_value.val().get_bits::<8>(8);
-            self.valid[i].next = self.zero16.val();
-            if self.units[i].out_valid.val() {
-                self.valid[i].next = self.lane_bit[i].val();
-            }
+            self.product1[i].clock.next = self.clock.val();
+            self.product1[i].reset.next = self.reset.val();
+            self.product1[i].enable.next = self.in_valid.val().get_bit(i);
+            self.product1[i].acc.next = self.acc[i].val();
+            self.product1[i].bias.next = self.parameters[i % 8].read_data.val().get_bits::<40>(0);
+            self.product1[i].scale.next = self.parameters[i % 8].read_data.val().get_bits::<32>(40);
+            self.value2[i].clock.next = self.clock.val();
+            self.value2[i].reset.next = self.reset.val();
+            self.value2[i].enable.next = self.valid1.q.val().get_bit(i);
+            self.value2[i].product_high.next = self.product1[i].product_high.val();
+            self.value2[i].product_low.next = self.product1[i].product_low.val();
+            self.value2[i].shift.next = self.shift1[i % 8].q.val();
+            self.value2[i].rounding.next = self.zero2.val();
+            self.value2[i].zero_point.next = self.zero_point16.wide.val();
+            self.value2[i].act_min.next = self.act_min16.wide.val();
+            self.value2[i].act_max.next = self.act_max16.wide.val();
+            self.value3[i].clock.next = self.clock.val();
+            self.value3[i].reset.next = self.reset.val();
+            self.value3[i].enable.next = self.valid2.q.val().get_bit(i);
+            self.value3[i].d.next = self.value2[i].value.val().get_bits::<8>(0);
+            self.unused_high[i].next = self.value2[i].value.val().get_bits::<8>(8);
+            self.pack.bytes[i].next = self.value3[i].q.val();
         }
-        self.out_valid.next = self.valid[0].val()
-            | self.valid[1].val()
-            | self.valid[2].val()
-            | self.valid[3].val()
-            | self.valid[4].val()
-            | self.valid[5].val()
-            | self.valid[6].val()
-            | self.valid[7].val()
-            | self.valid[8].val()
-            | self.valid[9].val()
-            | self.valid[10].val()
-            | self.valid[11].val()
-            | self.valid[12].val()
-            | self.valid[13].val()
-            | self.valid[14].val()
-            | self.valid[15].val();
         self.out_data.next = self.pack.word.val();
     }
 }
