@@ -51,9 +51,9 @@ pub struct ConvMac {
     pub rows: Signal<In, Bits<2>>,
     pub win_live: [Signal<In, Bit>; 8],
     pub kernel: [Signal<In, Bits<72>>; 12],
-    /// The 16 pairs (`pairs[8p + o]` of `MacUnit`) in one clocked process.
+    /// The 16 pairs (`pairs[8p + o]` of `MacUnit`) and the bank (`pairs.bank`: `load`
+    /// with `advance`) in one clocked process (`DotArray`'s `load` says why).
     pairs: DotArray,
-    bank: [RegEn<Bits<40>>; 32],
     acc_q: [RegEn<Bits<40>>; LANES],
 }
 
@@ -64,9 +64,9 @@ impl Logic for ConvMac {
             self.acc_q[i].clock.next = self.clock.val();
             self.acc_q[i].reset.next = self.reset.val();
             self.acc_q[i].enable.next = self.advance.val();
-            self.acc_q[i].d.next = self.bank[i].q.val();
+            self.acc_q[i].d.next = self.pairs.bank[i].val();
             if self.read_index.val() {
-                self.acc_q[i].d.next = self.bank[16 + i].q.val();
+                self.acc_q[i].d.next = self.pairs.bank[16 + i].val();
             }
             self.acc_out[i].next = self.acc_q[i].q.val();
         }
@@ -88,15 +88,7 @@ impl Logic for ConvMac {
         for o in 0..8 {
             self.pairs.w[o].next = self.w[o].val();
         }
-        for k in 0..32 {
-            self.bank[k].clock.next = self.clock.val();
-            self.bank[k].reset.next = self.reset.val();
-            self.bank[k].enable.next = self.load.val() & self.advance.val();
-        }
-        for k in 0..16 {
-            self.bank[k].d.next = self.pairs.acc_lo[k].val();
-            self.bank[16 + k].d.next = self.pairs.acc_hi[k].val();
-        }
+        self.pairs.load.next = self.load.val() & self.advance.val();
         // The second feed (the `packed_cycle` doc above), chosen in the pairs' clocked process.
         for i in 0..8 {
             self.pairs.win_live[i].next = self.win_live[i].val();

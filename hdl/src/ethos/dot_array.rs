@@ -61,8 +61,18 @@ pub struct DotArray {
     pub rows: Signal<In, Bits<2>>,
     pub win_live: [Signal<In, Bit>; 8],
     pub kernel: [Signal<In, Bits<72>>; 12],
-    pub acc_lo: [Signal<Out, Bits<40>>; 16],
-    pub acc_hi: [Signal<Out, Bits<40>>; 16],
+    /// `load` copies every accumulator into the drain bank at the clock edge (the old values,
+    /// as the units may clear at the same edge): `bank[k]` takes `acc_lo[k]`, `bank[16 + k]`
+    /// `acc_hi[k]` (`ConvMac`'s bank, cleared by reset). Why here rather than in 32 `RegEn`s
+    /// of `ConvMac`: Verilator gives a register no shadow copy (`__Vdly`, copied in and out
+    /// every cycle) only when every read of it in the clocked region precedes every write; a
+    /// bank in its own process was ordered after this one and read the accumulators after
+    /// their writes, so all 32 (and the column store) had shadows (docs/ethos.md, "Verilated
+    /// speed").
+    pub load: Signal<In, Bit>,
+    pub bank: [Signal<Out, Bits<40>>; 32],
+    acc_lo: [Signal<Local, Bits<40>>; 16],
+    acc_hi: [Signal<Local, Bits<40>>; 16],
     /// The column store: window row r's columns 2 and 3 (`store[2r + c - 2]`), IFM bytes, and
     /// whether each holds an element; cleared by reset.
     store: [Signal<Local, Bits<64>>; 8],
@@ -199,14 +209,13 @@ always @(posedge clock) begin : pairs
         for l in 0..6 {
             t += &format!("    reg [63:0] {};\n", (0..8).map(|o| format!("k{l}_{o}")).collect::<Vec<_>>().join(", "));
         }
-        t += "    if (reset) begin\n";
+        // Every read of a register comes before its writes, reset last (its non-blocking
+        // writes win): then Verilator needs no shadow copies (the `load` doc above).
+        t += "    if (!reset && load) begin\n";
         for k in 0..16 {
-            t += &format!("        acc_lo${k} <= 40'd0;\n        acc_hi${k} <= 40'd0;\n");
+            t += &format!("        bank${k} <= acc_lo${k};\n        bank${} <= acc_hi${k};\n", 16 + k);
         }
-        for i in 0..8 {
-            t += &format!("        store${i} <= 64'd0;\n        store_live${i} <= 1'b0;\n");
-        }
-        t += "    end\n    else if (enable) begin\n        if (!packed_cycle) begin\n";
+        t += "    end\n    if (!reset && enable) begin\n        if (!packed_cycle) begin\n";
         // The IFM lanes, each lane pair's operand (positions g and g + 2), the weight lanes.
         for i in 0..8 {
             for p in 0..4 {
@@ -314,31 +323,28 @@ always @(posedge clock) begin : pairs
             let sum = (0..8).map(|i| format!("w{o}_{i} * a{g}_{i}")).collect::<Vec<_>>().join(" + ");
             let (plo, phi) = (g, g + 2);
             t += &format!(
-                "        // Pair {k}: OFM channel {o}, positions {plo} and {phi}.
-        if (packed_cycle) begin
-            s = {packed};
-            lo = s[31:0];
-            hi = s[63:32] + {{31'd0, s[31]}};
-            acc_lo${k} <= (clear ? 40'd0 : acc_lo${k}) + {{{{8{{lo[31]}}}}, lo}};
-            acc_hi${k} <= (clear ? 40'd0 : acc_hi${k}) + {{{{8{{hi[31]}}}}, hi}};
-        end
-        else if (pad[{plo}] && pad[{phi}]) begin
-            if (clear) begin
-                acc_lo${k} <= 40'd0;
-                acc_hi${k} <= 40'd0;
-            end
-        end
-        else begin
-            s = depthwise ? w{o}_{o} * a{g}_{o} : {sum};
-            lo = s[31:0];
-            hi = s[63:32] + {{31'd0, s[31]}};
-            if (!pad[{plo}]) acc_lo${k} <= (clear ? 40'd0 : acc_lo${k}) + {{{{8{{lo[31]}}}}, lo}};
-            else if (clear) acc_lo${k} <= 40'd0;
-            if (!pad[{phi}]) acc_hi${k} <= (clear ? 40'd0 : acc_hi${k}) + {{{{8{{hi[31]}}}}, hi}};
-            else if (clear) acc_hi${k} <= 40'd0;
-        end
+                "        // Pair {k}: OFM channel {o}, positions {plo} and {phi}; one write each.
+        if (packed_cycle) s = {packed};
+        else if (pad[{plo}] && pad[{phi}]) s = 64'd0;
+        else s = depthwise ? w{o}_{o} * a{g}_{o} : {sum};
+        lo = s[31:0];
+        hi = s[63:32] + {{31'd0, s[31]}};
+        if (!packed_cycle && pad[{plo}]) lo = 32'd0;
+        if (!packed_cycle && pad[{phi}]) hi = 32'd0;
+        acc_lo${k} <= (clear ? 40'd0 : acc_lo${k}) + {{{{8{{lo[31]}}}}, lo}};
+        acc_hi${k} <= (clear ? 40'd0 : acc_hi${k}) + {{{{8{{hi[31]}}}}, hi}};
 "
             );
+        }
+        t += "    end\n    if (reset) begin\n";
+        for k in 0..16 {
+            t += &format!("        acc_lo${k} <= 40'd0;\n        acc_hi${k} <= 40'd0;\n");
+        }
+        for k in 0..32 {
+            t += &format!("        bank${k} <= 40'd0;\n");
+        }
+        for i in 0..8 {
+            t += &format!("        store${i} <= 64'd0;\n        store_live${i} <= 1'b0;\n");
         }
         t += "    end\nend";
         t
@@ -357,7 +363,19 @@ impl Logic for DotArray {
                     self.store[i].next = 0u64.into();
                     self.store_live[i].next = false;
                 }
-            } else if self.enable.val() {
+                for k in 0..32 {
+                    self.bank[k].next = 0.into();
+                }
+            } else {
+                if self.load.val() {
+                    for k in 0..16 {
+                        self.bank[k].next = self.acc_lo[k].val();
+                        self.bank[16 + k].next = self.acc_hi[k].val();
+                    }
+                }
+                if !self.enable.val() {
+                    return;
+                }
                 for k in 0..16 {
                     let (lo, hi) = self.next(k);
                     self.acc_lo[k].next = lo.into();
@@ -390,12 +408,15 @@ impl Logic for DotArray {
             self.store[i].connect();
             self.store_live[i].connect();
         }
+        for k in 0..32 {
+            self.bank[k].connect();
+        }
     }
     fn hdl(&self) -> Verilog {
         Verilog::Custom(Self::verilog())
     }
     fn timing(&self) -> Vec<TimingInfo> {
-        let mut inputs: Vec<String> = ["reset", "enable", "clear", "depthwise", "pad", "zero_point", "live", "packed_cycle", "reuse", "row", "rows"].map(String::from).to_vec();
+        let mut inputs: Vec<String> = ["reset", "load", "enable", "clear", "depthwise", "pad", "zero_point", "live", "packed_cycle", "reuse", "row", "rows"].map(String::from).to_vec();
         for p in 0..4 {
             inputs.push(format!("data${p}"));
         }
@@ -408,7 +429,7 @@ impl Logic for DotArray {
         for i in 0..12 {
             inputs.push(format!("kernel${i}"));
         }
-        let outputs = (0..16).flat_map(|k| [format!("acc_lo${k}"), format!("acc_hi${k}")]).collect();
+        let outputs = (0..32).map(|k| format!("bank${k}")).collect();
         vec![TimingInfo { name: "dot_array".into(), clock: "clock".into(), inputs, outputs }]
     }
 }
