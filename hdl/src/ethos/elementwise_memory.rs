@@ -381,8 +381,7 @@ impl Logic for ElementwiseMemory {
             self.r_lane.next = self.a_addr.q.val() & self.seven40.val();
         }
         self.r_shifted.next = self.mem_r_data.val() >> (self.r_lane.val() << self.three40.val());
-        // (READ_A's test again, not `read_a`: this statement reads the read data; sharing a
-        // local with the requests' logic would put all of it in Verilator's input region.)
+        // READ_A's test again, not `read_a`: sharing it would put the requests in the input region.
         self.operand_word.next = self.r_shifted.val();
         if (self.state.val() == self.s_read_a.val()) & !self.padding.val() {
             self.operand_word.next = self.cache_a.read_word.val();

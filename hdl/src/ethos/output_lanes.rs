@@ -86,6 +86,8 @@ pub struct OutputLanes {
     act_min16: SignExtendBits<8, 16>,
     act_max16: SignExtendBits<8, 16>,
     memory: [Constant<Bits<3>>; MEMORIES],
+    /// Some lane enters stage 1 this cycle.
+    entering: Signal<Local, Bit>,
     /// The values' high bytes, within the int8 clamp (sign copies): read by nothing.
     unused_high: [Signal<Local, Bits<8>>; LANES],
     zero16: Constant<Bits<16>>,
@@ -126,6 +128,7 @@ impl Default for OutputLanes {
             act_min16: Default::default(),
             act_max16: Default::default(),
             memory: std::array::from_fn(|j| k(j as u64)),
+            entering: Default::default(),
             unused_high: Default::default(),
             zero16: k(0),
             zero2: k(0),
@@ -151,9 +154,10 @@ impl Logic for OutputLanes {
         self.zero_point1.reset.next = self.reset.val();
         self.act_min1.reset.next = self.reset.val();
         self.act_max1.reset.next = self.reset.val();
-        self.zero_point1.enable.next = self.in_valid.val() != self.zero16.val();
-        self.act_min1.enable.next = self.in_valid.val() != self.zero16.val();
-        self.act_max1.enable.next = self.in_valid.val() != self.zero16.val();
+        self.entering.next = self.in_valid.val() != self.zero16.val();
+        self.zero_point1.enable.next = self.entering.val();
+        self.act_min1.enable.next = self.entering.val();
+        self.act_max1.enable.next = self.entering.val();
         self.zero_point1.d.next = self.zero_point.val();
         self.act_min1.d.next = self.act_min.val();
         self.act_max1.d.next = self.act_max.val();
