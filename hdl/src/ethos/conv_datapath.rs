@@ -454,6 +454,7 @@ impl Logic for ConvDatapath {
         self.mac.advance.next = !self.control.holding.val();
         self.mac.load.next = self.walk.load.val() & !self.control.mac_holding.val();
         self.mac.read_index.next = self.walk.read_index.val();
+        self.mac.draining.next = self.walk.draining.val();
         self.out_lanes.in_valid.next = self.walk.out_valid2.val();
         for i in 0..16 {
             self.out_lanes.acc[i].next = self.mac.acc_out[i].val();
