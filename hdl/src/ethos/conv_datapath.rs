@@ -230,6 +230,7 @@ impl Logic for ConvDatapath {
         self.layer.dilation_y_in.next = self.dilation_y.val();
         self.layer.dilation_x_in.next = self.dilation_x.val();
         self.layer.pack_depthwise_in.next = self.pack_depthwise.val();
+        self.check.checking.next = self.control.in_check.val();
         self.check.ifm_height.next = self.layer.ifm_height.val();
         self.check.ifm_width.next = self.layer.ifm_width.val();
         self.check.ifm_depth.next = self.layer.ifm_depth.val();
