@@ -29,6 +29,9 @@ pub struct BlockWalk {
     pub pad_left: Signal<In, Bits<3>>,
     /// The step `ConvTraversal` takes this cycle (at most one).
     pub init: Signal<In, Bit>,
+    /// The traversal is in DECODE or MAC, the only phases that read `more_*` and `last_og`
+    /// (with `issue`): outside them they are 0 and Verilator skips them (issue 19).
+    pub active: Signal<In, Bit>,
     pub next_x: Signal<In, Bit>,
     pub next_y: Signal<In, Bit>,
     pub next_group: Signal<In, Bit>,
@@ -80,6 +83,7 @@ impl Default for BlockWalk {
             pad_top: Default::default(),
             pad_left: Default::default(),
             init: Default::default(),
+            active: Default::default(),
             next_x: Default::default(),
             next_y: Default::default(),
             next_group: Default::default(),
@@ -144,9 +148,14 @@ impl Logic for BlockWalk {
         self.origin_y.next = self.origin_y_q.q.val();
         self.origin_x.next = self.origin_x_q.q.val();
         self.og.next = self.og_q.q.val();
-        self.more_x.next = (self.block_x_q.q.val() + self.two13.val()) < self.ofm_width13.wide.val();
-        self.more_y.next = (self.block_y_q.q.val() + self.two13.val()) < self.ofm_height13.wide.val();
-        self.last_og.next = ((self.og13.wide.val() + self.one13.val()) << self.shift3.val()) >= self.ofm_depth13.wide.val();
+        self.more_x.next = false;
+        self.more_y.next = false;
+        self.last_og.next = false;
+        if self.active.val() {
+            self.more_x.next = (self.block_x_q.q.val() + self.two13.val()) < self.ofm_width13.wide.val();
+            self.more_y.next = (self.block_y_q.q.val() + self.two13.val()) < self.ofm_height13.wide.val();
+            self.last_og.next = ((self.og13.wide.val() + self.one13.val()) << self.shift3.val()) >= self.ofm_depth13.wide.val();
+        }
 
         if self.init.val() {
             self.block_y_q.d.next = self.zero13.val();

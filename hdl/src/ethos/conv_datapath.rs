@@ -230,6 +230,7 @@ impl Logic for ConvDatapath {
         self.layer.dilation_y_in.next = self.dilation_y.val();
         self.layer.dilation_x_in.next = self.dilation_x.val();
         self.layer.pack_depthwise_in.next = self.pack_depthwise.val();
+        self.check.checking.next = self.control.in_check.val();
         self.check.ifm_height.next = self.layer.ifm_height.val();
         self.check.ifm_width.next = self.layer.ifm_width.val();
         self.check.ifm_depth.next = self.layer.ifm_depth.val();
@@ -454,6 +455,7 @@ impl Logic for ConvDatapath {
         self.mac.advance.next = !self.control.holding.val();
         self.mac.load.next = self.walk.load.val() & !self.control.mac_holding.val();
         self.mac.read_index.next = self.walk.read_index.val();
+        self.mac.draining.next = self.walk.draining.val();
         self.out_lanes.in_valid.next = self.walk.out_valid2.val();
         for i in 0..16 {
             self.out_lanes.acc[i].next = self.mac.acc_out[i].val();

@@ -17,7 +17,7 @@ use rust_hdl::prelude::*;
 /// are registers: bank entries `16 * read_index + i` of the previous `advance` cycle (the 16
 /// output lanes: OFM row `read_index` of the 2x2 block, lanes 0-7 its left position's 8
 /// channels, lanes 8-15 its right one's).
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct ConvMac {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -37,6 +37,10 @@ pub struct ConvMac {
     pub advance: Signal<In, Bit>,
     pub load: Signal<In, Bit>,
     pub read_index: Signal<In, Bit>,
+    /// The output walk drains a group (its `busy`): only a read of such a cycle reaches the
+    /// output lanes (their stage 1 takes `acc_out` with a lane of the walk's mask, which is
+    /// 0 outside), so `acc_out` changes only then.
+    pub draining: Signal<In, Bit>,
     pub acc_out: [Signal<Out, Bits<40>>; LANES],
     /// Stage 2 runs a packed depthwise cycle (docs/ethos.md, "Depthwise tap packing"): unit
     /// (a, b, o), accumulator `8 * (2a + b) + o`, takes its operands from the second feed
@@ -55,6 +59,38 @@ pub struct ConvMac {
     /// with `advance`) in one clocked process (`DotArray`'s `load` says why).
     pairs: DotArray,
     acc_q: [RegEn<Bits<40>>; LANES],
+    zero40: Constant<Bits<40>>,
+}
+
+impl Default for ConvMac {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            enable: Default::default(),
+            clear: Default::default(),
+            depthwise: Default::default(),
+            pad: Default::default(),
+            data: Default::default(),
+            zero_point: Default::default(),
+            live: Default::default(),
+            w: Default::default(),
+            advance: Default::default(),
+            load: Default::default(),
+            read_index: Default::default(),
+            draining: Default::default(),
+            acc_out: Default::default(),
+            packed_cycle: Default::default(),
+            reuse: Default::default(),
+            row: Default::default(),
+            rows: Default::default(),
+            win_live: Default::default(),
+            kernel: Default::default(),
+            pairs: Default::default(),
+            acc_q: Default::default(),
+            zero40: Constant::new(0u64.into()),
+        }
+    }
 }
 
 impl Logic for ConvMac {
@@ -63,10 +99,15 @@ impl Logic for ConvMac {
         for i in 0..16 {
             self.acc_q[i].clock.next = self.clock.val();
             self.acc_q[i].reset.next = self.reset.val();
-            self.acc_q[i].enable.next = self.advance.val();
-            self.acc_q[i].d.next = self.pairs.bank[i].val();
-            if self.read_index.val() {
-                self.acc_q[i].d.next = self.pairs.bank[16 + i].val();
+            // Read while the walk drains alone: idle, Verilator skips the 16 selections and
+            // copies (issue 19).
+            self.acc_q[i].enable.next = self.advance.val() & self.draining.val();
+            self.acc_q[i].d.next = self.zero40.val();
+            if self.draining.val() {
+                self.acc_q[i].d.next = self.pairs.bank[i].val();
+                if self.read_index.val() {
+                    self.acc_q[i].d.next = self.pairs.bank[16 + i].val();
+                }
             }
             self.acc_out[i].next = self.acc_q[i].q.val();
         }

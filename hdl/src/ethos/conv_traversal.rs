@@ -266,6 +266,7 @@ impl Logic for ConvTraversal {
         self.walk.clock.next = self.clock.val();
         self.walk.reset.next = self.reset.val();
         self.walk.advance.next = self.advance.val();
+        self.walk.active.next = (self.phase.val() == self.state_mac.val()) | (self.phase.val() == self.state_decode.val());
         self.walk.ofm_height.next = self.ofm_height.val();
         self.walk.ofm_width.next = self.ofm_width.val();
         self.walk.ofm_depth.next = self.ofm_depth.val();
@@ -288,6 +289,9 @@ impl Logic for ConvTraversal {
         self.clear2.next = self.clear2_q.q.val();
 
         // Vela's sub-kernels: the current one's sides (`sub_kernels.rs`).
+        // From the phase, not the `in_*` locals: a statement of its own, else Verilator sees a
+        // loop through the sub-block (UNOPTFLAT).
+        self.sides.active.next = (self.phase.val() == self.state_mac.val()) | (self.phase.val() == self.state_decode.val());
         self.sides.kernel_height.next = self.kernel_height.val();
         self.sides.kernel_width.next = self.kernel_width.val();
         self.sides.dilation_y.next = self.dilation_y.val();

@@ -125,6 +125,9 @@ pub struct DepthwiseWalk {
     one2: Constant<Bits<2>>,
     two2: Constant<Bits<2>>,
     zero4: Constant<Bits<4>>,
+    zero6: Constant<Bits<6>>,
+    zero12: Constant<Bits<12>>,
+    zero14: Constant<Bits<14>>,
     one6: Constant<Bits<6>>,
     two6: Constant<Bits<6>>,
     three6: Constant<Bits<6>>,
@@ -225,6 +228,9 @@ impl Default for DepthwiseWalk {
             one2: k(1),
             two2: k(2),
             zero4: k(0),
+            zero6: k(0),
+            zero12: k(0),
+            zero14: k(0),
             one6: k(1),
             two6: k(2),
             three6: k(3),
@@ -277,102 +283,138 @@ impl Logic for DepthwiseWalk {
         // reads it to issue, and the next state reads the issue: so it is computed from
         // registers and inputs with locals of its own, which Verilator can then evaluate
         // apart from the rest of this block (else a false loop through the two blocks,
-        // UNOPTFLAT; the module comment of `conv_unit.rs`).
+        // UNOPTFLAT; the module comment of `conv_unit.rs`). Read only in a packed block (the
+        // traversal's terms carry `block_packed`), so computed only there: Verilator skips it
+        // in the other cycles, most of an NPU's (issue 19).
         self.last_stride6.narrow.next = self.stride_y.val();
         self.last_height6.narrow.next = self.kernel_height.val();
         self.last_row6.narrow.next = self.row_q.q.val();
-        self.last_spread.next = self.last_height6.wide.val() - self.one6.val();
-        if self.dilation_y.val() {
-            self.last_spread.next = (self.last_height6.wide.val() - self.one6.val()) << self.shift1.val();
-        }
-        self.last_window.next = self.last_stride6.wide.val() + self.last_spread.val() + self.one6.val();
-        self.last_rest.next = self.last_window.val() - self.last_row6.wide.val();
-        self.last.next = self.last_rest.val() <= self.one6.val();
-        if self.reuse_q.q.val() {
-            self.last.next = self.last_rest.val() <= self.two6.val();
+        self.last_spread.next = self.zero6.val();
+        self.last_window.next = self.zero6.val();
+        self.last_rest.next = self.zero6.val();
+        self.last.next = false;
+        if self.block_packed_q.q.val() {
+            self.last_spread.next = self.last_height6.wide.val() - self.one6.val();
+            if self.dilation_y.val() {
+                self.last_spread.next = (self.last_height6.wide.val() - self.one6.val()) << self.shift1.val();
+            }
+            self.last_window.next = self.last_stride6.wide.val() + self.last_spread.val() + self.one6.val();
+            self.last_rest.next = self.last_window.val() - self.last_row6.wide.val();
+            self.last.next = self.last_rest.val() <= self.one6.val();
+            if self.reuse_q.q.val() {
+                self.last.next = self.last_rest.val() <= self.two6.val();
+            }
         }
 
-        // The window's rows, `sy + (kh - 1)·dy + 1`, and whether the layer is packed.
+        // The window's rows, `sy + (kh - 1)·dy + 1`, and whether the layer is packed: read
+        // with `issue` (the kernel load, `block_end`) or in a packed block (`rest`), so
+        // computed only then (0 otherwise; idle cycles skip it).
         self.stride_y6.narrow.next = self.stride_y.val();
         self.kernel_height6.narrow.next = self.kernel_height.val();
         self.kernel_width6.narrow.next = self.kernel_width.val();
-        self.spread.next = self.kernel_height6.wide.val() - self.one6.val();
-        if self.dilation_y.val() {
-            self.spread.next = (self.kernel_height6.wide.val() - self.one6.val()) << self.shift1.val();
+        self.spread.next = self.zero6.val();
+        self.window_rows.next = self.zero6.val();
+        self.layer_packed.next = false;
+        if self.issue.val() | self.block_packed_q.q.val() {
+            self.spread.next = self.kernel_height6.wide.val() - self.one6.val();
+            if self.dilation_y.val() {
+                self.spread.next = (self.kernel_height6.wide.val() - self.one6.val()) << self.shift1.val();
+            }
+            self.window_rows.next = self.stride_y6.wide.val() + self.spread.val() + self.one6.val();
+            self.layer_packed.next = self.depthwise.val()
+                & (self.stride_x.val() == self.one_stride.val())
+                & !self.dilation_x.val()
+                & ((self.kernel_width6.wide.val() == self.two6.val()) | (self.kernel_width6.wide.val() == self.three6.val()))
+                & (self.kernel_height6.wide.val() >= self.one6.val())
+                & (self.kernel_height6.wide.val() <= self.three6.val())
+                & (self.window_rows.val() <= self.four6.val())
+                & ((self.kernel_height6.wide.val() != self.one6.val()) | (self.window_rows.val() <= self.kernel_width6.wide.val()));
         }
-        self.window_rows.next = self.stride_y6.wide.val() + self.spread.val() + self.one6.val();
-        self.layer_packed.next = self.depthwise.val()
-            & (self.stride_x.val() == self.one_stride.val())
-            & !self.dilation_x.val()
-            & ((self.kernel_width6.wide.val() == self.two6.val()) | (self.kernel_width6.wide.val() == self.three6.val()))
-            & (self.kernel_height6.wide.val() >= self.one6.val())
-            & (self.kernel_height6.wide.val() <= self.three6.val())
-            & (self.window_rows.val() <= self.four6.val())
-            & ((self.kernel_height6.wide.val() != self.one6.val()) | (self.window_rows.val() <= self.kernel_width6.wide.val()));
 
-        // This cycle's rows: fresh one, reuse two (one over an odd count's last), none tap by tap.
+        // This cycle's rows (fresh one, reuse two (one over an odd count's last), none tap by
+        // tap) and the reads, window rows `row` (top) and `row + 1` (bottom), columns 0-3:
+        // computed in a packed block alone. Outside one the rows, `taken`, `pad` and the reads
+        // are 0, as they were when computed, and the addresses are read by nothing (the
+        // datapath's ports take them only in a packed block), so they are 0 too.
         self.row6.narrow.next = self.row_q.q.val();
-        self.rest.next = self.window_rows.val() - self.row6.wide.val();
+        self.row14.narrow.next = self.row_q.q.val();
+        self.ifm_height14.narrow.next = self.ifm_height.val();
+        self.ifm_width14.narrow.next = self.ifm_width.val();
+        self.rest.next = self.zero6.val();
         self.rows.next = self.zero2.val();
+        self.row_top.next = self.zero14.val();
+        self.row_bottom.next = self.zero14.val();
+        self.in_top.next = false;
+        self.in_bottom.next = false;
+        for c in 0..4 {
+            self.col[c].next = self.zero14.val();
+            self.in_col[c].next = false;
+            self.in_port[c].next = false;
+            self.taken[c].next = false;
+        }
+        self.y0.next = self.zero12.val();
+        self.y1.next = self.zero12.val();
+        self.y2.next = self.zero12.val();
+        self.y3.next = self.zero12.val();
+        self.x0.next = self.zero12.val();
+        self.x1.next = self.zero12.val();
+        self.x2.next = self.zero12.val();
+        self.x3.next = self.zero12.val();
+        self.pad.next = self.zero4.val();
+        self.read0.next = false;
+        self.read1.next = false;
+        self.read2.next = false;
+        self.read3.next = false;
         if self.block_packed_q.q.val() {
+            self.rest.next = self.window_rows.val() - self.row6.wide.val();
             self.rows.next = self.one2.val();
             if self.reuse_q.q.val() & (self.rest.val() >= self.two6.val()) {
                 self.rows.next = self.two2.val();
             }
-        }
-
-        // The reads: window rows `row` (top) and `row + 1` (bottom), columns 0-3.
-        self.row14.narrow.next = self.row_q.q.val();
-        self.ifm_height14.narrow.next = self.ifm_height.val();
-        self.ifm_width14.narrow.next = self.ifm_width.val();
-        self.row_top.next = self.origin_y.val() + self.row14.wide.val() - self.eight14.val();
-        self.row_bottom.next = self.row_top.val() + self.one14.val();
-        self.in_top.next = self.row_top.val() < self.ifm_height14.wide.val();
-        self.in_bottom.next = self.row_bottom.val() < self.ifm_height14.wide.val();
-        for c in 0..4 {
-            self.col[c].next = self.origin_x.val() + self.column[c].val() - self.eight14.val();
-            self.in_col[c].next = self.col[c].val() < self.ifm_width14.wide.val();
-        }
-        // Fresh: port p, top row, column p. Reuse: port p, row p / 2, column 2 + p % 2, the
-        // bottom row only when the cycle takes two.
-        self.y0.next = self.row_top.val().get_bits::<12>(0);
-        self.y1.next = self.row_top.val().get_bits::<12>(0);
-        self.y2.next = self.row_top.val().get_bits::<12>(0);
-        self.y3.next = self.row_top.val().get_bits::<12>(0);
-        self.x0.next = self.col[0].val().get_bits::<12>(0);
-        self.x1.next = self.col[1].val().get_bits::<12>(0);
-        self.x2.next = self.col[2].val().get_bits::<12>(0);
-        self.x3.next = self.col[3].val().get_bits::<12>(0);
-        self.in_port[0].next = self.in_top.val() & self.in_col[0].val();
-        self.in_port[1].next = self.in_top.val() & self.in_col[1].val();
-        self.in_port[2].next = self.in_top.val() & self.in_col[2].val();
-        self.in_port[3].next = self.in_top.val() & self.in_col[3].val();
-        self.taken[0].next = self.block_packed_q.q.val();
-        self.taken[1].next = self.block_packed_q.q.val();
-        self.taken[2].next = self.block_packed_q.q.val();
-        self.taken[3].next = self.block_packed_q.q.val();
-        if self.reuse_q.q.val() {
-            self.x0.next = self.col[2].val().get_bits::<12>(0);
-            self.x1.next = self.col[3].val().get_bits::<12>(0);
-            self.y2.next = self.row_bottom.val().get_bits::<12>(0);
-            self.y3.next = self.row_bottom.val().get_bits::<12>(0);
-            self.in_port[0].next = self.in_top.val() & self.in_col[2].val();
-            self.in_port[1].next = self.in_top.val() & self.in_col[3].val();
-            self.in_port[2].next = self.in_bottom.val() & self.in_col[2].val();
-            self.in_port[3].next = self.in_bottom.val() & self.in_col[3].val();
-            self.taken[2].next = self.rows.val() == self.two2.val();
-            self.taken[3].next = self.rows.val() == self.two2.val();
-        }
-        self.pad.next = self.zero4.val();
-        for p in 0..4 {
-            if self.taken[p].val() & !self.in_port[p].val() {
-                self.pad.next = self.pad.val() | self.pad_bit[p].val();
+            self.row_top.next = self.origin_y.val() + self.row14.wide.val() - self.eight14.val();
+            self.row_bottom.next = self.row_top.val() + self.one14.val();
+            self.in_top.next = self.row_top.val() < self.ifm_height14.wide.val();
+            self.in_bottom.next = self.row_bottom.val() < self.ifm_height14.wide.val();
+            for c in 0..4 {
+                self.col[c].next = self.origin_x.val() + self.column[c].val() - self.eight14.val();
+                self.in_col[c].next = self.col[c].val() < self.ifm_width14.wide.val();
             }
+            // Fresh: port p, top row, column p. Reuse: port p, row p / 2, column 2 + p % 2,
+            // the bottom row only when the cycle takes two.
+            self.y0.next = self.row_top.val().get_bits::<12>(0);
+            self.y1.next = self.row_top.val().get_bits::<12>(0);
+            self.y2.next = self.row_top.val().get_bits::<12>(0);
+            self.y3.next = self.row_top.val().get_bits::<12>(0);
+            self.x0.next = self.col[0].val().get_bits::<12>(0);
+            self.x1.next = self.col[1].val().get_bits::<12>(0);
+            self.x2.next = self.col[2].val().get_bits::<12>(0);
+            self.x3.next = self.col[3].val().get_bits::<12>(0);
+            for p in 0..4 {
+                self.in_port[p].next = self.in_top.val() & self.in_col[p].val();
+                self.taken[p].next = true;
+            }
+            if self.reuse_q.q.val() {
+                self.x0.next = self.col[2].val().get_bits::<12>(0);
+                self.x1.next = self.col[3].val().get_bits::<12>(0);
+                self.y2.next = self.row_bottom.val().get_bits::<12>(0);
+                self.y3.next = self.row_bottom.val().get_bits::<12>(0);
+                self.in_port[0].next = self.in_top.val() & self.in_col[2].val();
+                self.in_port[1].next = self.in_top.val() & self.in_col[3].val();
+                self.in_port[2].next = self.in_bottom.val() & self.in_col[2].val();
+                self.in_port[3].next = self.in_bottom.val() & self.in_col[3].val();
+                self.taken[2].next = self.rows.val() == self.two2.val();
+                self.taken[3].next = self.rows.val() == self.two2.val();
+            }
+            for p in 0..4 {
+                if self.taken[p].val() & !self.in_port[p].val() {
+                    self.pad.next = self.pad.val() | self.pad_bit[p].val();
+                }
+            }
+            self.read0.next = self.issue.val() & self.taken[0].val() & self.in_port[0].val();
+            self.read1.next = self.issue.val() & self.taken[1].val() & self.in_port[1].val();
+            self.read2.next = self.issue.val() & self.taken[2].val() & self.in_port[2].val();
+            self.read3.next = self.issue.val() & self.taken[3].val() & self.in_port[3].val();
         }
-        self.read0.next = self.issue.val() & self.taken[0].val() & self.in_port[0].val();
-        self.read1.next = self.issue.val() & self.taken[1].val() & self.in_port[1].val();
-        self.read2.next = self.issue.val() & self.taken[2].val() & self.in_port[2].val();
-        self.read3.next = self.issue.val() & self.taken[3].val() & self.in_port[3].val();
 
         // Stage 2.
         self.packed2_q.d.next = self.issue.val() & self.block_packed_q.q.val();

@@ -20,6 +20,9 @@ use rust_hdl::prelude::*;
 /// `scale_bias_limit`: the scale/bias stream's most bytes, 10 per OFM channel padded to 16.
 #[derive(LogicBlock)]
 pub struct LayerCheck {
+    /// The datapath is in CHECK, the only phase that reads `shape`: outside it `shape` is 0 and
+    /// Verilator skips its comparisons (issue 19).
+    pub checking: Signal<In, Bit>,
     pub ifm_height: Signal<In, Bits<DIM_BITS>>,
     pub ifm_width: Signal<In, Bits<DIM_BITS>>,
     pub ifm_depth: Signal<In, Bits<DIM_BITS>>,
@@ -76,6 +79,7 @@ pub struct LayerCheck {
 impl Default for LayerCheck {
     fn default() -> Self {
         Self {
+            checking: Default::default(),
             ifm_height: Default::default(),
             ifm_width: Default::default(),
             ifm_depth: Default::default(),
@@ -162,26 +166,28 @@ impl Logic for LayerCheck {
             + self.fifteen20.val())
             & self.round20.val();
         self.shape.next = self.zero20.val();
-        if (self.ifm_height.val() == self.zero12.val())
-            | (self.ifm_width.val() == self.zero12.val())
-            | (self.ifm_depth.val() == self.zero12.val())
-            | (self.ofm_height.val() == self.zero12.val())
-            | (self.ofm_width.val() == self.zero12.val())
-            | (self.ofm_depth.val() == self.zero12.val())
-        {
-            self.shape.next = self.shape.val() | self.shape_dims.val();
-        }
-        if (self.kernel_height.val() == self.zero4.val()) | (self.kernel_width.val() == self.zero4.val()) {
-            self.shape.next = self.shape.val() | self.shape_kernel.val();
-        }
-        if (self.stride_y.val() == self.zero2.val()) | (self.stride_x.val() == self.zero2.val()) {
-            self.shape.next = self.shape.val() | self.shape_stride.val();
-        }
-        if self.depthwise.val() & (self.ifm_depth.val() != self.ofm_depth.val()) {
-            self.shape.next = self.shape.val() | self.shape_depthwise.val();
-        }
-        if self.total.product.val() > self.rows_max26.val() {
-            self.shape.next = self.shape.val() | self.shape_weight_rows.val();
+        if self.checking.val() {
+            if (self.ifm_height.val() == self.zero12.val())
+                | (self.ifm_width.val() == self.zero12.val())
+                | (self.ifm_depth.val() == self.zero12.val())
+                | (self.ofm_height.val() == self.zero12.val())
+                | (self.ofm_width.val() == self.zero12.val())
+                | (self.ofm_depth.val() == self.zero12.val())
+            {
+                self.shape.next = self.shape.val() | self.shape_dims.val();
+            }
+            if (self.kernel_height.val() == self.zero4.val()) | (self.kernel_width.val() == self.zero4.val()) {
+                self.shape.next = self.shape.val() | self.shape_kernel.val();
+            }
+            if (self.stride_y.val() == self.zero2.val()) | (self.stride_x.val() == self.zero2.val()) {
+                self.shape.next = self.shape.val() | self.shape_stride.val();
+            }
+            if self.depthwise.val() & (self.ifm_depth.val() != self.ofm_depth.val()) {
+                self.shape.next = self.shape.val() | self.shape_depthwise.val();
+            }
+            if self.total.product.val() > self.rows_max26.val() {
+                self.shape.next = self.shape.val() | self.shape_weight_rows.val();
+            }
         }
     }
 }

@@ -45,6 +45,9 @@ pub struct OutputWalk {
     pub ofm_depth: Signal<In, Bits<DIM_BITS>>,
     pub must_wait: Signal<Out, Bit>,
     pub finishing: Signal<Out, Bit>,
+    /// A group drains (the walk's steps): the only cycles whose drain-bank read reaches the
+    /// output lanes (`ConvMac`'s `draining`).
+    pub draining: Signal<Out, Bit>,
     pub load: Signal<Out, Bit>,
     pub read_index: Signal<Out, Bit>,
     /// Lane i's element is inside the OFM (bit i).
@@ -116,6 +119,7 @@ impl Default for OutputWalk {
             ofm_depth: Default::default(),
             must_wait: Default::default(),
             finishing: Default::default(),
+            draining: Default::default(),
             load: Default::default(),
             read_index: Default::default(),
             out_valid1: Default::default(),
@@ -198,6 +202,7 @@ impl Logic for OutputWalk {
         self.must_wait.next = self.pend2.q.val();
         self.finishing.next = self.busy.q.val() & self.k.q.val() & !self.pend2.q.val() & !self.pend3.q.val();
         self.load.next = self.pend3.q.val();
+        self.draining.next = self.busy.q.val();
         self.read_index.next = self.k.q.val();
         // Held, no element enters the output lanes: this gate reads a register and `advance`
         // alone, so it takes nothing of the walk into Verilator's input region (the parameters'

@@ -14,6 +14,9 @@ use rust_hdl::prelude::*;
 /// first sub-kernel's sides.
 #[derive(LogicBlock)]
 pub struct SubKernels {
+    /// The traversal is in DECODE or MAC, the only phases that read the outputs: outside them
+    /// every output is 0 and Verilator skips the rest (issue 19).
+    pub active: Signal<In, Bit>,
     pub kernel_height: Signal<In, Bits<4>>,
     pub kernel_width: Signal<In, Bits<4>>,
     pub dilation_y: Signal<In, Bit>,
@@ -32,6 +35,7 @@ pub struct SubKernels {
     pub first_w: Signal<Out, Bits<4>>,
     rest_h: Signal<Local, Bits<4>>,
     rest_w: Signal<Local, Bits<4>>,
+    zero4: Constant<Bits<4>>,
     four4: Constant<Bits<4>>,
     eight4: Constant<Bits<4>>,
 }
@@ -39,6 +43,7 @@ pub struct SubKernels {
 impl Default for SubKernels {
     fn default() -> Self {
         Self {
+            active: Default::default(),
             kernel_height: Default::default(),
             kernel_width: Default::default(),
             dilation_y: Default::default(),
@@ -57,6 +62,7 @@ impl Default for SubKernels {
             first_w: Default::default(),
             rest_h: Default::default(),
             rest_w: Default::default(),
+            zero4: k(0),
             four4: k(4),
             eight4: k(8),
         }
@@ -66,36 +72,50 @@ impl Default for SubKernels {
 impl Logic for SubKernels {
     #[hdl_gen]
     fn update(&mut self) {
-        // Sub-kernels of at most `8 / dilation` a side (`sy`, `sx` < the kernel's side).
-        self.most_h.next = self.eight4.val();
-        if self.dilation_y.val() {
-            self.most_h.next = self.four4.val();
-        }
-        self.most_w.next = self.eight4.val();
-        if self.dilation_x.val() {
-            self.most_w.next = self.four4.val();
-        }
-        self.rest_h.next = self.kernel_height.val() - self.sy.val();
-        self.rest_w.next = self.kernel_width.val() - self.sx.val();
-        self.more_y.next = self.most_h.val() < self.rest_h.val();
-        self.more_x.next = self.most_w.val() < self.rest_w.val();
-        self.cur_h.next = self.rest_h.val();
-        if self.more_y.val() {
-            self.cur_h.next = self.most_h.val();
-        }
-        self.cur_w.next = self.rest_w.val();
-        if self.more_x.val() {
-            self.cur_w.next = self.most_w.val();
-        }
-        self.rest_h2.next = self.rest_h.val() - self.most_h.val();
-        self.rest_w2.next = self.rest_w.val() - self.most_w.val();
-        self.first_h.next = self.kernel_height.val();
-        if self.most_h.val() < self.kernel_height.val() {
-            self.first_h.next = self.most_h.val();
-        }
-        self.first_w.next = self.kernel_width.val();
-        if self.most_w.val() < self.kernel_width.val() {
-            self.first_w.next = self.most_w.val();
+        self.most_h.next = self.zero4.val();
+        self.most_w.next = self.zero4.val();
+        self.rest_h.next = self.zero4.val();
+        self.rest_w.next = self.zero4.val();
+        self.more_y.next = false;
+        self.more_x.next = false;
+        self.cur_h.next = self.zero4.val();
+        self.cur_w.next = self.zero4.val();
+        self.rest_h2.next = self.zero4.val();
+        self.rest_w2.next = self.zero4.val();
+        self.first_h.next = self.zero4.val();
+        self.first_w.next = self.zero4.val();
+        if self.active.val() {
+            // Sub-kernels of at most `8 / dilation` a side (`sy`, `sx` < the kernel's side).
+            self.most_h.next = self.eight4.val();
+            if self.dilation_y.val() {
+                self.most_h.next = self.four4.val();
+            }
+            self.most_w.next = self.eight4.val();
+            if self.dilation_x.val() {
+                self.most_w.next = self.four4.val();
+            }
+            self.rest_h.next = self.kernel_height.val() - self.sy.val();
+            self.rest_w.next = self.kernel_width.val() - self.sx.val();
+            self.more_y.next = self.most_h.val() < self.rest_h.val();
+            self.more_x.next = self.most_w.val() < self.rest_w.val();
+            self.cur_h.next = self.rest_h.val();
+            if self.more_y.val() {
+                self.cur_h.next = self.most_h.val();
+            }
+            self.cur_w.next = self.rest_w.val();
+            if self.more_x.val() {
+                self.cur_w.next = self.most_w.val();
+            }
+            self.rest_h2.next = self.rest_h.val() - self.most_h.val();
+            self.rest_w2.next = self.rest_w.val() - self.most_w.val();
+            self.first_h.next = self.kernel_height.val();
+            if self.most_h.val() < self.kernel_height.val() {
+                self.first_h.next = self.most_h.val();
+            }
+            self.first_w.next = self.kernel_width.val();
+            if self.most_w.val() < self.kernel_width.val() {
+                self.first_w.next = self.most_w.val();
+            }
         }
     }
 }

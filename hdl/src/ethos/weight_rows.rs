@@ -91,6 +91,7 @@ pub struct WeightRows {
     next_unit13: ZeroExtend<9, 13>,
     region_next: Signal<Local, Bits<13>>,
     next: Signal<Local, Bits<13>>,
+    step_none: Constant<Bits<3>>,
     step_group: Constant<Bits<3>>,
     step_element: Constant<Bits<3>>,
     step_unit: Constant<Bits<3>>,
@@ -99,6 +100,7 @@ pub struct WeightRows {
     step_repeat: Constant<Bits<3>>,
     repeat_row: Signal<Local, Bits<13>>,
     zero4: Constant<Bits<4>>,
+    zero5: Constant<Bits<5>>,
     zero8: Constant<Bits<8>>,
     zero13: Constant<Bits<13>>,
     one4: Constant<Bits<4>>,
@@ -157,6 +159,7 @@ impl Default for WeightRows {
             next_unit13: Default::default(),
             region_next: Default::default(),
             next: Default::default(),
+            step_none: k(STEP_NONE),
             step_group: k(STEP_GROUP),
             step_element: k(STEP_ELEMENT),
             step_unit: k(STEP_UNIT),
@@ -165,6 +168,7 @@ impl Default for WeightRows {
             step_repeat: k(STEP_REPEAT),
             repeat_row: Default::default(),
             zero4: k(0),
+            zero5: k(0),
             zero8: k(0),
             zero13: k(0),
             one4: k(1),
@@ -216,82 +220,97 @@ impl Logic for WeightRows {
         }
         self.next_unit13.narrow.next = self.next_unit.val();
 
-        // The OFM groups of the next OFM block: from group 0 (CLEAR) or after this group
-        // (LAST, the block's last group), at most `block_groups_m1 + 1`.
-        self.groups5.narrow.next = self.block_groups_m1.val();
-        self.groups_in_block.next = self.groups5.wide.val() + self.one5.val();
-        self.j5.narrow.next = self.j.q.val();
-        self.last_of_block.next = (self.j5.wide.val() + self.one5.val()) >= self.groups_in_block.val();
-        self.og13.narrow.next = self.og.val();
-        self.ofm_depth13.narrow.next = self.ofm_depth.val();
-        self.ogs.next = (self.ofm_depth13.wide.val() + self.seven13.val()) >> self.shift3.val();
-        self.left.next = self.ogs.val() - self.og13.wide.val() - self.one13.val();
-        if self.step.val() == self.step_clear.val() {
-            self.left.next = self.ogs.val();
-        }
-        self.groups_next.next = self.groups_in_block.val();
-        if (self.left.val().get_bits::<8>(5) == self.zero8.val()) & (self.left.val().get_bits::<5>(0) < self.groups_in_block.val()) {
-            self.groups_next.next = self.left.val().get_bits::<5>(0);
-        }
-        // The next region `region + n·U'`, or (LAST, not the block's last group) the block's
-        // first; the group after the step `j_next`; its first row there `+ j_next·U'(next)`:
-        // `j·U'(next)` (UNIT), `j·U'(next) + U'(next)` (LAST, the block's next group) or 0 (LAST,
-        // the next block). The multiplier takes the register `j` itself: logic of this block
-        // on a multiplier's input is a loop for Verilator (UNOPTFLAT).
+        // The multipliers' inputs stay outside the gate below, which reads their products
+        // (in one statement with them, a loop for Verilator).
         self.span.a.next = self.groups.q.val();
         self.span.b.next = self.unit.val();
         self.offset.a.next = self.j.q.val();
         self.offset.b.next = self.next_unit.val();
-        self.region_next.next = self.region.q.val() + self.span.product.val();
-        self.next.next = self.region_next.val() + self.offset.product.val();
-        self.j_next.next = self.j.q.val() + self.one4.val();
-        if self.step.val() == self.step_last.val() {
-            if self.last_of_block.val() {
-                self.j_next.next = self.zero4.val();
-                self.next.next = self.region_next.val();
-            } else {
-                self.region_next.next = self.block_start.q.val();
-                self.next.next = self.block_start.q.val() + self.offset.product.val() + self.next_unit13.wide.val();
+        self.groups5.narrow.next = self.block_groups_m1.val();
+        self.j5.narrow.next = self.j.q.val();
+        self.og13.narrow.next = self.og.val();
+        self.ofm_depth13.narrow.next = self.ofm_depth.val();
+        // The next rows are computed only in a cycle that steps (`step` not NONE), 0 in the
+        // others (nothing reads them there): Verilator skips them when idle (issue 19).
+        self.groups_in_block.next = self.zero5.val();
+        self.last_of_block.next = false;
+        self.ogs.next = self.zero13.val();
+        self.left.next = self.zero13.val();
+        self.groups_next.next = self.zero5.val();
+        self.region_next.next = self.zero13.val();
+        self.next.next = self.zero13.val();
+        self.j_next.next = self.zero4.val();
+        self.repeat_row.next = self.zero13.val();
+        if self.step.val() != self.step_none.val() {
+            // The OFM groups of the next OFM block: from group 0 (CLEAR) or after this group
+            // (LAST, the block's last group), at most `block_groups_m1 + 1`.
+            self.groups_in_block.next = self.groups5.wide.val() + self.one5.val();
+            self.last_of_block.next = (self.j5.wide.val() + self.one5.val()) >= self.groups_in_block.val();
+            self.ogs.next = (self.ofm_depth13.wide.val() + self.seven13.val()) >> self.shift3.val();
+            self.left.next = self.ogs.val() - self.og13.wide.val() - self.one13.val();
+            if self.step.val() == self.step_clear.val() {
+                self.left.next = self.ogs.val();
             }
-        }
+            self.groups_next.next = self.groups_in_block.val();
+            if (self.left.val().get_bits::<8>(5) == self.zero8.val()) & (self.left.val().get_bits::<5>(0) < self.groups_in_block.val()) {
+                self.groups_next.next = self.left.val().get_bits::<5>(0);
+            }
+            // The next region `region + n·U'`, or (LAST, not the block's last group) the block's
+            // first; the group after the step `j_next`; its first row there `+ j_next·U'(next)`:
+            // `j·U'(next)` (UNIT), `j·U'(next) + U'(next)` (LAST, the block's next group) or 0 (LAST,
+            // the next block). The multiplier takes the register `j` itself: logic of this block
+            // on a multiplier's input is a loop for Verilator (UNOPTFLAT).
+            self.region_next.next = self.region.q.val() + self.span.product.val();
+            self.next.next = self.region_next.val() + self.offset.product.val();
+            self.j_next.next = self.j.q.val() + self.one4.val();
+            if self.step.val() == self.step_last.val() {
+                if self.last_of_block.val() {
+                    self.j_next.next = self.zero4.val();
+                    self.next.next = self.region_next.val();
+                } else {
+                    self.region_next.next = self.block_start.q.val();
+                    self.next.next = self.block_start.q.val() + self.offset.product.val() + self.next_unit13.wide.val();
+                }
+            }
 
-        if self.step.val() == self.step_group.val() {
-            self.row_q.d.next = self.row_q.q.val() + self.one13.val();
-        }
-        if self.step.val() == self.step_element.val() {
-            self.row_q.d.next = self.row_base.q.val() + self.element_step.val();
-            self.row_base.d.next = self.row_base.q.val() + self.element_step.val();
-        }
-        if self.step.val() == self.step_unit.val() {
-            self.row_q.d.next = self.next.val();
-            self.row_base.d.next = self.next.val();
-            self.region.d.next = self.region_next.val();
-        }
-        if self.step.val() == self.step_last.val() {
-            self.row_q.d.next = self.next.val();
-            self.row_base.d.next = self.next.val();
-            self.region.d.next = self.region_next.val();
-            self.j.d.next = self.j_next.val();
-            if self.last_of_block.val() {
-                self.block_start.d.next = self.region_next.val();
+            if self.step.val() == self.step_group.val() {
+                self.row_q.d.next = self.row_q.q.val() + self.one13.val();
+            }
+            if self.step.val() == self.step_element.val() {
+                self.row_q.d.next = self.row_base.q.val() + self.element_step.val();
+                self.row_base.d.next = self.row_base.q.val() + self.element_step.val();
+            }
+            if self.step.val() == self.step_unit.val() {
+                self.row_q.d.next = self.next.val();
+                self.row_base.d.next = self.next.val();
+                self.region.d.next = self.region_next.val();
+            }
+            if self.step.val() == self.step_last.val() {
+                self.row_q.d.next = self.next.val();
+                self.row_base.d.next = self.next.val();
+                self.region.d.next = self.region_next.val();
+                self.j.d.next = self.j_next.val();
+                if self.last_of_block.val() {
+                    self.block_start.d.next = self.region_next.val();
+                    self.groups.d.next = self.groups_next.val();
+                }
+            }
+            // REPEAT: the group's first row, `block_start + j·U'(next)` (`next` is the first
+            // sub-kernel after a group's last tap).
+            self.repeat_row.next = self.block_start.q.val() + self.offset.product.val();
+            if self.step.val() == self.step_repeat.val() {
+                self.row_q.d.next = self.repeat_row.val();
+                self.row_base.d.next = self.repeat_row.val();
+                self.region.d.next = self.block_start.q.val();
+            }
+            if self.step.val() == self.step_clear.val() {
+                self.row_q.d.next = self.zero13.val();
+                self.row_base.d.next = self.zero13.val();
+                self.region.d.next = self.zero13.val();
+                self.block_start.d.next = self.zero13.val();
+                self.j.d.next = self.zero4.val();
                 self.groups.d.next = self.groups_next.val();
             }
-        }
-        // REPEAT: the group's first row, `block_start + j·U'(next)` (`next` is the first
-        // sub-kernel after a group's last tap).
-        self.repeat_row.next = self.block_start.q.val() + self.offset.product.val();
-        if self.step.val() == self.step_repeat.val() {
-            self.row_q.d.next = self.repeat_row.val();
-            self.row_base.d.next = self.repeat_row.val();
-            self.region.d.next = self.block_start.q.val();
-        }
-        if self.step.val() == self.step_clear.val() {
-            self.row_q.d.next = self.zero13.val();
-            self.row_base.d.next = self.zero13.val();
-            self.region.d.next = self.zero13.val();
-            self.block_start.d.next = self.zero13.val();
-            self.j.d.next = self.zero4.val();
-            self.groups.d.next = self.groups_next.val();
         }
     }
 }
