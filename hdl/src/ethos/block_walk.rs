@@ -27,11 +27,11 @@ pub struct BlockWalk {
     pub stride_x: Signal<In, Bits<2>>,
     pub pad_top: Signal<In, Bits<3>>,
     pub pad_left: Signal<In, Bits<3>>,
-    /// The step `ConvTraversal` takes this cycle (at most one).
-    pub init: Signal<In, Bit>,
     /// The traversal is in DECODE or MAC, the only phases that read `more_*` and `last_og`
     /// (with `issue`): outside them they are 0 and Verilator skips them (issue 19).
     pub active: Signal<In, Bit>,
+    /// The step `ConvTraversal` takes this cycle (at most one).
+    pub init: Signal<In, Bit>,
     pub next_x: Signal<In, Bit>,
     pub next_y: Signal<In, Bit>,
     pub next_group: Signal<In, Bit>,
