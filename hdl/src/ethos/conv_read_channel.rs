@@ -11,7 +11,7 @@
 //! registers, same cycles: the model is inside `npu_model::ethos::conv_unit`.
 use super::conv_unit::{ERROR_IFM, ERROR_SCALE, ERROR_WEIGHTS};
 use crate::primitives::constant as k;
-use crate::primitives::Reg;
+use crate::primitives::RegEn;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -37,11 +37,13 @@ pub struct ConvReadChannel {
     pub read_error: Signal<Out, Bit>,
     pub error_code: Signal<Out, Bits<4>>,
     /// The read channel: 0 idle, 1 address, 2 data; its address, what it is for (0 weights,
-    /// 1 scales, 2 IFM) and whether the stream's last word.
-    rd: Reg<Bits<2>>,
-    rd_addr: Reg<Bits<40>>,
-    rd_for: Reg<Bits<2>>,
-    rd_last: Reg<Bit>,
+    /// 1 scales, 2 IFM) and whether the stream's last word. Enabled registers: only `rd`'s
+    /// enable reads the top's inputs (`ar_ready`, `r_valid`), so only it runs in Verilator's
+    /// input region; the next values and the address's copy are from registers, once a cycle.
+    rd: RegEn<Bits<2>>,
+    rd_addr: RegEn<Bits<40>>,
+    rd_for: RegEn<Bits<2>>,
+    rd_last: RegEn<Bit>,
     answer: Signal<Local, Bit>,
     e_ifm: Constant<Bits<4>>,
     e_weights: Constant<Bits<4>>,
@@ -92,7 +94,10 @@ impl Default for ConvReadChannel {
 impl Logic for ConvReadChannel {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rd, rd_addr, rd_for, rd_last);
+        self.rd.clock.next = self.clock.val();
+        self.rd_addr.clock.next = self.clock.val();
+        self.rd_for.clock.next = self.clock.val();
+        self.rd_last.clock.next = self.clock.val();
         self.rd.reset.next = self.reset.val();
         self.rd_addr.reset.next = self.reset.val();
         self.rd_for.reset.next = self.reset.val();
@@ -102,10 +107,17 @@ impl Logic for ConvReadChannel {
         self.ar_addr.next = self.rd_addr.q.val();
         self.response_scale.next = self.rd_for.q.val() == self.one2.val();
         self.response_last.next = self.rd_last.q.val();
-        self.answer.next = (self.rd.q.val() == self.two2.val()) & self.r_valid.val() & !self.r_error.val();
-        self.reader_response.next = self.answer.val() & (self.rd_for.q.val() != self.two2.val());
-        self.server_response.next = self.answer.val() & (self.rd_for.q.val() == self.two2.val());
-        self.read_error.next = (self.rd.q.val() == self.two2.val()) & self.r_valid.val() & self.r_error.val();
+        // The answer only while waiting for it (a branch Verilator skips in the other cycles).
+        self.answer.next = false;
+        self.reader_response.next = false;
+        self.server_response.next = false;
+        self.read_error.next = false;
+        if self.rd.q.val() == self.two2.val() {
+            self.answer.next = self.r_valid.val() & !self.r_error.val();
+            self.reader_response.next = self.answer.val() & (self.rd_for.q.val() != self.two2.val());
+            self.server_response.next = self.answer.val() & (self.rd_for.q.val() == self.two2.val());
+            self.read_error.next = self.r_valid.val() & self.r_error.val();
+        }
         self.error_code.next = self.e_ifm.val();
         if self.rd_for.q.val() == self.zero2.val() {
             self.error_code.next = self.e_weights.val();
@@ -113,22 +125,30 @@ impl Logic for ConvReadChannel {
         if self.rd_for.q.val() == self.one2.val() {
             self.error_code.next = self.e_scale.val();
         }
-        if (self.rd.q.val() == self.one2.val()) & self.ar_ready.val() {
+        // 0 -> 1 (a grant or a request: both only while idle), 1 -> 2 (the address taken),
+        // 2 -> 0 (the answer).
+        self.rd.d.next = self.zero2.val();
+        if self.rd.q.val() == self.zero2.val() {
+            self.rd.d.next = self.one2.val();
+        }
+        if self.rd.q.val() == self.one2.val() {
             self.rd.d.next = self.two2.val();
         }
-        if (self.rd.q.val() == self.two2.val()) & self.r_valid.val() {
-            self.rd.d.next = self.zero2.val();
-        }
+        self.rd.enable.next = ((self.rd.q.val() == self.one2.val()) & self.ar_ready.val())
+            | ((self.rd.q.val() == self.two2.val()) & self.r_valid.val())
+            | self.grant.val()
+            | self.request.val();
+        // The read's address and stream, at a grant (the stream reader first) or a request.
+        self.rd_addr.enable.next = self.grant.val() | self.request.val();
+        self.rd_for.enable.next = self.grant.val() | self.request.val();
+        self.rd_last.enable.next = self.grant.val();
+        self.rd_addr.d.next = self.server_addr.val();
+        self.rd_for.d.next = self.two2.val();
         if self.grant.val() {
-            self.rd.d.next = self.one2.val();
             self.rd_addr.d.next = self.reader_addr.val();
             self.rd_for.d.next = self.reader_stream.val();
-            self.rd_last.d.next = self.reader_last.val();
-        } else if self.request.val() {
-            self.rd.d.next = self.one2.val();
-            self.rd_addr.d.next = self.server_addr.val();
-            self.rd_for.d.next = self.two2.val();
         }
+        self.rd_last.d.next = self.reader_last.val();
     }
 }
 

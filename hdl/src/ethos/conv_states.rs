@@ -128,17 +128,22 @@ impl Logic for ConvStates {
         // IFM_UPSCALE 2 (zero insertion) is a CONV's (Vela's TRANSPOSE_CONV), 1 (nearest) a
         // DEPTHWISE's (Vela's RESIZE_NEAREST_NEIGHBOR with align_corners): each refused on the
         // other, as the executor does (`conv_layer.rs` refuses 3).
-        self.go.next = (self.state_reg.q.val() == self.s_check.val())
-            & !self.bad.val()
-            & !(self.depthwise_reg.q.val() & self.upscale.val().get_bit(1))
-            & !(!self.depthwise_reg.q.val() & self.upscale.val().get_bit(0));
+        // Both only in CHECK (0 otherwise), branches that Verilator skips in the other cycles.
+        self.go.next = false;
+        if self.state_reg.q.val() == self.s_check.val() {
+            self.go.next = !self.bad.val()
+                & !(self.depthwise_reg.q.val() & self.upscale.val().get_bit(1))
+                & !(!self.depthwise_reg.q.val() & self.upscale.val().get_bit(0));
+        }
         // Again in a statement of its own, from the registers: the stream reader loads at
         // `start`, and from `go`, which the statements that read the datapath's `done` share,
         // the reader's request would be a loop through the datapath for Verilator (UNOPTFLAT).
-        self.start.next = (self.state_reg.q.val() == self.s_check.val())
-            & !self.bad.val()
-            & !(self.depthwise_reg.q.val() & self.upscale.val().get_bit(1))
-            & !(!self.depthwise_reg.q.val() & self.upscale.val().get_bit(0));
+        self.start.next = false;
+        if self.state_reg.q.val() == self.s_check.val() {
+            self.start.next = !self.bad.val()
+                & !(self.depthwise_reg.q.val() & self.upscale.val().get_bit(1))
+                & !(!self.depthwise_reg.q.val() & self.upscale.val().get_bit(0));
+        }
         self.dp_start_reg.d.next = self.go.val();
         self.ok.next = self.error.val() == self.e_none.val();
         self.kernel_done.next = self.state_reg.q.val() == self.s_done.val();

@@ -22,10 +22,14 @@
 //!
 //! The unit owns the read channel: the server asks (`request`, with `address`) when the
 //! channel is free for it (`free`: idle and not taken by the stream reader, which goes
-//! first); the answer comes back as `response` with `response_data`.
+//! first); the answer comes back as `response` with `response_data`. What reads the answer
+//! (the top's inputs) is a block of its own, `ifm_gather.rs`, which enables this block's
+//! registers and writes the word; everything here reads registers only, so that Verilator
+//! runs it once a cycle, after the edge, rather than also twice in its input region.
 use super::feature_map::FeatureMap;
+use super::ifm_gather::IfmGather;
 use crate::primitives::constant as k;
-use crate::primitives::{Concat, Reg, RegFile, ZeroExtend};
+use crate::primitives::{Concat, RegEn, RegFile, ZeroExtend};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -101,13 +105,17 @@ pub struct IfmServer {
     write_at: Concat<1, 2, 3>,
     off7: ZeroExtend<3, 7>,
     /// The position served, whether its second word is next, all four gathered; the first
-    /// word of a group across two, shifted; the bank shown to the datapath.
-    ifs_p: Reg<Bits<2>>,
-    ifs_word: Reg<Bit>,
-    ifs_ready: Reg<Bit>,
-    first: Reg<Bits<64>>,
-    bank: Reg<Bits<1>>,
+    /// word of a group across two, shifted; the bank shown to the datapath. Enabled
+    /// registers: their next values from registers here, their enables from the response in
+    /// `gather` (`ifm_gather.rs`), so that only those run in Verilator's input region.
+    ifs_p: RegEn<Bits<2>>,
+    ifs_word: RegEn<Bit>,
+    ifs_ready: RegEn<Bit>,
+    first: RegEn<Bits<64>>,
+    bank: RegEn<Bits<1>>,
+    gather: IfmGather,
     serving: Signal<Local, Bit>,
+    restart: Signal<Local, Bit>,
     sel_read: Signal<Local, Bit>,
     sel_zero: Signal<Local, Bit>,
     sel_y: Signal<Local, Bits<12>>,
@@ -124,13 +132,13 @@ pub struct IfmServer {
     three2: Constant<Bits<2>>,
     three3: Constant<Bits<3>>,
     three7: Constant<Bits<7>>,
-    sixty_four7: Constant<Bits<7>>,
     one16: Constant<Bits<16>>,
     eight17: Constant<Bits<17>>,
     eight40: Constant<Bits<40>>,
     align40: Constant<Bits<40>>,
     zero40: Constant<Bits<40>>,
-    zero64: Constant<Bits<64>>,
+    zero12: Constant<Bits<12>>,
+    zero9: Constant<Bits<9>>,
 }
 
 impl Default for IfmServer {
@@ -195,7 +203,9 @@ impl Default for IfmServer {
             ifs_ready: Default::default(),
             first: Default::default(),
             bank: Default::default(),
+            gather: Default::default(),
             serving: Default::default(),
+            restart: Default::default(),
             sel_read: Default::default(),
             sel_zero: Default::default(),
             sel_y: Default::default(),
@@ -212,13 +222,13 @@ impl Default for IfmServer {
             three2: k(3),
             three3: k(3),
             three7: k(3),
-            sixty_four7: k(64),
             one16: k(1),
             eight17: k(8),
             eight40: k(8),
             align40: k(((1u64 << 40) - 1) & !7),
             zero40: k(0),
-            zero64: k(0),
+            zero12: k(0),
+            zero9: k(0),
         }
     }
 }
@@ -226,7 +236,11 @@ impl Default for IfmServer {
 impl Logic for IfmServer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ifs_p, ifs_word, ifs_ready, first, bank);
+        self.ifs_p.clock.next = self.clock.val();
+        self.ifs_word.clock.next = self.clock.val();
+        self.ifs_ready.clock.next = self.clock.val();
+        self.first.clock.next = self.clock.val();
+        self.bank.clock.next = self.clock.val();
         self.ifs_p.reset.next = self.reset.val();
         self.ifs_word.reset.next = self.reset.val();
         self.ifs_ready.reset.next = self.reset.val();
@@ -257,32 +271,42 @@ impl Logic for IfmServer {
         self.ifm_data3.next = self.words.read_data[3].val();
         self.ready.next = self.ifs_ready.q.val();
 
-        // The position served: its element's address and how its group lies in the words.
-        self.sel_read.next = self.ifm_read0.val();
-        self.sel_zero.next = self.ifm_zero0.val();
-        self.sel_y.next = self.ifm_y0.val();
-        self.sel_x.next = self.ifm_x0.val();
-        self.sel_g.next = self.ifm_group0.val();
-        if self.ifs_p.q.val() == self.one2.val() {
-            self.sel_read.next = self.ifm_read1.val();
-            self.sel_zero.next = self.ifm_zero1.val();
-            self.sel_y.next = self.ifm_y1.val();
-            self.sel_x.next = self.ifm_x1.val();
-            self.sel_g.next = self.ifm_group1.val();
-        }
-        if self.ifs_p.q.val() == self.two2.val() {
-            self.sel_read.next = self.ifm_read2.val();
-            self.sel_zero.next = self.ifm_zero2.val();
-            self.sel_y.next = self.ifm_y2.val();
-            self.sel_x.next = self.ifm_x2.val();
-            self.sel_g.next = self.ifm_group2.val();
-        }
-        if self.ifs_p.q.val() == self.three2.val() {
-            self.sel_read.next = self.ifm_read3.val();
-            self.sel_zero.next = self.ifm_zero3.val();
-            self.sel_y.next = self.ifm_y3.val();
-            self.sel_x.next = self.ifm_x3.val();
-            self.sel_g.next = self.ifm_group3.val();
+        // The position served: its element's address and how its group lies in the words;
+        // selected only while a tap is served (`serving`, from the ports and registers
+        // directly: no local shared with the statements that read the map's address), 0
+        // otherwise, so that Verilator skips the selection when the unit is idle.
+        self.sel_read.next = false;
+        self.sel_zero.next = false;
+        self.sel_y.next = self.zero12.val();
+        self.sel_x.next = self.zero12.val();
+        self.sel_g.next = self.zero9.val();
+        if self.active_copy.val() & !self.ifs_ready.q.val() {
+            self.sel_read.next = self.ifm_read0.val();
+            self.sel_zero.next = self.ifm_zero0.val();
+            self.sel_y.next = self.ifm_y0.val();
+            self.sel_x.next = self.ifm_x0.val();
+            self.sel_g.next = self.ifm_group0.val();
+            if self.ifs_p.q.val() == self.one2.val() {
+                self.sel_read.next = self.ifm_read1.val();
+                self.sel_zero.next = self.ifm_zero1.val();
+                self.sel_y.next = self.ifm_y1.val();
+                self.sel_x.next = self.ifm_x1.val();
+                self.sel_g.next = self.ifm_group1.val();
+            }
+            if self.ifs_p.q.val() == self.two2.val() {
+                self.sel_read.next = self.ifm_read2.val();
+                self.sel_zero.next = self.ifm_zero2.val();
+                self.sel_y.next = self.ifm_y2.val();
+                self.sel_x.next = self.ifm_x2.val();
+                self.sel_g.next = self.ifm_group2.val();
+            }
+            if self.ifs_p.q.val() == self.three2.val() {
+                self.sel_read.next = self.ifm_read3.val();
+                self.sel_zero.next = self.ifm_zero3.val();
+                self.sel_y.next = self.ifm_y3.val();
+                self.sel_x.next = self.ifm_x3.val();
+                self.sel_g.next = self.ifm_group3.val();
+            }
         }
         self.ifm_y.narrow.next = self.sel_y.val();
         self.ifm_x.narrow.next = self.sel_x.val();
@@ -290,13 +314,13 @@ impl Logic for IfmServer {
         self.ifm.y.next = self.ifm_y.wide.val();
         self.ifm.x.next = self.ifm_x.wide.val();
         self.ifm.c.next = self.ifm_g.wide.val() << self.three3.val();
-        // The element's address only while a tap is served (0 otherwise), and the word written
-        // and the address asked for only then too: the only cycles that read them (`request`,
-        // a word in, an inserted zero's word). Branches, so that Verilator skips the map's
-        // products and the 64-bit shifts in the other cycles (docs/ethos.md, "Verilated speed",
-        // NPU step 3). The map's `enable` is `serving` from `active_copy`, and the width helpers'
-        // statements stay outside the branch: a statement that drives a sub-block's input
-        // shares no local with those that read its output (Verilator's UNOPTFLAT otherwise).
+        // The element's address only while a tap is served (0 otherwise), and the address
+        // asked for only then too: the only cycles that read them (`request`). Branches, so
+        // that Verilator skips the map's products in the other cycles (docs/ethos.md,
+        // "Verilated speed", NPU step 3). The map's `enable` is `serving` from `active_copy`,
+        // and the width helpers' statements stay outside the branch: a statement that drives a
+        // sub-block's input shares no local with those that read its output (Verilator's
+        // UNOPTFLAT otherwise).
         self.ifm.enable.next = self.active_copy.val() & !self.ifs_ready.q.val();
         self.serving.next = self.active.val() & !self.ifs_ready.q.val();
         // The group's bytes cross into a second word when offset + min(8, depth - 8g) > 8.
@@ -310,17 +334,8 @@ impl Logic for IfmServer {
         self.two_words.next = (self.bytes17.val() + self.off17.wide.val()) > self.eight17.val();
         self.off7.narrow.next = self.off.val();
         self.shift.next = self.off7.wide.val() << self.three7.val();
-        self.words.write_data[0].next = self.zero64.val();
         self.address.next = self.zero40.val();
         if self.serving.val() {
-            self.words.write_data[0].next = self.response_data.val() >> self.shift.val();
-            if self.ifs_word.q.val() {
-                self.words.write_data[0].next =
-                    self.first.q.val() | (self.response_data.val() << (self.sixty_four7.val() - self.shift.val()));
-            }
-            if self.sel_zero.val() {
-                self.words.write_data[0].next = self.zero_word.val();
-            }
             self.address.next = self.ifm.address.val() & self.align40.val();
             if self.ifs_word.q.val() {
                 self.address.next = (self.ifm.address.val() & self.align40.val()) + self.eight40.val();
@@ -329,51 +344,44 @@ impl Logic for IfmServer {
         self.write_at.high.next = !self.bank.q.val();
         self.write_at.low.next = self.ifs_p.q.val();
         self.words.write_address[0].next = self.write_at.joined.val();
-        self.words.write_enable[0].next = false;
 
-        // A word in: the first of two, or the position's last.
-        if self.response.val() & self.serving.val() {
-            if !self.ifs_word.q.val() & self.two_words.val() {
-                self.first.d.next = self.response_data.val() >> self.shift.val();
-                self.ifs_word.d.next = true;
-            } else {
-                self.words.write_enable[0].next = true;
-                self.ifs_word.d.next = false;
-                if self.ifs_p.q.val() == self.three2.val() {
-                    self.ifs_ready.d.next = true;
-                } else {
-                    self.ifs_p.d.next = self.ifs_p.q.val() + self.one2.val();
-                }
-            }
-        }
         // The release swaps the banks; else a position that reads asks for its word, one
-        // that does not is passed (an inserted zero's word written as it is).
-        self.request.next = false;
-        if self.tap_release.val() {
-            self.bank.d.next = !self.bank.q.val();
-            self.ifs_ready.d.next = false;
+        // that does not is passed (an inserted zero's word written as it is, `gather`).
+        // A release or CHECK restarts the position, the word and `ready`; else a word in or a
+        // position passed moves on: the next position, or `ready` after the fourth; the
+        // second word of a group across two is next after its first (`ifm_gather.rs` enables
+        // these registers: the response is the top's input).
+        self.request.next = !self.tap_release.val() & self.serving.val() & self.free.val() & self.sel_read.val();
+        self.bank.d.next = !self.bank.q.val();
+        self.bank.enable.next = self.tap_release.val();
+        self.restart.next = self.tap_release.val() | self.clear.val();
+        self.ifs_p.d.next = self.ifs_p.q.val() + self.one2.val();
+        if self.restart.val() {
             self.ifs_p.d.next = self.zero2.val();
-            self.ifs_word.d.next = false;
-        } else if self.serving.val() & self.free.val() {
-            if self.sel_read.val() {
-                self.request.next = true;
-            } else {
-                // An inserted zero is gathered now, without a read.
-                if self.sel_zero.val() {
-                    self.words.write_enable[0].next = true;
-                }
-                if self.ifs_p.q.val() == self.three2.val() {
-                    self.ifs_ready.d.next = true;
-                } else {
-                    self.ifs_p.d.next = self.ifs_p.q.val() + self.one2.val();
-                }
-            }
         }
-        if self.clear.val() {
-            self.ifs_p.d.next = self.zero2.val();
-            self.ifs_word.d.next = false;
-            self.ifs_ready.d.next = false;
-        }
+        self.ifs_ready.d.next = !self.restart.val();
+        self.ifs_word.d.next = !self.restart.val() & !self.ifs_word.q.val() & self.two_words.val();
+        self.gather.serving.next = self.serving.val();
+        self.gather.two_words.next = self.two_words.val();
+        self.gather.shift.next = self.shift.val();
+        self.gather.word_q.next = self.ifs_word.q.val();
+        self.gather.first_q.next = self.first.q.val();
+        self.gather.p_last.next = self.ifs_p.q.val() == self.three2.val();
+        self.gather.sel_zero.next = self.sel_zero.val();
+        self.gather.zero_word.next = self.zero_word.val();
+        self.gather.pass.next = !self.tap_release.val() & self.serving.val() & self.free.val() & !self.sel_read.val();
+        self.gather.restart.next = self.restart.val();
+
+        // The response's side (`ifm_gather.rs`), in Verilator's input region.
+        self.gather.response.next = self.response.val();
+        self.gather.response_data.next = self.response_data.val();
+        self.words.write_enable[0].next = self.gather.write_enable.val();
+        self.words.write_data[0].next = self.gather.write_data.val();
+        self.first.enable.next = self.gather.first_enable.val();
+        self.first.d.next = self.gather.first_d.val();
+        self.ifs_p.enable.next = self.gather.p_enable.val();
+        self.ifs_ready.enable.next = self.gather.ready_enable.val();
+        self.ifs_word.enable.next = self.gather.word_enable.val();
         self.unused_bits.next = self.rem17.wide.val().get_bit(16) | self.off7.wide.val().get_bit(6);
     }
 }

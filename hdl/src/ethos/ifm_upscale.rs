@@ -22,8 +22,8 @@
 //! the four positions are mapped only while enabled, 0 otherwise, a branch that Verilator
 //! skips in the other cycles, all of them in a network without a convolution (docs/ethos.md,
 //! "Verilated speed", NPU step 5). Decision: the server reads a position only while it serves
-//! (`active` and not `ready`) and its map's address only with that `enable`; `zero_word`,
-//! from a latched register, stays unconditional.
+//! (`active` and not `ready`) and its map's address only with that `enable`; `zero_word`
+//! too (the server gathers it only while it serves, within `enable`).
 use crate::primitives::constant as k;
 use crate::primitives::ZeroExtend;
 use rust_hdl::prelude::*;
@@ -80,6 +80,7 @@ pub struct IfmUpscale {
     sixteen7: Constant<Bits<7>>,
     thirty_two7: Constant<Bits<7>>,
     zero12: Constant<Bits<12>>,
+    zero64: Constant<Bits<64>>,
 }
 
 impl Default for IfmUpscale {
@@ -133,6 +134,7 @@ impl Default for IfmUpscale {
             sixteen7: k(16),
             thirty_two7: k(32),
             zero12: k(0),
+            zero64: k(0),
         }
     }
 }
@@ -141,9 +143,15 @@ impl Logic for IfmUpscale {
     #[hdl_gen]
     fn update(&mut self) {
         self.zp64.narrow.next = self.zero_point.val();
-        self.word16.next = self.zp64.wide.val() | (self.zp64.wide.val() << self.eight7.val());
-        self.word32.next = self.word16.val() | (self.word16.val() << self.sixteen7.val());
-        self.zero_word.next = self.word32.val() | (self.word32.val() << self.thirty_two7.val());
+        // `zero_word` only while enabled too (the server gathers it only while it serves).
+        self.word16.next = self.zero64.val();
+        self.word32.next = self.zero64.val();
+        self.zero_word.next = self.zero64.val();
+        if self.enable.val() {
+            self.word16.next = self.zp64.wide.val() | (self.zp64.wide.val() << self.eight7.val());
+            self.word32.next = self.word16.val() | (self.word16.val() << self.sixteen7.val());
+            self.zero_word.next = self.word32.val() | (self.word32.val() << self.thirty_two7.val());
+        }
 
         self.halve.next = false;
         self.insert.next = false;

@@ -54,6 +54,7 @@ mod conv_layer;
 mod conv_ports;
 mod conv_read_channel;
 mod conv_states;
+mod ifm_gather;
 mod ifm_server;
 mod ifm_upscale;
 mod ofm_queue;

@@ -9,7 +9,7 @@
 //! speed", NPU step 3). Same register, same cycles: the model is inside
 //! `npu_model::ethos::conv_unit`.
 use crate::primitives::constant as k;
-use crate::primitives::Reg;
+use crate::primitives::RegEn;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -22,7 +22,9 @@ pub struct OfmWriteChannel {
     pub b_error: Signal<In, Bit>,
     pub state: Signal<Out, Bits<2>>,
     pub write_error: Signal<Out, Bit>,
-    wr: Reg<Bits<2>>,
+    /// Enabled: only the enable reads the top's inputs (the next state is from the register:
+    /// 0 -> 1 at `start`, 1 -> 2, 2 -> 0), so only it runs in Verilator's input region.
+    wr: RegEn<Bits<2>>,
     zero2: Constant<Bits<2>>,
     one2: Constant<Bits<2>>,
     two2: Constant<Bits<2>>,
@@ -50,19 +52,20 @@ impl Default for OfmWriteChannel {
 impl Logic for OfmWriteChannel {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr);
+        self.wr.clock.next = self.clock.val();
         self.wr.reset.next = self.reset.val();
         self.state.next = self.wr.q.val();
         self.write_error.next = (self.wr.q.val() == self.two2.val()) & self.b_valid.val() & self.b_error.val();
-        if (self.wr.q.val() == self.one2.val()) & self.aw_ready.val() {
-            self.wr.d.next = self.two2.val();
-        }
-        if (self.wr.q.val() == self.two2.val()) & self.b_valid.val() {
-            self.wr.d.next = self.zero2.val();
-        }
-        if self.start.val() {
+        self.wr.d.next = self.zero2.val();
+        if self.wr.q.val() == self.zero2.val() {
             self.wr.d.next = self.one2.val();
         }
+        if self.wr.q.val() == self.one2.val() {
+            self.wr.d.next = self.two2.val();
+        }
+        self.wr.enable.next = ((self.wr.q.val() == self.one2.val()) & self.aw_ready.val())
+            | ((self.wr.q.val() == self.two2.val()) & self.b_valid.val())
+            | self.start.val();
     }
 }
 

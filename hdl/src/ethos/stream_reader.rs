@@ -14,7 +14,7 @@
 //! datapath took it, or the unit dropped a weight word after the decoder).
 use super::conv_ports::StreamPort;
 use crate::primitives::constant as k;
-use crate::primitives::Reg;
+use crate::primitives::{Reg, RegEn};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -59,10 +59,13 @@ pub struct StreamReader {
     sr_stream: Reg<Bits<2>>,
     sr_addr: Reg<Bits<40>>,
     sr_words: Reg<Bits<29>>,
-    sr_buf: Reg<Bits<64>>,
-    sr_halves: Reg<Bits<2>>,
-    sr_buf_scale: Reg<Bit>,
-    sr_buf_last: Reg<Bit>,
+    /// The buffer's registers are enabled: only their enables read the response (the top's
+    /// inputs), so only those run in Verilator's input region; the next values are the
+    /// response's fields as they are and, for `sr_halves`, from registers.
+    sr_buf: RegEn<Bits<64>>,
+    sr_halves: RegEn<Bits<2>>,
+    sr_buf_scale: RegEn<Bit>,
+    sr_buf_last: RegEn<Bit>,
     zero2: Constant<Bits<2>>,
     one2: Constant<Bits<2>>,
     two2: Constant<Bits<2>>,
@@ -119,7 +122,11 @@ impl Default for StreamReader {
 impl Logic for StreamReader {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, sr_stream, sr_addr, sr_words, sr_buf, sr_halves, sr_buf_scale, sr_buf_last);
+        dff_setup!(self, clock, sr_stream, sr_addr, sr_words);
+        self.sr_buf.clock.next = self.clock.val();
+        self.sr_halves.clock.next = self.clock.val();
+        self.sr_buf_scale.clock.next = self.clock.val();
+        self.sr_buf_last.clock.next = self.clock.val();
         self.sr_stream.reset.next = self.reset.val();
         self.sr_addr.reset.next = self.reset.val();
         self.sr_words.reset.next = self.reset.val();
@@ -147,14 +154,19 @@ impl Logic for StreamReader {
         self.addr.next = self.sr_addr.q.val();
         self.stream.next = self.sr_stream.q.val();
         self.last_word.next = self.sr_words.q.val() == self.one29.val();
-        if self.response.val() {
-            self.sr_buf.d.next = self.response_data.val();
+        // A word in fills the buffer (2 halves: a read is asked for only when it is empty, and
+        // none is in flight in CHECK); a half taken leaves it (only when it holds one); CHECK
+        // empties it.
+        self.sr_buf.d.next = self.response_data.val();
+        self.sr_buf_scale.d.next = self.response_scale.val();
+        self.sr_buf_last.d.next = self.response_last.val();
+        self.sr_buf.enable.next = self.response.val();
+        self.sr_buf_scale.enable.next = self.response.val();
+        self.sr_buf_last.enable.next = self.response.val();
+        self.sr_halves.enable.next = self.response.val() | self.taken.val() | self.check.val();
+        self.sr_halves.d.next = self.sr_halves.q.val() - self.one2.val();
+        if self.sr_halves.q.val() == self.zero2.val() {
             self.sr_halves.d.next = self.two2.val();
-            self.sr_buf_scale.d.next = self.response_scale.val();
-            self.sr_buf_last.d.next = self.response_last.val();
-        }
-        if self.taken.val() {
-            self.sr_halves.d.next = self.sr_halves.q.val() - self.one2.val();
         }
         if self.grant.val() {
             self.sr_words.d.next = self.sr_words.q.val() - self.one29.val();
