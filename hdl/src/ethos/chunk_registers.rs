@@ -8,12 +8,15 @@
 //! so that the core stays under 500 lines (docs/ethos.md, "Verilated speed", decoder step);
 //! the outputs are the registers, so the core's step reads no value of this block's logic
 //! (no combinational loop through the two, UNOPTFLAT).
+//! One clocked process, in which the registers hold unless a load is taken: as 12 `Reg`s each
+//! register's hold (`d = q`) and reset were logic the Verilated model ran every cycle, though
+//! the chunk registers change only in the parser's unary and remainder steps (the decoder idles
+//! in the NPU mostly; issue 19). Every read of a register in the process precedes every write
+//! (the restart last), so Verilator keeps no shadow copies.
 //! No model of its own: the decoder's lock-step tests (tests/ethos_weight_decoder.rs) cover it.
-use crate::primitives::constant as k;
-use crate::primitives::Reg;
 use rust_hdl::prelude::*;
 
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct ChunkRegisters {
     pub clock: Signal<In, Clock>,
     /// Clears every register: reset, or a finished stream.
@@ -49,143 +52,116 @@ pub struct ChunkRegisters {
     pub bank: Signal<Out, Bit>,
     pub w_slot: Signal<Out, Bits<4>>,
     pub z_slot: Signal<Out, Bits<4>>,
-
-    wq_i_r: Reg<Bits<16>>,
-    zq_i_r: Reg<Bits<16>>,
-    wr_i_r: Reg<Bits<16>>,
-    zr_i_r: Reg<Bits<16>>,
-    w_due_r: Reg<Bits<16>>,
-    z_due_r: Reg<Bits<16>>,
-    wq_r: Reg<Bits<10>>,
-    zq_r: Reg<Bits<16>>,
-    more_r: Reg<Bit>,
-    bank_r: Reg<Bit>,
-    w_slot_r: Reg<Bits<4>>,
-    z_slot_r: Reg<Bits<4>>,
-    zero4: Constant<Bits<4>>,
-    zero10: Constant<Bits<10>>,
-    zero16: Constant<Bits<16>>,
-}
-
-impl Default for ChunkRegisters {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            restart: Default::default(),
-            clear: Default::default(),
-            commit: Default::default(),
-            uncompressed: Default::default(),
-            unc_count: Default::default(),
-            w_done_end: Default::default(),
-            w_run_end: Default::default(),
-            z_done_end: Default::default(),
-            z_run_end: Default::default(),
-            more_next: Default::default(),
-            take_w: Default::default(),
-            take_z: Default::default(),
-            wr_i_after: Default::default(),
-            zr_i_after: Default::default(),
-            w_slot_after: Default::default(),
-            z_slot_after: Default::default(),
-            wq_i: Default::default(),
-            zq_i: Default::default(),
-            wr_i: Default::default(),
-            zr_i: Default::default(),
-            w_due: Default::default(),
-            z_due: Default::default(),
-            wq: Default::default(),
-            zq: Default::default(),
-            more: Default::default(),
-            bank: Default::default(),
-            w_slot: Default::default(),
-            z_slot: Default::default(),
-            wq_i_r: Default::default(),
-            zq_i_r: Default::default(),
-            wr_i_r: Default::default(),
-            zr_i_r: Default::default(),
-            w_due_r: Default::default(),
-            z_due_r: Default::default(),
-            wq_r: Default::default(),
-            zq_r: Default::default(),
-            more_r: Default::default(),
-            bank_r: Default::default(),
-            w_slot_r: Default::default(),
-            z_slot_r: Default::default(),
-            zero4: k(0),
-            zero10: k(0),
-            zero16: k(0),
-        }
-    }
 }
 
 impl Logic for ChunkRegisters {
-    #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wq_i_r, zq_i_r, wr_i_r, zr_i_r, w_due_r, z_due_r, wq_r, zq_r, more_r, bank_r, w_slot_r, z_slot_r);
-        self.wq_i_r.reset.next = self.restart.val();
-        self.zq_i_r.reset.next = self.restart.val();
-        self.wr_i_r.reset.next = self.restart.val();
-        self.zr_i_r.reset.next = self.restart.val();
-        self.w_due_r.reset.next = self.restart.val();
-        self.z_due_r.reset.next = self.restart.val();
-        self.wq_r.reset.next = self.restart.val();
-        self.zq_r.reset.next = self.restart.val();
-        self.more_r.reset.next = self.restart.val();
-        self.bank_r.reset.next = self.restart.val();
-        self.w_slot_r.reset.next = self.restart.val();
-        self.z_slot_r.reset.next = self.restart.val();
-        self.wq_i.next = self.wq_i_r.q.val();
-        self.zq_i.next = self.zq_i_r.q.val();
-        self.wr_i.next = self.wr_i_r.q.val();
-        self.zr_i.next = self.zr_i_r.q.val();
-        self.w_due.next = self.w_due_r.q.val();
-        self.z_due.next = self.z_due_r.q.val();
-        self.wq.next = self.wq_r.q.val();
-        self.zq.next = self.zq_r.q.val();
-        self.more.next = self.more_r.q.val();
-        self.bank.next = self.bank_r.q.val();
-        self.w_slot.next = self.w_slot_r.q.val();
-        self.z_slot.next = self.z_slot_r.q.val();
-        if self.clear.val() {
-            self.wq_i_r.d.next = self.zero16.val();
-            self.zq_i_r.d.next = self.zero16.val();
-            self.wr_i_r.d.next = self.zero16.val();
-            self.zr_i_r.d.next = self.zero16.val();
-            self.w_due_r.d.next = self.zero16.val();
-            self.z_due_r.d.next = self.zero16.val();
-            self.wq_r.d.next = self.zero10.val();
-            self.zq_r.d.next = self.zero16.val();
-            self.more_r.d.next = false;
-            self.bank_r.d.next = false;
-            self.w_slot_r.d.next = self.zero4.val();
-            self.z_slot_r.d.next = self.zero4.val();
+        if !self.clock.pos_edge() {
+            return;
         }
         if self.commit.val() {
-            self.wq_i_r.d.next = self.w_done_end.val();
-            self.wq_r.d.next = self.w_run_end.val();
-            if self.uncompressed.val() {
-                // Uncompressed weights have no quotients: the remainder steps take the
-                // index from the field alone and never read the bank.
-                self.wq_i_r.d.next = self.wq_i_r.q.val() + self.unc_count.val();
-            }
-            self.zq_i_r.d.next = self.z_done_end.val();
-            self.zq_r.d.next = self.z_run_end.val();
-            self.w_due_r.d.next = self.wq_i_r.q.val();
-            self.z_due_r.d.next = self.zq_i_r.q.val();
-            self.more_r.d.next = self.more_next.val();
-            self.bank_r.d.next = !self.bank_r.q.val();
-            self.w_slot_r.d.next = self.zero4.val();
-            self.z_slot_r.d.next = self.zero4.val();
+            self.w_due.next = self.wq_i.val();
+            self.z_due.next = self.zq_i.val();
+            self.bank.next = !self.bank.val();
+            self.wq_i.next = if self.uncompressed.val() { self.wq_i.val() + self.unc_count.val() } else { self.w_done_end.val() };
+            self.wq.next = self.w_run_end.val();
+            self.zq_i.next = self.z_done_end.val();
+            self.zq.next = self.z_run_end.val();
+            self.more.next = self.more_next.val();
+            self.w_slot.next = 0.into();
+            self.z_slot.next = 0.into();
+        } else if self.clear.val() {
+            self.clear_all();
         }
-        // a group taken (with the unary part too: after the commit's loads)
         if self.take_w.val() {
-            self.wr_i_r.d.next = self.wr_i_after.val();
-            self.w_slot_r.d.next = self.w_slot_after.val();
+            self.wr_i.next = self.wr_i_after.val();
+            self.w_slot.next = self.w_slot_after.val();
         }
         if self.take_z.val() {
-            self.zr_i_r.d.next = self.zr_i_after.val();
-            self.z_slot_r.d.next = self.z_slot_after.val();
+            self.zr_i.next = self.zr_i_after.val();
+            self.z_slot.next = self.z_slot_after.val();
         }
+        if self.restart.val() {
+            self.clear_all();
+        }
+    }
+    fn connect(&mut self) {
+        self.wq_i.connect();
+        self.zq_i.connect();
+        self.wr_i.connect();
+        self.zr_i.connect();
+        self.w_due.connect();
+        self.z_due.connect();
+        self.wq.connect();
+        self.zq.connect();
+        self.more.connect();
+        self.bank.connect();
+        self.w_slot.connect();
+        self.z_slot.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        // A slice header (`clear`) and a unary step (`commit`) are never the same cycle.
+        Verilog::Custom(format!(
+            "always @(posedge clock) begin
+    if (commit) begin
+        w_due <= wq_i;
+        z_due <= zq_i;
+        bank <= !bank;
+        if (uncompressed) wq_i <= wq_i + unc_count;
+        else wq_i <= w_done_end;
+        wq <= w_run_end;
+        zq_i <= z_done_end;
+        zq <= z_run_end;
+        more <= more_next;
+        w_slot <= 4'd0;
+        z_slot <= 4'd0;
+    end else if (clear) begin
+{clear}    end
+    if (take_w) begin
+        wr_i <= wr_i_after;
+        w_slot <= w_slot_after;
+    end
+    if (take_z) begin
+        zr_i <= zr_i_after;
+        z_slot <= z_slot_after;
+    end
+    if (restart) begin
+{clear}    end
+end",
+            clear = CLEAR
+        ))
+    }
+}
+
+/// Every register 0 (a slice header, or the restart).
+const CLEAR: &str = "        wq_i <= 16'd0;
+        zq_i <= 16'd0;
+        wr_i <= 16'd0;
+        zr_i <= 16'd0;
+        w_due <= 16'd0;
+        z_due <= 16'd0;
+        wq <= 10'd0;
+        zq <= 16'd0;
+        more <= 1'b0;
+        bank <= 1'b0;
+        w_slot <= 4'd0;
+        z_slot <= 4'd0;
+";
+
+impl ChunkRegisters {
+    fn clear_all(&mut self) {
+        self.wq_i.next = 0.into();
+        self.zq_i.next = 0.into();
+        self.wr_i.next = 0.into();
+        self.zr_i.next = 0.into();
+        self.w_due.next = 0.into();
+        self.z_due.next = 0.into();
+        self.wq.next = 0.into();
+        self.zq.next = 0.into();
+        self.more.next = false;
+        self.bank.next = false;
+        self.w_slot.next = 0.into();
+        self.z_slot.next = 0.into();
     }
 }
 

@@ -6,10 +6,14 @@
 //! reads slots 0-3 of the other bank. Both banks in one memory each for weights and zero runs:
 //! bank b, slot s at address 16 b + s (one write port per unary position and one read port per
 //! lane, not two). Memories without reset: each slot is read only after the unary step before
-//! wrote it (docs/ethos.md, "Verilated speed", second step).
+//! wrote it (docs/ethos.md, "Verilated speed", second step). The memories (`QuotientMemory`,
+//! quotient_memory.rs) are written only in a committed unary step and read, with their
+//! addresses computed here, only in the states that read the banks (`reading`), so that the
+//! Verilated model skips both while the decoder idles (issue 19).
 //! No model of its own: the decoder's lock-step tests (tests/ethos_weight_decoder.rs) cover it.
 use crate::primitives::constant as k;
-use crate::primitives::{RegFile, ZeroExtend};
+use crate::primitives::ZeroExtend;
+use super::quotient_memory::QuotientMemory;
 use super::weight_decoder_core::constants;
 use rust_hdl::prelude::*;
 
@@ -19,6 +23,9 @@ pub struct QuotientBanks {
     /// The parser's registers that place the group: in the unary state, the bank the unary
     /// step fills, the remainders taken and due, the group's slots.
     pub in_unary: Signal<In, Bit>,
+    /// The parser is in a state that reads the banks (unary, remainder): `w_read`, `z_read`
+    /// are 0 in the others.
+    pub reading: Signal<In, Bit>,
     pub bank: Signal<In, Bit>,
     pub wr_i: Signal<In, Bits<16>>,
     pub w_due: Signal<In, Bits<16>>,
@@ -38,8 +45,8 @@ pub struct QuotientBanks {
     pub w_read: [Signal<Out, Bits<10>>; 4],
     pub z_read: [Signal<Out, Bits<16>>; 4],
 
-    wbank: RegFile<10, 5, 12, 4>,
-    zbank: RegFile<16, 5, 12, 4>,
+    wbank: QuotientMemory<10>,
+    zbank: QuotientMemory<16>,
     /// The group reads weight quotients (else zero-run ones), the half of the memories it
     /// reads (16 for bank 1), its slots.
     w_phase: Signal<Local, Bit>,
@@ -50,8 +57,6 @@ pub struct QuotientBanks {
     k5: [Constant<Bits<5>>; 4],
     zero5: Constant<Bits<5>>,
     sixteen5: Constant<Bits<5>>,
-    zero10: Constant<Bits<10>>,
-    zero16: Constant<Bits<16>>,
 }
 
 impl Default for QuotientBanks {
@@ -59,6 +64,7 @@ impl Default for QuotientBanks {
         Self {
             clock: Default::default(),
             in_unary: Default::default(),
+            reading: Default::default(),
             bank: Default::default(),
             wr_i: Default::default(),
             w_due: Default::default(),
@@ -84,8 +90,6 @@ impl Default for QuotientBanks {
             k5: constants(),
             zero5: k(0),
             sixteen5: k(16),
-            zero10: k(0),
-            zero16: k(0),
         }
     }
 }
@@ -98,55 +102,55 @@ impl Logic for QuotientBanks {
         // Reads at the group's slots (`RemainderGroup`'s `w_phase` and `r_slot` are the same
         // values), from registers alone: a memory's read address must not share a signal with
         // the logic that reads its data, or Verilator sees a combinational loop through the two
-        // (UNOPTFLAT).
-        self.w_phase.next = self.wr_i.val() < self.w_due.val();
+        // (UNOPTFLAT). Computed only in the states that read the banks, 0 in the others.
+        self.wbank.read.next = self.reading.val();
+        self.zbank.read.next = self.reading.val();
+        self.w_phase.next = false;
         self.half.next = self.zero5.val();
-        if self.bank.val() {
-            self.half.next = self.sixteen5.val();
-        }
-        if self.in_unary.val() {
-            self.w_phase.next = self.wr_i.val() < self.wq_i.val();
-            self.half.next = self.sixteen5.val();
-            if self.bank.val() {
-                self.half.next = self.zero5.val();
-            }
-        }
         self.w_slot_wide.narrow.next = self.w_slot.val();
         self.z_slot_wide.narrow.next = self.z_slot.val();
         for j in 0..4 {
-            // slot + j <= 15: no carry into the bank bit
-            self.slot[j].next = (self.z_slot_wide.wide.val() + self.k5[j].val()) | self.half.val();
-            if self.w_phase.val() {
-                self.slot[j].next = (self.w_slot_wide.wide.val() + self.k5[j].val()) | self.half.val();
+            self.slot[j].next = self.zero5.val();
+        }
+        if self.reading.val() {
+            self.w_phase.next = self.wr_i.val() < self.w_due.val();
+            if self.bank.val() {
+                self.half.next = self.sixteen5.val();
             }
             if self.in_unary.val() {
-                self.slot[j].next = self.k5[j].val() | self.half.val();
+                self.w_phase.next = self.wr_i.val() < self.wq_i.val();
+                self.half.next = self.sixteen5.val();
+                if self.bank.val() {
+                    self.half.next = self.zero5.val();
+                }
             }
+            for j in 0..4 {
+                // slot + j <= 15: no carry into the bank bit
+                self.slot[j].next = (self.z_slot_wide.wide.val() + self.k5[j].val()) | self.half.val();
+                if self.w_phase.val() {
+                    self.slot[j].next = (self.w_slot_wide.wide.val() + self.k5[j].val()) | self.half.val();
+                }
+                if self.in_unary.val() {
+                    self.slot[j].next = self.k5[j].val() | self.half.val();
+                }
+            }
+        }
+        for j in 0..4 {
             self.wbank.read_address[j].next = self.slot[j].val();
             self.zbank.read_address[j].next = self.slot[j].val();
             self.w_read[j].next = self.wbank.read_data[j].val();
             self.z_read[j].next = self.zbank.read_data[j].val();
         }
-        // Writes: only a committed unary step writes. The ports are copied in that cycle alone,
-        // so that the Verilated model skips them in the others (docs/ethos.md, "Verilated
-        // speed", ninth step); otherwise no write.
+        // Writes: only a committed unary step writes, the memories test `commit` first.
+        self.wbank.commit.next = self.commit.val();
+        self.zbank.commit.next = self.commit.val();
+        self.wbank.write.next = self.w_write.val();
+        self.zbank.write.next = self.z_write.val();
         for i in 0..12 {
-            self.wbank.write_enable[i].next = false;
-            self.wbank.write_address[i].next = self.zero5.val();
-            self.wbank.write_data[i].next = self.zero10.val();
-            self.zbank.write_enable[i].next = false;
-            self.zbank.write_address[i].next = self.zero5.val();
-            self.zbank.write_data[i].next = self.zero16.val();
-        }
-        if self.commit.val() {
-            for i in 0..12 {
-                self.wbank.write_enable[i].next = self.w_write.val().get_bit(i);
-                self.wbank.write_address[i].next = self.w_address[i].val();
-                self.wbank.write_data[i].next = self.w_data[i].val();
-                self.zbank.write_enable[i].next = self.z_write.val().get_bit(i);
-                self.zbank.write_address[i].next = self.z_address[i].val();
-                self.zbank.write_data[i].next = self.z_data[i].val();
-            }
+            self.wbank.address[i].next = self.w_address[i].val();
+            self.wbank.data[i].next = self.w_data[i].val();
+            self.zbank.address[i].next = self.z_address[i].val();
+            self.zbank.data[i].next = self.z_data[i].val();
         }
     }
 }

@@ -6,8 +6,10 @@
 //! fields as the values. Its own block so that the core stays under 500 lines (docs/ethos.md,
 //! "Verilated speed", decoder step); the outputs are the registers, so the core's step reads no
 //! value of this block's logic (no combinational loop through the two, UNOPTFLAT).
+//! One clocked process, in which the registers hold unless a load is taken: as 11 `Reg`s each
+//! register's hold (`d = q`) and reset were logic the Verilated model ran every cycle, though
+//! they change only in the parser's header steps (the decoder idles in the NPU mostly; issue 19).
 //! No model of its own: the decoder's lock-step tests (tests/ethos_weight_decoder.rs) cover it.
-use crate::primitives::Reg;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
@@ -38,65 +40,97 @@ pub struct SliceRegisters {
     pub dirofs: Signal<Out, Bits<5>>,
     pub palsize: Signal<Out, Bits<6>>,
     pub palbits: Signal<Out, Bits<4>>,
-
-    have_palette_r: Reg<Bit>,
-    after_end_r: Reg<Bit>,
-    padding_r: Reg<Bits<4>>,
-    zdiv_r: Reg<Bits<3>>,
-    wdiv_r: Reg<Bits<3>>,
-    wtrunc_r: Reg<Bit>,
-    newpal_r: Reg<Bit>,
-    slicelen_r: Reg<Bits<15>>,
-    dirofs_r: Reg<Bits<5>>,
-    palsize_r: Reg<Bits<6>>,
-    palbits_r: Reg<Bits<4>>,
 }
 
 impl Logic for SliceRegisters {
-    #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, have_palette_r, after_end_r, padding_r, zdiv_r, wdiv_r, wtrunc_r, newpal_r, slicelen_r, dirofs_r, palsize_r, palbits_r);
-        self.have_palette_r.reset.next = self.restart.val();
-        self.after_end_r.reset.next = self.restart.val();
-        self.padding_r.reset.next = self.restart.val();
-        self.zdiv_r.reset.next = self.restart.val();
-        self.wdiv_r.reset.next = self.restart.val();
-        self.wtrunc_r.reset.next = self.restart.val();
-        self.newpal_r.reset.next = self.restart.val();
-        self.slicelen_r.reset.next = self.restart.val();
-        self.dirofs_r.reset.next = self.restart.val();
-        self.palsize_r.reset.next = self.restart.val();
-        self.palbits_r.reset.next = self.restart.val();
-        self.have_palette.next = self.have_palette_r.q.val();
-        self.after_end.next = self.after_end_r.q.val();
-        self.padding.next = self.padding_r.q.val();
-        self.zdiv.next = self.zdiv_r.q.val();
-        self.wdiv.next = self.wdiv_r.q.val();
-        self.wtrunc.next = self.wtrunc_r.q.val();
-        self.newpal.next = self.newpal_r.q.val();
-        self.slicelen.next = self.slicelen_r.q.val();
-        self.dirofs.next = self.dirofs_r.q.val();
-        self.palsize.next = self.palsize_r.q.val();
-        self.palbits.next = self.palbits_r.q.val();
+        if !self.clock.pos_edge() {
+            return;
+        }
         if self.take_end.val() {
-            self.have_palette_r.d.next = false;
-            self.after_end_r.d.next = true;
-            self.padding_r.d.next = self.h_next_padding.val();
+            self.have_palette.next = false;
+            self.after_end.next = true;
+            self.padding.next = self.h_next_padding.val();
         }
         if self.take_slice.val() {
-            self.zdiv_r.d.next = self.h_zdiv.val();
-            self.slicelen_r.d.next = self.h_slicelen.val();
-            self.wdiv_r.d.next = self.h_wdiv.val();
-            self.wtrunc_r.d.next = self.h_wtrunc.val();
-            self.newpal_r.d.next = self.h_newpal.val();
+            self.zdiv.next = self.h_zdiv.val();
+            self.slicelen.next = self.h_slicelen.val();
+            self.wdiv.next = self.h_wdiv.val();
+            self.wtrunc.next = self.h_wtrunc.val();
+            self.newpal.next = self.h_newpal.val();
             if self.h_newpal.val() {
-                self.dirofs_r.d.next = self.h_dirofs.val();
-                self.palsize_r.d.next = self.h_palsize.val();
-                self.palbits_r.d.next = self.h_palbits.val();
+                self.dirofs.next = self.h_dirofs.val();
+                self.palsize.next = self.h_palsize.val();
+                self.palbits.next = self.h_palbits.val();
             }
-            self.have_palette_r.d.next = true;
-            self.after_end_r.d.next = false;
+            self.have_palette.next = true;
+            self.after_end.next = false;
         }
+        if self.restart.val() {
+            self.have_palette.next = false;
+            self.after_end.next = false;
+            self.padding.next = 0.into();
+            self.zdiv.next = 0.into();
+            self.wdiv.next = 0.into();
+            self.wtrunc.next = false;
+            self.newpal.next = false;
+            self.slicelen.next = 0.into();
+            self.dirofs.next = 0.into();
+            self.palsize.next = 0.into();
+            self.palbits.next = 0.into();
+        }
+    }
+    fn connect(&mut self) {
+        self.have_palette.connect();
+        self.after_end.connect();
+        self.padding.connect();
+        self.zdiv.connect();
+        self.wdiv.connect();
+        self.wtrunc.connect();
+        self.newpal.connect();
+        self.slicelen.connect();
+        self.dirofs.connect();
+        self.palsize.connect();
+        self.palbits.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(
+            "always @(posedge clock) begin
+    if (take_end) begin
+        have_palette <= 1'b0;
+        after_end <= 1'b1;
+        padding <= h_next_padding;
+    end
+    if (take_slice) begin
+        zdiv <= h_zdiv;
+        slicelen <= h_slicelen;
+        wdiv <= h_wdiv;
+        wtrunc <= h_wtrunc;
+        newpal <= h_newpal;
+        if (h_newpal) begin
+            dirofs <= h_dirofs;
+            palsize <= h_palsize;
+            palbits <= h_palbits;
+        end
+        have_palette <= 1'b1;
+        after_end <= 1'b0;
+    end
+    if (restart) begin
+        have_palette <= 1'b0;
+        after_end <= 1'b0;
+        padding <= 4'd0;
+        zdiv <= 3'd0;
+        wdiv <= 3'd0;
+        wtrunc <= 1'b0;
+        newpal <= 1'b0;
+        slicelen <= 15'd0;
+        dirofs <= 5'd0;
+        palsize <= 6'd0;
+        palbits <= 4'd0;
+    end
+end"
+            .into(),
+        )
     }
 }
 

@@ -6,7 +6,8 @@
 //! `out_ready`): the bit buffer, the queue pointers and the output beat. The split is for the
 //! Verilated model's speed: Verilator evaluates logic reading an input on every `eval` (twice a
 //! cycle in the bridge), logic reading registers only once, after the clock edge (docs/ethos.md,
-//! "Verilated speed"). The queues and quotient banks are memories (`RegFile`) for the same reason.
+//! "Verilated speed"). The queues and quotient banks are memories (queue_memory.rs,
+//! quotient_memory.rs), written and read only in the cycles that use them (issue 19).
 //!
 //! What the step would do is computed by sub-blocks from registers alone: `SliceParams`
 //! (slice_params.rs: counts and widths), `HeaderStep` (header_step.rs), `UnaryStep`
@@ -60,6 +61,8 @@ pub struct WeightDecoderCore {
     pub kept: Signal<Out, Bits<96>>,
     pub kept_fill: Signal<Out, Bits<7>>,
     pub kept_bitpos: Signal<Out, Bits<3>>,
+    /// The step takes bits (`consume` != 0): the bit buffer becomes `kept`.
+    pub took: Signal<Out, Bit>,
     /// The step's error code (`no_fault` = 0 when none).
     pub fault: Signal<Out, Bits<4>>,
     /// Entries pushed this cycle: `field_count` onto the weight queue (`push_w`) or the zero-run queue (`push_z`).
@@ -143,6 +146,7 @@ impl Default for WeightDecoderCore {
             kept: Default::default(),
             kept_fill: Default::default(),
             kept_bitpos: Default::default(),
+            took: Default::default(),
             fault: Default::default(),
             push_w: Default::default(),
             push_z: Default::default(),
@@ -197,7 +201,7 @@ impl Logic for WeightDecoderCore {
         dff_setup!(self, clock, state, code, pal_i);
         self.palette.clock.next = self.clock.val();
         self.palette.restart.next = self.restart.val();
-        // Memories: no reset, each word read only after it was written (`RegFile`).
+        // Memories: no reset, each word read only after it was written.
         self.banks.clock.next = self.clock.val();
         self.chunk.clock.next = self.clock.val();
         self.chunk.restart.next = self.restart.val();
@@ -295,6 +299,8 @@ impl Logic for WeightDecoderCore {
         self.chunk.w_slot_after.next = self.group.w_slot_after.val();
         self.chunk.z_slot_after.next = self.group.z_slot_after.val();
         self.banks.in_unary.next = self.state.q.val() == self.st_unary.val();
+        self.banks.reading.next =
+            self.state.q.val() == self.st_remainder.val() || self.state.q.val() == self.st_unary.val();
         self.banks.bank.next = self.chunk.bank.val();
         self.banks.wr_i.next = self.chunk.wr_i.val();
         self.banks.w_due.next = self.chunk.w_due.val();
@@ -328,6 +334,9 @@ impl Logic for WeightDecoderCore {
         self.queues.qw_tail.next = self.qw_head.val() + self.qw_count.val().get_bits::<5>(0);
         self.queues.qz_head.next = self.qz_head.val();
         self.queues.qz_tail.next = self.qz_head.val() + self.qz_count.val().get_bits::<5>(0);
+        // the emitter reads the heads only with no zeros owed and something queued
+        self.queues.read.next = self.zeros_left.val() == self.zero16.val()
+            && (self.qw_count.val() != self.zero6.val() || self.qz_count.val() != self.zero6.val());
         self.emitter.qw_count.next = self.qw_count.val();
         self.emitter.qz_count.next = self.qz_count.val();
         self.emitter.zeros_left.next = self.zeros_left.val();
@@ -465,7 +474,8 @@ impl Logic for WeightDecoderCore {
         self.kept.next = self.held.val();
         self.kept_fill.next = self.fill.val();
         self.kept_bitpos.next = self.bitpos.val();
-        if self.consume.val() != self.zero7.val() {
+        self.took.next = self.consume.val() != self.zero7.val();
+        if self.took.val() {
             self.kept.next = self.held.val() >> self.consume.val();
             self.kept_fill.next = self.fill.val() - self.consume.val();
             self.kept_bitpos.next = self.bitpos.val() + self.consume.val().get_bits::<3>(0);

@@ -90,8 +90,8 @@ impl Logic for WeightEmitter {
     #[hdl_gen]
     fn update(&mut self) {
         for p in 0..4 {
-            self.have_w[p].next = self.qw_count.val() > self.k6[p].val();
-            self.have_z[p].next = self.qz_count.val() > self.k6[p].val();
+            self.have_w[p].next = false;
+            self.have_z[p].next = false;
         }
         self.pop_w.next = self.k5[0].val();
         self.pop_z.next = self.k5[0].val();
@@ -103,6 +103,8 @@ impl Logic for WeightEmitter {
         // popped, no zeros owed), which the rule below gives too. Computed only when there
         // is something to emit, so that the Verilated model skips it while the decoder idles
         // (docs/ethos.md, "Verilated speed", ninth step); the locals' defaults are never used.
+        // The head entries (`WeightQueues`) are read only when something is queued and no
+        // zeros are owed: the cases below that use them.
         self.next_zeros_left.next = self.zeros_left.val();
         self.lead_fit.next = self.k16[0].val();
         for p in 0..5 {
@@ -116,10 +118,20 @@ impl Logic for WeightEmitter {
             self.pair_fit[p].next = self.k16[0].val();
             self.pair_take[p].next = false;
         }
-        if self.zeros_left.val() != self.k16[0].val()
-            || self.qw_count.val() != self.k6[0].val()
-            || self.qz_count.val() != self.k6[0].val()
-        {
+        if self.zeros_left.val() != self.k16[0].val() {
+            // Zeros owed go first, up to 4 a beat, and need nothing from the queues: on a long
+            // zero run the emitter computes only this (the Zeros stream, issue 19).
+            self.new_count.next = self.k3[4].val();
+            self.next_zeros_left.next = self.zeros_left.val() - self.k16[4].val();
+            if self.zeros_left.val() < self.k16[4].val() {
+                self.new_count.next = self.zeros_left.val().get_bits::<3>(0);
+                self.next_zeros_left.next = self.k16[0].val();
+            }
+        } else if self.qw_count.val() != self.k6[0].val() || self.qz_count.val() != self.k6[0].val() {
+            for p in 0..4 {
+                self.have_w[p].next = self.qw_count.val() > self.k6[p].val();
+                self.have_z[p].next = self.qz_count.val() > self.k6[p].val();
+            }
             // plain weights: up to 4 untagged entries from the head
             self.plain_go[0].next = true;
             for p in 0..4 {
@@ -165,14 +177,7 @@ impl Logic for WeightEmitter {
             if self.head_run[0].val() > self.k16[4].val() {
                 self.lead_fit.next = self.k16[4].val();
             }
-            if self.zeros_left.val() != self.k16[0].val() {
-                self.new_count.next = self.k3[4].val();
-                self.next_zeros_left.next = self.zeros_left.val() - self.k16[4].val();
-                if self.zeros_left.val() < self.k16[4].val() {
-                    self.new_count.next = self.zeros_left.val().get_bits::<3>(0);
-                    self.next_zeros_left.next = self.k16[0].val();
-                }
-            } else if self.plain_go[1].val() {
+            if self.plain_go[1].val() {
                 for p in 0..4 {
                     if self.plain_go[p + 1].val() {
                         self.new_count.next = self.k3[p + 1].val();

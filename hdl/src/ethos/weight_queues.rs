@@ -3,12 +3,12 @@
 //! runs, each tagged `lead` when it precedes the slice's first weight. The parser pushes up to
 //! 4 entries a cycle at the tail, the emitter reads the 4 at the head. Head and count
 //! registers are the decoder's (`WeightDecoder`), which moves them on its handshakes; this
-//! block holds only the storage, as indexed memories (`RegFile`) rather than registers with
-//! muxes, for the Verilated model's speed (docs/ethos.md, "Verilated speed"). Entries at and
-//! beyond the count are never read (the emitter looks at `have_*` first), so the storage
-//! needs no reset. No model of its own: the decoder's lock-step tests cover it.
-use super::weight_decoder_core::constants;
-use crate::primitives::{RegFile, ZeroExtend};
+//! block holds only the storage (`QueueMemory`, queue_memory.rs: registers written only in a
+//! cycle that pushes, read only while the emitter reads them, for the Verilated model's speed,
+//! issue 19). Entries at and beyond the count are never read (the emitter looks at `have_*`
+//! first), so the storage needs no reset. No model of its own: the decoder's lock-step tests cover it.
+use super::queue_memory::QueueMemory;
+use crate::primitives::ZeroExtend;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -28,6 +28,9 @@ pub struct WeightQueues {
     pub paired: Signal<In, Bit>,
     pub run: [Signal<In, Bits<16>>; 4],
     pub lead: Signal<In, Bit>,
+    /// The emitter reads the heads (no zeros owed, something queued): the head entries are 0
+    /// otherwise.
+    pub read: Signal<In, Bit>,
     /// The 4 entries from the head (meaningful below the count).
     pub head_value: [Signal<Out, Bits<9>>; 4],
     pub head_paired: [Signal<Out, Bit>; 4],
@@ -35,13 +38,11 @@ pub struct WeightQueues {
     pub head_lead: [Signal<Out, Bit>; 4],
 
     /// {paired, value}
-    weights: RegFile<10, 5, 4, 4>,
+    weights: QueueMemory<10>,
     /// {lead, run}
-    runs: RegFile<17, 5, 4, 4>,
+    runs: QueueMemory<17>,
     value_wide: [ZeroExtend<9, 10>; 4],
     run_wide: [ZeroExtend<16, 17>; 4],
-    lane: [Constant<Bits<3>>; 4],
-    offset: [Constant<Bits<5>>; 4],
     paired_bit: Constant<Bits<10>>,
     lead_bit: Constant<Bits<17>>,
     zero10: Constant<Bits<10>>,
@@ -63,6 +64,7 @@ impl Default for WeightQueues {
             paired: Default::default(),
             run: Default::default(),
             lead: Default::default(),
+            read: Default::default(),
             head_value: Default::default(),
             head_paired: Default::default(),
             head_run: Default::default(),
@@ -71,8 +73,6 @@ impl Default for WeightQueues {
             runs: Default::default(),
             value_wide: Default::default(),
             run_wide: Default::default(),
-            lane: constants(),
-            offset: constants(),
             paired_bit: Constant::new((1u64 << 9).into()),
             lead_bit: Constant::new((1u64 << 16).into()),
             zero10: Constant::new(0.into()),
@@ -86,44 +86,43 @@ impl Logic for WeightQueues {
     fn update(&mut self) {
         self.weights.clock.next = self.clock.val();
         self.runs.clock.next = self.clock.val();
-        // Pushes at the tail: the write ports are computed only in a cycle that pushes onto
-        // their queue, and are disabled with address and data 0 otherwise, so that the
-        // Verilated model skips them while the decoder idles (docs/ethos.md, "Verilated
-        // speed", idle NPU step). Nothing but the memories' writes reads them.
+        // Pushes at the tail: the memories take them only in a cycle that pushes onto their
+        // queue; the data is computed only then, 0 otherwise, so that the Verilated model
+        // skips it while the decoder idles (docs/ethos.md, "Verilated speed", idle NPU step).
+        self.weights.push.next = self.push_w.val();
+        self.weights.count.next = self.count.val();
+        self.weights.tail.next = self.qw_tail.val();
+        self.runs.push.next = self.push_z.val();
+        self.runs.count.next = self.count.val();
+        self.runs.tail.next = self.qz_tail.val();
         for j in 0..4 {
             self.value_wide[j].narrow.next = self.value[j].val();
             self.run_wide[j].narrow.next = self.run[j].val();
-            self.weights.write_enable[j].next = false;
-            self.weights.write_address[j].next = self.offset[0].val();
-            self.weights.write_data[j].next = self.zero10.val();
-            self.runs.write_enable[j].next = false;
-            self.runs.write_address[j].next = self.offset[0].val();
-            self.runs.write_data[j].next = self.zero17.val();
+            self.weights.data[j].next = self.zero10.val();
+            self.runs.data[j].next = self.zero17.val();
         }
         if self.push_w.val() {
             for j in 0..4 {
-                self.weights.write_enable[j].next = self.lane[j].val() < self.count.val();
-                self.weights.write_address[j].next = self.qw_tail.val() + self.offset[j].val();
-                self.weights.write_data[j].next = self.value_wide[j].wide.val();
+                self.weights.data[j].next = self.value_wide[j].wide.val();
                 if self.paired.val() {
-                    self.weights.write_data[j].next = self.value_wide[j].wide.val() | self.paired_bit.val();
+                    self.weights.data[j].next = self.value_wide[j].wide.val() | self.paired_bit.val();
                 }
             }
         }
         if self.push_z.val() {
             for j in 0..4 {
-                self.runs.write_enable[j].next = self.lane[j].val() < self.count.val();
-                self.runs.write_address[j].next = self.qz_tail.val() + self.offset[j].val();
-                self.runs.write_data[j].next = self.run_wide[j].wide.val();
+                self.runs.data[j].next = self.run_wide[j].wide.val();
             }
             if self.lead.val() {
-                self.runs.write_data[0].next = self.run_wide[0].wide.val() | self.lead_bit.val();
+                self.runs.data[0].next = self.run_wide[0].wide.val() | self.lead_bit.val();
             }
         }
+        // reads at the head, while the emitter reads them
+        self.weights.read.next = self.read.val();
+        self.runs.read.next = self.read.val();
+        self.weights.head.next = self.qw_head.val();
+        self.runs.head.next = self.qz_head.val();
         for j in 0..4 {
-            // reads at the head
-            self.weights.read_address[j].next = self.qw_head.val() + self.offset[j].val();
-            self.runs.read_address[j].next = self.qz_head.val() + self.offset[j].val();
             self.head_value[j].next = self.weights.read_data[j].val().get_bits::<9>(0);
             self.head_paired[j].next = self.weights.read_data[j].val().get_bit(9);
             self.head_run[j].next = self.runs.read_data[j].val().get_bits::<16>(0);
