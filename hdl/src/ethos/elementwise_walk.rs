@@ -17,7 +17,8 @@
 //! element's lanes (fewer than 8 in the map's last, partial word). A pool with word lanes
 //! walks the same way (`word` set by the unit; its drain in `pool_taps.rs`).
 use crate::primitives::constant as k;
-use crate::primitives::Reg;
+use super::reg_select::RegSelect;
+use crate::primitives::{Concat, Reg};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -52,9 +53,16 @@ pub struct ElementwiseWalk {
     seven3: Constant<Bits<3>>,
     ff8: Constant<Bits<8>>,
     deferred_reg: Reg<Bit>,
-    y_reg: Reg<Bits<16>>,
-    x_reg: Reg<Bits<16>>,
-    c_reg: Reg<Bits<16>>,
+    /// The element {y, x, c}, one register with an enable (`step` and `clear` follow the
+    /// memory's response, so `d = q` copies and the step's arithmetic would run on every
+    /// `eval`): the next element, from registers only (`*_next`), or 0 with `clear` (issue 19).
+    pos: RegSelect<Bits<48>>,
+    pos_yx: Concat<16, 16, 32>,
+    pos_yxc: Concat<32, 16, 48>,
+    zero48: Constant<Bits<48>>,
+    y_next: Signal<Local, Bits<16>>,
+    x_next: Signal<Local, Bits<16>>,
+    c_next: Signal<Local, Bits<16>>,
     zero16: Constant<Bits<16>>,
     one16: Constant<Bits<16>>,
 }
@@ -87,9 +95,13 @@ impl Default for ElementwiseWalk {
             seven3: k(7),
             ff8: k(0xff),
             deferred_reg: Default::default(),
-            y_reg: Default::default(),
-            x_reg: Default::default(),
-            c_reg: Default::default(),
+            pos: Default::default(),
+            pos_yx: Default::default(),
+            pos_yxc: Default::default(),
+            zero48: k(0),
+            y_next: Default::default(),
+            x_next: Default::default(),
+            c_next: Default::default(),
             zero16: k(0),
             one16: k(1),
         }
@@ -99,57 +111,59 @@ impl Default for ElementwiseWalk {
 impl Logic for ElementwiseWalk {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, y_reg, x_reg, c_reg, deferred_reg);
+        dff_setup!(self, clock, deferred_reg);
+        self.pos.clock.next = self.clock.val();
         self.deferred_reg.reset.next = self.reset.val();
-        self.y_reg.reset.next = self.reset.val();
-        self.x_reg.reset.next = self.reset.val();
-        self.c_reg.reset.next = self.reset.val();
-        self.y.next = self.y_reg.q.val();
-        self.x.next = self.x_reg.q.val();
-        self.c.next = self.c_reg.q.val();
-        self.c_end.next = self.c_reg.q.val() == self.ofm_depth_m1.val();
+        self.pos.reset.next = self.reset.val();
+        self.y.next = self.pos.q.val().get_bits::<16>(32);
+        self.x.next = self.pos.q.val().get_bits::<16>(16);
+        self.c.next = self.pos.q.val().get_bits::<16>(0);
+        self.c_end.next = self.pos.q.val().get_bits::<16>(0) == self.ofm_depth_m1.val();
         if self.word.val() {
-            self.c_end.next = !((self.c_reg.q.val() | self.seven16.val()) < self.ofm_depth_m1.val());
+            self.c_end.next = !((self.pos.q.val().get_bits::<16>(0) | self.seven16.val()) < self.ofm_depth_m1.val());
         }
-        self.rem.next = self.ofm_depth_m1.val() - self.c_reg.q.val();
+        self.rem.next = self.ofm_depth_m1.val() - self.pos.q.val().get_bits::<16>(0);
         self.strb.next = self.ff8.val();
         if self.rem.val() < self.seven16.val() {
             self.strb.next = self.ff8.val() >> (self.seven3.val() - self.rem.val().get_bits::<3>(0));
         }
         self.last.next = self.c_end.val()
-            & (self.x_reg.q.val() == self.ofm_width_m1.val())
-            & (self.y_reg.q.val() == self.ofm_height_m1.val());
+            & (self.pos.q.val().get_bits::<16>(16) == self.ofm_width_m1.val())
+            & (self.pos.q.val().get_bits::<16>(32) == self.ofm_height_m1.val());
         // Kept until READ_A takes it (dropped when the unit leaves READ_A otherwise). The
         // outputs are read nowhere here (they follow registers only, so that Verilator splits
         // them from the inputs the unit derives from them: no combinational loop).
         self.deferred.next = self.read_a.val() & self.deferred_reg.q.val();
         self.deferred_reg.d.next = self.defer.val() | (self.read_a.val() & self.deferred_reg.q.val() & !self.taken.val());
-        self.c_wrap.next = self.c_reg.q.val() == self.ofm_depth_m1.val();
+        self.c_wrap.next = self.pos.q.val().get_bits::<16>(0) == self.ofm_depth_m1.val();
         if self.word.val() {
-            self.c_wrap.next = !((self.c_reg.q.val() | self.seven16.val()) < self.ofm_depth_m1.val());
+            self.c_wrap.next = !((self.pos.q.val().get_bits::<16>(0) | self.seven16.val()) < self.ofm_depth_m1.val());
         }
-        if self.step.val() {
-            self.c_reg.d.next = self.c_reg.q.val() + self.one16.val();
-            if self.word.val() {
-                self.c_reg.d.next = self.c_reg.q.val() + self.eight16.val();
-            }
-            if self.c_wrap.val() {
-                self.c_reg.d.next = self.zero16.val();
-                if self.x_reg.q.val() == self.ofm_width_m1.val() {
-                    self.x_reg.d.next = self.zero16.val();
-                    if self.y_reg.q.val() != self.ofm_height_m1.val() {
-                        self.y_reg.d.next = self.y_reg.q.val() + self.one16.val();
-                    }
-                } else {
-                    self.x_reg.d.next = self.x_reg.q.val() + self.one16.val();
+        self.c_next.next = self.pos.q.val().get_bits::<16>(0) + self.one16.val();
+        if self.word.val() {
+            self.c_next.next = self.pos.q.val().get_bits::<16>(0) + self.eight16.val();
+        }
+        self.x_next.next = self.pos.q.val().get_bits::<16>(16);
+        self.y_next.next = self.pos.q.val().get_bits::<16>(32);
+        if self.c_wrap.val() {
+            self.c_next.next = self.zero16.val();
+            if self.pos.q.val().get_bits::<16>(16) == self.ofm_width_m1.val() {
+                self.x_next.next = self.zero16.val();
+                if self.pos.q.val().get_bits::<16>(32) != self.ofm_height_m1.val() {
+                    self.y_next.next = self.pos.q.val().get_bits::<16>(32) + self.one16.val();
                 }
+            } else {
+                self.x_next.next = self.pos.q.val().get_bits::<16>(16) + self.one16.val();
             }
         }
-        if self.clear.val() {
-            self.y_reg.d.next = self.zero16.val();
-            self.x_reg.d.next = self.zero16.val();
-            self.c_reg.d.next = self.zero16.val();
-        }
+        self.pos_yx.high.next = self.y_next.val();
+        self.pos_yx.low.next = self.x_next.val();
+        self.pos_yxc.high.next = self.pos_yx.joined.val();
+        self.pos_yxc.low.next = self.c_next.val();
+        self.pos.enable.next = self.step.val() | self.clear.val();
+        self.pos.select.next = self.clear.val();
+        self.pos.d0.next = self.pos_yxc.joined.val();
+        self.pos.d1.next = self.zero48.val();
     }
 }
 

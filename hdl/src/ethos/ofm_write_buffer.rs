@@ -20,7 +20,8 @@
 //! flight), `write_addr`, `error` and `drained` (no write in flight, and nothing gathered or
 //! in the drain that is still to be written). The outputs follow registers only (`drained`
 //! also `discard` and `drain`).
-use crate::primitives::Reg;
+use super::reg_select::RegSelect;
+use crate::primitives::{Reg, RegEn};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
@@ -53,18 +54,21 @@ pub struct OfmWriteBuffer {
     pub error: Signal<Out, Bit>,
     pub drained: Signal<Out, Bit>,
     /// The OFM word being gathered: its aligned address, bytes and strobes.
+    /// (The wide registers with enables, the choice of the next word in their clocked process:
+    /// `take` and `handoff` follow the memory's response, so `d = q` copies here would run on
+    /// every `eval`; issue 19.)
     g_valid: Reg<Bit>,
-    g_addr: Reg<Bits<40>>,
-    g_data: Reg<Bits<64>>,
-    g_strb: Reg<Bits<8>>,
+    g_addr: RegEn<Bits<40>>,
+    g_data: RegSelect<Bits<64>>,
+    g_strb: RegSelect<Bits<8>>,
     /// The write port: a word handed over from the gather, its address not yet taken
     /// (`w_pending`) or its response awaited (`w_wait`); a failed response (`w_error`).
     w_pending: Reg<Bit>,
     w_wait: Reg<Bit>,
     w_error: Reg<Bit>,
-    w_addr: Reg<Bits<40>>,
-    w_data: Reg<Bits<64>>,
-    w_strb: Reg<Bits<8>>,
+    w_addr: RegEn<Bits<40>>,
+    w_data: RegEn<Bits<64>>,
+    w_strb: RegEn<Bits<8>>,
     handoff: Signal<Local, Bit>,
     port_free: Signal<Local, Bit>,
 }
@@ -72,7 +76,13 @@ pub struct OfmWriteBuffer {
 impl Logic for OfmWriteBuffer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, g_valid, g_addr, g_data, g_strb, w_pending, w_wait, w_error, w_addr, w_data, w_strb);
+        dff_setup!(self, clock, g_valid, w_pending, w_wait, w_error);
+        self.g_addr.clock.next = self.clock.val();
+        self.g_data.clock.next = self.clock.val();
+        self.g_strb.clock.next = self.clock.val();
+        self.w_addr.clock.next = self.clock.val();
+        self.w_data.clock.next = self.clock.val();
+        self.w_strb.clock.next = self.clock.val();
         self.g_valid.reset.next = self.reset.val();
         self.g_addr.reset.next = self.reset.val();
         self.g_data.reset.next = self.reset.val();
@@ -104,23 +114,30 @@ impl Logic for OfmWriteBuffer {
             & !self.w_wait.q.val()
             & (!self.g_valid.q.val() | self.w_error.q.val() | self.discard.val())
             & (!self.drain.val() | self.w_error.q.val() | self.discard.val());
+        // The handed-over word to the write port; a taken byte (word) starts a new word after
+        // a handoff or when none is gathered, else merges into the gathered one.
+        self.w_addr.enable.next = self.handoff.val();
+        self.w_data.enable.next = self.handoff.val();
+        self.w_strb.enable.next = self.handoff.val();
+        self.w_addr.d.next = self.g_addr.q.val();
+        self.w_data.d.next = self.g_data.q.val();
+        self.w_strb.d.next = self.g_strb.q.val();
         if self.handoff.val() {
             self.w_pending.d.next = true;
-            self.w_addr.d.next = self.g_addr.q.val();
-            self.w_data.d.next = self.g_data.q.val();
-            self.w_strb.d.next = self.g_strb.q.val();
             self.g_valid.d.next = false;
         }
+        self.g_addr.enable.next = self.take.val();
+        self.g_data.enable.next = self.take.val();
+        self.g_strb.enable.next = self.take.val();
+        self.g_addr.d.next = self.take_word.val();
+        self.g_data.select.next = self.handoff.val() | !self.g_valid.q.val();
+        self.g_strb.select.next = self.handoff.val() | !self.g_valid.q.val();
+        self.g_data.d1.next = self.take_data.val() & self.take_mask.val();
+        self.g_data.d0.next = (self.g_data.q.val() & !self.take_mask.val()) | (self.take_data.val() & self.take_mask.val());
+        self.g_strb.d1.next = self.take_strb.val();
+        self.g_strb.d0.next = self.g_strb.q.val() | self.take_strb.val();
         if self.take.val() {
             self.g_valid.d.next = true;
-            self.g_addr.d.next = self.take_word.val();
-            if self.handoff.val() | !self.g_valid.q.val() {
-                self.g_data.d.next = self.take_data.val() & self.take_mask.val();
-                self.g_strb.d.next = self.take_strb.val();
-            } else {
-                self.g_data.d.next = (self.g_data.q.val() & !self.take_mask.val()) | (self.take_data.val() & self.take_mask.val());
-                self.g_strb.d.next = self.g_strb.q.val() | self.take_strb.val();
-            }
         }
         // The write port: the address, then the response.
         if self.w_pending.q.val() & self.mem_aw_ready.val() {

@@ -41,7 +41,8 @@ use super::elementwise::state;
 use super::lane_layout::LaneLayout;
 use super::pool_lanes::PoolLanes;
 use crate::primitives::constant as k;
-use crate::primitives::{Reg, RegEn};
+use super::reg_select::RegSelect;
+use crate::primitives::{Concat, Reg, RegEn};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -89,17 +90,25 @@ pub struct PoolTaps {
     pub last: Signal<Out, Bit>,
     /// The drain is empty or takes its last lane this cycle: it may load.
     pub drain_free: Signal<Out, Bit>,
-    ky_reg: Reg<Bits<16>>,
-    kx_reg: Reg<Bits<16>>,
-    /// The lanes (and the drain's copy) with enables rather than `d = q`: 256 bits each that the
-    /// logic reading the memory's response would otherwise copy on every `eval` (issue 19).
-    acc_reg: RegEn<Bits<256>>,
-    count_reg: Reg<Bits<17>>,
+    /// The tap, its count and the drain's lane, count and last lane with enables, their next
+    /// values from registers only (`*_step`): their loads follow the memory's response, so
+    /// `d = q` copies and the arithmetic would run on every `eval` (issue 19).
+    /// {ky, kx}: one register, one enable (read as its bits: a local shared by `last` and
+    /// `f_last` would be a false loop through `issue`).
+    tap_reg: RegSelect<Bits<32>>,
+    tap_next: Concat<16, 16, 32>,
+    ky_step: Signal<Local, Bits<16>>,
+    kx_step: Signal<Local, Bits<16>>,
+    /// The lanes (and the drain's copy) with enables rather than `d = q`, and the choice of
+    /// their next value in their clocked process: 256 bits each that the logic reading the
+    /// memory's response would otherwise copy on every `eval` (issue 19).
+    acc_reg: RegSelect<Bits<256>>,
+    count_reg: RegSelect<Bits<17>>,
     d_valid: Reg<Bit>,
-    d_acc: RegEn<Bits<256>>,
-    d_count: Reg<Bits<17>>,
-    d_lane: Reg<Bits<3>>,
-    d_last: Reg<Bits<3>>,
+    d_acc: RegSelect<Bits<256>>,
+    d_count: RegSelect<Bits<17>>,
+    d_lane: RegSelect<Bits<3>>,
+    d_last: RegEn<Bits<3>>,
     f_last: Reg<Bit>,
     /// The drain's last lane for the word at `c`.
     lanes_m1: Signal<Local, Bits<3>>,
@@ -122,6 +131,7 @@ pub struct PoolTaps {
     zero17: Constant<Bits<17>>,
     one17: Constant<Bits<17>>,
     zero256: Constant<Bits<256>>,
+    zero32: Constant<Bits<32>>,
 }
 
 impl Default for PoolTaps {
@@ -165,8 +175,10 @@ impl Default for PoolTaps {
             d_last: Default::default(),
             lanes_m1: Default::default(),
             depth_left: Default::default(),
-            ky_reg: Default::default(),
-            kx_reg: Default::default(),
+            tap_reg: Default::default(),
+            tap_next: Default::default(),
+            ky_step: Default::default(),
+            kx_step: Default::default(),
             acc_reg: Default::default(),
             count_reg: Default::default(),
             step: Default::default(),
@@ -186,6 +198,7 @@ impl Default for PoolTaps {
             zero17: k(0),
             one17: k(1),
             zero256: Constant::new(0u64.into()),
+            zero32: k(0),
         }
     }
 }
@@ -193,7 +206,12 @@ impl Default for PoolTaps {
 impl Logic for PoolTaps {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ky_reg, kx_reg, count_reg, d_valid, d_count, d_lane, d_last, f_last);
+        dff_setup!(self, clock, d_valid, f_last);
+        self.tap_reg.clock.next = self.clock.val();
+        self.count_reg.clock.next = self.clock.val();
+        self.d_count.clock.next = self.clock.val();
+        self.d_lane.clock.next = self.clock.val();
+        self.d_last.clock.next = self.clock.val();
         self.acc_reg.clock.next = self.clock.val();
         self.d_acc.clock.next = self.clock.val();
         self.f_last.reset.next = self.reset.val();
@@ -202,8 +220,7 @@ impl Logic for PoolTaps {
         self.d_count.reset.next = self.reset.val();
         self.d_lane.reset.next = self.reset.val();
         self.d_last.reset.next = self.reset.val();
-        self.ky_reg.reset.next = self.reset.val();
-        self.kx_reg.reset.next = self.reset.val();
+        self.tap_reg.reset.next = self.reset.val();
         self.acc_reg.reset.next = self.reset.val();
         self.count_reg.reset.next = self.reset.val();
         // The layout of the IFM and the OFM (LATCH): word lanes when both allow them.
@@ -225,15 +242,15 @@ impl Logic for PoolTaps {
         self.lanes.first.next = self.count_reg.q.val() == self.zero17.val();
         self.lanes.max.next = self.mode.val() == self.zero3.val();
         self.lanes.enable.next = self.word_load.val();
-        self.ky.next = self.ky_reg.q.val();
-        self.kx.next = self.kx_reg.q.val();
+        self.ky.next = self.tap_reg.q.val().get_bits::<16>(16);
+        self.kx.next = self.tap_reg.q.val().get_bits::<16>(0);
         self.drain_valid.next = self.d_valid.q.val();
         self.flight_last.next = self.f_last.q.val();
         self.drain_acc.next = self.d_acc.q.val();
         self.drain_count.next = self.d_count.q.val();
         self.drain_lane.next = self.d_lane.q.val();
         self.drain_free.next = !self.d_valid.q.val() | (self.drain_take.val() & (self.d_lane.q.val() == self.d_last.q.val()));
-        self.last.next = (self.kx_reg.q.val() == self.kernel_width_m1.val()) & (self.ky_reg.q.val() == self.kernel_height_m1.val());
+        self.last.next = (self.tap_reg.q.val().get_bits::<16>(0) == self.kernel_width_m1.val()) & (self.tap_reg.q.val().get_bits::<16>(16) == self.kernel_height_m1.val());
         // The word at `c` (a multiple of 8 with word lanes) has lanes up to the map's depth.
         self.depth_left.next = self.ofm_depth_m1.val() - self.c.val();
         self.lanes_m1.next = self.zero3.val();
@@ -249,20 +266,13 @@ impl Logic for PoolTaps {
         // The lanes start afresh outside the tap loop and as the drain loads, else take the
         // tap's word (as `count_reg`, below).
         self.acc_reg.enable.next = !self.in_taps.val() | self.word_load.val() | self.drain_load.val();
-        self.acc_reg.d.next = self.zero256.val();
-        if self.word_load.val() & !self.drain_load.val() {
-            self.acc_reg.d.next = self.lanes.accumulated.val();
-        }
+        self.acc_reg.select.next = self.word_load.val() & !self.drain_load.val();
+        self.acc_reg.d0.next = self.zero256.val();
+        self.acc_reg.d1.next = self.lanes.accumulated.val();
         self.d_acc.enable.next = self.drain_load.val();
-        self.d_acc.d.next = self.acc_reg.q.val();
-        if self.word_load.val() {
-            self.d_acc.d.next = self.lanes.accumulated.val();
-        }
-        if !self.in_taps.val() {
-            self.ky_reg.d.next = self.zero16.val();
-            self.kx_reg.d.next = self.zero16.val();
-            self.count_reg.d.next = self.zero17.val();
-        }
+        self.d_acc.select.next = self.word_load.val();
+        self.d_acc.d0.next = self.acc_reg.q.val();
+        self.d_acc.d1.next = self.lanes.accumulated.val();
         // The tap's word taken (READ_A from the cache, WAIT_A from memory): it counts in every
         // lane. The walk steps to the next tap, row by row, as READ_A takes the tap's word from
         // the cache or skips a tap in the padding, and as a tap's read is taken (`issue`: its
@@ -273,40 +283,44 @@ impl Logic for PoolTaps {
         // (The tap's test again, not `last`: this statement reads `issue`, which follows the
         // read request; Verilator would join it to `last`'s readers, a false loop.)
         if self.issue.val() {
-            self.f_last.d.next = (self.kx_reg.q.val() == self.kernel_width_m1.val()) & (self.ky_reg.q.val() == self.kernel_height_m1.val());
+            self.f_last.d.next = (self.tap_reg.q.val().get_bits::<16>(0) == self.kernel_width_m1.val()) & (self.tap_reg.q.val().get_bits::<16>(16) == self.kernel_height_m1.val());
         }
-        if self.word_load.val() {
-            self.count_reg.d.next = self.count_reg.q.val() + self.one17.val();
-        }
-        if self.step.val() {
-            if self.kx_reg.q.val() == self.kernel_width_m1.val() {
-                self.kx_reg.d.next = self.zero16.val();
-                if self.ky_reg.q.val() != self.kernel_height_m1.val() {
-                    self.ky_reg.d.next = self.ky_reg.q.val() + self.one16.val();
-                }
-            } else {
-                self.kx_reg.d.next = self.kx_reg.q.val() + self.one16.val();
+        // The walk's next tap, row by row (outside the tap loop and as the drain loads: 0).
+        self.kx_step.next = self.tap_reg.q.val().get_bits::<16>(0) + self.one16.val();
+        self.ky_step.next = self.tap_reg.q.val().get_bits::<16>(16);
+        if self.tap_reg.q.val().get_bits::<16>(0) == self.kernel_width_m1.val() {
+            self.kx_step.next = self.zero16.val();
+            if self.tap_reg.q.val().get_bits::<16>(16) != self.kernel_height_m1.val() {
+                self.ky_step.next = self.tap_reg.q.val().get_bits::<16>(16) + self.one16.val();
             }
         }
+        self.tap_next.high.next = self.ky_step.val();
+        self.tap_next.low.next = self.kx_step.val();
+        self.tap_reg.enable.next = !self.in_taps.val() | self.step.val() | self.drain_load.val();
+        self.tap_reg.select.next = self.drain_load.val() | (!self.in_taps.val() & !self.step.val());
+        self.tap_reg.d0.next = self.tap_next.joined.val();
+        self.tap_reg.d1.next = self.zero32.val();
+        self.count_reg.enable.next = !self.in_taps.val() | self.word_load.val() | self.drain_load.val();
+        self.count_reg.select.next = self.drain_load.val() | (!self.in_taps.val() & !self.word_load.val());
+        self.count_reg.d0.next = self.count_reg.q.val() + self.one17.val();
+        self.count_reg.d1.next = self.zero17.val();
         // The drain: a lane a cycle as the memory side takes it; loaded with the word's lanes
         // (its last tap's word counted in) as the walk starts afresh.
-        if self.drain_take.val() {
-            self.d_lane.d.next = self.d_lane.q.val() + self.one3.val();
-            if self.d_lane.q.val() == self.d_last.q.val() {
-                self.d_valid.d.next = false;
-            }
+        self.d_lane.enable.next = self.drain_take.val() | self.drain_load.val();
+        self.d_lane.select.next = self.drain_load.val();
+        self.d_lane.d0.next = self.d_lane.q.val() + self.one3.val();
+        self.d_lane.d1.next = self.zero3.val();
+        self.d_count.enable.next = self.drain_load.val();
+        self.d_count.select.next = self.word_load.val();
+        self.d_count.d0.next = self.count_reg.q.val();
+        self.d_count.d1.next = self.count_reg.q.val() + self.one17.val();
+        self.d_last.enable.next = self.drain_load.val();
+        self.d_last.d.next = self.lanes_m1.val();
+        if self.drain_take.val() & (self.d_lane.q.val() == self.d_last.q.val()) {
+            self.d_valid.d.next = false;
         }
         if self.drain_load.val() {
             self.d_valid.d.next = true;
-            self.d_lane.d.next = self.zero3.val();
-            self.d_last.d.next = self.lanes_m1.val();
-            self.d_count.d.next = self.count_reg.q.val();
-            if self.word_load.val() {
-                self.d_count.d.next = self.count_reg.q.val() + self.one17.val();
-            }
-            self.ky_reg.d.next = self.zero16.val();
-            self.kx_reg.d.next = self.zero16.val();
-            self.count_reg.d.next = self.zero17.val();
         }
         if self.drain_clear.val() {
             self.d_valid.d.next = false;

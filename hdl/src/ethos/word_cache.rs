@@ -17,7 +17,8 @@
 //! write of the cycle (forwarded: the word as it will be at the edge), so a read in the cycle
 //! after the unit took an OFM byte or word sees it (issue 19: the kernel unit's bypass of one
 //! byte became this, for whole words).
-use crate::primitives::Reg;
+use super::reg_select::RegSelect;
+use crate::primitives::{Reg, RegEn};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -36,8 +37,11 @@ pub struct WordCache {
     /// The cached word shifted right so that `address`'s byte is its lane 0 (a pool's lanes).
     pub read_word: Signal<Out, Bits<64>>,
     valid: Reg<Bit>,
-    tag: Reg<Bits<40>>,
-    data: Reg<Bits<64>>,
+    /// The tag and the word with enables and the word's choice (filled or merged) in its
+    /// clocked process: the fill follows the memory's response, so `d = q` copies here would
+    /// run on every `eval` (issue 19).
+    tag: RegEn<Bits<40>>,
+    data: RegSelect<Bits<64>>,
     shifted: Signal<Local, Bits<64>>,
     /// The cached word with this cycle's write merged.
     merged: Signal<Local, Bits<64>>,
@@ -78,7 +82,9 @@ impl Default for WordCache {
 impl Logic for WordCache {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, valid, tag, data);
+        dff_setup!(self, clock, valid);
+        self.tag.clock.next = self.clock.val();
+        self.data.clock.next = self.clock.val();
         self.valid.reset.next = self.reset.val();
         self.tag.reset.next = self.reset.val();
         self.data.reset.next = self.reset.val();
@@ -98,11 +104,16 @@ impl Logic for WordCache {
             self.valid.d.next = false;
         } else if self.fill.val() {
             self.valid.d.next = true;
-            self.tag.d.next = self.address.val() & self.align_mask.val();
-            self.data.d.next = self.fill_data.val();
-        } else if self.write.val() & self.valid.q.val() & (self.tag.q.val() == self.write_addr.val()) {
-            self.data.d.next = (self.data.q.val() & !self.write_mask.val()) | (self.write_data.val() & self.write_mask.val());
         }
+        self.tag.enable.next = !self.clear.val() & self.fill.val();
+        self.tag.d.next = self.address.val() & self.align_mask.val();
+        // (The write's test written out: a local shared with `merged` would join its statements
+        // to this one, which follows the response.)
+        self.data.enable.next = !self.clear.val()
+            & (self.fill.val() | (self.write.val() & self.valid.q.val() & (self.tag.q.val() == self.write_addr.val())));
+        self.data.select.next = self.fill.val();
+        self.data.d1.next = self.fill_data.val();
+        self.data.d0.next = self.merged.val();
     }
 }
 
