@@ -17,8 +17,7 @@
 //! element's lanes (fewer than 8 in the map's last, partial word). A pool with word lanes
 //! walks the same way (`word` set by the unit; its drain in `pool_taps.rs`).
 use crate::primitives::constant as k;
-use super::reg_select::RegSelect;
-use crate::primitives::{Concat, Reg};
+use crate::primitives::{Concat, Reg, RegSelect};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]

@@ -61,7 +61,6 @@ mod ofm_queue;
 mod ofm_write_buffer;
 mod ofm_write_channel;
 mod stream_reader;
-mod reg_select;
 mod requantize;
 mod header_step;
 mod palette;

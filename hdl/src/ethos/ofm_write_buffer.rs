@@ -20,8 +20,7 @@
 //! flight), `write_addr`, `error` and `drained` (no write in flight, and nothing gathered or
 //! in the drain that is still to be written). The outputs follow registers only (`drained`
 //! also `discard` and `drain`).
-use super::reg_select::RegSelect;
-use crate::primitives::{Reg, RegEn};
+use crate::primitives::{Reg, RegEn, RegSelect};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]

@@ -41,8 +41,7 @@ use super::elementwise::state;
 use super::lane_layout::LaneLayout;
 use super::pool_lanes::PoolLanes;
 use crate::primitives::constant as k;
-use super::reg_select::RegSelect;
-use crate::primitives::{Concat, Reg, RegEn};
+use crate::primitives::{Concat, Reg, RegEn, RegSelect};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]

@@ -17,8 +17,7 @@
 //! write of the cycle (forwarded: the word as it will be at the edge), so a read in the cycle
 //! after the unit took an OFM byte or word sees it (issue 19: the kernel unit's bypass of one
 //! byte became this, for whole words).
-use super::reg_select::RegSelect;
-use crate::primitives::{Reg, RegEn};
+use crate::primitives::{Reg, RegEn, RegSelect};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]

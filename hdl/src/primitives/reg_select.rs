@@ -1,4 +1,4 @@
-//! A register with a synchronous reset, a clock enable and a choice of two data inputs, for
+//! A register with a synchronous reset, a clock enable and a choice of two data inputs, made for
 //! the kernel unit's wide registers whose next value is one of two (issue 19).
 use rust_hdl::prelude::*;
 
