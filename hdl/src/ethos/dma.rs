@@ -19,7 +19,7 @@
 //! close a combinational loop through the two blocks (Verilator's UNOPTFLAT).
 use crate::primitives::constant as k;
 use super::dma_step::DmaStep;
-use crate::primitives::{Ram, Reg, ZeroExtend};
+use crate::primitives::{Ram, RegEn, ZeroExtend};
 use rust_hdl::prelude::*;
 
 /// DMA states (the model names them in its events).
@@ -67,26 +67,31 @@ pub struct Dma {
     /// The DMA's copy of the BASEPs (the front end's own answers APB reads).
     basep: Ram<32, 4>,
     base_ext: ZeroExtend<32, 40>,
-    // The registers it reads, copied as the register file takes them.
-    src_region_set: Reg<Bits<16>>,
-    dst_region_set: Reg<Bits<16>>,
-    src_set: Reg<Bits<48>>,
-    dst_set: Reg<Bits<48>>,
-    len_set: Reg<Bits<48>>,
-    // The copy under way.
-    state: Reg<Bits<3>>,
-    step: Reg<Bits<3>>,
-    src_region: Reg<Bits<4>>,
-    dst_region: Reg<Bits<4>>,
-    src_base: Reg<Bits<40>>,
-    dst_base: Reg<Bits<40>>,
-    src_addr: Reg<Bits<40>>,
-    dst_addr: Reg<Bits<40>>,
-    remaining: Reg<Bits<40>>,
-    write_data: Reg<Bits<64>>,
-    write_strb: Reg<Bits<8>>,
+    // The registers it reads, copied as the register file takes them (loaded only with
+    // `reg_write`: their next values are computed only then).
+    src_region_set: RegEn<Bits<16>>,
+    dst_region_set: RegEn<Bits<16>>,
+    src_set: RegEn<Bits<48>>,
+    dst_set: RegEn<Bits<48>>,
+    len_set: RegEn<Bits<48>>,
+    // The copy under way, loaded only while `active` (DMA_START or a copy under way): idle,
+    // the DMA's input-region logic is a test and constant stores, ~50 Verilated instructions
+    // an eval less than copying every register (issue 19).
+    state: RegEn<Bits<3>>,
+    step: RegEn<Bits<3>>,
+    src_region: RegEn<Bits<4>>,
+    dst_region: RegEn<Bits<4>>,
+    src_base: RegEn<Bits<40>>,
+    dst_base: RegEn<Bits<40>>,
+    src_addr: RegEn<Bits<40>>,
+    dst_addr: RegEn<Bits<40>>,
+    remaining: RegEn<Bits<40>>,
+    write_data: RegEn<Bits<64>>,
+    write_strb: RegEn<Bits<8>>,
     /// The step's arithmetic, from the registers alone.
     step_math: DmaStep,
+    /// DMA_START or a copy under way: the copy's registers load.
+    active: Signal<Local, Bit>,
     i_src_region: Constant<Bits<7>>,
     i_dst_region: Constant<Bits<7>>,
     i_src: Constant<Bits<7>>,
@@ -97,6 +102,9 @@ pub struct Dma {
     zero16: Constant<Bits<16>>,
     zero48: Constant<Bits<48>>,
     zero40: Constant<Bits<40>>,
+    zero4: Constant<Bits<4>>,
+    zero8: Constant<Bits<8>>,
+    zero64: Constant<Bits<64>>,
     byte40: Constant<Bits<40>>,
     thirty_two40: Constant<Bits<40>>,
     align_mask: Constant<Bits<40>>,
@@ -162,6 +170,7 @@ impl Default for Dma {
             write_data: Default::default(),
             write_strb: Default::default(),
             step_math: Default::default(),
+            active: Default::default(),
             i_src_region: index("NPU_SET_DMA0_SRC_REGION"),
             i_dst_region: index("NPU_SET_DMA0_DST_REGION"),
             i_src: index("NPU_SET_DMA0_SRC"),
@@ -172,6 +181,9 @@ impl Default for Dma {
             zero16: k(0),
             zero48: k(0),
             zero40: k(0),
+            zero4: k(0),
+            zero8: k(0),
+            zero64: k(0),
             byte40: k(0xff),
             thirty_two40: k(32),
             align_mask: k(((1u64 << 40) - 1) & !7),
@@ -194,25 +206,38 @@ impl Default for Dma {
 impl Logic for Dma {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, src_region_set, dst_region_set, src_set, dst_set, len_set, state, step, src_region, dst_region,
-            src_base, dst_base, src_addr, dst_addr, remaining, write_data, write_strb
-        );
+        // Every register's d is 0 unless its enable is set (below): idle, no copies.
+        self.src_region_set.clock.next = self.clock.val();
         self.src_region_set.reset.next = self.reset.val();
+        self.dst_region_set.clock.next = self.clock.val();
         self.dst_region_set.reset.next = self.reset.val();
+        self.src_set.clock.next = self.clock.val();
         self.src_set.reset.next = self.reset.val();
+        self.dst_set.clock.next = self.clock.val();
         self.dst_set.reset.next = self.reset.val();
+        self.len_set.clock.next = self.clock.val();
         self.len_set.reset.next = self.reset.val();
+        self.state.clock.next = self.clock.val();
         self.state.reset.next = self.reset.val();
+        self.step.clock.next = self.clock.val();
         self.step.reset.next = self.reset.val();
+        self.src_region.clock.next = self.clock.val();
         self.src_region.reset.next = self.reset.val();
+        self.dst_region.clock.next = self.clock.val();
         self.dst_region.reset.next = self.reset.val();
+        self.src_base.clock.next = self.clock.val();
         self.src_base.reset.next = self.reset.val();
+        self.dst_base.clock.next = self.clock.val();
         self.dst_base.reset.next = self.reset.val();
+        self.src_addr.clock.next = self.clock.val();
         self.src_addr.reset.next = self.reset.val();
+        self.dst_addr.clock.next = self.clock.val();
         self.dst_addr.reset.next = self.reset.val();
+        self.remaining.clock.next = self.clock.val();
         self.remaining.reset.next = self.reset.val();
+        self.write_data.clock.next = self.clock.val();
         self.write_data.reset.next = self.reset.val();
+        self.write_strb.clock.next = self.clock.val();
         self.write_strb.reset.next = self.reset.val();
         self.basep.clock.next = self.clock.val();
         self.basep.reset.next = self.reset.val();
@@ -234,7 +259,22 @@ impl Logic for Dma {
         self.w_strb.next = self.write_strb.q.val();
 
         // The registers it reads, as the register file takes them.
+        self.src_region_set.enable.next = self.reg_write.val();
+        self.dst_region_set.enable.next = self.reg_write.val();
+        self.src_set.enable.next = self.reg_write.val();
+        self.dst_set.enable.next = self.reg_write.val();
+        self.len_set.enable.next = self.reg_write.val();
+        self.src_region_set.d.next = self.zero16.val();
+        self.dst_region_set.d.next = self.zero16.val();
+        self.src_set.d.next = self.zero48.val();
+        self.dst_set.d.next = self.zero48.val();
+        self.len_set.d.next = self.zero48.val();
         if self.reg_write.val() {
+            self.src_region_set.d.next = self.src_region_set.q.val();
+            self.dst_region_set.d.next = self.dst_region_set.q.val();
+            self.src_set.d.next = self.src_set.q.val();
+            self.dst_set.d.next = self.dst_set.q.val();
+            self.len_set.d.next = self.len_set.q.val();
             if self.reg_index.val() == self.i_src_region.val() {
                 self.src_region_set.d.next = self.reg_data.val().get_bits::<16>(0);
             }
@@ -261,72 +301,111 @@ impl Logic for Dma {
         self.step_math.remaining.next = self.remaining.q.val();
         self.step_math.src_region.next = self.src_region.q.val();
         self.step_math.dst_region.next = self.dst_region.q.val();
-        if self.read_issued.val() {
-            self.state.d.next = self.s_read_wait.val();
-        }
-        if self.r_valid.val() {
-            if self.r_error.val() {
-                self.state.d.next = self.s_idle.val();
-            } else {
-                self.write_data.d.next =
-                    (self.r_data.val() >> self.step_math.read_shift.val()) << self.step_math.write_shift.val();
-                self.write_strb.d.next = self.step_math.strb.val();
-                self.state.d.next = self.s_write.val();
-            }
-        }
-        if self.go.val() {
-            self.state.d.next = self.s_base.val();
-            self.step.d.next = self.step0.val();
-            self.src_region.d.next = self.src_region_set.q.val().get_bits::<4>(0);
-            self.dst_region.d.next = self.dst_region_set.q.val().get_bits::<4>(0);
-            self.src_addr.d.next = self.src_set.q.val().get_bits::<40>(0);
-            self.dst_addr.d.next = self.dst_set.q.val().get_bits::<40>(0);
-            self.remaining.d.next = self.len_set.q.val().get_bits::<40>(0);
-        }
         // BASEP index 2r and 2r + 1 of region r (< 8: checked at DMA_START).
         self.basep.read_enable.next = false;
         self.basep.read_address.next = self.step_math.src_twice.val();
         self.base_ext.narrow.next = self.basep.read_data.val();
-        if self.state.q.val() == self.s_base.val() {
-            self.step.d.next = self.step.q.val() + self.step1.val();
-            self.basep.read_enable.next = true;
-            if self.step.q.val() == self.step1.val() {
-                self.basep.read_address.next = self.step_math.src_twice1.val();
-                self.src_base.d.next = self.base_ext.wide.val();
+        // The copy's registers load only while `active`; their next values are computed only
+        // then (the block reads the front end's ports, so Verilator runs it in its input region,
+        // twice a cycle: idle, it is this test and the constant stores).
+        self.active.next = self.go.val() | (self.state.q.val() != self.s_idle.val());
+        self.state.enable.next = self.active.val();
+        self.step.enable.next = self.active.val();
+        self.src_region.enable.next = self.active.val();
+        self.dst_region.enable.next = self.active.val();
+        self.src_base.enable.next = self.active.val();
+        self.dst_base.enable.next = self.active.val();
+        self.src_addr.enable.next = self.active.val();
+        self.dst_addr.enable.next = self.active.val();
+        self.remaining.enable.next = self.active.val();
+        self.write_data.enable.next = self.active.val();
+        self.write_strb.enable.next = self.active.val();
+        self.state.d.next = self.s_idle.val();
+        self.step.d.next = self.step0.val();
+        self.src_region.d.next = self.zero4.val();
+        self.dst_region.d.next = self.zero4.val();
+        self.src_base.d.next = self.zero40.val();
+        self.dst_base.d.next = self.zero40.val();
+        self.src_addr.d.next = self.zero40.val();
+        self.dst_addr.d.next = self.zero40.val();
+        self.remaining.d.next = self.zero40.val();
+        self.write_data.d.next = self.zero64.val();
+        self.write_strb.d.next = self.zero8.val();
+        if self.active.val() {
+            self.state.d.next = self.state.q.val();
+            self.step.d.next = self.step.q.val();
+            self.src_region.d.next = self.src_region.q.val();
+            self.dst_region.d.next = self.dst_region.q.val();
+            self.src_base.d.next = self.src_base.q.val();
+            self.dst_base.d.next = self.dst_base.q.val();
+            self.src_addr.d.next = self.src_addr.q.val();
+            self.dst_addr.d.next = self.dst_addr.q.val();
+            self.remaining.d.next = self.remaining.q.val();
+            self.write_data.d.next = self.write_data.q.val();
+            self.write_strb.d.next = self.write_strb.q.val();
+            if self.read_issued.val() {
+                self.state.d.next = self.s_read_wait.val();
             }
-            if self.step.q.val() == self.step2.val() {
-                self.basep.read_address.next = self.step_math.dst_twice.val();
-                self.src_base.d.next =
-                    self.src_base.q.val() | ((self.base_ext.wide.val() & self.byte40.val()) << self.thirty_two40.val());
+            if self.r_valid.val() {
+                if self.r_error.val() {
+                    self.state.d.next = self.s_idle.val();
+                } else {
+                    self.write_data.d.next =
+                        (self.r_data.val() >> self.step_math.read_shift.val()) << self.step_math.write_shift.val();
+                    self.write_strb.d.next = self.step_math.strb.val();
+                    self.state.d.next = self.s_write.val();
+                }
             }
-            if self.step.q.val() == self.step3.val() {
-                self.basep.read_address.next = self.step_math.dst_twice1.val();
-                self.dst_base.d.next = self.base_ext.wide.val();
+            if self.go.val() {
+                self.state.d.next = self.s_base.val();
+                self.step.d.next = self.step0.val();
+                self.src_region.d.next = self.src_region_set.q.val().get_bits::<4>(0);
+                self.dst_region.d.next = self.dst_region_set.q.val().get_bits::<4>(0);
+                self.src_addr.d.next = self.src_set.q.val().get_bits::<40>(0);
+                self.dst_addr.d.next = self.dst_set.q.val().get_bits::<40>(0);
+                self.remaining.d.next = self.len_set.q.val().get_bits::<40>(0);
             }
-            if self.step.q.val() == self.step4.val() {
-                self.dst_base.d.next =
-                    self.dst_base.q.val() | ((self.base_ext.wide.val() & self.byte40.val()) << self.thirty_two40.val());
-                self.state.d.next = self.s_addr.val();
+            if self.state.q.val() == self.s_base.val() {
+                self.step.d.next = self.step.q.val() + self.step1.val();
+                self.basep.read_enable.next = true;
+                if self.step.q.val() == self.step1.val() {
+                    self.basep.read_address.next = self.step_math.src_twice1.val();
+                    self.src_base.d.next = self.base_ext.wide.val();
+                }
+                if self.step.q.val() == self.step2.val() {
+                    self.basep.read_address.next = self.step_math.dst_twice.val();
+                    self.src_base.d.next =
+                        self.src_base.q.val() | ((self.base_ext.wide.val() & self.byte40.val()) << self.thirty_two40.val());
+                }
+                if self.step.q.val() == self.step3.val() {
+                    self.basep.read_address.next = self.step_math.dst_twice1.val();
+                    self.dst_base.d.next = self.base_ext.wide.val();
+                }
+                if self.step.q.val() == self.step4.val() {
+                    self.dst_base.d.next =
+                        self.dst_base.q.val() | ((self.base_ext.wide.val() & self.byte40.val()) << self.thirty_two40.val());
+                    self.state.d.next = self.s_addr.val();
+                }
             }
-        }
-        if self.state.q.val() == self.s_addr.val() {
-            self.src_addr.d.next = self.src_base.q.val() + self.src_addr.q.val();
-            self.dst_addr.d.next = self.dst_base.q.val() + self.dst_addr.q.val();
-            self.state.d.next = self.s_read.val();
-            if self.remaining.q.val() == self.zero40.val() {
-                self.state.d.next = self.s_idle.val();
+            if self.state.q.val() == self.s_addr.val() {
+                self.src_addr.d.next = self.src_base.q.val() + self.src_addr.q.val();
+                self.dst_addr.d.next = self.dst_base.q.val() + self.dst_addr.q.val();
+                self.state.d.next = self.s_read.val();
+                if self.remaining.q.val() == self.zero40.val() {
+                    self.state.d.next = self.s_idle.val();
+                }
             }
-        }
-        if (self.state.q.val() == self.s_write.val()) & self.aw_ready.val() {
-            self.state.d.next = self.s_write_wait.val();
-        }
-        if (self.state.q.val() == self.s_write_wait.val()) & self.b_valid.val() {
-            self.src_addr.d.next = self.step_math.src_after.val();
-            self.dst_addr.d.next = self.step_math.dst_after.val();
-            self.remaining.d.next = self.step_math.remaining_after.val();
-            self.state.d.next = self.s_read.val();
-            if self.step_math.last.val() | self.b_error.val() {
-                self.state.d.next = self.s_idle.val();
+            if (self.state.q.val() == self.s_write.val()) & self.aw_ready.val() {
+                self.state.d.next = self.s_write_wait.val();
+            }
+            if (self.state.q.val() == self.s_write_wait.val()) & self.b_valid.val() {
+                self.src_addr.d.next = self.step_math.src_after.val();
+                self.dst_addr.d.next = self.step_math.dst_after.val();
+                self.remaining.d.next = self.step_math.remaining_after.val();
+                self.state.d.next = self.s_read.val();
+                if self.step_math.last.val() | self.b_error.val() {
+                    self.state.d.next = self.s_idle.val();
+                }
             }
         }
     }

@@ -37,6 +37,8 @@ mod conv_datapath;
 mod conv_mac;
 mod output_walk;
 pub mod output_lanes;
+mod output_lane_memories;
+mod output_lane_stages;
 mod block_walk;
 mod conv_traversal;
 mod depthwise_feed;

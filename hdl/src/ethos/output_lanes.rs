@@ -1,7 +1,8 @@
 //! The convolution datapath's output lanes (`conv_datapath.rs`; TRM §2 output unit, digest
 //! `shared/spec/ethos-u65.md` §2; docs/ethos.md, "Convolution datapath", output lanes): 16
 //! lanes of the output unit's pipeline (the arithmetic is not copied: each lane's stages are
-//! [`ScaleProductReg`] and [`RequantizeReg`], as in [`super::OutputUnit`]) with the
+//! `super::requantize`'s `ScaleProductReg` and `RequantizeReg` (their Verilog functions, in
+//! `output_lane_stages.rs`), as in [`super::OutputUnit`]) with the
 //! per-channel parameters they read, so that the output walk (`output_walk.rs`) drains 16
 //! accumulators of the drain bank a cycle: one OFM row of the 2x2 block, lanes 0-7 the 8
 //! channels of its left position, lanes 8-15 the same channels of its right one. Model:
@@ -27,9 +28,10 @@
 //! reads the shared register one edge after its own input set it, and no edge lies between,
 //! so each lane sees what its own unit registered. The sign extensions of the layer's int8
 //! zero point and clamp are of registers, so that they are not evaluated with the inputs.
-use super::requantize::{RequantizeReg, ScaleProductReg};
+use super::output_lane_memories::OutputLaneMemories;
+use super::output_lane_stages::OutputLaneStages;
 use crate::primitives::constant as k;
-use crate::primitives::{PackBytes, Ram, Reg, RegEn, SignExtendBits};
+use crate::primitives::{Reg, RegEn, SignExtendBits};
 use rust_hdl::prelude::*;
 
 /// Output lanes: accumulators the output walk drains a cycle.
@@ -48,10 +50,10 @@ pub struct OutputLanes {
     /// Memory j reads the parameters of channel `8 * read_address + j` (bit j), for lanes j
     /// and j + 8.
     pub read_enable: Signal<In, Bits<8>>,
-    /// The datapath is held: no parameter is read, whatever `read_enable` says. Each memory's
-    /// gate is a statement of its own on this input (in the output walk the gate shared its
-    /// lane mask with the walk's step and took that step into Verilator's input region:
-    /// docs/ethos.md, "Verilated speed", seventeenth step).
+    /// The datapath is held: no parameter is read, whatever `read_enable` says. The gate is
+    /// in the memories' clocked process, no combinational statement (in the output walk the
+    /// gate shared its lane mask with the walk's step and took that step into Verilator's
+    /// input region: docs/ethos.md, "Verilated speed", seventeenth step).
     pub hold: Signal<In, Bit>,
     pub read_address: Signal<In, Bits<9>>,
     /// Lane i's accumulator enters stage 1 (bit i), with the parameters read in the
@@ -66,32 +68,26 @@ pub struct OutputLanes {
     pub out_valid: Signal<Out, Bits<16>>,
     /// Lane i's int8 value in bits 8i+7:8i.
     pub out_data: Signal<Out, Bits<128>>,
-    parameters: [Ram<78, 9>; MEMORIES],
-    /// Stage 1: `(acc + bias) · scale`, with the lane's input.
-    product1: [ScaleProductReg; LANES],
+    /// The eight parameter memories (`output_lane_memories.rs`: one write test and one read
+    /// test when idle).
+    parameters: OutputLaneMemories,
+    /// The lanes' stages: stage 1 `(acc + bias) · scale` and memory j's shift, with the
+    /// lane's input; stage 2 rounded, offset and clamped, with `valid1`; stage 3 the value's
+    /// low byte, with `valid2` (`output_lane_stages.rs`: one enable test a stage when idle).
+    stages: OutputLaneStages,
     /// The stage-1 registers shared by the lanes (module docs).
-    shift1: [RegEn<Bits<6>>; MEMORIES],
     zero_point1: RegEn<Bits<8>>,
     act_min1: RegEn<Bits<8>>,
     act_max1: RegEn<Bits<8>>,
-    /// Stage 2: rounded, offset and clamped, with `valid1`.
-    value2: [RequantizeReg; LANES],
-    /// Stage 3: the value's low byte, with `valid2`.
-    value3: [RegEn<Bits<8>>; LANES],
     valid1: Reg<Bits<16>>,
     valid2: Reg<Bits<16>>,
     valid3: Reg<Bits<16>>,
-    pack: PackBytes,
     zero_point16: SignExtendBits<8, 16>,
     act_min16: SignExtendBits<8, 16>,
     act_max16: SignExtendBits<8, 16>,
-    memory: [Constant<Bits<3>>; MEMORIES],
     /// Some lane enters stage 1 this cycle.
     entering: Signal<Local, Bit>,
-    /// The values' high bytes, within the int8 clamp (sign copies): read by nothing.
-    unused_high: [Signal<Local, Bits<8>>; LANES],
     zero16: Constant<Bits<16>>,
-    zero2: Constant<Bits<2>>,
 }
 
 impl Default for OutputLanes {
@@ -113,25 +109,18 @@ impl Default for OutputLanes {
             out_valid: Default::default(),
             out_data: Default::default(),
             parameters: Default::default(),
-            product1: Default::default(),
-            shift1: Default::default(),
+            stages: Default::default(),
             zero_point1: Default::default(),
             act_min1: Default::default(),
             act_max1: Default::default(),
-            value2: Default::default(),
-            value3: Default::default(),
             valid1: Default::default(),
             valid2: Default::default(),
             valid3: Default::default(),
-            pack: Default::default(),
             zero_point16: Default::default(),
             act_min16: Default::default(),
             act_max16: Default::default(),
-            memory: std::array::from_fn(|j| k(j as u64)),
             entering: Default::default(),
-            unused_high: Default::default(),
             zero16: k(0),
-            zero2: k(0),
         }
     }
 }
@@ -164,46 +153,29 @@ impl Logic for OutputLanes {
         self.zero_point16.narrow.next = self.zero_point1.q.val();
         self.act_min16.narrow.next = self.act_min1.q.val();
         self.act_max16.narrow.next = self.act_max1.q.val();
+        self.stages.clock.next = self.clock.val();
+        self.stages.reset.next = self.reset.val();
+        self.stages.in_valid.next = self.in_valid.val();
+        self.stages.valid1.next = self.valid1.q.val();
+        self.stages.valid2.next = self.valid2.q.val();
+        self.stages.zero_point.next = self.zero_point16.wide.val();
+        self.stages.act_min.next = self.act_min16.wide.val();
+        self.stages.act_max.next = self.act_max16.wide.val();
+        self.parameters.clock.next = self.clock.val();
+        self.parameters.reset.next = self.reset.val();
+        self.parameters.write_enable.next = self.write_enable.val();
+        self.parameters.write_channel.next = self.write_channel.val();
+        self.parameters.write_data.next = self.write_data.val();
+        self.parameters.read_enable.next = self.read_enable.val();
+        self.parameters.hold.next = self.hold.val();
+        self.parameters.read_address.next = self.read_address.val();
         for j in 0..8 {
-            self.parameters[j].clock.next = self.clock.val();
-            self.parameters[j].reset.next = self.reset.val();
-            self.parameters[j].write_enable.next =
-                self.write_enable.val() & (self.write_channel.val().get_bits::<3>(0) == self.memory[j].val());
-            self.parameters[j].write_address.next = self.write_channel.val().get_bits::<9>(3);
-            self.parameters[j].write_data.next = self.write_data.val();
-            self.parameters[j].read_enable.next = self.read_enable.val().get_bit(j) & !self.hold.val();
-            self.parameters[j].read_address.next = self.read_address.val();
-            // Memory j's shift, with lane j's or lane j + 8's input.
-            self.shift1[j].clock.next = self.clock.val();
-            self.shift1[j].reset.next = self.reset.val();
-            self.shift1[j].enable.next = self.in_valid.val().get_bit(j) | self.in_valid.val().get_bit(j + 8);
-            self.shift1[j].d.next = self.parameters[j].read_data.val().get_bits::<6>(72);
+            self.stages.parameters[j].next = self.parameters.read_data[j].val();
         }
         for i in 0..16 {
-            self.product1[i].clock.next = self.clock.val();
-            self.product1[i].reset.next = self.reset.val();
-            self.product1[i].enable.next = self.in_valid.val().get_bit(i);
-            self.product1[i].acc.next = self.acc[i].val();
-            self.product1[i].bias.next = self.parameters[i % 8].read_data.val().get_bits::<40>(0);
-            self.product1[i].scale.next = self.parameters[i % 8].read_data.val().get_bits::<32>(40);
-            self.value2[i].clock.next = self.clock.val();
-            self.value2[i].reset.next = self.reset.val();
-            self.value2[i].enable.next = self.valid1.q.val().get_bit(i);
-            self.value2[i].product_high.next = self.product1[i].product_high.val();
-            self.value2[i].product_low.next = self.product1[i].product_low.val();
-            self.value2[i].shift.next = self.shift1[i % 8].q.val();
-            self.value2[i].rounding.next = self.zero2.val();
-            self.value2[i].zero_point.next = self.zero_point16.wide.val();
-            self.value2[i].act_min.next = self.act_min16.wide.val();
-            self.value2[i].act_max.next = self.act_max16.wide.val();
-            self.value3[i].clock.next = self.clock.val();
-            self.value3[i].reset.next = self.reset.val();
-            self.value3[i].enable.next = self.valid2.q.val().get_bit(i);
-            self.value3[i].d.next = self.value2[i].value.val().get_bits::<8>(0);
-            self.unused_high[i].next = self.value2[i].value.val().get_bits::<8>(8);
-            self.pack.bytes[i].next = self.value3[i].q.val();
+            self.stages.acc[i].next = self.acc[i].val();
         }
-        self.out_data.next = self.pack.word.val();
+        self.out_data.next = self.stages.out_data.val();
     }
 }
 

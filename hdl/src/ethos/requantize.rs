@@ -19,7 +19,7 @@ fn signed<const N: usize>(b: Bits<N>) -> i128 {
 /// Stage 1's arithmetic for rust-hdl's simulator, as [`SCALED_PARTS`]: `(acc + bias) · scale`
 /// as its bits 73:16 (signed, the floor of the product / 2^16; 58 bits) and its bits 15:0,
 /// from two products by the 16-bit halves of `scale`, no value wider than 64 bits.
-fn scaled_parts(acc: Bits<40>, bias: Bits<40>, scale: Bits<32>) -> (Bits<58>, Bits<16>) {
+pub(super) fn scaled_parts(acc: Bits<40>, bias: Bits<40>, scale: Bits<32>) -> (Bits<58>, Bits<16>) {
     let v = signed(acc) as i64 + signed(bias) as i64;
     let scale = scale.index() as i64;
     let low = v * (scale & 0xffff);
@@ -82,7 +82,7 @@ fn requantized_parts(high: i64, low: u64, shift: u32, rounding: u64, zero_point:
 }
 
 /// [`requantized_parts`] on `Bits`, for [`RequantizeReg`].
-fn requantized_bits(high: Bits<58>, low: Bits<16>, shift: Bits<6>, rounding: Bits<2>, zero_point: Bits<16>, act_min: Bits<16>, act_max: Bits<16>) -> Bits<16> {
+pub(super) fn requantized_bits(high: Bits<58>, low: Bits<16>, shift: Bits<6>, rounding: Bits<2>, zero_point: Bits<16>, act_min: Bits<16>, act_max: Bits<16>) -> Bits<16> {
     let value = requantized_parts(
         signed(high) as i64,
         low.index() as u64,
@@ -136,7 +136,7 @@ function automatic [15:0] scaled_low(input [15:0] a, input [15:0] b, input [15:0
 endfunction"
     };
 }
-const SCALED_PARTS: &str = scaled_parts!();
+pub(super) const SCALED_PARTS: &str = scaled_parts!();
 
 /// Stage 1 in Verilog for the combinational [`ScaleProduct`], whose port is the 74-bit product
 /// (the elementwise datapath's): [`SCALED_PARTS`]' two parts joined, as [`scaled`] joins
@@ -220,7 +220,7 @@ function automatic [15:0] requantized_parts(input [63:0] t, input [15:0] u, inpu
 endfunction"
     };
 }
-const REQUANTIZED_PARTS: &str = requantized_parts!();
+pub(super) const REQUANTIZED_PARTS: &str = requantized_parts!();
 
 /// [`REQUANTIZED_PARTS`] on the 74-bit product of the combinational [`Requantize`].
 const REQUANTIZED: &str = concat!(
