@@ -207,37 +207,23 @@ impl Logic for Dma {
     #[hdl_gen]
     fn update(&mut self) {
         // Every register's d is 0 unless its enable is set (below): idle, no copies.
-        self.src_region_set.clock.next = self.clock.val();
+        clock!(self, clock, src_region_set, dst_region_set, src_set, dst_set, len_set, state, step, src_region);
+        clock!(self, clock, dst_region, src_base, dst_base, src_addr, dst_addr, remaining, write_data, write_strb);
         self.src_region_set.reset.next = self.reset.val();
-        self.dst_region_set.clock.next = self.clock.val();
         self.dst_region_set.reset.next = self.reset.val();
-        self.src_set.clock.next = self.clock.val();
         self.src_set.reset.next = self.reset.val();
-        self.dst_set.clock.next = self.clock.val();
         self.dst_set.reset.next = self.reset.val();
-        self.len_set.clock.next = self.clock.val();
         self.len_set.reset.next = self.reset.val();
-        self.state.clock.next = self.clock.val();
         self.state.reset.next = self.reset.val();
-        self.step.clock.next = self.clock.val();
         self.step.reset.next = self.reset.val();
-        self.src_region.clock.next = self.clock.val();
         self.src_region.reset.next = self.reset.val();
-        self.dst_region.clock.next = self.clock.val();
         self.dst_region.reset.next = self.reset.val();
-        self.src_base.clock.next = self.clock.val();
         self.src_base.reset.next = self.reset.val();
-        self.dst_base.clock.next = self.clock.val();
         self.dst_base.reset.next = self.reset.val();
-        self.src_addr.clock.next = self.clock.val();
         self.src_addr.reset.next = self.reset.val();
-        self.dst_addr.clock.next = self.clock.val();
         self.dst_addr.reset.next = self.reset.val();
-        self.remaining.clock.next = self.clock.val();
         self.remaining.reset.next = self.reset.val();
-        self.write_data.clock.next = self.clock.val();
         self.write_data.reset.next = self.reset.val();
-        self.write_strb.clock.next = self.clock.val();
         self.write_strb.reset.next = self.reset.val();
         self.basep.clock.next = self.clock.val();
         self.basep.reset.next = self.reset.val();
