@@ -94,10 +94,7 @@ impl Default for ConvReadChannel {
 impl Logic for ConvReadChannel {
     #[hdl_gen]
     fn update(&mut self) {
-        self.rd.clock.next = self.clock.val();
-        self.rd_addr.clock.next = self.clock.val();
-        self.rd_for.clock.next = self.clock.val();
-        self.rd_last.clock.next = self.clock.val();
+        clock!(self, clock, rd, rd_addr, rd_for, rd_last);
         self.rd.reset.next = self.reset.val();
         self.rd_addr.reset.next = self.reset.val();
         self.rd_for.reset.next = self.reset.val();

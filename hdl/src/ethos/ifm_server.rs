@@ -236,11 +236,7 @@ impl Default for IfmServer {
 impl Logic for IfmServer {
     #[hdl_gen]
     fn update(&mut self) {
-        self.ifs_p.clock.next = self.clock.val();
-        self.ifs_word.clock.next = self.clock.val();
-        self.ifs_ready.clock.next = self.clock.val();
-        self.first.clock.next = self.clock.val();
-        self.bank.clock.next = self.clock.val();
+        clock!(self, clock, ifs_p, ifs_word, ifs_ready, first, bank);
         self.ifs_p.reset.next = self.reset.val();
         self.ifs_word.reset.next = self.reset.val();
         self.ifs_ready.reset.next = self.reset.val();

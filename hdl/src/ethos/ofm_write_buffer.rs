@@ -76,12 +76,7 @@ impl Logic for OfmWriteBuffer {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, g_valid, w_pending, w_wait, w_error);
-        self.g_addr.clock.next = self.clock.val();
-        self.g_data.clock.next = self.clock.val();
-        self.g_strb.clock.next = self.clock.val();
-        self.w_addr.clock.next = self.clock.val();
-        self.w_data.clock.next = self.clock.val();
-        self.w_strb.clock.next = self.clock.val();
+        clock!(self, clock, g_addr, g_data, g_strb, w_addr, w_data, w_strb);
         self.g_valid.reset.next = self.reset.val();
         self.g_addr.reset.next = self.reset.val();
         self.g_data.reset.next = self.reset.val();

@@ -206,13 +206,7 @@ impl Logic for PoolTaps {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, d_valid, f_last);
-        self.tap_reg.clock.next = self.clock.val();
-        self.count_reg.clock.next = self.clock.val();
-        self.d_count.clock.next = self.clock.val();
-        self.d_lane.clock.next = self.clock.val();
-        self.d_last.clock.next = self.clock.val();
-        self.acc_reg.clock.next = self.clock.val();
-        self.d_acc.clock.next = self.clock.val();
+        clock!(self, clock, tap_reg, count_reg, d_count, d_lane, d_last, acc_reg, d_acc);
         self.f_last.reset.next = self.reset.val();
         self.d_valid.reset.next = self.reset.val();
         self.d_acc.reset.next = self.reset.val();

@@ -123,10 +123,7 @@ impl Logic for StreamReader {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, sr_stream, sr_addr, sr_words);
-        self.sr_buf.clock.next = self.clock.val();
-        self.sr_halves.clock.next = self.clock.val();
-        self.sr_buf_scale.clock.next = self.clock.val();
-        self.sr_buf_last.clock.next = self.clock.val();
+        clock!(self, clock, sr_buf, sr_halves, sr_buf_scale, sr_buf_last);
         self.sr_stream.reset.next = self.reset.val();
         self.sr_addr.reset.next = self.reset.val();
         self.sr_words.reset.next = self.reset.val();
